@@ -1,0 +1,49 @@
+// The only C++ in the pass: LLVM's pass-plugin ABI is C++ (PassBuilder callbacks), so this shim
+// registers one module pass at the chosen extension points and hands each module to the Rust
+// implementation through the C API handle. Everything else lives in Rust.
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/Passes/OptimizationLevel.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm-c/Types.h"
+
+using namespace llvm;
+
+// Implemented in Rust (src/plugin.rs). Returns true when the module changed.
+extern "C" bool instrument_run_on_module(LLVMModuleRef M, int ExtensionPoint, int LtoPhase);
+
+namespace {
+enum ExtensionPoint { PipelineStart = 0, OptimizerLast = 1, Explicit = 2, FullLtoLast = 3 };
+
+struct InstrumentPass : PassInfoMixin<InstrumentPass> {
+  ExtensionPoint Where;
+  ThinOrFullLTOPhase Phase;
+  explicit InstrumentPass(ExtensionPoint W, ThinOrFullLTOPhase P = ThinOrFullLTOPhase::None)
+      : Where(W), Phase(P) {}
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
+    return instrument_run_on_module(wrap(&M), Where, static_cast<int>(Phase)) ? PreservedAnalyses::none()
+                                                     : PreservedAnalyses::all();
+  }
+  // Probes must be inserted at -O0 and in optnone functions too.
+  static bool isRequired() { return true; }
+};
+} // namespace
+
+extern "C" void instrument_register_callbacks(PassBuilder &PB) {
+  PB.registerPipelineStartEPCallback([](ModulePassManager &MPM, OptimizationLevel) {
+    MPM.addPass(InstrumentPass(PipelineStart));
+  });
+  PB.registerOptimizerLastEPCallback(
+      [](ModulePassManager &MPM, OptimizationLevel, ThinOrFullLTOPhase Phase) {
+        MPM.addPass(InstrumentPass(OptimizerLast, Phase));
+      });
+  PB.registerFullLinkTimeOptimizationLastEPCallback(
+      [](ModulePassManager &MPM, OptimizationLevel) { MPM.addPass(InstrumentPass(FullLtoLast)); });
+  PB.registerPipelineParsingCallback(
+      [](StringRef Name, ModulePassManager &MPM, ArrayRef<PassBuilder::PipelineElement>) {
+        if (Name != "instrument")
+          return false;
+        MPM.addPass(InstrumentPass(Explicit));
+        return true;
+      });
+}

@@ -1,0 +1,115 @@
+//! Entry and exit probes. The entry probe goes after the entry block's allocas; an exit probe goes
+//! before every `ret`, or before the `musttail` call that must stay immediately in front of its
+//! `ret`. Blocks that end in `unreachable` (calls to noreturn functions) get none: the runtime
+//! closes such frames when it next sees an exit of an enclosing frame or at process exit.
+
+use crate::PROBED_ATTRIBUTE;
+use inkwell::attributes::{Attribute, AttributeLoc};
+use inkwell::llvm_sys::core::*;
+use inkwell::llvm_sys::LLVMTailCallKind;
+use inkwell::module::Module;
+use inkwell::values::{
+    AsValueRef, FunctionValue, InstructionOpcode, InstructionValue, PointerValue,
+};
+use inkwell::AddressSpace;
+
+/// The runtime's probe entry points: `void __instrument_enter(u32 *id_slot)` and
+/// `void __instrument_exit(u32 *id_slot)`.
+pub struct Hooks<'ctx> {
+    enter: FunctionValue<'ctx>,
+    exit: FunctionValue<'ctx>,
+}
+
+impl<'ctx> Hooks<'ctx> {
+    pub fn declare(module: &Module<'ctx>) -> Self {
+        Hooks {
+            enter: declare(module, "__instrument_enter"),
+            exit: declare(module, "__instrument_exit"),
+        }
+    }
+}
+
+fn declare<'ctx>(module: &Module<'ctx>, name: &str) -> FunctionValue<'ctx> {
+    if let Some(existing) = module.get_function(name) {
+        return existing;
+    }
+    let ctx = module.get_context();
+    let ty = ctx
+        .void_type()
+        .fn_type(&[ctx.ptr_type(AddressSpace::default()).into()], false);
+    let f = module.add_function(name, ty, None);
+    for attr in ["nounwind", "willreturn"] {
+        let kind = Attribute::get_named_enum_kind_id(attr);
+        f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(kind, 0));
+    }
+    f
+}
+
+/// Probes `f` and marks it probed. Returns the number of exit probes inserted.
+pub fn insert<'ctx>(
+    module: &Module<'ctx>,
+    hooks: &Hooks<'ctx>,
+    f: FunctionValue<'ctx>,
+    site: PointerValue<'ctx>,
+) -> usize {
+    let ctx = module.get_context();
+    let builder = ctx.create_builder();
+    let entry = f
+        .get_first_basic_block()
+        .expect("skip rules exclude declarations");
+    match first_non_alloca(entry.get_first_instruction()) {
+        Some(at) => builder.position_before(&at),
+        None => builder.position_at_end(entry),
+    }
+    builder
+        .build_call(hooks.enter, &[site.into()], "")
+        .expect("builder is positioned");
+
+    let exits: Vec<_> = f
+        .get_basic_block_iter()
+        .filter_map(|bb| bb.get_terminator())
+        .filter(|t| t.get_opcode() == InstructionOpcode::Return)
+        .map(exit_point)
+        .collect();
+    for at in &exits {
+        builder.position_before(at);
+        builder
+            .build_call(hooks.exit, &[site.into()], "")
+            .expect("builder is positioned");
+    }
+    f.add_attribute(
+        AttributeLoc::Function,
+        ctx.create_string_attribute(PROBED_ATTRIBUTE, ""),
+    );
+    exits.len()
+}
+
+fn first_non_alloca(mut inst: Option<InstructionValue<'_>>) -> Option<InstructionValue<'_>> {
+    while let Some(i) = inst {
+        if i.get_opcode() != InstructionOpcode::Alloca {
+            return Some(i);
+        }
+        inst = i.get_next_instruction();
+    }
+    None
+}
+
+/// Where the exit probe of the block ending in `ret` goes: before a `musttail` call (possibly
+/// followed by a bitcast) that precedes the `ret`, otherwise before the `ret` itself.
+fn exit_point(ret: InstructionValue<'_>) -> InstructionValue<'_> {
+    let mut prev = ret.get_previous_instruction();
+    while let Some(p) = prev {
+        match p.get_opcode() {
+            InstructionOpcode::BitCast => prev = p.get_previous_instruction(),
+            InstructionOpcode::Call if is_musttail(p) => return p,
+            _ => break,
+        }
+    }
+    ret
+}
+
+fn is_musttail(call: InstructionValue<'_>) -> bool {
+    unsafe {
+        LLVMGetTailCallKind(call.as_value_ref()) == LLVMTailCallKind::LLVMTailCallKindMustTail
+    }
+}

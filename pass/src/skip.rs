@@ -1,0 +1,59 @@
+//! The skip rules, as one early-return list (the shape of SanitizerCoverage's per-function
+//! routine): a function is instrumented unless one of these says why not.
+
+use crate::{ir, options::Options, PROBED_ATTRIBUTE};
+use inkwell::attributes::{Attribute, AttributeLoc};
+use inkwell::module::{Linkage, Module};
+use inkwell::values::FunctionValue;
+
+/// The annotation users put on a function to keep it uninstrumented:
+/// `__attribute__((annotate("no_instrument")))` (see `c-fixtures/include/instrument.h`).
+pub const NO_INSTRUMENT_ANNOTATION: &str = "no_instrument";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reason {
+    Declaration,
+    AlreadyProbed,
+    RuntimeSymbol,
+    Naked,
+    AvailableExternally,
+    UserMarked,
+    Excluded,
+}
+
+pub fn reason(module: &Module<'_>, f: FunctionValue<'_>, options: &Options) -> Option<Reason> {
+    let name = f.get_name().to_bytes();
+    if f.count_basic_blocks() == 0 {
+        return Some(Reason::Declaration);
+    }
+    if f.get_string_attribute(AttributeLoc::Function, PROBED_ATTRIBUTE)
+        .is_some()
+    {
+        return Some(Reason::AlreadyProbed);
+    }
+    if name.starts_with(b"__instrument_") || name.starts_with(b"__rustc::") {
+        return Some(Reason::RuntimeSymbol);
+    }
+    if has_enum_attribute(f, "naked") {
+        return Some(Reason::Naked);
+    }
+    if f.get_linkage() == Linkage::AvailableExternally {
+        return Some(Reason::AvailableExternally);
+    }
+    if has_enum_attribute(f, "disable_sanitizer_instrumentation")
+        || ir::annotations_of(module, f)
+            .iter()
+            .any(|a| a == NO_INSTRUMENT_ANNOTATION)
+    {
+        return Some(Reason::UserMarked);
+    }
+    if options.exclude.iter().any(|e| e.as_bytes() == name) {
+        return Some(Reason::Excluded);
+    }
+    None
+}
+
+fn has_enum_attribute(f: FunctionValue<'_>, attribute: &str) -> bool {
+    let kind = Attribute::get_named_enum_kind_id(attribute);
+    kind != 0 && f.get_enum_attribute(AttributeLoc::Function, kind).is_some()
+}

@@ -1,0 +1,27 @@
+//! The measurement runtime. Instrumented code calls three C entry points:
+//!
+//! - `__instrument_register_module(table)` from each module's constructor (`registry`),
+//! - `__instrument_enter(id_slot)` / `__instrument_exit(id_slot)` around every routine (`probes`).
+//!
+//! The hot path reads the clock, touches one thread-local shadow stack and one per-thread record
+//! array, and never locks or allocates (`thread`). Everything else (registration, thread start and
+//! end, the profile at exit) is cold and may lock and allocate. The runtime itself is never
+//! instrumented: it is compiled by rustc without the pass and linked natively.
+
+#![allow(clippy::missing_safety_doc)]
+
+pub mod clock;
+mod lifecycle;
+mod output;
+mod pages;
+pub mod probes;
+mod reconcile;
+mod registry;
+mod thread;
+
+/// Writes the profile now and stops recording (what the exit handler does). Exposed for tests
+/// and for programs that want a profile before an `_exit`.
+#[no_mangle]
+pub extern "C" fn __instrument_finish() {
+    lifecycle::finish();
+}

@@ -1,0 +1,189 @@
+//! The profile at the end of the run: merge every thread, convert ticks to nanoseconds, and
+//! write versioned JSON atomically (a temporary file created exclusively with owner-only
+//! permissions, then renamed), so a reader never sees a half-written profile.
+
+use crate::clock::Calibration;
+use crate::registry::{self, FunctionInfo};
+use crate::thread::{self, Counters, Record};
+use instrument_profile::{Clock, Function, Profile, Totals, FORMAT, VERSION};
+use std::collections::HashMap;
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+pub struct Snapshot {
+    records: Vec<Record>,
+    counters: Counters,
+    threads: u64,
+    running: u64,
+    end_ticks: u64,
+}
+
+impl Snapshot {
+    /// Merged records of finished threads plus a snapshot of the threads still running.
+    pub fn take(end_ticks: u64) -> Snapshot {
+        let merged = thread::lock_merged();
+        let mut all = thread::Merged {
+            records: merged.records.clone(),
+            counters: merged.counters,
+            threads: merged.threads,
+            live: Vec::new(),
+        };
+        for &state in &merged.live {
+            thread::merge_into(&mut all, unsafe { &*(state as *const thread::ThreadState) });
+        }
+        Snapshot {
+            records: all.records,
+            counters: all.counters,
+            threads: all.threads,
+            running: merged.live.len() as u64,
+            end_ticks,
+        }
+    }
+}
+
+pub fn write(snapshot: &Snapshot, calibration: &Calibration) -> Result<(), String> {
+    let profile = build(snapshot, calibration);
+    let directory = profile_directory();
+    let name = format!(
+        "instrument-{}-{}.json",
+        program_name(&profile.command),
+        profile.pid
+    );
+    let path = directory.join(&name);
+    let temporary = directory.join(format!(".{name}.tmp"));
+    let result = write_new(&temporary, &profile).and_then(|()| {
+        std::fs::rename(&temporary, &path)
+            .map_err(|e| format!("cannot rename {}: {e}", temporary.display()))
+    });
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    if result.is_ok() && std::env::var_os("INSTRUMENT_VERBOSE").is_some() {
+        eprintln!("instrument: profile written to {}", path.display());
+    }
+    result
+}
+
+fn write_new(path: &Path, profile: &Profile) -> Result<(), String> {
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|e| format!("cannot create profile {}: {e}", path.display()))?;
+    let mut out = std::io::BufWriter::new(file);
+    serde_json::to_writer(&mut out, profile)
+        .map_err(|e| e.to_string())
+        .and_then(|()| out.write_all(b"\n").map_err(|e| e.to_string()))
+        .and_then(|()| out.flush().map_err(|e| e.to_string()))
+        .map_err(|e| format!("cannot write profile {}: {e}", path.display()))
+}
+
+/// `INSTRUMENT_PROFILE_DIR`, or the working directory.
+fn profile_directory() -> PathBuf {
+    match std::env::var_os("INSTRUMENT_PROFILE_DIR") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => PathBuf::from("."),
+    }
+}
+
+fn program_name(command: &[String]) -> String {
+    let argv0 = command.first().map(String::as_str).unwrap_or("program");
+    let base = argv0.rsplit('/').next().unwrap_or(argv0);
+    let clean: String = base
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if clean.is_empty() || clean.starts_with('.') {
+        format!("program{clean}")
+    } else {
+        clean
+    }
+}
+
+fn command_line() -> Vec<String> {
+    std::fs::read("/proc/self/cmdline")
+        .map(|bytes| {
+            bytes
+                .split(|&b| b == 0)
+                .filter(|a| !a.is_empty())
+                .map(|a| String::from_utf8_lossy(a).into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn build(snapshot: &Snapshot, calibration: &Calibration) -> Profile {
+    let ns = |ticks: u64| (ticks as f64 * 1e9 / calibration.ticks_per_second).round() as u64;
+    let functions = merge_functions(&registry::functions(), &snapshot.records, ns);
+    let calls: u64 = snapshot.records.iter().map(|r| r.calls).sum();
+    let c = &snapshot.counters;
+    Profile {
+        format: FORMAT.into(),
+        version: VERSION,
+        command: command_line(),
+        pid: std::process::id(),
+        clock: Clock {
+            source: crate::clock::source_name().into(),
+            ticks_per_second: calibration.ticks_per_second,
+            calibration_ns: calibration.window_ns,
+        },
+        totals: Totals {
+            wall_ns: ns(snapshot.end_ticks.saturating_sub(calibration.start_ticks)),
+            threads: snapshot.threads,
+            threads_running_at_exit: snapshot.running,
+            events: 2 * calls,
+            frames_closed_at_exit: c.closed_at_exit,
+            frames_reconciled: c.reconciled,
+            stack_overflow_events: c.stack_overflow,
+            unmatched_exits: c.unmatched_exits,
+            unregistered_events: c.unregistered,
+        },
+        functions,
+    }
+}
+
+/// One entry per routine that ran. Copies of one non-local routine registered by several
+/// modules (C++ inline functions, templates) are merged by name; `static` routines stay apart.
+fn merge_functions(
+    infos: &[FunctionInfo],
+    records: &[Record],
+    ns: impl Fn(u64) -> u64,
+) -> Vec<Function> {
+    let mut merged: Vec<(FunctionInfo, Record)> = Vec::new();
+    let mut by_name: HashMap<&str, usize> = HashMap::new();
+    for (info, record) in infos.iter().zip(records) {
+        if record.calls == 0 {
+            continue;
+        }
+        match by_name.get(info.name.as_str()).filter(|_| !info.local) {
+            Some(&i) => merged[i].1.add(record),
+            None => {
+                if !info.local {
+                    by_name.insert(&info.name, merged.len());
+                }
+                merged.push((info.clone(), *record));
+            }
+        }
+    }
+    merged
+        .into_iter()
+        .map(|(info, r)| Function {
+            name: info.name,
+            file: info.file,
+            line: info.line,
+            calls: r.calls,
+            child_calls: r.child_calls,
+            exclusive_ns: ns(r.excl),
+            inclusive_ns: ns(r.incl),
+        })
+        .collect()
+}

@@ -1,0 +1,27 @@
+//! Zeroed memory straight from the kernel for the per-thread tables: mmap does not go through
+//! malloc (which may itself be instrumented or interposed), and untouched pages cost nothing.
+
+use std::ptr::NonNull;
+
+/// Maps `bytes` of zeroed, lazily committed memory. Returns None when the kernel refuses.
+pub fn map(bytes: usize) -> Option<NonNull<u8>> {
+    let ptr = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            bytes,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    if ptr == libc::MAP_FAILED {
+        None
+    } else {
+        NonNull::new(ptr.cast())
+    }
+}
+
+pub unsafe fn unmap(ptr: NonNull<u8>, bytes: usize) {
+    libc::munmap(ptr.as_ptr().cast(), bytes);
+}

@@ -1,0 +1,93 @@
+//! The hot path. `__instrument_enter` and `__instrument_exit` are two-instruction trampolines
+//! that add the caller's stack pointer (the identity of the machine frame, used only when a
+//! longjmp or an unwind has skipped exits) and jump to the Rust bodies. The bodies read the
+//! clock, touch the top of the shadow stack and one record, and neither lock nor allocate; the
+//! rare cases (first event of a thread, full tables, mismatched exits) are out of line.
+//!
+//! The entry timestamp is taken last and the exit timestamp first, so the bookkeeping of the
+//! probes themselves stays outside the measured interval as far as possible.
+
+use crate::clock;
+use crate::reconcile;
+use crate::registry::{load_id, UNREGISTERED};
+use crate::thread::{self, ThreadState};
+
+#[cfg(target_arch = "x86_64")]
+#[unsafe(naked)]
+#[no_mangle]
+pub unsafe extern "C" fn __instrument_enter(id_slot: *const u32) {
+    core::arch::naked_asm!("mov rsi, rsp", "jmp {}", sym enter)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[unsafe(naked)]
+#[no_mangle]
+pub unsafe extern "C" fn __instrument_exit(id_slot: *const u32) {
+    core::arch::naked_asm!("mov rsi, rsp", "jmp {}", sym exit)
+}
+
+/// Routine entry: push a frame for the routine whose id is in `id_slot`.
+pub unsafe extern "C" fn enter(id_slot: *const u32, sp: usize) {
+    let mut state = thread::current();
+    if state.is_null() {
+        state = thread::attach();
+        if state.is_null() {
+            return;
+        }
+    }
+    let ts = &mut *state;
+    let id = load_id(id_slot);
+    let depth = ts.depth + 1;
+    if depth >= ts.frame_cap || id >= ts.record_cap {
+        return enter_cold(ts, id, depth, sp);
+    }
+    push(ts, depth, id, sp);
+}
+
+/// Routine exit: pop the top frame if it is this routine's, else reconcile.
+pub unsafe extern "C" fn exit(id_slot: *const u32, sp: usize) {
+    let now = clock::now();
+    let state = thread::current();
+    if state.is_null() {
+        return;
+    }
+    let ts = &mut *state;
+    let depth = ts.depth;
+    if depth >= ts.frame_cap {
+        ts.depth = depth - 1; // a frame that overflowed the shadow stack: counted, not stored
+        return;
+    }
+    let top = &*ts.frames.add(depth);
+    let id = load_id(id_slot);
+    if top.id == id && top.sp == sp {
+        reconcile::close_top(ts, depth, now);
+    } else {
+        reconcile::exit_mismatch(ts, id, sp, now);
+    }
+}
+
+#[inline(always)]
+unsafe fn push(ts: &mut ThreadState, depth: usize, id: u32, sp: usize) {
+    ts.depth = depth;
+    (*ts.frames.add(depth - 1)).child_calls += 1;
+    (*ts.records.add(id as usize)).active += 1;
+    let frame = &mut *ts.frames.add(depth);
+    frame.id = id;
+    frame.child_calls = 0;
+    frame.sp = sp;
+    frame.child_incl = 0;
+    frame.start = clock::now();
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn enter_cold(ts: &mut ThreadState, id: u32, depth: usize, sp: usize) {
+    if depth >= ts.frame_cap {
+        ts.depth = depth;
+        ts.counters.stack_overflow += 1;
+    } else if id == UNREGISTERED || !thread::grow_records(ts, id) {
+        ts.counters.unregistered += 1;
+    } else {
+        push(ts, depth, id, sp);
+    }
+}

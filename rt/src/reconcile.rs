@@ -1,0 +1,62 @@
+//! Popping frames: the normal exit (`close_top`, inlined into the hot path) and the cases where
+//! the shadow stack and the machine stack disagree. A longjmp or an unwinding exception skips
+//! the exit probes of the frames it crosses; the next exit probe that runs then finds its own
+//! frame below the top. Frames are matched by routine id and by the stack pointer recorded at
+//! entry: every shadow frame above the match belongs to a machine frame that no longer exists,
+//! and is closed at the current time.
+
+use crate::registry::UNREGISTERED;
+use crate::thread::ThreadState;
+
+/// Pops the top frame (at `depth`) at time `now` and charges it to its routine and its parent.
+#[inline(always)]
+pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64) {
+    let frame = &*ts.frames.add(depth);
+    ts.depth = depth - 1;
+    let inclusive = now.saturating_sub(frame.start);
+    let record = &mut *ts.records.add(frame.id as usize);
+    record.calls += 1;
+    record.child_calls += u64::from(frame.child_calls);
+    record.excl += inclusive.saturating_sub(frame.child_incl);
+    record.active -= 1;
+    if record.active == 0 {
+        record.incl += inclusive;
+    }
+    (*ts.frames.add(depth - 1)).child_incl += inclusive;
+}
+
+/// An exit whose frame is not on top. Finds the innermost frame of routine `id` whose entry
+/// stack pointer is at or above `sp`; closes everything above it, then it.
+#[cold]
+#[inline(never)]
+pub unsafe fn exit_mismatch(ts: &mut ThreadState, id: u32, sp: usize, now: u64) {
+    let top = ts.depth;
+    let found = (1..=top).rev().find(|&d| {
+        let f = &*ts.frames.add(d);
+        f.id == id && f.sp >= sp
+    });
+    let Some(target) = found else {
+        if id == UNREGISTERED {
+            ts.counters.unregistered += 1;
+        } else {
+            ts.counters.unmatched_exits += 1;
+        }
+        return;
+    };
+    for depth in (target + 1..=top).rev() {
+        close_top(ts, depth, now);
+        ts.counters.reconciled += 1;
+    }
+    close_top(ts, target, now);
+}
+
+/// Closes every open frame at `now` (process or thread exit with routines still active).
+pub unsafe fn close_all(ts: &mut ThreadState, now: u64) {
+    if ts.depth >= ts.frame_cap {
+        ts.depth = ts.frame_cap - 1;
+    }
+    while ts.depth > 0 {
+        close_top(ts, ts.depth, now);
+        ts.counters.closed_at_exit += 1;
+    }
+}

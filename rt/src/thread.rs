@@ -1,0 +1,254 @@
+//! Per-thread state: the shadow stack and the per-function records, reached through one
+//! thread-local pointer. A thread gets its state at its first event (`attach`, cold: maps memory
+//! and registers the thread) and gives it back when it ends (`Guard::drop`: closes open frames
+//! and merges its records into the process totals), so thousands of short threads neither leak
+//! nor lose data.
+
+use crate::pages;
+use crate::registry;
+use std::cell::Cell;
+use std::ptr::{null_mut, NonNull};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+use std::sync::Mutex;
+
+/// One activation on the shadow stack.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Frame {
+    pub id: u32,
+    /// Calls this activation made to instrumented routines.
+    pub child_calls: u32,
+    /// The stack pointer at the probe call: identifies the machine frame for reconciliation.
+    pub sp: usize,
+    pub start: u64,
+    /// Inclusive ticks of the direct children, subtracted to give exclusive time.
+    pub child_incl: u64,
+}
+
+/// Per-function statistics in ticks.
+#[repr(C)]
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct Record {
+    pub calls: u64,
+    pub child_calls: u64,
+    pub excl: u64,
+    pub incl: u64,
+    /// Activations currently on the stack: inclusive time is added only when the outermost
+    /// activation exits, so recursion never counts time twice.
+    pub active: u64,
+}
+
+impl Record {
+    pub fn add(&mut self, other: &Record) {
+        self.calls += other.calls;
+        self.child_calls += other.child_calls;
+        self.excl += other.excl;
+        self.incl += other.incl;
+    }
+}
+
+/// Anomalies, counted instead of crashing (see `instrument_profile::Totals`).
+#[derive(Clone, Copy, Default, Debug)]
+pub struct Counters {
+    pub closed_at_exit: u64,
+    pub reconciled: u64,
+    pub stack_overflow: u64,
+    pub unmatched_exits: u64,
+    pub unregistered: u64,
+}
+
+impl Counters {
+    pub fn add(&mut self, o: &Counters) {
+        self.closed_at_exit += o.closed_at_exit;
+        self.reconciled += o.reconciled;
+        self.stack_overflow += o.stack_overflow;
+        self.unmatched_exits += o.unmatched_exits;
+        self.unregistered += o.unregistered;
+    }
+}
+
+pub struct ThreadState {
+    /// Index of the top frame; frame 0 is a sentinel that is never popped. May exceed
+    /// `frame_cap` while the stack overflows: those frames are counted, not stored.
+    pub depth: usize,
+    pub frame_cap: usize,
+    pub frames: *mut Frame,
+    pub records: *mut Record,
+    pub record_cap: u32,
+    pub counters: Counters,
+}
+
+/// The sentinel frame's id: never a real id and never `UNREGISTERED`.
+pub const SENTINEL_ID: u32 = u32::MAX - 1;
+/// Default shadow-stack capacity (`INSTRUMENT_STACK_FRAMES` overrides it).
+const DEFAULT_FRAMES: usize = 1 << 16;
+const MIN_RECORDS: u32 = 4096;
+
+thread_local! {
+    static CURRENT: Cell<*mut ThreadState> = const { Cell::new(null_mut()) };
+    static RETIRED: Cell<bool> = const { Cell::new(false) };
+    static GUARD: Guard = const { Guard };
+}
+
+/// The calling thread's state, or null before its first event and after it retired.
+#[inline(always)]
+pub fn current() -> *mut ThreadState {
+    CURRENT.with(|c| c.get())
+}
+
+/// Process-wide data that threads hand over when they end.
+pub struct Merged {
+    pub records: Vec<Record>,
+    pub counters: Counters,
+    pub threads: u64,
+    pub live: Vec<usize>,
+}
+
+pub static MERGED: Mutex<Merged> = Mutex::new(Merged {
+    records: Vec::new(),
+    counters: Counters {
+        closed_at_exit: 0,
+        reconciled: 0,
+        stack_overflow: 0,
+        unmatched_exits: 0,
+        unregistered: 0,
+    },
+    threads: 0,
+    live: Vec::new(),
+});
+/// Set when the profile has been written: threads that start later are not measured.
+pub static FINISHED: AtomicBool = AtomicBool::new(false);
+static FRAME_CAP: AtomicUsize = AtomicUsize::new(0);
+
+pub fn lock_merged() -> std::sync::MutexGuard<'static, Merged> {
+    MERGED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn frame_cap() -> usize {
+    match FRAME_CAP.load(Relaxed) {
+        0 => {
+            let cap = std::env::var("INSTRUMENT_STACK_FRAMES")
+                .ok()
+                .and_then(|v| v.parse::<usize>().ok())
+                .filter(|&n| n >= 2)
+                .unwrap_or(DEFAULT_FRAMES);
+            FRAME_CAP.store(cap, Relaxed);
+            cap
+        }
+        cap => cap,
+    }
+}
+
+/// Gives the calling thread its state at its first event. Returns null when the thread has
+/// retired, the profile is already written, or memory cannot be mapped.
+#[cold]
+#[inline(never)]
+pub fn attach() -> *mut ThreadState {
+    if RETIRED.with(|r| r.get()) || FINISHED.load(Relaxed) {
+        return null_mut();
+    }
+    crate::lifecycle::start();
+    let frame_cap = frame_cap();
+    let record_cap = (registry::count() + 1024)
+        .next_power_of_two()
+        .max(MIN_RECORDS);
+    let Some(frames) = pages::map(frame_cap * size_of::<Frame>()) else {
+        return null_mut();
+    };
+    let Some(records) = pages::map(record_cap as usize * size_of::<Record>()) else {
+        unsafe { pages::unmap(frames, frame_cap * size_of::<Frame>()) };
+        return null_mut();
+    };
+    let frames = frames.as_ptr().cast::<Frame>();
+    unsafe { (*frames).id = SENTINEL_ID };
+    let state = Box::into_raw(Box::new(ThreadState {
+        depth: 0,
+        frame_cap,
+        frames,
+        records: records.as_ptr().cast(),
+        record_cap,
+        counters: Counters::default(),
+    }));
+    lock_merged().live.push(state as usize);
+    CURRENT.with(|c| c.set(state));
+    GUARD.with(|_| ()); // registers the thread-exit hook
+    state
+}
+
+/// Makes room for `id` in the thread's records (a module was registered after the thread
+/// started). Returns false if `id` is not a registered id or memory cannot be mapped.
+#[cold]
+pub fn grow_records(ts: &mut ThreadState, id: u32) -> bool {
+    if id >= registry::count() {
+        return false;
+    }
+    let new_cap = (id + 1).next_power_of_two() * 2;
+    let Some(new) = pages::map(new_cap as usize * size_of::<Record>()) else {
+        return false;
+    };
+    let _merged = lock_merged(); // a concurrent profile writer may be reading the old array
+    unsafe {
+        std::ptr::copy_nonoverlapping(ts.records, new.as_ptr().cast(), ts.record_cap as usize);
+        pages::unmap(
+            NonNull::new_unchecked(ts.records.cast()),
+            ts.record_cap as usize * size_of::<Record>(),
+        );
+    }
+    ts.records = new.as_ptr().cast();
+    ts.record_cap = new_cap;
+    true
+}
+
+/// Stops measuring on the calling thread: closes its open frames at `now`, merges its records
+/// into the process totals, and frees its memory.
+pub fn retire_current(now: u64) {
+    let state = current();
+    CURRENT.with(|c| c.set(null_mut()));
+    RETIRED.with(|r| r.set(true));
+    if state.is_null() {
+        return;
+    }
+    unsafe {
+        let ts = &mut *state;
+        crate::reconcile::close_all(ts, now);
+        let mut merged = lock_merged();
+        merge_into(&mut merged, ts);
+        merged.live.retain(|&p| p != state as usize);
+        pages::unmap(
+            NonNull::new_unchecked(ts.frames.cast()),
+            ts.frame_cap * size_of::<Frame>(),
+        );
+        pages::unmap(
+            NonNull::new_unchecked(ts.records.cast()),
+            ts.record_cap as usize * size_of::<Record>(),
+        );
+        drop(Box::from_raw(state));
+    }
+}
+
+/// Adds one thread's records and counters to `merged` (the caller holds the lock).
+pub fn merge_into(merged: &mut Merged, ts: &ThreadState) {
+    let used = (registry::count() as usize).min(ts.record_cap as usize);
+    if merged.records.len() < used {
+        merged.records.resize(used, Record::default());
+    }
+    for (id, total) in merged.records.iter_mut().enumerate().take(used) {
+        total.add(unsafe { &*ts.records.add(id) });
+    }
+    merged.counters.add(&ts.counters);
+    merged.threads += 1;
+}
+
+struct Guard;
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        // glibc runs the main thread's TLS destructors inside exit() before the atexit
+        // handlers; the main thread is finished by the exit handler instead, so that C++ static
+        // destructors are still measured.
+        if unsafe { libc::gettid() == libc::getpid() } {
+            return;
+        }
+        retire_current(crate::clock::now());
+    }
+}
