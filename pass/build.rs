@@ -9,21 +9,14 @@ fn llvm_config(arg: &str) -> String {
         .output()
         .unwrap_or_else(|e| panic!("cannot run {tool} (install llvm-22-dev): {e}"));
     assert!(out.status.success(), "{tool} {arg} failed");
-    String::from_utf8(out.stdout)
-        .expect("llvm-config output is UTF-8")
-        .trim()
-        .to_string()
+    String::from_utf8(out.stdout).expect("llvm-config output is UTF-8").trim().to_string()
 }
 
 fn main() {
     println!("cargo:rerun-if-changed=shim/plugin_shim.cpp");
     println!("cargo:rerun-if-env-changed=LLVM_CONFIG");
     let mut build = cc::Build::new();
-    build
-        .cpp(true)
-        .file("shim/plugin_shim.cpp")
-        .flag("-fno-rtti")
-        .warnings(false);
+    build.cpp(true).file("shim/plugin_shim.cpp").flag("-fno-rtti").warnings(false);
     for flag in llvm_config("--cxxflags").split_whitespace() {
         build.flag(flag);
     }

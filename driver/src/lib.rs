@@ -1,1 +1,15 @@
+//! The `instrument` driver: the compiler wrappers (`wrapper`), the profile reader and reports
+//! (`profiles`, `report`, `names`), the bitcode rewriter front end (`rewrite`), the bundled demo
+//! (`demo`) and the probe benchmark (`bench`). It never links LLVM itself: the pass plugin is
+//! loaded by clang, or by `rewrite` with dlopen.
 
+pub mod bench;
+pub mod demo;
+pub mod layout;
+pub mod names;
+pub mod profiles;
+pub mod report;
+pub mod rewrite;
+pub mod runtime;
+pub mod toolchain;
+pub mod wrapper;

@@ -34,8 +34,7 @@ pub fn annotations_of(module: &Module<'_>, f: FunctionValue<'_>) -> Vec<String> 
 }
 
 unsafe fn strip_casts(mut value: LLVMValueRef) -> LLVMValueRef {
-    while !value.is_null() && !LLVMIsAConstantExpr(value).is_null() && LLVMGetNumOperands(value) > 0
-    {
+    while !value.is_null() && !LLVMIsAConstantExpr(value).is_null() && LLVMGetNumOperands(value) > 0 {
         value = LLVMGetOperand(value, 0);
     }
     value

@@ -27,18 +27,11 @@ impl Options {
             Err(_) | Ok("") | Ok("early") => Placement::Early,
             Ok("late") => Placement::Late,
             Ok(other) => {
-                return Err(format!(
-                    "INSTRUMENT_PLACEMENT={other:?} is not one of \"early\" or \"late\""
-                ))
+                return Err(format!("INSTRUMENT_PLACEMENT={other:?} is not one of \"early\" or \"late\""))
             }
         };
         let exclude = std::env::var("INSTRUMENT_EXCLUDE")
-            .map(|v| {
-                v.split(',')
-                    .filter(|s| !s.is_empty())
-                    .map(str::to_owned)
-                    .collect()
-            })
+            .map(|v| v.split(',').filter(|s| !s.is_empty()).map(str::to_owned).collect())
             .unwrap_or_default();
         Ok(Options { placement, exclude })
     }

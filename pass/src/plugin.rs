@@ -61,8 +61,7 @@ fn acts_here(placement: Placement, extension_point: c_int, lto_phase: c_int) -> 
         EXPLICIT => true,
         PIPELINE_START => placement == Placement::Early,
         OPTIMIZER_LAST => {
-            placement == Placement::Late
-                && matches!(lto_phase, PHASE_NONE | PHASE_THIN_LTO_POST_LINK)
+            placement == Placement::Late && matches!(lto_phase, PHASE_NONE | PHASE_THIN_LTO_POST_LINK)
         }
         FULL_LTO_LAST => placement == Placement::Late,
         _ => false,
@@ -82,9 +81,8 @@ pub extern "C" fn instrument_run_on_module(
     }
     // The module belongs to the host compiler: never let inkwell dispose of it.
     let module = ManuallyDrop::new(unsafe { Module::new(module) });
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        instrument_module(&module, options)
-    }));
+    let result =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| instrument_module(&module, options)));
     match result {
         Ok(stats) => stats.functions_probed > 0,
         Err(_) => {

@@ -9,7 +9,7 @@ use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::LLVMTailCallKind;
 use inkwell::module::Module;
 use inkwell::values::{
-    AsValueRef, FunctionValue, InstructionOpcode, InstructionValue, PointerValue,
+    AsValueRef, CallSiteValue, FunctionValue, InstructionOpcode, InstructionValue, PointerValue,
 };
 use inkwell::AddressSpace;
 
@@ -22,10 +22,7 @@ pub struct Hooks<'ctx> {
 
 impl<'ctx> Hooks<'ctx> {
     pub fn declare(module: &Module<'ctx>) -> Self {
-        Hooks {
-            enter: declare(module, "__instrument_enter"),
-            exit: declare(module, "__instrument_exit"),
-        }
+        Hooks { enter: declare(module, "__instrument_enter"), exit: declare(module, "__instrument_exit") }
     }
 }
 
@@ -34,9 +31,7 @@ fn declare<'ctx>(module: &Module<'ctx>, name: &str) -> FunctionValue<'ctx> {
         return existing;
     }
     let ctx = module.get_context();
-    let ty = ctx
-        .void_type()
-        .fn_type(&[ctx.ptr_type(AddressSpace::default()).into()], false);
+    let ty = ctx.void_type().fn_type(&[ctx.ptr_type(AddressSpace::default()).into()], false);
     let f = module.add_function(name, ty, None);
     for attr in ["nounwind", "willreturn"] {
         let kind = Attribute::get_named_enum_kind_id(attr);
@@ -54,16 +49,12 @@ pub fn insert<'ctx>(
 ) -> usize {
     let ctx = module.get_context();
     let builder = ctx.create_builder();
-    let entry = f
-        .get_first_basic_block()
-        .expect("skip rules exclude declarations");
+    let entry = f.get_first_basic_block().expect("skip rules exclude declarations");
     match first_non_alloca(entry.get_first_instruction()) {
         Some(at) => builder.position_before(&at),
         None => builder.position_at_end(entry),
     }
-    builder
-        .build_call(hooks.enter, &[site.into()], "")
-        .expect("builder is positioned");
+    no_tail(builder.build_call(hooks.enter, &[site.into()], "").expect("builder is positioned"));
 
     let exits: Vec<_> = f
         .get_basic_block_iter()
@@ -73,15 +64,16 @@ pub fn insert<'ctx>(
         .collect();
     for at in &exits {
         builder.position_before(at);
-        builder
-            .build_call(hooks.exit, &[site.into()], "")
-            .expect("builder is positioned");
+        no_tail(builder.build_call(hooks.exit, &[site.into()], "").expect("builder is positioned"));
     }
-    f.add_attribute(
-        AttributeLoc::Function,
-        ctx.create_string_attribute(PROBED_ATTRIBUTE, ""),
-    );
+    f.add_attribute(AttributeLoc::Function, ctx.create_string_attribute(PROBED_ATTRIBUTE, ""));
     exits.len()
+}
+
+/// Probe calls must never become tail calls: the runtime identifies a routine's machine frame
+/// by the stack pointer at its probe calls, which a tail call after the epilogue would change.
+fn no_tail(call: CallSiteValue<'_>) {
+    unsafe { LLVMSetTailCallKind(call.as_value_ref(), LLVMTailCallKind::LLVMTailCallKindNoTail) }
 }
 
 fn first_non_alloca(mut inst: Option<InstructionValue<'_>>) -> Option<InstructionValue<'_>> {
@@ -109,7 +101,5 @@ fn exit_point(ret: InstructionValue<'_>) -> InstructionValue<'_> {
 }
 
 fn is_musttail(call: InstructionValue<'_>) -> bool {
-    unsafe {
-        LLVMGetTailCallKind(call.as_value_ref()) == LLVMTailCallKind::LLVMTailCallKindMustTail
-    }
+    unsafe { LLVMGetTailCallKind(call.as_value_ref()) == LLVMTailCallKind::LLVMTailCallKindMustTail }
 }

@@ -5,9 +5,7 @@
 use crate::{instrument_module, Options, Stats};
 use inkwell::context::Context;
 use inkwell::module::Module;
-use inkwell::targets::{
-    CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine,
-};
+use inkwell::targets::{CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine};
 use inkwell::OptimizationLevel;
 use std::ffi::{c_char, c_int, CStr};
 use std::path::{Path, PathBuf};
@@ -27,26 +25,14 @@ pub fn rewrite_file(
     options: &Options,
 ) -> Result<Stats, String> {
     let context = Context::create();
-    let module = Module::parse_bitcode_from_path(input, &context).map_err(|e| {
-        format!(
-            "cannot read bitcode {}: {}",
-            input.display(),
-            e.to_string().trim()
-        )
-    })?;
+    let module = Module::parse_bitcode_from_path(input, &context)
+        .map_err(|e| format!("cannot read bitcode {}: {}", input.display(), e.to_string().trim()))?;
     module.verify().map_err(|e| {
-        format!(
-            "{} does not verify before instrumentation: {}",
-            input.display(),
-            e.to_string().trim()
-        )
+        format!("{} does not verify before instrumentation: {}", input.display(), e.to_string().trim())
     })?;
     let stats = instrument_module(&module, options);
     module.verify().map_err(|e| {
-        format!(
-            "internal error: instrumented module does not verify: {}",
-            e.to_string().trim()
-        )
+        format!("internal error: instrumented module does not verify: {}", e.to_string().trim())
     })?;
     let temporary = temporary_path(output);
     let written = match kind {
@@ -57,8 +43,7 @@ pub fn rewrite_file(
         OutputKind::Object => write_object(&module, &temporary),
     };
     let renamed = written.and_then(|()| {
-        std::fs::rename(&temporary, output)
-            .map_err(|e| format!("cannot write {}: {e}", output.display()))
+        std::fs::rename(&temporary, output).map_err(|e| format!("cannot write {}: {e}", output.display()))
     });
     if renamed.is_err() {
         let _ = std::fs::remove_file(&temporary);
@@ -67,10 +52,7 @@ pub fn rewrite_file(
 }
 
 fn temporary_path(output: &Path) -> PathBuf {
-    let name = output
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let name = output.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     output.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
 }
 
@@ -80,8 +62,7 @@ fn write_object(module: &Module<'_>, path: &Path) -> Result<(), String> {
         Ok("") | Err(_) => TargetMachine::get_default_triple(),
         Ok(_) => module.get_triple(),
     };
-    let target =
-        Target::from_triple(&triple).map_err(|e| format!("unsupported target {triple}: {e}"))?;
+    let target = Target::from_triple(&triple).map_err(|e| format!("unsupported target {triple}: {e}"))?;
     let machine = target
         .create_target_machine(
             &triple,
@@ -94,13 +75,7 @@ fn write_object(module: &Module<'_>, path: &Path) -> Result<(), String> {
         .ok_or_else(|| format!("cannot create a target machine for {triple}"))?;
     machine
         .write_to_file(module, FileType::Object, path)
-        .map_err(|e| {
-            format!(
-                "cannot write object {}: {}",
-                path.display(),
-                e.to_string().trim()
-            )
-        })
+        .map_err(|e| format!("cannot write object {}: {}", path.display(), e.to_string().trim()))
 }
 
 /// C ABI for the driver: returns 0 on success; otherwise writes a NUL-terminated message into
@@ -118,11 +93,7 @@ pub unsafe extern "C" fn instrument_rewrite_bitcode(
 ) -> c_int {
     let input = Path::new(CStr::from_ptr(input).to_str().unwrap_or_default());
     let output = Path::new(CStr::from_ptr(output).to_str().unwrap_or_default());
-    let kind = if object != 0 {
-        OutputKind::Object
-    } else {
-        OutputKind::Bitcode
-    };
+    let kind = if object != 0 { OutputKind::Object } else { OutputKind::Bitcode };
     let result = Options::from_env().and_then(|o| rewrite_file(input, output, kind, &o));
     match result {
         Ok(_) => 0,

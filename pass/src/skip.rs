@@ -26,9 +26,7 @@ pub fn reason(module: &Module<'_>, f: FunctionValue<'_>, options: &Options) -> O
     if f.count_basic_blocks() == 0 {
         return Some(Reason::Declaration);
     }
-    if f.get_string_attribute(AttributeLoc::Function, PROBED_ATTRIBUTE)
-        .is_some()
-    {
+    if f.get_string_attribute(AttributeLoc::Function, PROBED_ATTRIBUTE).is_some() {
         return Some(Reason::AlreadyProbed);
     }
     if name.starts_with(b"__instrument_") || name.starts_with(b"__rustc::") {
@@ -41,9 +39,7 @@ pub fn reason(module: &Module<'_>, f: FunctionValue<'_>, options: &Options) -> O
         return Some(Reason::AvailableExternally);
     }
     if has_enum_attribute(f, "disable_sanitizer_instrumentation")
-        || ir::annotations_of(module, f)
-            .iter()
-            .any(|a| a == NO_INSTRUMENT_ANNOTATION)
+        || ir::annotations_of(module, f).iter().any(|a| a == NO_INSTRUMENT_ANNOTATION)
     {
         return Some(Reason::UserMarked);
     }

@@ -75,21 +75,11 @@ pub fn emit<'ctx>(module: &Module<'ctx>, functions: &[FunctionValue<'ctx>]) -> T
             ])
         })
         .collect();
-    let functions_global = constant_global(
-        module,
-        "__instrument.functions",
-        &entry_ty.const_array(&entries).into(),
-    );
+    let functions_global =
+        constant_global(module, "__instrument.functions", &entry_ty.const_array(&entries).into());
 
-    let module_name = string_global(
-        module,
-        module.get_source_file_name().to_bytes(),
-        "__instrument.module",
-    );
-    let table_ty = ctx.struct_type(
-        &[i32t.into(), i32t.into(), ptr.into(), ptr.into(), ptr.into()],
-        false,
-    );
+    let module_name = string_global(module, module.get_source_file_name().to_bytes(), "__instrument.module");
+    let table_ty = ctx.struct_type(&[i32t.into(), i32t.into(), ptr.into(), ptr.into(), ptr.into()], false);
     let table = table_ty.const_named_struct(&[
         i32t.const_int(ABI_VERSION, false).into(),
         i32t.const_int(u64::from(count), false).into(),
@@ -131,25 +121,18 @@ fn emit_constructor<'ctx>(module: &Module<'ctx>, table: GlobalValue<'ctx>) {
     let ctx = module.get_context();
     let ptr = ctx.ptr_type(AddressSpace::default());
     let void_fn = ctx.void_type().fn_type(&[], false);
-    let register = module
-        .get_function("__instrument_register_module")
-        .unwrap_or_else(|| {
-            module.add_function(
-                "__instrument_register_module",
-                ctx.void_type().fn_type(&[ptr.into()], false),
-                None,
-            )
-        });
+    let register = module.get_function("__instrument_register_module").unwrap_or_else(|| {
+        module.add_function(
+            "__instrument_register_module",
+            ctx.void_type().fn_type(&[ptr.into()], false),
+            None,
+        )
+    });
     let ctor = module.add_function("__instrument_module_ctor", void_fn, Some(Linkage::Internal));
-    ctor.add_attribute(
-        AttributeLoc::Function,
-        ctx.create_string_attribute(PROBED_ATTRIBUTE, ""),
-    );
+    ctor.add_attribute(AttributeLoc::Function, ctx.create_string_attribute(PROBED_ATTRIBUTE, ""));
     let builder = ctx.create_builder();
     builder.position_at_end(ctx.append_basic_block(ctor, "entry"));
-    builder
-        .build_call(register, &[table.as_pointer_value().into()], "")
-        .expect("call in new block");
+    builder.build_call(register, &[table.as_pointer_value().into()], "").expect("call in new block");
     builder.build_return(None).expect("return in new block");
     append_global_ctor(module, ctor, CTOR_PRIORITY);
 }

@@ -126,11 +126,7 @@ mod tests {
             version: VERSION,
             command: vec!["./a.out".into()],
             pid: 42,
-            clock: Clock {
-                source: "tsc".into(),
-                ticks_per_second: 2.5e9,
-                calibration_ns: 2_000_000,
-            },
+            clock: Clock { source: "tsc".into(), ticks_per_second: 2.5e9, calibration_ns: 2_000_000 },
             totals: Totals::default(),
             functions: vec![Function {
                 name: "main".into(),
@@ -156,16 +152,8 @@ mod tests {
         let mut p = sample();
         p.version = VERSION + 1;
         let text = serde_json::to_string(&p).unwrap();
-        assert!(
-            matches!(Profile::from_json(&text), Err(ReadError::NewerVersion(v)) if v == VERSION + 1)
-        );
-        assert!(matches!(
-            Profile::from_json("{\"a\":1}"),
-            Err(ReadError::NotAProfile)
-        ));
-        assert!(matches!(
-            Profile::from_json("{\"format\":"),
-            Err(ReadError::Json(_))
-        ));
+        assert!(matches!(Profile::from_json(&text), Err(ReadError::NewerVersion(v)) if v == VERSION + 1));
+        assert!(matches!(Profile::from_json("{\"a\":1}"), Err(ReadError::NotAProfile)));
+        assert!(matches!(Profile::from_json("{\"format\":"), Err(ReadError::Json(_))));
     }
 }

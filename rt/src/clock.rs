@@ -26,10 +26,7 @@ pub fn now() -> u64 {
 }
 
 pub fn monotonic_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
@@ -75,11 +72,7 @@ pub fn calibrate() -> Calibration {
     let (start_ticks, start_ns) = (START_TICKS.load(Relaxed), START_NS.load(Relaxed));
     if !USE_TSC.load(Relaxed) {
         let window_ns = monotonic_ns().saturating_sub(start_ns);
-        return Calibration {
-            ticks_per_second: 1e9,
-            window_ns,
-            start_ticks,
-        };
+        return Calibration { ticks_per_second: 1e9, window_ns, start_ticks };
     }
     let (mut ticks, mut ns) = anchor();
     while ns.saturating_sub(start_ns) < MIN_CALIBRATION_NS {
@@ -87,11 +80,7 @@ pub fn calibrate() -> Calibration {
     }
     let window_ns = ns - start_ns;
     let ticks_per_second = ticks.wrapping_sub(start_ticks) as f64 * 1e9 / window_ns as f64;
-    Calibration {
-        ticks_per_second,
-        window_ns,
-        start_ticks,
-    }
+    Calibration { ticks_per_second, window_ns, start_ticks }
 }
 
 /// CPUID leaf 0x8000_0007, EDX bit 8: the TSC runs at a constant rate in all power states.
@@ -117,18 +106,7 @@ mod tests {
         let b = now();
         assert!(b >= a);
         let c = calibrate();
-        assert!(
-            c.window_ns
-                >= if USE_TSC.load(Relaxed) {
-                    MIN_CALIBRATION_NS
-                } else {
-                    0
-                }
-        );
-        assert!(
-            c.ticks_per_second > 1e8 && c.ticks_per_second < 1e11,
-            "{}",
-            c.ticks_per_second
-        );
+        assert!(c.window_ns >= if USE_TSC.load(Relaxed) { MIN_CALIBRATION_NS } else { 0 });
+        assert!(c.ticks_per_second > 1e8 && c.ticks_per_second < 1e11, "{}", c.ticks_per_second);
     }
 }

@@ -45,16 +45,11 @@ impl Snapshot {
 pub fn write(snapshot: &Snapshot, calibration: &Calibration) -> Result<(), String> {
     let profile = build(snapshot, calibration);
     let directory = profile_directory();
-    let name = format!(
-        "instrument-{}-{}.json",
-        program_name(&profile.command),
-        profile.pid
-    );
+    let name = format!("instrument-{}-{}.json", program_name(&profile.command), profile.pid);
     let path = directory.join(&name);
     let temporary = directory.join(format!(".{name}.tmp"));
     let result = write_new(&temporary, &profile).and_then(|()| {
-        std::fs::rename(&temporary, &path)
-            .map_err(|e| format!("cannot rename {}: {e}", temporary.display()))
+        std::fs::rename(&temporary, &path).map_err(|e| format!("cannot rename {}: {e}", temporary.display()))
     });
     if result.is_err() {
         let _ = std::fs::remove_file(&temporary);
@@ -92,16 +87,8 @@ fn profile_directory() -> PathBuf {
 fn program_name(command: &[String]) -> String {
     let argv0 = command.first().map(String::as_str).unwrap_or("program");
     let base = argv0.rsplit('/').next().unwrap_or(argv0);
-    let clean: String = base
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "._-".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let clean: String =
+        base.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
     if clean.is_empty() || clean.starts_with('.') {
         format!("program{clean}")
     } else {
@@ -153,11 +140,7 @@ fn build(snapshot: &Snapshot, calibration: &Calibration) -> Profile {
 
 /// One entry per routine that ran. Copies of one non-local routine registered by several
 /// modules (C++ inline functions, templates) are merged by name; `static` routines stay apart.
-fn merge_functions(
-    infos: &[FunctionInfo],
-    records: &[Record],
-    ns: impl Fn(u64) -> u64,
-) -> Vec<Function> {
+fn merge_functions(infos: &[FunctionInfo], records: &[Record], ns: impl Fn(u64) -> u64) -> Vec<Function> {
     let mut merged: Vec<(FunctionInfo, Record)> = Vec::new();
     let mut by_name: HashMap<&str, usize> = HashMap::new();
     for (info, record) in infos.iter().zip(records) {

@@ -149,9 +149,7 @@ pub fn attach() -> *mut ThreadState {
     }
     crate::lifecycle::start();
     let frame_cap = frame_cap();
-    let record_cap = (registry::count() + 1024)
-        .next_power_of_two()
-        .max(MIN_RECORDS);
+    let record_cap = (registry::count() + 1024).next_power_of_two().max(MIN_RECORDS);
     let Some(frames) = pages::map(frame_cap * size_of::<Frame>()) else {
         return null_mut();
     };
@@ -189,10 +187,7 @@ pub fn grow_records(ts: &mut ThreadState, id: u32) -> bool {
     let _merged = lock_merged(); // a concurrent profile writer may be reading the old array
     unsafe {
         std::ptr::copy_nonoverlapping(ts.records, new.as_ptr().cast(), ts.record_cap as usize);
-        pages::unmap(
-            NonNull::new_unchecked(ts.records.cast()),
-            ts.record_cap as usize * size_of::<Record>(),
-        );
+        pages::unmap(NonNull::new_unchecked(ts.records.cast()), ts.record_cap as usize * size_of::<Record>());
     }
     ts.records = new.as_ptr().cast();
     ts.record_cap = new_cap;
@@ -214,14 +209,8 @@ pub fn retire_current(now: u64) {
         let mut merged = lock_merged();
         merge_into(&mut merged, ts);
         merged.live.retain(|&p| p != state as usize);
-        pages::unmap(
-            NonNull::new_unchecked(ts.frames.cast()),
-            ts.frame_cap * size_of::<Frame>(),
-        );
-        pages::unmap(
-            NonNull::new_unchecked(ts.records.cast()),
-            ts.record_cap as usize * size_of::<Record>(),
-        );
+        pages::unmap(NonNull::new_unchecked(ts.frames.cast()), ts.frame_cap * size_of::<Frame>());
+        pages::unmap(NonNull::new_unchecked(ts.records.cast()), ts.record_cap as usize * size_of::<Record>());
         drop(Box::from_raw(state));
     }
 }

@@ -1,0 +1,52 @@
+//! Where the driver's companions are: the pass plugin and the runtime archive live next to the
+//! `instrument` executables (as `cargo build` leaves them in target/<profile>/), unless
+//! `INSTRUMENT_PLUGIN` or `INSTRUMENT_RUNTIME` name other files.
+
+use anyhow::{bail, Context, Result};
+use std::path::{Path, PathBuf};
+
+pub const PLUGIN_FILE: &str = "libinstrument_pass.so";
+pub const RUNTIME_FILE: &str = "libinstrument_rt.a";
+
+/// The directory holding the running executable (symlinks resolved).
+pub fn exe_dir() -> Result<PathBuf> {
+    let exe = std::env::current_exe().context("cannot locate the running executable")?;
+    let exe = exe.canonicalize().unwrap_or(exe);
+    Ok(exe.parent().map(Path::to_path_buf).unwrap_or_default())
+}
+
+fn companion(env: &str, file: &str, what: &str) -> Result<PathBuf> {
+    let path = match std::env::var_os(env) {
+        Some(p) if !p.is_empty() => PathBuf::from(p),
+        _ => exe_dir()?.join(file),
+    };
+    if !path.is_file() {
+        bail!(
+            "the {what} is missing at {} (build it with `cargo build --release --workspace`, or set {env})",
+            path.display()
+        );
+    }
+    Ok(path)
+}
+
+pub fn plugin() -> Result<PathBuf> {
+    companion("INSTRUMENT_PLUGIN", PLUGIN_FILE, "pass plugin")
+}
+
+/// The unsealed runtime archive as cargo built it (see `runtime::sealed`).
+pub fn runtime_archive() -> Result<PathBuf> {
+    companion("INSTRUMENT_RUNTIME", RUNTIME_FILE, "runtime library")
+}
+
+/// A sibling executable such as `instrument-cc`.
+pub fn sibling(name: &str) -> Result<PathBuf> {
+    let path = exe_dir()?.join(name);
+    if !path.is_file() {
+        bail!(
+            "{} is missing next to {} (build the workspace)",
+            name,
+            path.parent().unwrap_or(&path).display()
+        );
+    }
+    Ok(path)
+}

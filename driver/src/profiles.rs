@@ -1,0 +1,33 @@
+//! Finding and loading profile files, with errors that name the file.
+
+use anyhow::{bail, Context, Result};
+use instrument_profile::Profile;
+use std::path::{Path, PathBuf};
+
+pub fn load(path: &Path) -> Result<Profile> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read profile {}", path.display()))?;
+    Profile::from_json(&text).with_context(|| format!("cannot load profile {}", path.display()))
+}
+
+/// The newest `instrument-*.json` in `directory`.
+pub fn newest(directory: &Path) -> Result<PathBuf> {
+    let entries =
+        std::fs::read_dir(directory).with_context(|| format!("cannot list {}", directory.display()))?;
+    let newest = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with("instrument-") && name.ends_with(".json")
+        })
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .max();
+    match newest {
+        Some((_, path)) => Ok(path),
+        None => bail!(
+            "no profile (instrument-*.json) in {}; run an instrumented program first",
+            directory.display()
+        ),
+    }
+}

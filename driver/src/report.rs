@@ -1,0 +1,136 @@
+//! `instrument report`: the flat profile as a pprof-like table sorted by exclusive time, or as
+//! JSON for scripts.
+
+use crate::names;
+use instrument_profile::{Function, Profile};
+use serde::Serialize;
+use std::fmt::Write;
+
+#[derive(Debug, Serialize)]
+pub struct Row {
+    pub name: String,
+    pub mangled: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub file: String,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub line: u32,
+    pub calls: u64,
+    pub child_calls: u64,
+    pub exclusive_ns: u64,
+    pub inclusive_ns: u64,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
+}
+
+impl Row {
+    fn from_function(f: &Function) -> Row {
+        Row {
+            name: names::readable(&f.name),
+            mangled: f.name.clone(),
+            file: f.file.clone(),
+            line: f.line,
+            calls: f.calls,
+            child_calls: f.child_calls,
+            exclusive_ns: f.exclusive_ns,
+            inclusive_ns: f.inclusive_ns,
+        }
+    }
+}
+
+/// Rows sorted by exclusive time (largest first), then by name for a stable order.
+pub fn rows(profile: &Profile) -> Vec<Row> {
+    let mut rows: Vec<Row> = profile.functions.iter().map(Row::from_function).collect();
+    rows.sort_by(|a, b| b.exclusive_ns.cmp(&a.exclusive_ns).then_with(|| a.name.cmp(&b.name)));
+    rows
+}
+
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    command: &'a [String],
+    pid: u32,
+    wall_ns: u64,
+    clock: &'a instrument_profile::Clock,
+    totals: &'a instrument_profile::Totals,
+    functions: Vec<Row>,
+}
+
+pub fn json(profile: &Profile) -> String {
+    let report = JsonReport {
+        command: &profile.command,
+        pid: profile.pid,
+        wall_ns: profile.totals.wall_ns,
+        clock: &profile.clock,
+        totals: &profile.totals,
+        functions: rows(profile),
+    };
+    serde_json::to_string_pretty(&report).expect("report serialises")
+}
+
+pub fn table(profile: &Profile) -> String {
+    let rows = rows(profile);
+    let total: u64 = rows.iter().map(|r| r.exclusive_ns).sum();
+    let mut out = String::new();
+    let t = &profile.totals;
+    let _ = writeln!(out, "Profile of: {}", profile.command.join(" "));
+    let _ = writeln!(
+        out,
+        "pid {}, {} thread(s), wall {:.3} ms, clock {} at {:.3} GHz",
+        profile.pid,
+        t.threads,
+        t.wall_ns as f64 / 1e6,
+        profile.clock.source,
+        profile.clock.ticks_per_second / 1e9
+    );
+    for note in anomalies(t) {
+        let _ = writeln!(out, "note: {note}");
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "{:>6} {:>12} {:>12} {:>12} {:>12} {:>12}  {}",
+        "%Time", "Exclusive", "Inclusive", "#Call", "#Subrs", "Inclusive", "Name"
+    );
+    let _ = writeln!(
+        out,
+        "{:>6} {:>12} {:>12} {:>12} {:>12} {:>12}",
+        "", "msec", "total msec", "", "", "usec/call"
+    );
+    let _ = writeln!(out, "{}", "-".repeat(84));
+    for r in &rows {
+        let share = if total == 0 { 0.0 } else { 100.0 * r.exclusive_ns as f64 / total as f64 };
+        let per_call = r.inclusive_ns as f64 / 1e3 / r.calls.max(1) as f64;
+        let _ = writeln!(
+            out,
+            "{:>6.1} {:>12.3} {:>12.3} {:>12} {:>12} {:>12.3}  {}",
+            share,
+            r.exclusive_ns as f64 / 1e6,
+            r.inclusive_ns as f64 / 1e6,
+            r.calls,
+            r.child_calls,
+            per_call,
+            r.name
+        );
+    }
+    out
+}
+
+fn anomalies(t: &instrument_profile::Totals) -> Vec<String> {
+    let mut notes = Vec::new();
+    let mut note = |n: u64, what: &str| {
+        if n > 0 {
+            notes.push(format!("{n} {what}"));
+        }
+    };
+    note(t.frames_closed_at_exit, "frame(s) still open at exit were closed then (exit() or a noreturn call)");
+    note(t.frames_reconciled, "frame(s) skipped by longjmp or unwinding were closed when detected");
+    note(
+        t.stack_overflow_events,
+        "event(s) beyond the shadow stack capacity were not measured (INSTRUMENT_STACK_FRAMES)",
+    );
+    note(t.unmatched_exits, "exit event(s) had no matching entry");
+    note(t.unregistered_events, "event(s) came from modules not yet registered");
+    note(t.threads_running_at_exit, "thread(s) were still running at exit (their counts are a snapshot)");
+    notes
+}

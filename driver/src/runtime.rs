@@ -1,0 +1,87 @@
+//! The sealed runtime. Cargo builds the runtime as an ordinary staticlib, which carries its own
+//! copy of Rust's std with global symbols; linked as is, it would clash with a Rust program's std
+//! or a second copy of itself. Sealing merges the archive into one relocatable object
+//! (`ld.lld -r`), keeps only the runtime's C entry points global (`llvm-objcopy
+//! --keep-global-symbol`) and archives it again. The result is cached next to the archive it came
+//! from and rebuilt when that archive changes; concurrent builds (make -j) each write a private
+//! temporary and rename it into place.
+
+use crate::{layout, toolchain};
+use anyhow::{bail, Context, Result};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The runtime's C ABI: the only symbols left global.
+pub const EXPORTED_SYMBOLS: &[&str] =
+    &["__instrument_enter", "__instrument_exit", "__instrument_register_module", "__instrument_finish"];
+
+/// Native libraries the runtime needs (`rustc --print native-static-libs`, less what every C
+/// link has anyway).
+pub const NATIVE_LIBS: &[&str] = &["-lpthread", "-ldl", "-lm", "-lrt", "-lutil"];
+
+const SEALED_FILE: &str = "libinstrument_rt.sealed.a";
+
+/// Path of the sealed runtime archive, sealing it first if needed.
+pub fn sealed() -> Result<PathBuf> {
+    let archive = layout::runtime_archive()?;
+    let directory = cache_directory(&archive)?;
+    let sealed = directory.join(SEALED_FILE);
+    if is_newer(&sealed, &archive) {
+        return Ok(sealed);
+    }
+    seal(&archive, &directory, &sealed)
+        .with_context(|| format!("cannot seal the runtime {}", archive.display()))?;
+    Ok(sealed)
+}
+
+fn cache_directory(archive: &Path) -> Result<PathBuf> {
+    let beside = archive.parent().map(Path::to_path_buf).unwrap_or_default();
+    if is_writable(&beside) {
+        return Ok(beside);
+    }
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .context("no writable place for the sealed runtime (set XDG_CACHE_HOME)")?;
+    let dir = base.join("instrument");
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    Ok(dir)
+}
+
+fn is_writable(dir: &Path) -> bool {
+    tempfile::Builder::new().prefix(".instrument-probe").tempfile_in(dir).is_ok()
+}
+
+fn is_newer(file: &Path, than: &Path) -> bool {
+    let modified = |p: &Path| p.metadata().and_then(|m| m.modified()).ok();
+    matches!((modified(file), modified(than)), (Some(a), Some(b)) if a >= b)
+}
+
+fn seal(archive: &Path, directory: &Path, sealed: &Path) -> Result<()> {
+    let work = tempfile::Builder::new().prefix(".instrument-seal").tempdir_in(directory)?;
+    let merged = work.path().join("instrument_rt.o");
+    run(Command::new(toolchain::LLD.find()?)
+        .arg("-r")
+        .arg("--whole-archive")
+        .arg(archive)
+        .arg("-o")
+        .arg(&merged))?;
+    let mut objcopy = Command::new(toolchain::OBJCOPY.find()?);
+    objcopy.arg("--strip-debug");
+    for symbol in EXPORTED_SYMBOLS {
+        objcopy.arg(format!("--keep-global-symbol={symbol}"));
+    }
+    run(objcopy.arg(&merged))?;
+    let staged = work.path().join(SEALED_FILE);
+    run(Command::new(toolchain::AR.find()?).arg("rcs").arg(&staged).arg(&merged))?;
+    std::fs::rename(&staged, sealed)
+        .with_context(|| format!("cannot move the sealed runtime to {}", sealed.display()))
+}
+
+fn run(command: &mut Command) -> Result<()> {
+    let output = command.output().with_context(|| format!("cannot run {:?}", command.get_program()))?;
+    if !output.status.success() {
+        bail!("{:?} failed: {}", command.get_program(), String::from_utf8_lossy(&output.stderr).trim());
+    }
+    Ok(())
+}

@@ -1,0 +1,91 @@
+//! `instrument-cc` and `instrument-c++`: drop-in replacements for clang-22 and clang++-22.
+//! Every argument is passed through in order; the wrapper adds the pass plugin when code is
+//! generated and the sealed runtime when an executable is linked, then execs the compiler, so
+//! exit codes, signals and diagnostics are the compiler's own.
+
+mod args;
+
+pub use args::{classify, Invocation};
+
+use crate::{layout, runtime, toolchain};
+use anyhow::Result;
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
+use std::process::Command;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Language {
+    C,
+    Cxx,
+}
+
+impl Language {
+    /// From the wrapper's own name: anything with `++` or `cxx` in it is the C++ driver.
+    pub fn from_argv0(argv0: &str) -> Language {
+        let name = argv0.rsplit('/').next().unwrap_or(argv0);
+        if name.contains("++") || name.contains("cxx") {
+            Language::Cxx
+        } else {
+            Language::C
+        }
+    }
+
+    fn compiler(self) -> &'static toolchain::Tool {
+        match self {
+            Language::C => &toolchain::CLANG,
+            Language::Cxx => &toolchain::CLANGXX,
+        }
+    }
+}
+
+/// Wrapper-only options, removed before the compiler sees the command line.
+const PLACEMENT_FLAG: &str = "--instrument-placement=";
+
+/// Builds the compiler command for `args`.
+pub fn command(language: Language, args: &[String]) -> Result<Command> {
+    let mut command = Command::new(language.compiler().find()?);
+    let mut passed = Vec::with_capacity(args.len());
+    for arg in args {
+        match arg.strip_prefix(PLACEMENT_FLAG) {
+            Some(placement) => {
+                command.env("INSTRUMENT_PLACEMENT", placement);
+            }
+            None => passed.push(arg.clone()),
+        }
+    }
+    let invocation = classify(&passed);
+    let mut full: Vec<OsString> = Vec::new();
+    if invocation.generates_code {
+        let mut flag = OsString::from("-fpass-plugin=");
+        flag.push(layout::plugin()?);
+        full.push(flag);
+    }
+    full.extend(passed.iter().map(OsString::from));
+    if invocation.links_executable {
+        full.push(runtime::sealed()?.into());
+        full.extend(runtime::NATIVE_LIBS.iter().map(OsString::from));
+        full.push("-Wl,--export-dynamic-symbol=__instrument_*".into());
+    }
+    command.args(full);
+    Ok(command)
+}
+
+/// The wrappers' `main`: exec the compiler, or print one error line and exit 1.
+pub fn main(language: Language) -> ! {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let name = match language {
+        Language::C => "instrument-cc",
+        Language::Cxx => "instrument-c++",
+    };
+    let error = match command(language, &args) {
+        Ok(mut command) => {
+            if std::env::var_os("INSTRUMENT_WRAPPER_VERBOSE").is_some() {
+                eprintln!("{name}: {command:?}");
+            }
+            anyhow::Error::from(command.exec())
+        }
+        Err(e) => e,
+    };
+    eprintln!("{name}: {error:#}");
+    std::process::exit(1)
+}
