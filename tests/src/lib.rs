@@ -1,1 +1,130 @@
+//! Helpers for the end-to-end tests: locate the built binaries, build a fixture plainly and with
+//! `instrument-cc`, run it in a private directory, and load the profile it wrote.
+//!
+//! The binaries are those of the cargo profile the tests run under (target/release for
+//! `cargo test --release`); the README's test command builds them first.
 
+use instrument_profile::{Function, Profile};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ is inside the repository").to_path_buf()
+}
+
+pub fn fixtures() -> PathBuf {
+    repo_root().join("c-fixtures")
+}
+
+/// target/<profile>/ of the running test binary (which lives in target/<profile>/deps/).
+pub fn bin_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    let dir = exe.parent().and_then(Path::parent).expect("target/<profile>/deps/<test>").to_path_buf();
+    for needed in ["instrument", "instrument-cc", "libinstrument_pass.so", "libinstrument_rt.a"] {
+        assert!(
+            dir.join(needed).exists(),
+            "{} is missing in {}: run `cargo build --workspace` with the same profile first",
+            needed,
+            dir.display()
+        );
+    }
+    dir
+}
+
+pub fn bin(name: &str) -> PathBuf {
+    bin_dir().join(name)
+}
+
+/// A scratch directory for one test.
+pub fn scratch() -> tempfile::TempDir {
+    tempfile::Builder::new().prefix("instrument-test").tempdir().expect("temporary directory")
+}
+
+/// Runs `command`, panicking with its output if it fails to start.
+pub fn run(command: &mut Command) -> Output {
+    command.output().unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"))
+}
+
+pub fn assert_success(output: &Output, what: &str) {
+    assert!(
+        output.status.success(),
+        "{what} failed ({}):\nstdout:\n{}\nstderr:\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// Compiles C sources into `dir/name` with `compiler` (a path or a name on PATH).
+pub fn compile(compiler: &Path, dir: &Path, name: &str, sources: &[PathBuf], flags: &[&str]) -> PathBuf {
+    let output_path = dir.join(name);
+    let output = run(Command::new(compiler).args(flags).args(sources).arg("-o").arg(&output_path));
+    assert_success(&output, &format!("compiling {name} with {}", compiler.display()));
+    output_path
+}
+
+/// Builds `c-fixtures/<fixture>.c` with instrument-cc (-O2 plus `flags`).
+pub fn build_instrumented(dir: &Path, fixture: &str, flags: &[&str]) -> PathBuf {
+    let mut all = vec!["-O2", "-pthread"];
+    all.extend_from_slice(flags);
+    compile(&bin("instrument-cc"), dir, base_name(fixture), &[fixtures().join(format!("{fixture}.c"))], &all)
+}
+
+/// Builds `c-fixtures/<fixture>.c` with plain clang-22.
+pub fn build_plain(dir: &Path, fixture: &str) -> PathBuf {
+    let name = format!("{}-plain", base_name(fixture));
+    compile(
+        Path::new("clang-22"),
+        dir,
+        &name,
+        &[fixtures().join(format!("{fixture}.c"))],
+        &["-O2", "-pthread"],
+    )
+}
+
+fn base_name(fixture: &str) -> &str {
+    fixture.rsplit('/').next().unwrap_or(fixture)
+}
+
+/// Runs `program` with its profile directed into `dir`; returns its output and the profile.
+pub fn run_profiled(program: &Path, dir: &Path) -> (Output, Profile) {
+    let output = run(Command::new(program).current_dir(dir).env("INSTRUMENT_PROFILE_DIR", dir));
+    (output, only_profile(dir))
+}
+
+/// The single profile in `dir` (panics if there is none or more than one).
+pub fn only_profile(dir: &Path) -> Profile {
+    let profiles: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("scratch directory")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("instrument-")))
+        .collect();
+    assert_eq!(profiles.len(), 1, "expected one profile in {}, found {profiles:?}", dir.display());
+    let text = std::fs::read_to_string(&profiles[0]).expect("readable profile");
+    Profile::from_json(&text).expect("valid profile")
+}
+
+pub fn function<'a>(profile: &'a Profile, name: &str) -> &'a Function {
+    profile
+        .functions
+        .iter()
+        .find(|f| f.name == name)
+        .unwrap_or_else(|| panic!("no function {name} in profile: {:#?}", profile.functions))
+}
+
+pub fn has_function(profile: &Profile, name: &str) -> bool {
+    profile.functions.iter().any(|f| f.name == name)
+}
+
+/// Inclusive time is never below exclusive time, for every routine.
+pub fn assert_inclusive_covers_exclusive(profile: &Profile) {
+    for f in &profile.functions {
+        assert!(
+            f.inclusive_ns >= f.exclusive_ns,
+            "{}: inclusive {} < exclusive {}",
+            f.name,
+            f.inclusive_ns,
+            f.exclusive_ns
+        );
+    }
+}

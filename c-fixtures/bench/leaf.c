@@ -1,0 +1,16 @@
+/* A tiny leaf routine called in a loop: the cost of a call is nearly all probe. */
+#include <stdlib.h>
+#include "bench_clock.h"
+
+__attribute__((noinline)) unsigned leaf(unsigned x) { return x * 2654435761u + 1; }
+
+int main(int argc, char **argv) {
+    long n = argc > 1 ? atol(argv[1]) : 100000000L;
+    unsigned acc = 1;
+    long long t0 = bench_now_ns();
+    for (long i = 0; i < n; i++)
+        acc = leaf(acc);
+    long long t1 = bench_now_ns();
+    printf("result=%u ns=%lld\n", acc, t1 - t0);
+    return 0;
+}

@@ -1,0 +1,1 @@
+int parse_numbers(const char *text, double *out, int max);

@@ -1,0 +1,99 @@
+//! The wrappers as build systems use them: make with CC=instrument-cc, separate compile and
+//! link steps, and commands that must pass through untouched.
+
+use instrument_tests::*;
+use std::process::Command;
+
+#[test]
+fn make_project_builds_with_cc_instrument_cc() {
+    let dir = scratch();
+    let project = dir.path().join("project");
+    std::fs::create_dir(&project).unwrap();
+    for entry in std::fs::read_dir(fixtures().join("make-project")).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, project.join(path.file_name().unwrap())).unwrap();
+    }
+    let cc = bin("instrument-cc");
+    let make = run(Command::new("make").arg("-j2").arg(format!("CC={}", cc.display())).current_dir(&project));
+    assert_success(&make, "make CC=instrument-cc");
+    let (output, profile) = run_profiled(&project.join("app"), &project);
+    assert_success(&output, "app");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "n=8 mean=5.00 stddev=2.00\n");
+    assert_eq!(function(&profile, "parse_numbers").calls, 1);
+    assert_eq!(function(&profile, "mean").calls, 2, "once from main, once from stddev");
+    assert_eq!(function(&profile, "stddev").child_calls, 1);
+    assert_eq!(function(&profile, "main").child_calls, 3);
+    assert!(function(&profile, "stddev").file.ends_with("stats.c"));
+}
+
+#[test]
+fn preprocessing_dependencies_and_queries_pass_through() {
+    let dir = scratch();
+    let cc = bin("instrument-cc");
+    let source = fixtures().join("calls.c");
+    let pre = run(Command::new(&cc).arg("-E").arg(&source));
+    assert_success(&pre, "-E");
+    assert!(String::from_utf8_lossy(&pre.stdout).contains("void c(void)"));
+    let deps = run(Command::new(&cc).arg("-MM").arg(&source));
+    assert_success(&deps, "-MM");
+    assert!(String::from_utf8_lossy(&deps.stdout).contains("instrument.h"));
+    let version = run(Command::new(&cc).arg("--version"));
+    assert_success(&version, "--version");
+    assert!(String::from_utf8_lossy(&version.stdout).contains("clang version 22"));
+    let syntax = run(Command::new(&cc).arg("-fsyntax-only").arg(&source));
+    assert_success(&syntax, "-fsyntax-only");
+    assert!(
+        syntax.stderr.is_empty(),
+        "no unused-argument warnings: {}",
+        String::from_utf8_lossy(&syntax.stderr)
+    );
+    let _ = dir;
+}
+
+#[test]
+fn separate_compile_and_link_steps_with_a_response_file() {
+    let dir = scratch();
+    let cc = bin("instrument-cc");
+    let object = dir.path().join("calls.o");
+    let rsp = dir.path().join("compile.rsp");
+    std::fs::write(&rsp, format!("-O2 -c {} -o {}", fixtures().join("calls.c").display(), object.display()))
+        .unwrap();
+    let compile = run(Command::new(&cc).arg(format!("@{}", rsp.display())));
+    assert_success(&compile, "compile through a response file");
+    assert!(compile.stderr.is_empty(), "{}", String::from_utf8_lossy(&compile.stderr));
+    let program = dir.path().join("calls");
+    let link = run(Command::new(&cc).arg(&object).arg("-o").arg(&program));
+    assert_success(&link, "link");
+    let (output, profile) = run_profiled(&program, dir.path());
+    assert_success(&output, "calls");
+    assert_eq!(function(&profile, "c").calls, 8);
+}
+
+#[test]
+fn several_sources_in_one_command() {
+    let dir = scratch();
+    let project = fixtures().join("make-project");
+    let sources: Vec<_> = ["main.c", "stats.c", "parse.c"].iter().map(|s| project.join(s)).collect();
+    let program = compile(&bin("instrument-cc"), dir.path(), "app", &sources, &["-O1", "-lm"]);
+    let (output, profile) = run_profiled(&program, dir.path());
+    assert_success(&output, "app");
+    assert_eq!(function(&profile, "mean").calls, 2);
+}
+
+#[test]
+fn a_c_plus_plus_program_builds_with_instrument_cxx() {
+    let dir = scratch();
+    let source = dir.path().join("hello.cpp");
+    std::fs::write(
+        &source,
+        "#include <cstdio>\ntemplate <typename T> T twice(T x) { return x + x; }\n\
+         int main() { std::printf(\"%d %g\\n\", twice(2), twice(1.5)); }\n",
+    )
+    .unwrap();
+    let program = compile(&bin("instrument-c++"), dir.path(), "hello", &[source], &["-O0"]);
+    let (output, profile) = run_profiled(&program, dir.path());
+    assert_success(&output, "hello");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "4 3\n");
+    assert!(has_function(&profile, "_Z5twiceIiET_S0_"));
+    assert!(has_function(&profile, "_Z5twiceIdET_S0_"));
+}

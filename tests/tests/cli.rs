@@ -1,0 +1,216 @@
+//! The `instrument` command line: reports (snapshots with times and paths normalised), the
+//! bitcode rewriter, the demo, and one clear error line for every kind of bad input.
+
+use instrument_tests::*;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn instrument(args: &[&str]) -> Output {
+    run(Command::new(bin("instrument")).args(args))
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// A failed command: non-zero exit and exactly one line on stderr containing `needle`.
+fn assert_one_line_error(output: &Output, needle: &str) {
+    assert!(!output.status.success(), "expected failure, got success");
+    let text = stderr(output);
+    assert_eq!(text.trim_end().lines().count(), 1, "one error line expected, got:\n{text}");
+    assert!(text.contains(needle), "error should mention {needle:?}: {text}");
+}
+
+fn profile_path(dir: &Path) -> String {
+    let entry = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .find(|e| e.file_name().to_string_lossy().starts_with("instrument-"))
+        .expect("a profile");
+    entry.path().display().to_string()
+}
+
+fn busywait_profile(dir: &Path) -> String {
+    let program = build_instrumented(dir, "busywait", &[]);
+    let (output, _) = run_profiled(&program, dir);
+    assert_success(&output, "busywait");
+    profile_path(dir)
+}
+
+#[test]
+fn report_table_snapshot() {
+    let dir = scratch();
+    let path = busywait_profile(dir.path());
+    let output = instrument(&["report", &path]);
+    assert_success(&output, "report");
+    insta::with_settings!({filters => vec![
+        (r"Profile of: \S+", "Profile of: [program]"),
+        (r"pid \d+", "pid [pid]"),
+        (r"clock \w+ at", "clock [source] at"),
+        (r" *\d+\.\d+", " [t]"),
+    ]}, {
+        insta::assert_snapshot!(String::from_utf8_lossy(&output.stdout));
+    });
+}
+
+#[test]
+fn report_json_snapshot() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "calls", &[]);
+    let (output, _) = run_profiled(&program, dir.path());
+    assert_success(&output, "calls");
+    let output = instrument(&["report", "--json", &profile_path(dir.path())]);
+    assert_success(&output, "report --json");
+    let mut json: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("report --json prints JSON");
+    json["functions"].as_array_mut().unwrap().sort_by_key(|f| f["name"].as_str().unwrap().to_string());
+    insta::assert_json_snapshot!(json, {
+        ".command" => "[command]",
+        ".pid" => "[pid]",
+        ".wall_ns" => "[ns]",
+        ".clock" => "[clock]",
+        ".totals.wall_ns" => "[ns]",
+        ".functions[].exclusive_ns" => "[ns]",
+        ".functions[].inclusive_ns" => "[ns]",
+        ".functions[].file" => "[file]",
+    });
+}
+
+#[test]
+fn report_without_argument_reads_the_newest_profile_of_the_directory() {
+    let dir = scratch();
+    busywait_profile(dir.path());
+    let output = run(Command::new(bin("instrument")).arg("report").env("INSTRUMENT_PROFILE_DIR", dir.path()));
+    assert_success(&output, "report");
+    assert!(String::from_utf8_lossy(&output.stdout).contains("spin"));
+}
+
+#[test]
+fn report_errors_are_one_clear_line() {
+    let dir = scratch();
+    let missing = dir.path().join("missing.json");
+    assert_one_line_error(&instrument(&["report", missing.to_str().unwrap()]), "cannot read profile");
+
+    let newer = dir.path().join("newer.json");
+    std::fs::write(&newer, r#"{"format":"instrument-profile","version":99}"#).unwrap();
+    assert_one_line_error(&instrument(&["report", newer.to_str().unwrap()]), "newer than this tool");
+
+    let foreign = dir.path().join("foreign.json");
+    std::fs::write(&foreign, r#"{"traceEvents":[]}"#).unwrap();
+    assert_one_line_error(&instrument(&["report", foreign.to_str().unwrap()]), "not an instrument profile");
+
+    let real = busywait_profile(dir.path());
+    let text = std::fs::read_to_string(&real).unwrap();
+    let truncated = dir.path().join("truncated.json");
+    std::fs::write(&truncated, &text[..text.len() / 2]).unwrap();
+    assert_one_line_error(&instrument(&["report", truncated.to_str().unwrap()]), "not a valid profile");
+
+    let empty = scratch();
+    assert_one_line_error(
+        &run(Command::new(bin("instrument")).arg("report").env("INSTRUMENT_PROFILE_DIR", empty.path())),
+        "no profile",
+    );
+    let bad_flag = instrument(&["report", "--bogus"]);
+    assert!(!bad_flag.status.success());
+    assert!(stderr(&bad_flag).contains("--bogus"));
+}
+
+#[test]
+fn rewrite_bitcode_to_an_object_that_links_and_runs() {
+    let dir = scratch();
+    let bitcode = dir.path().join("calls.bc");
+    let out = run(Command::new("clang-22")
+        .args(["-O1", "-c", "-emit-llvm", "-I"])
+        .arg(fixtures())
+        .arg(fixtures().join("calls.c"))
+        .arg("-o")
+        .arg(&bitcode));
+    assert_success(&out, "clang -emit-llvm");
+    let object = dir.path().join("calls.o");
+    assert_success(
+        &instrument(&["rewrite", bitcode.to_str().unwrap(), "-o", object.to_str().unwrap()]),
+        "rewrite",
+    );
+    let program = compile(&bin("instrument-cc"), dir.path(), "calls", &[object], &[]);
+    let (output, profile) = run_profiled(&program, dir.path());
+    assert_success(&output, "rewritten calls");
+    assert_eq!(function(&profile, "c").calls, 8);
+    assert_eq!(function(&profile, "a").child_calls, 6);
+}
+
+#[test]
+fn rewriting_twice_does_not_instrument_twice() {
+    let dir = scratch();
+    let input = dir.path().join("calls.bc");
+    let once = dir.path().join("once.bc");
+    let twice = dir.path().join("twice.bc");
+    let out = run(Command::new("clang-22")
+        .args(["-O0", "-c", "-emit-llvm"])
+        .arg(fixtures().join("calls.c"))
+        .arg("-o")
+        .arg(&input));
+    assert_success(&out, "clang -emit-llvm");
+    assert_success(&instrument(&["rewrite", input.to_str().unwrap(), "-o", once.to_str().unwrap()]), "first");
+    assert_success(
+        &instrument(&["rewrite", once.to_str().unwrap(), "-o", twice.to_str().unwrap()]),
+        "second",
+    );
+    let probes = |path: &Path| {
+        let text = run(Command::new("llvm-dis-22").arg(path).arg("-o").arg("-"));
+        String::from_utf8_lossy(&text.stdout).matches("call void @__instrument_enter").count()
+    };
+    assert_eq!(probes(&once), 4, "main, a, b and c are probed; skipped() is not");
+    assert_eq!(probes(&twice), probes(&once));
+}
+
+#[test]
+fn rewrite_refuses_bad_bitcode_and_writes_nothing() {
+    let dir = scratch();
+    let garbage = dir.path().join("garbage.bc");
+    std::fs::write(&garbage, b"BC\xc0\xde this is not bitcode").unwrap();
+    let object = dir.path().join("out.o");
+    let output = instrument(&["rewrite", garbage.to_str().unwrap(), "-o", object.to_str().unwrap()]);
+    assert_one_line_error(&output, "cannot read bitcode");
+    assert!(!object.exists(), "no output on failure");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary left behind");
+
+    let missing = dir.path().join("missing.bc");
+    assert_one_line_error(&instrument(&["rewrite", missing.to_str().unwrap(), "-o", "x.o"]), "no such file");
+}
+
+#[test]
+fn wrapper_reports_a_missing_compiler_or_bad_setting_in_one_line() {
+    let dir = scratch();
+    let source = fixtures().join("calls.c");
+    let object = dir.path().join("x.o");
+    let cc = bin("instrument-cc");
+    let no_clang =
+        run(Command::new(&cc).arg("-c").arg(&source).arg("-o").arg(&object).env("PATH", dir.path()));
+    assert_one_line_error(&no_clang, "clang-22 not found on PATH (install it: apt-get install clang-22");
+    let bad_override = run(Command::new(&cc)
+        .arg("-c")
+        .arg(&source)
+        .arg("-o")
+        .arg(&object)
+        .env("INSTRUMENT_CLANG", "/nonexistent/cc"));
+    assert_one_line_error(&bad_override, "INSTRUMENT_CLANG is set to /nonexistent/cc");
+    let bad_placement = run(Command::new(&cc)
+        .arg("-c")
+        .arg(&source)
+        .arg("-o")
+        .arg(&object)
+        .env("INSTRUMENT_PLACEMENT", "sideways"));
+    assert_one_line_error(&bad_placement, "INSTRUMENT_PLACEMENT=\"sideways\"");
+    assert!(!object.exists());
+}
+
+#[test]
+fn demo_prints_a_real_profile() {
+    let output = instrument(&["demo"]);
+    assert_success(&output, "demo");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("fib(25) = 75025"), "{text}");
+    let fib_row = text.lines().find(|l| l.ends_with(" fib")).expect("a fib row");
+    assert!(fib_row.contains(" 242785 "), "fib(25) makes 242785 calls: {fib_row}");
+    assert!(text.lines().any(|l| l.ends_with(" quicksort")));
+}

@@ -1,0 +1,145 @@
+//! Exact counts and times from instrumented C fixtures with a known call structure.
+
+use instrument_tests::*;
+
+#[test]
+fn exact_call_and_child_counts() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "calls", &[]);
+    let (output, profile) = run_profiled(&program, dir.path());
+    assert_success(&output, "calls");
+    let counts = |name| {
+        let f = function(&profile, name);
+        (f.calls, f.child_calls)
+    };
+    assert_eq!(
+        counts("main"),
+        (1, 5),
+        "main calls a x3, c, and c again through the uninstrumented skipped()"
+    );
+    assert_eq!(counts("a"), (3, 6));
+    assert_eq!(counts("b"), (6, 6));
+    assert_eq!(counts("c"), (8, 0));
+    assert!(!has_function(&profile, "skipped"), "INSTRUMENT_OFF routines are not instrumented");
+    assert_eq!(profile.totals.events, 2 * (1 + 3 + 6 + 8));
+    assert_eq!(profile.totals.threads, 1);
+    assert_inclusive_covers_exclusive(&profile);
+}
+
+#[test]
+fn busy_wait_time_is_measured_within_five_percent() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "busywait", &[]);
+    let (output, profile) = run_profiled(&program, dir.path());
+    assert_success(&output, "busywait");
+    let spin = function(&profile, "spin");
+    assert_eq!(spin.calls, 6);
+    let expected = 200e6;
+    let error = (spin.inclusive_ns as f64 - expected) / expected;
+    assert!(
+        error.abs() < 0.05,
+        "spin inclusive {} ns is {:.1} % off 200 ms",
+        spin.inclusive_ns,
+        error * 100.0
+    );
+    assert_eq!(spin.inclusive_ns, spin.exclusive_ns, "spin calls nothing instrumented");
+    let main = function(&profile, "main");
+    assert!(main.inclusive_ns >= spin.inclusive_ns);
+    assert!(main.exclusive_ns < 2_000_000, "main only loops around spin: {} ns", main.exclusive_ns);
+    assert_inclusive_covers_exclusive(&profile);
+}
+
+#[test]
+fn recursion_counts_inclusive_time_once() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "recursion", &[]);
+    let (output, profile) = run_profiled(&program, dir.path());
+    assert_success(&output, "recursion");
+    let down = function(&profile, "down");
+    assert_eq!((down.calls, down.child_calls), (11, 11), "10 recursive calls and one wait_ms");
+    let wait = function(&profile, "wait_ms");
+    let main = function(&profile, "main");
+    assert!(down.inclusive_ns >= wait.inclusive_ns);
+    assert!(
+        down.inclusive_ns < wait.inclusive_ns + 1_000_000,
+        "down's inclusive time counted more than once"
+    );
+    assert!(down.inclusive_ns <= main.inclusive_ns);
+    assert!(down.exclusive_ns < 1_000_000);
+    assert_eq!(function(&profile, "is_odd").calls, 4);
+    assert_eq!(function(&profile, "is_even").calls, 4);
+    let mutual = function(&profile, "is_odd").inclusive_ns;
+    assert!(mutual <= main.inclusive_ns);
+    assert_inclusive_covers_exclusive(&profile);
+}
+
+#[test]
+fn exit_deep_in_the_stack_still_writes_a_complete_profile() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "deep_exit", &[]);
+    let (output, profile) = run_profiled(&program, dir.path());
+    assert_eq!(output.status.code(), Some(3), "the program's exit code is kept");
+    assert_eq!(function(&profile, "level").calls, 5);
+    assert_eq!(function(&profile, "level").child_calls, 4);
+    assert_eq!(function(&profile, "main").calls, 1);
+    assert_eq!(profile.totals.frames_closed_at_exit, 6, "main and five levels were open");
+    assert!(function(&profile, "main").inclusive_ns >= function(&profile, "level").inclusive_ns);
+    assert_inclusive_covers_exclusive(&profile);
+}
+
+#[test]
+fn two_threads_give_one_merged_profile() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "threads", &[]);
+    let (output, profile) = run_profiled(&program, dir.path());
+    assert_success(&output, "threads");
+    assert_eq!(function(&profile, "work").calls, 2010);
+    assert_eq!(function(&profile, "worker").calls, 2);
+    assert_eq!(function(&profile, "worker").child_calls, 2000);
+    assert_eq!(profile.totals.threads, 3);
+    assert_eq!(profile.totals.threads_running_at_exit, 0);
+    assert_inclusive_covers_exclusive(&profile);
+}
+
+#[test]
+fn longjmp_past_instrumented_frames_keeps_the_stack_true() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "longjmp", &[]);
+    let (output, profile) = run_profiled(&program, dir.path());
+    assert_success(&output, "longjmp");
+    assert_eq!(function(&profile, "catcher").calls, 2);
+    assert_eq!(function(&profile, "thrower").calls, 8);
+    assert_eq!(function(&profile, "main").child_calls, 2);
+    assert_eq!(profile.totals.frames_reconciled, 8, "four thrower frames skipped per longjmp");
+    assert_eq!(profile.totals.unmatched_exits, 0);
+    assert_eq!(profile.totals.frames_closed_at_exit, 0);
+    assert_inclusive_covers_exclusive(&profile);
+}
+
+#[test]
+fn musttail_calls_stay_tail_calls_and_are_counted() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "musttail", &[]);
+    let (output, profile) = run_profiled(&program, dir.path());
+    assert_success(&output, "musttail");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "sum=15\n");
+    assert_eq!(function(&profile, "count_down").calls, 6);
+    assert_eq!(profile.totals.unmatched_exits + profile.totals.frames_reconciled, 0);
+}
+
+#[test]
+fn late_placement_measures_only_what_survived_inlining() {
+    let dir = scratch();
+    let early = build_instrumented(dir.path(), "calls", &[]);
+    let late_dir = scratch();
+    let late = build_instrumented(late_dir.path(), "calls", &["--instrument-placement=late"]);
+    let (_, early_profile) = run_profiled(&early, dir.path());
+    let (output, late_profile) = run_profiled(&late, late_dir.path());
+    assert_success(&output, "late calls");
+    assert_eq!(
+        function(&early_profile, "c").calls,
+        function(&late_profile, "c").calls,
+        "noinline routines stay"
+    );
+    assert!(has_function(&late_profile, "main"));
+}
