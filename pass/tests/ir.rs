@@ -1,0 +1,124 @@
+//! The pass on hand-written IR: where probes go, what is skipped, what the table looks like,
+//! and that a second run changes nothing. IR snapshots are reviewed with `cargo insta review`.
+
+use inkwell::context::Context;
+use inkwell::memory_buffer::MemoryBuffer;
+use inkwell::module::Module;
+use instrument_pass::{instrument_module, Options, Stats};
+
+fn parse<'ctx>(context: &'ctx Context, ir: &str) -> Module<'ctx> {
+    let buffer = MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), "test");
+    let module = context.create_module_from_ir(buffer).expect("test IR parses");
+    module.verify().expect("test IR verifies");
+    module
+}
+
+fn instrument(ir: &str, options: &Options) -> (String, Stats) {
+    let context = Context::create();
+    let module = parse(&context, ir);
+    let stats = instrument_module(&module, options);
+    module.verify().unwrap_or_else(|e| panic!("instrumented IR does not verify: {e}\n{}", module.print_to_string()));
+    (module.print_to_string().to_string(), stats)
+}
+
+const RETURNS: &str = r#"
+declare void @abort() noreturn
+declare i32 @callee(i32)
+
+define i32 @two_returns(i32 %x) {
+entry:
+  %slot = alloca i32
+  %c = icmp sgt i32 %x, 0
+  br i1 %c, label %pos, label %neg
+pos:
+  ret i32 1
+neg:
+  ret i32 0
+}
+
+define i32 @tail(i32 %x) {
+  %r = musttail call i32 @callee(i32 %x)
+  ret i32 %r
+}
+
+define void @dies() {
+  call void @abort()
+  unreachable
+}
+"#;
+
+#[test]
+fn probes_every_return_before_musttail_and_none_on_unreachable() {
+    let (ir, stats) = instrument(RETURNS, &Options::default());
+    assert_eq!(stats, Stats { functions_probed: 3, exit_probes: 3, skipped: 0 });
+    insta::assert_snapshot!(ir);
+}
+
+const SKIPPED: &str = r#"
+@str = private constant [14 x i8] c"no_instrument\00"
+@file = private constant [4 x i8] c"x.c\00"
+@llvm.global.annotations = appending global [1 x { ptr, ptr, ptr, i32, ptr }] [{ ptr, ptr, ptr, i32, ptr } { ptr @annotated, ptr @str, ptr @file, i32 1, ptr null }], section "llvm.metadata"
+
+declare void @declared()
+define void @naked() naked { unreachable }
+define available_externally void @external_copy() { ret void }
+define void @annotated() { ret void }
+define void @done() "instrument-probed" { ret void }
+define void @__instrument_internal() { ret void }
+define void @excluded() { ret void }
+define void @measured() { ret void }
+"#;
+
+#[test]
+fn skip_rules_leave_exactly_the_ineligible_functions_alone() {
+    let options = Options { exclude: vec!["excluded".into()], ..Options::default() };
+    let (ir, stats) = instrument(SKIPPED, &options);
+    assert_eq!(stats.functions_probed, 1, "only @measured is eligible");
+    assert_eq!(stats.skipped, 6, "every defined function but @measured (declarations are not counted)");
+    assert_eq!(ir.matches("call void @__instrument_enter").count(), 1);
+    assert!(ir.contains("c\"measured\\00\""));
+}
+
+#[test]
+fn a_second_run_changes_nothing() {
+    let context = Context::create();
+    let module = parse(&context, RETURNS);
+    instrument_module(&module, &Options::default());
+    let once = module.print_to_string().to_string();
+    let again = instrument_module(&module, &Options::default());
+    assert_eq!(again.functions_probed, 0);
+    assert_eq!(module.print_to_string().to_string(), once);
+}
+
+#[test]
+fn existing_constructors_are_kept() {
+    let ir = r#"
+@llvm.global_ctors = appending global [1 x { i32, ptr, ptr }] [{ i32, ptr, ptr } { i32 65535, ptr @init, ptr null }]
+define internal void @init() { ret void }
+define i32 @main() { ret i32 0 }
+"#;
+    let (out, _) = instrument(ir, &Options::default());
+    let ctors = out.lines().find(|l| l.starts_with("@llvm.global_ctors")).expect("ctors");
+    assert!(ctors.contains("i32 65535, ptr @init"), "{ctors}");
+    assert!(ctors.contains("i32 2, ptr @__instrument_module_ctor"), "{ctors}");
+}
+
+#[test]
+fn debug_info_gives_file_and_line() {
+    let ir = r#"
+define void @f() !dbg !5 { ret void, !dbg !8 }
+!llvm.dbg.cu = !{!0}
+!llvm.module.flags = !{!3, !4}
+!0 = distinct !DICompileUnit(language: DW_LANG_C11, file: !1, producer: "clang", isOptimized: false, runtimeVersion: 0, emissionKind: FullDebug)
+!1 = !DIFile(filename: "src/f.c", directory: "/project")
+!3 = !{i32 2, !"Debug Info Version", i32 3}
+!4 = !{i32 7, !"Dwarf Version", i32 5}
+!5 = distinct !DISubprogram(name: "f", scope: !1, file: !1, line: 42, type: !6, scopeLine: 42, spFlags: DISPFlagDefinition, unit: !0)
+!6 = !DISubroutineType(types: !7)
+!7 = !{null}
+!8 = !DILocation(line: 42, column: 1, scope: !5)
+"#;
+    let (out, _) = instrument(ir, &Options::default());
+    assert!(out.contains("c\"/project/src/f.c\\00\""), "{out}");
+    assert!(out.contains("i32 42, i32 0 }"), "line 42, flags 0: {out}");
+}
