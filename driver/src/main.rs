@@ -14,7 +14,7 @@ use std::path::PathBuf;
     long_about = "Measured profiling for LLVM languages.\n\n\
         Build with the compiler wrappers, run the program as usual, then read the profile:\n\n  \
         CC=instrument-cc make        (or: instrument-cc -O2 app.c -o app)\n  \
-        ./app                        (writes instrument-app-<pid>.json)\n  \
+        ./app                        (writes app.<pid>.instrument.json)\n  \
         instrument report            (the newest profile in this directory)\n\n\
         Environment: INSTRUMENT_PROFILE_DIR (where profiles go, default: the working directory),\n\
         INSTRUMENT_PLACEMENT=early|late (probes before inlining, the default, or after optimisation),\n\
@@ -29,7 +29,7 @@ struct Cli {
 enum Command {
     /// Print a profile as a table sorted by exclusive time (or as JSON)
     Report {
-        /// The profile file; default: the newest instrument-*.json in INSTRUMENT_PROFILE_DIR or here
+        /// The profile file; default: the newest *.instrument.json in INSTRUMENT_PROFILE_DIR or here
         profile: Option<PathBuf>,
         /// Print JSON for scripts instead of the table
         #[arg(long)]

@@ -10,7 +10,7 @@ pub fn load(path: &Path) -> Result<Profile> {
     Profile::from_json(&text).with_context(|| format!("cannot load profile {}", path.display()))
 }
 
-/// The newest `instrument-*.json` in `directory`.
+/// The newest `*.instrument.json` (the runtime's file name) in `directory`.
 pub fn newest(directory: &Path) -> Result<PathBuf> {
     let entries =
         std::fs::read_dir(directory).with_context(|| format!("cannot list {}", directory.display()))?;
@@ -19,14 +19,14 @@ pub fn newest(directory: &Path) -> Result<PathBuf> {
         .filter(|e| {
             let name = e.file_name();
             let name = name.to_string_lossy();
-            name.starts_with("instrument-") && name.ends_with(".json")
+            name.ends_with(".instrument.json") && !name.starts_with('.')
         })
         .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
         .max();
     match newest {
         Some((_, path)) => Ok(path),
         None => bail!(
-            "no profile (instrument-*.json) in {}; run an instrumented program first",
+            "no profile (*.instrument.json) in {}; run an instrumented program first",
             directory.display()
         ),
     }

@@ -89,8 +89,8 @@ pub fn table(profile: &Profile) -> String {
     let _ = writeln!(out);
     let _ = writeln!(
         out,
-        "{:>6} {:>12} {:>12} {:>12} {:>12} {:>12}  {}",
-        "%Time", "Exclusive", "Inclusive", "#Call", "#Subrs", "Inclusive", "Name"
+        "{:>6} {:>12} {:>12} {:>12} {:>12} {:>12}  Name",
+        "%Time", "Exclusive", "Inclusive", "#Call", "#Subrs", "Inclusive"
     );
     let _ = writeln!(
         out,

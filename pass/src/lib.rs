@@ -24,6 +24,11 @@ use inkwell::module::Module;
 /// (compile step, then LTO) never instruments twice.
 pub const PROBED_ATTRIBUTE: &str = "instrument-probed";
 
+/// The attribute clang puts on every function not marked `no_instrument_function` when given
+/// `-finstrument-functions-after-inlining`; the wrapper uses it to learn the user's marks.
+pub const CLANG_MARK: &str = "instrument-function-entry-inlined";
+const CLANG_EXIT_MARK: &str = "instrument-function-exit-inlined";
+
 /// What one run of the pass did to a module.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Stats {
@@ -43,6 +48,9 @@ pub fn instrument_module(module: &Module<'_>, options: &Options) -> Stats {
             None => chosen.push(function),
         }
     }
+    if options.clang_marks {
+        strip_clang_marks(module);
+    }
     if chosen.is_empty() {
         return stats;
     }
@@ -54,4 +62,15 @@ pub fn instrument_module(module: &Module<'_>, options: &Options) -> Stats {
         stats.functions_probed += 1;
     }
     stats
+}
+
+/// Removes the `-finstrument-functions-after-inlining` tags once read, so that LLVM's
+/// EntryExitInstrumenter inserts no `__cyg_profile_func_*` calls of its own.
+fn strip_clang_marks(module: &Module<'_>) {
+    use inkwell::attributes::AttributeLoc;
+    for function in module.get_functions() {
+        for mark in [CLANG_MARK, CLANG_EXIT_MARK] {
+            function.remove_string_attribute(AttributeLoc::Function, mark);
+        }
+    }
 }

@@ -17,6 +17,10 @@ pub struct Options {
     pub placement: Placement,
     /// Functions (mangled names) never to instrument, from `INSTRUMENT_EXCLUDE` (comma separated).
     pub exclude: Vec<String>,
+    /// The compiler wrapper asked clang to tag every function not marked
+    /// `__attribute__((no_instrument_function))` (see [`crate::CLANG_MARK`]): untagged functions
+    /// are skipped and the tags are removed. Set by `INSTRUMENT_CLANG_MARKS=1`.
+    pub clang_marks: bool,
 }
 
 impl Options {
@@ -33,6 +37,7 @@ impl Options {
         let exclude = std::env::var("INSTRUMENT_EXCLUDE")
             .map(|v| v.split(',').filter(|s| !s.is_empty()).map(str::to_owned).collect())
             .unwrap_or_default();
-        Ok(Options { placement, exclude })
+        let clang_marks = std::env::var("INSTRUMENT_CLANG_MARKS").is_ok_and(|v| v == "1");
+        Ok(Options { placement, exclude, clang_marks })
     }
 }

@@ -43,6 +43,9 @@ pub fn reason(module: &Module<'_>, f: FunctionValue<'_>, options: &Options) -> O
     {
         return Some(Reason::UserMarked);
     }
+    if options.clang_marks && f.get_string_attribute(AttributeLoc::Function, crate::CLANG_MARK).is_none() {
+        return Some(Reason::UserMarked);
+    }
     if options.exclude.iter().any(|e| e.as_bytes() == name) {
         return Some(Reason::Excluded);
     }

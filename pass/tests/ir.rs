@@ -17,7 +17,9 @@ fn instrument(ir: &str, options: &Options) -> (String, Stats) {
     let context = Context::create();
     let module = parse(&context, ir);
     let stats = instrument_module(&module, options);
-    module.verify().unwrap_or_else(|e| panic!("instrumented IR does not verify: {e}\n{}", module.print_to_string()));
+    module
+        .verify()
+        .unwrap_or_else(|e| panic!("instrumented IR does not verify: {e}\n{}", module.print_to_string()));
     (module.print_to_string().to_string(), stats)
 }
 

@@ -11,6 +11,10 @@ use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
+/// Profiles are named `<program>.<pid>.instrument.json`: a configure script's
+/// `rm -f conftest*` also removes the profiles of its conftest programs.
+pub const PROFILE_SUFFIX: &str = "instrument.json";
+
 pub struct Snapshot {
     records: Vec<Record>,
     counters: Counters,
@@ -45,7 +49,7 @@ impl Snapshot {
 pub fn write(snapshot: &Snapshot, calibration: &Calibration) -> Result<(), String> {
     let profile = build(snapshot, calibration);
     let directory = profile_directory();
-    let name = format!("instrument-{}-{}.json", program_name(&profile.command), profile.pid);
+    let name = format!("{}.{}.{PROFILE_SUFFIX}", program_name(&profile.command), profile.pid);
     let path = directory.join(&name);
     let temporary = directory.join(format!(".{name}.tmp"));
     let result = write_new(&temporary, &profile).and_then(|()| {

@@ -97,7 +97,7 @@ pub fn only_profile(dir: &Path) -> Profile {
     let profiles: Vec<PathBuf> = std::fs::read_dir(dir)
         .expect("scratch directory")
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("instrument-")))
+        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().ends_with(".instrument.json")))
         .collect();
     assert_eq!(profiles.len(), 1, "expected one profile in {}, found {profiles:?}", dir.display());
     let text = std::fs::read_to_string(&profiles[0]).expect("readable profile");

@@ -66,7 +66,7 @@ fn separate_compile_and_link_steps_with_a_response_file() {
     assert_success(&link, "link");
     let (output, profile) = run_profiled(&program, dir.path());
     assert_success(&output, "calls");
-    assert_eq!(function(&profile, "c").calls, 8);
+    assert_eq!(function(&profile, "c").calls, 9);
 }
 
 #[test]

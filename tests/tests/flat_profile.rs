@@ -14,14 +14,15 @@ fn exact_call_and_child_counts() {
     };
     assert_eq!(
         counts("main"),
-        (1, 5),
-        "main calls a x3, c, and c again through the uninstrumented skipped()"
+        (1, 6),
+        "main calls a x3, c, and c twice more through the uninstrumented skipped() and gnu_off()"
     );
     assert_eq!(counts("a"), (3, 6));
     assert_eq!(counts("b"), (6, 6));
-    assert_eq!(counts("c"), (8, 0));
+    assert_eq!(counts("c"), (9, 0));
     assert!(!has_function(&profile, "skipped"), "INSTRUMENT_OFF routines are not instrumented");
-    assert_eq!(profile.totals.events, 2 * (1 + 3 + 6 + 8));
+    assert!(!has_function(&profile, "gnu_off"), "no_instrument_function routines are not instrumented");
+    assert_eq!(profile.totals.events, 2 * (1 + 3 + 6 + 9));
     assert_eq!(profile.totals.threads, 1);
     assert_inclusive_covers_exclusive(&profile);
 }
@@ -129,17 +130,25 @@ fn musttail_calls_stay_tail_calls_and_are_counted() {
 
 #[test]
 fn late_placement_measures_only_what_survived_inlining() {
-    let dir = scratch();
-    let early = build_instrumented(dir.path(), "calls", &[]);
+    let early_dir = scratch();
     let late_dir = scratch();
-    let late = build_instrumented(late_dir.path(), "calls", &["--instrument-placement=late"]);
-    let (_, early_profile) = run_profiled(&early, dir.path());
+    let early = build_instrumented(early_dir.path(), "demo/demo", &[]);
+    let late = build_instrumented(late_dir.path(), "demo/demo", &["--instrument-placement=late"]);
+    let (output, early_profile) = run_profiled(&early, early_dir.path());
+    assert_success(&output, "early demo");
     let (output, late_profile) = run_profiled(&late, late_dir.path());
-    assert_success(&output, "late calls");
+    assert_success(&output, "late demo");
     assert_eq!(
-        function(&early_profile, "c").calls,
-        function(&late_profile, "c").calls,
-        "noinline routines stay"
+        function(&early_profile, "swap").calls,
+        2_374_053,
+        "before inlining every source-level call counts"
     );
+    assert!(
+        !has_function(&late_profile, "swap"),
+        "swap is inlined at -O2 and has no probes after optimisation"
+    );
+    assert_eq!(function(&early_profile, "fib").calls, 242_785);
+    assert!(function(&late_profile, "fib").calls < 242_785, "clang inlines fib into itself at -O2");
     assert!(has_function(&late_profile, "main"));
+    assert_inclusive_covers_exclusive(&late_profile);
 }

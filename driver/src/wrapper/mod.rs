@@ -59,6 +59,12 @@ pub fn command(language: Language, args: &[String]) -> Result<Command> {
         let mut flag = OsString::from("-fpass-plugin=");
         flag.push(layout::plugin()?);
         full.push(flag);
+        if !passed.iter().any(|a| a.starts_with("-finstrument-functions")) {
+            // Makes clang tag every function not marked no_instrument_function; the pass reads
+            // and removes the tags (pass/src/lib.rs, CLANG_MARK).
+            full.push("-finstrument-functions-after-inlining".into());
+            command.env("INSTRUMENT_CLANG_MARKS", "1");
+        }
     }
     full.extend(passed.iter().map(OsString::from));
     if invocation.links_executable {
