@@ -97,3 +97,47 @@ fn a_c_plus_plus_program_builds_with_instrument_cxx() {
     assert!(has_function(&profile, "_Z5twiceIiET_S0_"));
     assert!(has_function(&profile, "_Z5twiceIdET_S0_"));
 }
+
+/// What configure scripts ask a compiler, answered by instrument-cc exactly as by clang-22
+/// (exit code, and output where it is the point), including the failures configure relies on.
+#[test]
+fn configure_style_probes_behave_like_clang() {
+    let dir = scratch();
+    std::fs::write(
+        dir.path().join("conftest.c"),
+        "#include <stdio.h>\nint main(void) { puts(\"ok\"); return 0; }\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("broken.c"), "int main(void) { return }\n").unwrap();
+    let probes: &[&[&str]] = &[
+        &["-E", "conftest.c"],
+        &["-c", "conftest.c", "-o", "conftest.o"],
+        &["conftest.c", "-o", "conftest"],
+        &["conftest.c", "-lnonexistentlib", "-o", "conftest-bad"],
+        &["-c", "broken.c", "-o", "broken.o"],
+        &["-v"],
+        &["-V"],
+        &["-qversion"],
+        &["-dumpmachine"],
+        &["-print-prog-name=ld"],
+    ];
+    for args in probes {
+        let plain = run(Command::new("clang-22").args(*args).current_dir(dir.path()));
+        let wrapped = run(Command::new(bin("instrument-cc")).args(*args).current_dir(dir.path()));
+        assert_eq!(plain.status.code(), wrapped.status.code(), "exit code of {args:?}");
+        if args[0] == "-E" || args[0].starts_with("-d") || args[0].starts_with("-print") {
+            assert_eq!(plain.stdout, wrapped.stdout, "output of {args:?}");
+        }
+    }
+    let conftest = run(Command::new(dir.path().join("conftest")).current_dir(dir.path()));
+    assert_eq!(String::from_utf8_lossy(&conftest.stdout), "ok\n");
+    let profile = only_profile(dir.path());
+    assert_eq!(function(&profile, "main").calls, 1);
+    // configure's clean-up, `rm -f conftest*`, also removes the conftest program's profile.
+    let leftover: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .filter(|n| n.ends_with(".instrument.json") && !n.starts_with("conftest"))
+        .collect();
+    assert!(leftover.is_empty(), "{leftover:?}");
+}
