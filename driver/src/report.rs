@@ -27,7 +27,7 @@ fn is_zero(v: &u32) -> bool {
 impl Row {
     fn from_function(f: &Function) -> Row {
         Row {
-            name: names::readable(&f.name),
+            name: names::readable_in(&f.name, &f.language),
             mangled: f.name.clone(),
             file: f.file.clone(),
             line: f.line,

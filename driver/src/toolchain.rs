@@ -13,6 +13,7 @@ pub struct Tool {
 
 pub const CLANG: Tool = Tool { name: "clang-22", env: "INSTRUMENT_CLANG", package: "clang-22" };
 pub const CLANGXX: Tool = Tool { name: "clang++-22", env: "INSTRUMENT_CLANGXX", package: "clang-22" };
+pub const FLANG: Tool = Tool { name: "flang-22", env: "INSTRUMENT_FLANG", package: "flang-22" };
 pub const LLD: Tool = Tool { name: "ld.lld-22", env: "INSTRUMENT_LLD", package: "lld-22" };
 pub const OBJCOPY: Tool = Tool { name: "llvm-objcopy-22", env: "INSTRUMENT_OBJCOPY", package: "llvm-22" };
 pub const AR: Tool = Tool { name: "llvm-ar-22", env: "INSTRUMENT_AR", package: "llvm-22" };

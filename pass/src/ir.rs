@@ -54,3 +54,13 @@ unsafe fn global_string(global: LLVMValueRef) -> Option<String> {
     let bytes = bytes.strip_suffix(&[0]).unwrap_or(bytes);
     Some(String::from_utf8_lossy(bytes).into_owned())
 }
+
+/// Whether the module's `llvm.ident` names `producer` (e.g. "flang").
+pub fn produced_by(module: &Module<'_>, producer: &str) -> bool {
+    module.get_global_metadata("llvm.ident").iter().any(|node| {
+        node.get_node_values().into_iter().flatten().any(|v| {
+            v.is_metadata_value()
+                && v.into_metadata_value().get_string_value().is_some_and(|s| String::from_utf8_lossy(s).contains(producer))
+        })
+    })
+}

@@ -21,6 +21,9 @@ pub const ABI_VERSION: u64 = 1;
 pub const UNREGISTERED: u64 = 0xFFFF_FFFF;
 /// `FunctionEntry::flags` bit: the symbol is local to its module (`static` in C).
 pub const FLAG_LOCAL: u64 = 1;
+/// `FunctionEntry::flags` bit: the module came from flang (external procedures are named
+/// `name_`, which only reads back as written when the language is known).
+pub const FLAG_FORTRAN: u64 = 2;
 /// Constructor priority: before ordinary constructors (65535) so that C++ static initialisers
 /// are measured, as SanitizerCoverage does with its module constructors.
 const CTOR_PRIORITY: u64 = 2;
@@ -59,6 +62,7 @@ pub fn emit<'ctx>(module: &Module<'ctx>, functions: &[FunctionValue<'ctx>]) -> T
     ids.set_initializer(&i32t.const_array(&unregistered));
     ids.set_linkage(Linkage::Private);
 
+    let language_flags = if crate::ir::produced_by(module, "flang") { FLAG_FORTRAN } else { 0 };
     let entry_ty = ctx.struct_type(&[ptr.into(), ptr.into(), i32t.into(), i32t.into()], false);
     let entries: Vec<_> = functions
         .iter()
@@ -66,7 +70,7 @@ pub fn emit<'ctx>(module: &Module<'ctx>, functions: &[FunctionValue<'ctx>]) -> T
             let loc = debug_info::location_of(module, *f);
             let name = string_global(module, f.get_name().to_bytes(), "__instrument.name");
             let file = string_global(module, loc.file.as_bytes(), "__instrument.file");
-            let flags = if is_local(*f) { FLAG_LOCAL } else { 0 };
+            let flags = language_flags | if is_local(*f) { FLAG_LOCAL } else { 0 };
             entry_ty.const_named_struct(&[
                 name.into(),
                 file.into(),

@@ -63,6 +63,9 @@ pub struct Function {
     pub file: String,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub line: u32,
+    /// `"fortran"` for routines compiled by flang; empty otherwise.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub language: String,
     pub calls: u64,
     /// Calls this routine made to instrumented routines.
     pub child_calls: u64,
@@ -132,6 +135,7 @@ mod tests {
                 name: "main".into(),
                 file: "a.c".into(),
                 line: 3,
+                language: String::new(),
                 calls: 1,
                 child_calls: 0,
                 exclusive_ns: 10,

@@ -167,6 +167,7 @@ fn merge_functions(infos: &[FunctionInfo], records: &[Record], ns: impl Fn(u64) 
             name: info.name,
             file: info.file,
             line: info.line,
+            language: if info.fortran { "fortran".into() } else { String::new() },
             calls: r.calls,
             child_calls: r.child_calls,
             exclusive_ns: ns(r.excl),

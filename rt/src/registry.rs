@@ -28,6 +28,7 @@ struct FunctionEntry {
 
 const ABI_VERSION: u32 = 1;
 const FLAG_LOCAL: u32 = 1;
+const FLAG_FORTRAN: u32 = 2;
 /// The value of an id slot before its module is registered; probes seeing it count the event
 /// as unregistered.
 pub const UNREGISTERED: u32 = u32::MAX;
@@ -40,6 +41,7 @@ pub struct FunctionInfo {
     pub file: String,
     pub line: u32,
     pub local: bool,
+    pub fortran: bool,
 }
 
 static FUNCTIONS: Mutex<Vec<FunctionInfo>> = Mutex::new(Vec::new());
@@ -80,6 +82,7 @@ pub unsafe extern "C" fn __instrument_register_module(table: *const ModuleTable)
             file: text(entry.file),
             line: entry.line,
             local: entry.flags & FLAG_LOCAL != 0,
+            fortran: entry.flags & FLAG_FORTRAN != 0,
         });
         (*(table.ids.add(i) as *const AtomicU32)).store(id, Relaxed);
     }

@@ -20,7 +20,7 @@ pub fn fixtures() -> PathBuf {
 pub fn bin_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("test executable path");
     let dir = exe.parent().and_then(Path::parent).expect("target/<profile>/deps/<test>").to_path_buf();
-    for needed in ["instrument", "instrument-cc", "libinstrument_pass.so", "libinstrument_rt.a"] {
+    for needed in ["instrument", "instrument-cc", "instrument-c++", "instrument-fc", "libinstrument_pass.so", "libinstrument_rt.a"] {
         assert!(
             dir.join(needed).exists(),
             "{} is missing in {}: run `cargo build --workspace` with the same profile first",

@@ -1,16 +1,17 @@
 //! bench-nas class S: every kernel verifies against the official NPB values, plainly and when
-//! built with instrument-cc, and the instrumented C kernels show the NPB call structure.
+//! built with instrument-cc and instrument-fc, and the instrumented kernels show the NPB call
+//! structure.
 
 use instrument_tests::*;
 use std::path::Path;
 use std::process::Command;
 
-fn make_check(build: &Path, profile_dir: &Path, cc: Option<&Path>) -> String {
+fn make_check(build: &Path, profile_dir: &Path, wrappers: Option<(&Path, &Path)>) -> String {
     let mut make = Command::new("make");
     make.arg("-s").arg("-C").arg(repo_root().join("bench-nas")).arg(format!("BUILD={}", build.display()));
     make.args(["CLASS=S", "check"]).env("INSTRUMENT_PROFILE_DIR", profile_dir);
-    if let Some(cc) = cc {
-        make.arg(format!("CC={}", cc.display()));
+    if let Some((cc, fc)) = wrappers {
+        make.arg(format!("CC={}", cc.display())).arg(format!("FC={}", fc.display()));
     }
     let output = run(&mut make);
     assert_success(&output, "make check CLASS=S");
@@ -37,7 +38,7 @@ fn class_s_verifies_plain_and_instrumented() {
     make_check(&dir.path().join("plain"), &profiles, None);
     assert_eq!(std::fs::read_dir(&profiles).unwrap().count(), 0, "plain builds write no profile");
 
-    make_check(&dir.path().join("instrumented"), &profiles, Some(&bin("instrument-cc")));
+    make_check(&dir.path().join("instrumented"), &profiles, Some((&bin("instrument-cc"), &bin("instrument-fc"))));
     // One untimed warm-up iteration plus the class S iterations, as in NPB.
     assert_eq!(calls(&profiles, "cg", "conj_grad"), 1 + 15);
     assert_eq!(calls(&profiles, "is", "rank"), 1 + 10);
@@ -46,4 +47,7 @@ fn class_s_verifies_plain_and_instrumented() {
     assert_eq!(calls(&profiles, "ft", "evolve"), 6);
     assert_eq!(calls(&profiles, "bt", "adi"), 1 + 60);
     assert_eq!(calls(&profiles, "bt", "binvcrhs"), calls(&profiles, "bt", "matmul_sub"));
+    // The Fortran versions: flang names external procedures `name_`.
+    assert_eq!(calls(&profiles, "cg_f", "conj_grad_"), 1 + 15);
+    assert_eq!(calls(&profiles, "ep_f", "vranlc_"), calls(&profiles, "ep", "vranlc"));
 }

@@ -1,4 +1,5 @@
-//! `instrument-cc` and `instrument-c++`: drop-in replacements for clang-22 and clang++-22.
+//! `instrument-cc`, `instrument-c++` and `instrument-fc`: drop-in replacements for clang-22,
+//! clang++-22 and flang-22.
 //! Every argument is passed through in order; the wrapper adds the pass plugin when code is
 //! generated and the sealed runtime when an executable is linked, then execs the compiler, so
 //! exit codes, signals and diagnostics are the compiler's own.
@@ -17,14 +18,17 @@ use std::process::Command;
 pub enum Language {
     C,
     Cxx,
+    Fortran,
 }
 
 impl Language {
-    /// From the wrapper's own name: anything with `++` or `cxx` in it is the C++ driver.
+    /// From the wrapper's own name: `++` or `cxx` means C++, `fc` or `fortran` means Fortran.
     pub fn from_argv0(argv0: &str) -> Language {
         let name = argv0.rsplit('/').next().unwrap_or(argv0);
         if name.contains("++") || name.contains("cxx") {
             Language::Cxx
+        } else if name.ends_with("fc") || name.contains("fortran") {
+            Language::Fortran
         } else {
             Language::C
         }
@@ -34,6 +38,15 @@ impl Language {
         match self {
             Language::C => &toolchain::CLANG,
             Language::Cxx => &toolchain::CLANGXX,
+            Language::Fortran => &toolchain::FLANG,
+        }
+    }
+
+    pub fn wrapper_name(self) -> &'static str {
+        match self {
+            Language::C => "instrument-cc",
+            Language::Cxx => "instrument-c++",
+            Language::Fortran => "instrument-fc",
         }
     }
 }
@@ -59,12 +72,17 @@ pub fn command(language: Language, args: &[String]) -> Result<Command> {
         let mut flag = OsString::from("-fpass-plugin=");
         flag.push(layout::plugin()?);
         full.push(flag);
-        if !passed.iter().any(|a| a.starts_with("-finstrument-functions")) {
+        // flang has no no_instrument_function attribute (and no such flag).
+        if language != Language::Fortran && !passed.iter().any(|a| a.starts_with("-finstrument-functions")) {
             // Makes clang tag every function not marked no_instrument_function; the pass reads
             // and removes the tags (pass/src/lib.rs, CLANG_MARK).
             full.push("-finstrument-functions-after-inlining".into());
             command.env("INSTRUMENT_CLANG_MARKS", "1");
         }
+    }
+    if invocation.generates_code && !passed.iter().any(|a| a.starts_with("-g")) {
+        // Source files and lines for every routine; debug info does not change generated code.
+        full.push("-gline-tables-only".into());
     }
     full.extend(passed.iter().map(OsString::from));
     if invocation.links_executable {
@@ -79,10 +97,7 @@ pub fn command(language: Language, args: &[String]) -> Result<Command> {
 /// The wrappers' `main`: exec the compiler, or print one error line and exit 1.
 pub fn main(language: Language) -> ! {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let name = match language {
-        Language::C => "instrument-cc",
-        Language::Cxx => "instrument-c++",
-    };
+    let name = language.wrapper_name();
     let error = match command(language, &args) {
         Ok(mut command) => {
             if std::env::var_os("INSTRUMENT_WRAPPER_VERBOSE").is_some() {
