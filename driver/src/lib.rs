@@ -6,10 +6,11 @@
 pub mod bench;
 pub mod demo;
 pub mod layout;
-pub mod names;
+pub use instrument_select::names;
 pub mod profiles;
 pub mod report;
 pub mod rewrite;
 pub mod runtime;
 pub mod toolchain;
+pub mod tree;
 pub mod wrapper;

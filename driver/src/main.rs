@@ -3,7 +3,7 @@
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use instrument_driver::{bench, demo, profiles, report, rewrite};
+use instrument_driver::{bench, demo, profiles, report, rewrite, tree};
 use std::path::PathBuf;
 
 #[derive(Parser)]
@@ -32,8 +32,17 @@ enum Command {
         /// The profile file; default: the newest *.instrument.json in INSTRUMENT_PROFILE_DIR or here
         profile: Option<PathBuf>,
         /// Print JSON for scripts instead of the table
-        #[arg(long)]
+        #[arg(long, conflicts_with_all = ["tree"])]
         json: bool,
+        /// Show the program graph top-down: program > procedure > loop > call statement
+        #[arg(long)]
+        tree: bool,
+        /// With --tree: only this routine (readable or linked name) and what it contains
+        #[arg(long, value_name = "NAME", requires = "tree")]
+        focus: Option<String>,
+        /// Show file:line next to routine names
+        #[arg(long)]
+        lines: bool,
     },
     /// Instrument a bitcode file: write instrumented bitcode (-o x.bc) or a native object (-o x.o)
     Rewrite {
@@ -77,13 +86,21 @@ fn main() {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Report { profile, json } => {
+        Command::Report { profile, json, tree, focus, lines } => {
             let path = match profile {
                 Some(p) => p,
                 None => profiles::newest(&default_profile_dir())?,
             };
             let profile = profiles::load(&path)?;
-            print!("{}", if json { report::json(&profile) + "\n" } else { report::table(&profile) });
+            let text = if json {
+                report::json(&profile) + "\n"
+            } else if tree {
+                tree::render(&profile, &tree::TreeOptions { focus: focus.as_deref(), lines })
+                    .map_err(anyhow::Error::msg)?
+            } else {
+                report::table(&profile, lines)
+            };
+            print!("{text}");
             Ok(())
         }
         Command::Rewrite { input, output } => {

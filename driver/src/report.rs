@@ -1,7 +1,8 @@
-//! `instrument report`: the flat profile as a pprof-like table sorted by exclusive time, or as
-//! JSON for scripts.
+//! `instrument report`: the flat profile as a pprof-like table sorted by exclusive time (with
+//! the loops and call statements below it when they were measured), or as JSON for scripts.
 
 use crate::names;
+use crate::tree::{callee_name, location, with_line};
 use instrument_profile::{Function, Profile};
 use serde::Serialize;
 use std::fmt::Write;
@@ -46,6 +47,81 @@ pub fn rows(profile: &Profile) -> Vec<Row> {
     rows
 }
 
+/// A loop or call statement with its readable name (`loop at cg.c:412 in conj_grad`).
+#[derive(Debug, Serialize)]
+pub struct EventRow {
+    pub name: String,
+    pub function: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub file: String,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub line: u32,
+    pub count: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub iterations: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub callee: Option<String>,
+    pub child_calls: u64,
+    pub exclusive_ns: u64,
+    pub inclusive_ns: u64,
+}
+
+fn function_name(profile: &Profile, id: u32) -> String {
+    profile
+        .functions
+        .iter()
+        .find(|f| f.id == id)
+        .map(|f| names::readable_in(&f.name, &f.language))
+        .unwrap_or_default()
+}
+
+/// Loops, then call statements, each sorted by inclusive time.
+pub fn event_rows(profile: &Profile) -> (Vec<EventRow>, Vec<EventRow>) {
+    let mut loops: Vec<EventRow> = profile
+        .loops
+        .iter()
+        .map(|l| {
+            let function = function_name(profile, l.function);
+            EventRow {
+                name: format!("loop at {} in {function}", location(&l.file, l.line)),
+                function,
+                file: l.file.clone(),
+                line: l.line,
+                count: l.count,
+                iterations: Some(l.iterations),
+                callee: None,
+                child_calls: l.child_calls,
+                exclusive_ns: l.exclusive_ns,
+                inclusive_ns: l.inclusive_ns,
+            }
+        })
+        .collect();
+    let mut sites: Vec<EventRow> = profile
+        .callsites
+        .iter()
+        .map(|c| {
+            let function = function_name(profile, c.function);
+            let callee = callee_name(profile, c);
+            EventRow {
+                name: format!("call {callee} at {} in {function}", location(&c.file, c.line)),
+                function,
+                file: c.file.clone(),
+                line: c.line,
+                count: c.count,
+                iterations: None,
+                callee: Some(callee),
+                child_calls: c.child_calls,
+                exclusive_ns: c.exclusive_ns,
+                inclusive_ns: c.inclusive_ns,
+            }
+        })
+        .collect();
+    for list in [&mut loops, &mut sites] {
+        list.sort_by(|a, b| b.inclusive_ns.cmp(&a.inclusive_ns).then_with(|| a.name.cmp(&b.name)));
+    }
+    (loops, sites)
+}
+
 #[derive(Serialize)]
 struct JsonReport<'a> {
     command: &'a [String],
@@ -54,9 +130,14 @@ struct JsonReport<'a> {
     clock: &'a instrument_profile::Clock,
     totals: &'a instrument_profile::Totals,
     functions: Vec<Row>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    loops: Vec<EventRow>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    callsites: Vec<EventRow>,
 }
 
 pub fn json(profile: &Profile) -> String {
+    let (loops, callsites) = event_rows(profile);
     let report = JsonReport {
         command: &profile.command,
         pid: profile.pid,
@@ -64,13 +145,23 @@ pub fn json(profile: &Profile) -> String {
         clock: &profile.clock,
         totals: &profile.totals,
         functions: rows(profile),
+        loops,
+        callsites,
     };
     serde_json::to_string_pretty(&report).expect("report serialises")
 }
 
-pub fn table(profile: &Profile) -> String {
+/// All measured time: every event's exclusive time, so that routine, loop and call statement
+/// shares add up to 100 %.
+pub fn measured_ns(profile: &Profile) -> u64 {
+    profile.functions.iter().map(|f| f.exclusive_ns).sum::<u64>()
+        + profile.loops.iter().map(|l| l.exclusive_ns).sum::<u64>()
+        + profile.callsites.iter().map(|c| c.exclusive_ns).sum::<u64>()
+}
+
+pub fn table(profile: &Profile, lines: bool) -> String {
     let rows = rows(profile);
-    let total: u64 = rows.iter().map(|r| r.exclusive_ns).sum();
+    let total = measured_ns(profile);
     let mut out = String::new();
     let t = &profile.totals;
     let _ = writeln!(out, "Profile of: {}", profile.command.join(" "));
@@ -110,8 +201,34 @@ pub fn table(profile: &Profile) -> String {
             r.calls,
             r.child_calls,
             per_call,
-            r.name
+            with_line(r.name.clone(), &r.file, r.line, lines)
         );
+    }
+    let (loops, sites) = event_rows(profile);
+    for (title, events) in [("Loops", loops), ("Call statements", sites)] {
+        if events.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "\n{title}\n");
+        let _ = writeln!(
+            out,
+            "{:>6} {:>12} {:>12} {:>12} {:>12}  Name",
+            "%Time", "Inclusive", "Exclusive", "Count", "Iterations"
+        );
+        let _ = writeln!(out, "{}", "-".repeat(84));
+        for e in events {
+            let share = if total == 0 { 0.0 } else { 100.0 * e.inclusive_ns as f64 / total as f64 };
+            let _ = writeln!(
+                out,
+                "{:>6.1} {:>12.3} {:>12.3} {:>12} {:>12}  {}",
+                share,
+                e.inclusive_ns as f64 / 1e6,
+                e.exclusive_ns as f64 / 1e6,
+                e.count,
+                e.iterations.map(|i| i.to_string()).unwrap_or_default(),
+                e.name
+            );
+        }
     }
     out
 }

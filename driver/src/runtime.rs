@@ -12,8 +12,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The runtime's C ABI: the only symbols left global.
-pub const EXPORTED_SYMBOLS: &[&str] =
-    &["__instrument_enter", "__instrument_exit", "__instrument_register_module", "__instrument_finish"];
+pub const EXPORTED_SYMBOLS: &[&str] = &[
+    "__instrument_enter",
+    "__instrument_exit",
+    "__instrument_loop_exit",
+    "__instrument_register_module",
+    "__instrument_finish",
+];
 
 /// Native libraries the runtime needs (`rustc --print native-static-libs`, less what every C
 /// link has anyway).

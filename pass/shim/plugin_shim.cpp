@@ -6,6 +6,7 @@
 #include "llvm/Passes/OptimizationLevel.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm-c/Types.h"
+#include "llvm/IR/Instructions.h"
 
 using namespace llvm;
 
@@ -46,4 +47,16 @@ extern "C" void instrument_register_callbacks(PassBuilder &PB) {
         MPM.addPass(InstrumentPass(Explicit));
         return true;
       });
+}
+
+// Edge splitting for loop and call-site probes: LLVM's SplitEdge keeps PHI nodes, critical edges
+// and duplicate switch edges right, which the C API cannot express. Returns the new block on the
+// edge, or null when the edge cannot be split (an exception-handling edge).
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+extern "C" LLVMBasicBlockRef instrument_split_edge(LLVMBasicBlockRef From, LLVMBasicBlockRef To) {
+  BasicBlock *F = unwrap(From), *T = unwrap(To);
+  Instruction *Term = F->getTerminator();
+  if (T->isEHPad() || !Term || !(isa<BranchInst>(Term) || isa<SwitchInst>(Term) || isa<InvokeInst>(Term)))
+    return nullptr;
+  return wrap(SplitEdge(F, T));
 }

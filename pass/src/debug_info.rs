@@ -6,6 +6,7 @@ use inkwell::llvm_sys::debuginfo::*;
 use inkwell::module::Module;
 use inkwell::values::{AsValueRef, FunctionValue};
 
+#[derive(Debug, Clone, Default)]
 pub struct SourceLocation {
     pub file: String,
     pub line: u32,
@@ -56,3 +57,21 @@ fn join(directory: String, name: String) -> String {
 }
 
 use inkwell::llvm_sys::prelude::LLVMMetadataRef;
+
+/// The source location of an instruction, when it has one with a line.
+pub fn instruction_location(inst: inkwell::llvm_sys::prelude::LLVMValueRef) -> Option<SourceLocation> {
+    use inkwell::llvm_sys::core::{LLVMGetDebugLocDirectory, LLVMGetDebugLocFilename, LLVMGetDebugLocLine};
+    unsafe {
+        let line = LLVMGetDebugLocLine(inst);
+        if line == 0 {
+            return None;
+        }
+        let mut len = 0u32;
+        let name = LLVMGetDebugLocFilename(inst, &mut len);
+        let name = bytes_to_string(name.cast(), len as usize);
+        let mut len = 0u32;
+        let dir = LLVMGetDebugLocDirectory(inst, &mut len);
+        let dir = bytes_to_string(dir.cast(), len as usize);
+        Some(SourceLocation { file: join(dir, name), line })
+    }
+}

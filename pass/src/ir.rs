@@ -60,7 +60,74 @@ pub fn produced_by(module: &Module<'_>, producer: &str) -> bool {
     module.get_global_metadata("llvm.ident").iter().any(|node| {
         node.get_node_values().into_iter().flatten().any(|v| {
             v.is_metadata_value()
-                && v.into_metadata_value().get_string_value().is_some_and(|s| String::from_utf8_lossy(s).contains(producer))
+                && v.into_metadata_value()
+                    .get_string_value()
+                    .is_some_and(|s| String::from_utf8_lossy(s).contains(producer))
         })
     })
+}
+
+/// The name of a global value.
+pub fn value_name(value: LLVMValueRef) -> String {
+    unsafe {
+        let mut len = 0usize;
+        let ptr = LLVMGetValueName2(value, &mut len);
+        if ptr.is_null() {
+            return String::new();
+        }
+        String::from_utf8_lossy(std::slice::from_raw_parts(ptr.cast(), len)).into_owned()
+    }
+}
+
+/// Whether a block begins with an exception-handling pad (landingpad, catchpad, cleanuppad,
+/// catchswitch): such blocks cannot receive a split edge.
+pub fn is_eh_pad(block: inkwell::llvm_sys::prelude::LLVMBasicBlockRef) -> bool {
+    use inkwell::llvm_sys::LLVMOpcode::*;
+    unsafe {
+        let mut inst = LLVMGetFirstInstruction(block);
+        while !inst.is_null() && LLVMGetInstructionOpcode(inst) == LLVMPHI {
+            inst = LLVMGetNextInstruction(inst);
+        }
+        !inst.is_null()
+            && matches!(
+                LLVMGetInstructionOpcode(inst),
+                LLVMLandingPad | LLVMCatchPad | LLVMCleanupPad | LLVMCatchSwitch
+            )
+    }
+}
+
+/// Whether edges leaving `block` can be split (its terminator is an ordinary branch, switch or
+/// invoke, not indirectbr, callbr or an exception-handling terminator).
+pub fn can_split_from(block: inkwell::llvm_sys::prelude::LLVMBasicBlockRef) -> bool {
+    use inkwell::llvm_sys::LLVMOpcode::*;
+    unsafe {
+        let terminator = LLVMGetBasicBlockTerminator(block);
+        !terminator.is_null()
+            && matches!(LLVMGetInstructionOpcode(terminator), LLVMBr | LLVMSwitch | LLVMInvoke)
+    }
+}
+
+fn has_enum_attribute_at(value: LLVMValueRef, name: &str, call: bool) -> bool {
+    let kind = unsafe { LLVMGetEnumAttributeKindForName(name.as_ptr().cast(), name.len()) };
+    if kind == 0 {
+        return false;
+    }
+    let index = inkwell::llvm_sys::LLVMAttributeFunctionIndex;
+    unsafe {
+        if call {
+            !LLVMGetCallSiteEnumAttribute(value, index, kind).is_null()
+        } else {
+            !LLVMGetEnumAttributeAtIndex(value, index, kind).is_null()
+        }
+    }
+}
+
+/// Whether a function is `returns_twice` (setjmp and friends).
+pub fn returns_twice(function: LLVMValueRef) -> bool {
+    has_enum_attribute_at(function, "returns_twice", false)
+}
+
+/// Whether a call site is marked `returns_twice`.
+pub fn call_returns_twice(call: LLVMValueRef) -> bool {
+    has_enum_attribute_at(call, "returns_twice", true)
 }

@@ -2,22 +2,31 @@
 //! plugin (`plugin`, loaded by clang/flang/lld/opt) and the bitcode rewriter (`rewrite`, used by
 //! `instrument rewrite` and the tests). Both call [`instrument_module`].
 //!
-//! For every defined function that survives the skip rules (`skip`), the pass inserts an entry
-//! probe and an exit probe on every return path (`probes`), then emits a per-module table of the
-//! probed functions with a constructor that registers it with the runtime (`table`).
+//! For every defined function that survives the skip rules (`skip`), the pass plans its events
+//! on the unmodified IR (`plan`: the routine, its natural loops from `cfg`, its call statements
+//! outside recursive cycles of `callgraph`), emits the module's program graph with a constructor
+//! that registers it with the runtime (`table`), then inserts the probes: routine entry and exits
+//! (`probes`), call statements (`callsites`) and loops (`loops`, on edges split by `split`).
 
+mod callgraph;
+mod callsites;
+mod cfg;
 mod debug_info;
 mod ir;
+mod loops;
 mod options;
+mod plan;
 mod plugin;
 mod probes;
 mod rewrite;
 mod skip;
+mod split;
 mod table;
 
-pub use options::{Options, Placement};
+pub use options::{Events, Options, Placement};
 pub use rewrite::{rewrite_file, OutputKind};
 
+use inkwell::attributes::AttributeLoc;
 use inkwell::module::Module;
 
 /// The string attribute that marks a function as already probed, so that running the pass twice
@@ -34,32 +43,54 @@ const CLANG_EXIT_MARK: &str = "instrument-function-exit-inlined";
 pub struct Stats {
     pub functions_probed: usize,
     pub exit_probes: usize,
+    pub loops: usize,
+    pub callsites: usize,
     pub skipped: usize,
 }
 
-/// Instruments every eligible function of `module` and registers them in a module table.
-/// Returns what was done; a module with nothing to probe is left untouched.
+/// Instruments every eligible function of `module` (routine, loop and call-site events as the
+/// options ask) and registers them in a module table. A module with nothing to probe is left
+/// untouched.
 pub fn instrument_module(module: &Module<'_>, options: &Options) -> Stats {
     let mut stats = Stats::default();
-    let mut chosen = Vec::new();
+    let graph = callgraph::CallGraph::new(module);
+    let mut plans = Vec::new();
     for function in module.get_functions() {
-        match skip::reason(module, function, options) {
-            Some(_) => stats.skipped += usize::from(function.count_basic_blocks() > 0),
-            None => chosen.push(function),
+        let location = debug_info::location_of(module, function);
+        if skip::reason(module, function, &location, options).is_some() {
+            stats.skipped += usize::from(function.count_basic_blocks() > 0);
+            continue;
         }
+        let name = function.get_name().to_string_lossy();
+        let wanted = plan::Wanted {
+            routine: options.events.functions,
+            loops: options.events.loops
+                || options.selection.as_ref().is_some_and(|s| s.wants_loops(&name, &location.file)),
+            callsites: options.events.callsites,
+        };
+        plans.push(plan::function(function, location, wanted, &graph));
     }
     if options.clang_marks {
         strip_clang_marks(module);
     }
-    if chosen.is_empty() {
+    if plans.is_empty() {
         return stats;
     }
-    let table = table::emit(module, &chosen);
+    let language = if ir::produced_by(module, "flang") { table::FLAG_FORTRAN } else { 0 };
+    let slots = table::emit(module, &plans, language);
     let hooks = probes::Hooks::declare(module);
-    for (index, function) in chosen.iter().enumerate() {
-        let site = table.id_slot(module, index);
-        stats.exit_probes += probes::insert(module, &hooks, *function, site);
-        stats.functions_probed += 1;
+    let ctx = module.get_context();
+    for (i, plan) in plans.iter().enumerate() {
+        if plan.probe_routine {
+            stats.exit_probes += probes::insert(module, &hooks, plan.function, slots.functions[i]);
+            stats.functions_probed += 1;
+        }
+        callsites::insert(module, &hooks, &plan.sites, &slots.sites[i]);
+        loops::insert(module, &hooks, plan.function, &plan.loops, &slots.loops[i]);
+        stats.loops += plan.loops.len();
+        stats.callsites += plan.sites.len();
+        plan.function
+            .add_attribute(AttributeLoc::Function, ctx.create_string_attribute(PROBED_ATTRIBUTE, ""));
     }
     stats
 }
@@ -67,7 +98,6 @@ pub fn instrument_module(module: &Module<'_>, options: &Options) -> Stats {
 /// Removes the `-finstrument-functions-after-inlining` tags once read, so that LLVM's
 /// EntryExitInstrumenter inserts no `__cyg_profile_func_*` calls of its own.
 fn strip_clang_marks(module: &Module<'_>) {
-    use inkwell::attributes::AttributeLoc;
     for function in module.get_functions() {
         for mark in [CLANG_MARK, CLANG_EXIT_MARK] {
             function.remove_string_attribute(AttributeLoc::Function, mark);

@@ -1,5 +1,6 @@
 //! What the user chose for this compilation, read from the environment because the plugin is
-//! loaded by compilers and linkers whose command lines we do not own.
+//! loaded by compilers and linkers whose command lines we do not own (the wrappers turn their
+//! `--instrument-*` flags into these variables).
 
 /// Where in the optimisation pipeline probes are inserted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -12,11 +13,52 @@ pub enum Placement {
     Late,
 }
 
+/// Which kinds of events are probed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Events {
+    pub functions: bool,
+    pub loops: bool,
+    pub callsites: bool,
+}
+
+impl Default for Events {
+    fn default() -> Self {
+        Events { functions: true, loops: false, callsites: false }
+    }
+}
+
+impl Events {
+    /// Parses `functions,loops,callsites` (any subset, or `all`).
+    pub fn parse(text: &str) -> Result<Events, String> {
+        let mut events = Events { functions: false, loops: false, callsites: false };
+        for word in text.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+            match word {
+                "functions" | "routines" => events.functions = true,
+                "loops" => events.loops = true,
+                "callsites" | "calls" => events.callsites = true,
+                "all" => events = Events { functions: true, loops: true, callsites: true },
+                other => {
+                    return Err(format!(
+                        "unknown event kind {other:?} in INSTRUMENT_EVENTS (expected functions, loops, callsites or all)"
+                    ))
+                }
+            }
+        }
+        Ok(events)
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct Options {
     pub placement: Placement,
+    pub events: Events,
     /// Functions (mangled names) never to instrument, from `INSTRUMENT_EXCLUDE` (comma separated).
     pub exclude: Vec<String>,
+    /// Routines with fewer IR instructions than this are not instrumented
+    /// (`INSTRUMENT_MIN_INSTRUCTIONS`; 0 instruments all).
+    pub min_instructions: usize,
+    /// A TAU selective-instrumentation file or Score-P filter (`INSTRUMENT_SELECT`).
+    pub selection: Option<instrument_select::Selection>,
     /// The compiler wrapper asked clang to tag every function not marked
     /// `__attribute__((no_instrument_function))` (see [`crate::CLANG_MARK`]): untagged functions
     /// are skipped and the tags are removed. Set by `INSTRUMENT_CLANG_MARKS=1`.
@@ -24,20 +66,34 @@ pub struct Options {
 }
 
 impl Options {
-    /// Reads `INSTRUMENT_PLACEMENT` (`early`, the default, or `late`) and `INSTRUMENT_EXCLUDE`.
-    /// An unknown placement is an error rather than a silent default.
+    /// Reads the `INSTRUMENT_*` variables. A bad value is an error rather than a silent default.
     pub fn from_env() -> Result<Self, String> {
-        let placement = match std::env::var("INSTRUMENT_PLACEMENT").as_deref() {
-            Err(_) | Ok("") | Ok("early") => Placement::Early,
-            Ok("late") => Placement::Late,
-            Ok(other) => {
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        let placement = match var("INSTRUMENT_PLACEMENT").as_deref() {
+            None | Some("early") => Placement::Early,
+            Some("late") => Placement::Late,
+            Some(other) => {
                 return Err(format!("INSTRUMENT_PLACEMENT={other:?} is not one of \"early\" or \"late\""))
             }
         };
-        let exclude = std::env::var("INSTRUMENT_EXCLUDE")
+        let events = match var("INSTRUMENT_EVENTS") {
+            Some(text) => Events::parse(&text)?,
+            None => Events::default(),
+        };
+        let min_instructions = match var("INSTRUMENT_MIN_INSTRUCTIONS") {
+            Some(text) => text
+                .parse()
+                .map_err(|_| format!("INSTRUMENT_MIN_INSTRUCTIONS={text:?} is not a whole number"))?,
+            None => 0,
+        };
+        let selection = match var("INSTRUMENT_SELECT") {
+            Some(path) => Some(instrument_select::Selection::load(std::path::Path::new(&path))?),
+            None => None,
+        };
+        let exclude = var("INSTRUMENT_EXCLUDE")
             .map(|v| v.split(',').filter(|s| !s.is_empty()).map(str::to_owned).collect())
             .unwrap_or_default();
-        let clang_marks = std::env::var("INSTRUMENT_CLANG_MARKS").is_ok_and(|v| v == "1");
-        Ok(Options { placement, exclude, clang_marks })
+        let clang_marks = var("INSTRUMENT_CLANG_MARKS").is_some_and(|v| v == "1");
+        Ok(Options { placement, events, exclude, min_instructions, selection, clang_marks })
     }
 }

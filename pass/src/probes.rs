@@ -3,7 +3,6 @@
 //! `ret`. Blocks that end in `unreachable` (calls to noreturn functions) get none: the runtime
 //! closes such frames when it next sees an exit of an enclosing frame or at process exit.
 
-use crate::PROBED_ATTRIBUTE;
 use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::LLVMTailCallKind;
@@ -13,25 +12,36 @@ use inkwell::values::{
 };
 use inkwell::AddressSpace;
 
-/// The runtime's probe entry points: `void __instrument_enter(u32 *id_slot)` and
-/// `void __instrument_exit(u32 *id_slot)`.
+/// The runtime's probe entry points: `void __instrument_enter(u32 *id_slot)`,
+/// `void __instrument_exit(u32 *id_slot)` and
+/// `void __instrument_loop_exit(u32 *id_slot, u64 iterations)`.
 pub struct Hooks<'ctx> {
-    enter: FunctionValue<'ctx>,
-    exit: FunctionValue<'ctx>,
+    pub enter: FunctionValue<'ctx>,
+    pub exit: FunctionValue<'ctx>,
+    pub loop_exit: FunctionValue<'ctx>,
 }
 
 impl<'ctx> Hooks<'ctx> {
     pub fn declare(module: &Module<'ctx>) -> Self {
-        Hooks { enter: declare(module, "__instrument_enter"), exit: declare(module, "__instrument_exit") }
+        Hooks {
+            enter: declare(module, "__instrument_enter", false),
+            exit: declare(module, "__instrument_exit", false),
+            loop_exit: declare(module, "__instrument_loop_exit", true),
+        }
     }
 }
 
-fn declare<'ctx>(module: &Module<'ctx>, name: &str) -> FunctionValue<'ctx> {
+fn declare<'ctx>(module: &Module<'ctx>, name: &str, with_count: bool) -> FunctionValue<'ctx> {
     if let Some(existing) = module.get_function(name) {
         return existing;
     }
     let ctx = module.get_context();
-    let ty = ctx.void_type().fn_type(&[ctx.ptr_type(AddressSpace::default()).into()], false);
+    let ptr = ctx.ptr_type(AddressSpace::default()).into();
+    let ty = if with_count {
+        ctx.void_type().fn_type(&[ptr, ctx.i64_type().into()], false)
+    } else {
+        ctx.void_type().fn_type(&[ptr], false)
+    };
     let f = module.add_function(name, ty, None);
     for attr in ["nounwind", "willreturn"] {
         let kind = Attribute::get_named_enum_kind_id(attr);
@@ -40,7 +50,7 @@ fn declare<'ctx>(module: &Module<'ctx>, name: &str) -> FunctionValue<'ctx> {
     f
 }
 
-/// Probes `f` and marks it probed. Returns the number of exit probes inserted.
+/// Puts routine probes into `f`. Returns the number of exit probes inserted.
 pub fn insert<'ctx>(
     module: &Module<'ctx>,
     hooks: &Hooks<'ctx>,
@@ -66,13 +76,12 @@ pub fn insert<'ctx>(
         builder.position_before(at);
         no_tail(builder.build_call(hooks.exit, &[site.into()], "").expect("builder is positioned"));
     }
-    f.add_attribute(AttributeLoc::Function, ctx.create_string_attribute(PROBED_ATTRIBUTE, ""));
     exits.len()
 }
 
 /// Probe calls must never become tail calls: the runtime identifies a routine's machine frame
 /// by the stack pointer at its probe calls, which a tail call after the epilogue would change.
-fn no_tail(call: CallSiteValue<'_>) {
+pub fn no_tail(call: CallSiteValue<'_>) {
     unsafe { LLVMSetTailCallKind(call.as_value_ref(), LLVMTailCallKind::LLVMTailCallKindNoTail) }
 }
 

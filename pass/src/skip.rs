@@ -1,6 +1,7 @@
 //! The skip rules, as one early-return list (the shape of SanitizerCoverage's per-function
 //! routine): a function is instrumented unless one of these says why not.
 
+use crate::debug_info::SourceLocation;
 use crate::{ir, options::Options, PROBED_ATTRIBUTE};
 use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::module::{Linkage, Module};
@@ -19,9 +20,16 @@ pub enum Reason {
     AvailableExternally,
     UserMarked,
     Excluded,
+    Deselected,
+    TooSmall,
 }
 
-pub fn reason(module: &Module<'_>, f: FunctionValue<'_>, options: &Options) -> Option<Reason> {
+pub fn reason(
+    module: &Module<'_>,
+    f: FunctionValue<'_>,
+    at: &SourceLocation,
+    options: &Options,
+) -> Option<Reason> {
     let name = f.get_name().to_bytes();
     if f.count_basic_blocks() == 0 {
         return Some(Reason::Declaration);
@@ -49,10 +57,22 @@ pub fn reason(module: &Module<'_>, f: FunctionValue<'_>, options: &Options) -> O
     if options.exclude.iter().any(|e| e.as_bytes() == name) {
         return Some(Reason::Excluded);
     }
+    if let Some(selection) = &options.selection {
+        if !selection.includes(&String::from_utf8_lossy(name), &at.file) {
+            return Some(Reason::Deselected);
+        }
+    }
+    if options.min_instructions > 0 && instruction_count(f) < options.min_instructions {
+        return Some(Reason::TooSmall);
+    }
     None
 }
 
 fn has_enum_attribute(f: FunctionValue<'_>, attribute: &str) -> bool {
     let kind = Attribute::get_named_enum_kind_id(attribute);
     kind != 0 && f.get_enum_attribute(AttributeLoc::Function, kind).is_some()
+}
+
+fn instruction_count(f: FunctionValue<'_>) -> usize {
+    f.get_basic_block_iter().map(|bb| bb.get_instructions().count()).sum()
 }

@@ -1,43 +1,55 @@
-//! The per-module function table and the constructor that registers it with the runtime.
+//! The per-module program graph and the constructor that registers it with the runtime.
 //!
-//! Layout (ABI version 1, mirrored by `rt/src/registry.rs`):
+//! Layout (ABI version 2, mirrored by `rt/src/registry.rs`):
 //! ```text
-//! struct ModuleTable { u32 abi; u32 count; u32 *ids; FunctionEntry *functions; const char *module; }
-//! struct FunctionEntry { const char *name; const char *file; u32 line; u32 flags; }
+//! struct ModuleTable { u32 abi, functions, loops, sites; u32 *ids;
+//!                      FunctionEntry *functions; LoopEntry *loops; SiteEntry *sites; const char *module; }
+//! struct FunctionEntry { const char *name, *file; u32 line, flags; }
+//! struct LoopEntry { const char *file; u32 line, function, parent, reserved; }
+//! struct SiteEntry { const char *callee, *file; u32 line, function, loop, reserved; }
 //! ```
-//! `ids` is writable: every slot starts at `UNREGISTERED` and the runtime writes the process-wide
-//! id when the constructor registers the table. Probes pass the address of their slot, so ids are
-//! never chosen at compile time and a probe that fires before registration degrades to a counted
-//! overflow instead of corrupting another function's record.
+//! `function` indexes this module's functions; `parent` and `loop` index its loops (NONE when
+//! there is none). `ids` holds one writable slot per event (functions, then loops, then sites):
+//! every slot starts at UNREGISTERED and the runtime writes the process-wide id when the
+//! constructor registers the table. Probes pass the address of their slot, so ids are never
+//! chosen at compile time, and a probe that fires before registration degrades to a counted
+//! event instead of corrupting another event's record.
 
-use crate::{debug_info, PROBED_ATTRIBUTE};
+use crate::plan::FunctionPlan;
+use crate::PROBED_ATTRIBUTE;
 use inkwell::attributes::AttributeLoc;
 use inkwell::llvm_sys::core::*;
 use inkwell::module::{Linkage, Module};
-use inkwell::values::{AsValueRef, BasicValueEnum, FunctionValue, GlobalValue, PointerValue};
+use inkwell::types::StructType;
+use inkwell::values::{AsValueRef, BasicValueEnum, FunctionValue, GlobalValue, PointerValue, StructValue};
 use inkwell::AddressSpace;
+use std::collections::HashMap;
 
-pub const ABI_VERSION: u64 = 1;
+pub const ABI_VERSION: u64 = 2;
 pub const UNREGISTERED: u64 = 0xFFFF_FFFF;
-/// `FunctionEntry::flags` bit: the symbol is local to its module (`static` in C).
+const NONE: u64 = 0xFFFF_FFFF;
+/// `FunctionEntry::flags`: local to its module (`static` in C).
 pub const FLAG_LOCAL: u64 = 1;
-/// `FunctionEntry::flags` bit: the module came from flang (external procedures are named
-/// `name_`, which only reads back as written when the language is known).
+/// `FunctionEntry::flags`: compiled by flang (external procedures are named `name_`).
 pub const FLAG_FORTRAN: u64 = 2;
+/// `FunctionEntry::flags`: part of a recursive cycle of the module's static call graph.
+pub const FLAG_RECURSIVE: u64 = 4;
+/// `FunctionEntry::flags`: the routine itself carries entry and exit probes.
+pub const FLAG_PROBED: u64 = 8;
 /// Constructor priority: before ordinary constructors (65535) so that C++ static initialisers
 /// are measured, as SanitizerCoverage does with its module constructors.
 const CTOR_PRIORITY: u64 = 2;
 
 pub struct Table<'ctx> {
     ids: GlobalValue<'ctx>,
-    count: u32,
+    total: u32,
 }
 
 impl<'ctx> Table<'ctx> {
-    /// The address of the id slot of the `index`-th probed function.
-    pub fn id_slot(&self, module: &Module<'ctx>, index: usize) -> PointerValue<'ctx> {
+    /// The address of the id slot `index` (functions, then loops, then sites).
+    pub fn slot(&self, module: &Module<'ctx>, index: usize) -> PointerValue<'ctx> {
         let i32t = module.get_context().i32_type();
-        let array = i32t.array_type(self.count);
+        let array = i32t.array_type(self.total);
         let indices = [i32t.const_zero(), i32t.const_int(index as u64, false)];
         unsafe {
             let mut raw: Vec<_> = indices.iter().map(|v| v.as_value_ref()).collect();
@@ -52,48 +64,133 @@ impl<'ctx> Table<'ctx> {
     }
 }
 
-pub fn emit<'ctx>(module: &Module<'ctx>, functions: &[FunctionValue<'ctx>]) -> Table<'ctx> {
+/// Where each event's slot is: `functions[i]`, `loops[f][j]`, `sites[f][k]`.
+pub struct Slots<'ctx> {
+    pub functions: Vec<PointerValue<'ctx>>,
+    pub loops: Vec<Vec<PointerValue<'ctx>>>,
+    pub sites: Vec<Vec<PointerValue<'ctx>>>,
+}
+
+struct Strings<'a, 'ctx> {
+    module: &'a Module<'ctx>,
+    cache: HashMap<Vec<u8>, PointerValue<'ctx>>,
+}
+
+impl<'ctx> Strings<'_, 'ctx> {
+    fn get(&mut self, text: &[u8]) -> PointerValue<'ctx> {
+        if let Some(&p) = self.cache.get(text) {
+            return p;
+        }
+        let value = self.module.get_context().const_string(text, true);
+        let global = constant_global(self.module, "__instrument.str", &value.into());
+        global.set_unnamed_addr(true);
+        let p = global.as_pointer_value();
+        self.cache.insert(text.to_vec(), p);
+        p
+    }
+}
+
+pub fn emit<'ctx>(module: &Module<'ctx>, plans: &[FunctionPlan<'ctx>], language_flags: u64) -> Slots<'ctx> {
     let ctx = module.get_context();
     let (i32t, ptr) = (ctx.i32_type(), ctx.ptr_type(AddressSpace::default()));
-    let count = functions.len() as u32;
+    let n_functions = plans.len();
+    let n_loops: usize = plans.iter().map(|p| p.loops.len()).sum();
+    let n_sites: usize = plans.iter().map(|p| p.sites.len()).sum();
+    let total = (n_functions + n_loops + n_sites) as u32;
 
-    let unregistered = vec![i32t.const_int(UNREGISTERED, false); functions.len()];
-    let ids = module.add_global(i32t.array_type(count), None, "__instrument.ids");
+    let unregistered = vec![i32t.const_int(UNREGISTERED, false); total as usize];
+    let ids = module.add_global(i32t.array_type(total), None, "__instrument.ids");
     ids.set_initializer(&i32t.const_array(&unregistered));
     ids.set_linkage(Linkage::Private);
+    let table = Table { ids, total };
 
-    let language_flags = if crate::ir::produced_by(module, "flang") { FLAG_FORTRAN } else { 0 };
-    let entry_ty = ctx.struct_type(&[ptr.into(), ptr.into(), i32t.into(), i32t.into()], false);
-    let entries: Vec<_> = functions
-        .iter()
-        .map(|f| {
-            let loc = debug_info::location_of(module, *f);
-            let name = string_global(module, f.get_name().to_bytes(), "__instrument.name");
-            let file = string_global(module, loc.file.as_bytes(), "__instrument.file");
-            let flags = language_flags | if is_local(*f) { FLAG_LOCAL } else { 0 };
-            entry_ty.const_named_struct(&[
-                name.into(),
-                file.into(),
-                i32t.const_int(u64::from(loc.line), false).into(),
-                i32t.const_int(flags, false).into(),
-            ])
-        })
-        .collect();
-    let functions_global =
-        constant_global(module, "__instrument.functions", &entry_ty.const_array(&entries).into());
-
-    let module_name = string_global(module, module.get_source_file_name().to_bytes(), "__instrument.module");
-    let table_ty = ctx.struct_type(&[i32t.into(), i32t.into(), ptr.into(), ptr.into(), ptr.into()], false);
-    let table = table_ty.const_named_struct(&[
-        i32t.const_int(ABI_VERSION, false).into(),
-        i32t.const_int(u64::from(count), false).into(),
+    let mut strings = Strings { module, cache: HashMap::new() };
+    let u32c = |v: u64| BasicValueEnum::from(i32t.const_int(v, false));
+    let function_ty = ctx.struct_type(&[ptr.into(), ptr.into(), i32t.into(), i32t.into()], false);
+    let loop_ty = ctx.struct_type(&[ptr.into(), i32t.into(), i32t.into(), i32t.into(), i32t.into()], false);
+    let site_ty =
+        ctx.struct_type(&[ptr.into(), ptr.into(), i32t.into(), i32t.into(), i32t.into(), i32t.into()], false);
+    let (mut functions, mut loops, mut sites) = (Vec::new(), Vec::new(), Vec::new());
+    let mut slots = Slots { functions: Vec::new(), loops: Vec::new(), sites: Vec::new() };
+    for (fi, plan) in plans.iter().enumerate() {
+        let mut flags = language_flags;
+        flags |= if is_local(plan.function) { FLAG_LOCAL } else { 0 };
+        flags |= if plan.recursive { FLAG_RECURSIVE } else { 0 };
+        flags |= if plan.probe_routine { FLAG_PROBED } else { 0 };
+        functions.push(function_ty.const_named_struct(&[
+            strings.get(plan.function.get_name().to_bytes()).into(),
+            strings.get(plan.location.file.as_bytes()).into(),
+            u32c(u64::from(plan.location.line)),
+            u32c(flags),
+        ]));
+        slots.functions.push(table.slot(module, fi));
+        let loop_base = loops.len();
+        slots.loops.push(Vec::new());
+        for l in &plan.loops {
+            slots.loops[fi].push(table.slot(module, n_functions + loops.len()));
+            let parent = l.parent.map_or(NONE, |p| (loop_base + p) as u64);
+            loops.push(loop_ty.const_named_struct(&[
+                strings.get(l.location.file.as_bytes()).into(),
+                u32c(u64::from(l.location.line)),
+                u32c(fi as u64),
+                u32c(parent),
+                u32c(0),
+            ]));
+        }
+        slots.sites.push(Vec::new());
+        for s in &plan.sites {
+            slots.sites[fi].push(table.slot(module, n_functions + n_loops + sites.len()));
+            sites.push(site_ty.const_named_struct(&[
+                strings.get(s.callee.as_bytes()).into(),
+                strings.get(s.location.file.as_bytes()).into(),
+                u32c(u64::from(s.location.line)),
+                u32c(fi as u64),
+                u32c(s.in_loop.map_or(NONE, |l| (loop_base + l) as u64)),
+                u32c(0),
+            ]));
+        }
+    }
+    let functions = array_global(module, "__instrument.functions", function_ty, &functions);
+    let loops = array_global(module, "__instrument.loops", loop_ty, &loops);
+    let sites = array_global(module, "__instrument.sites", site_ty, &sites);
+    let module_name = strings.get(module.get_source_file_name().to_bytes());
+    let table_ty = ctx.struct_type(
+        &[
+            i32t.into(),
+            i32t.into(),
+            i32t.into(),
+            i32t.into(),
+            ptr.into(),
+            ptr.into(),
+            ptr.into(),
+            ptr.into(),
+            ptr.into(),
+        ],
+        false,
+    );
+    let value = table_ty.const_named_struct(&[
+        u32c(ABI_VERSION),
+        u32c(n_functions as u64),
+        u32c(n_loops as u64),
+        u32c(n_sites as u64),
         ids.as_pointer_value().into(),
-        functions_global.as_pointer_value().into(),
+        functions.into(),
+        loops.into(),
+        sites.into(),
         module_name.into(),
     ]);
-    let table_global = constant_global(module, "__instrument.table", &table.into());
+    let table_global = constant_global(module, "__instrument.table", &value.into());
     emit_constructor(module, table_global);
-    Table { ids, count }
+    slots
+}
+
+fn array_global<'ctx>(
+    module: &Module<'ctx>,
+    name: &str,
+    ty: StructType<'ctx>,
+    items: &[StructValue<'ctx>],
+) -> PointerValue<'ctx> {
+    constant_global(module, name, &ty.const_array(items).into()).as_pointer_value()
 }
 
 fn is_local(f: FunctionValue<'_>) -> bool {
@@ -110,13 +207,6 @@ fn constant_global<'ctx>(
     global.set_constant(true);
     global.set_linkage(Linkage::Private);
     global
-}
-
-fn string_global<'ctx>(module: &Module<'ctx>, text: &[u8], name: &str) -> PointerValue<'ctx> {
-    let value = module.get_context().const_string(text, true);
-    let global = constant_global(module, name, &value.into());
-    global.set_unnamed_addr(true);
-    global.as_pointer_value()
 }
 
 /// `internal void __instrument_module_ctor() { __instrument_register_module(&table); }`,
@@ -151,7 +241,7 @@ fn append_global_ctor<'ctx>(module: &Module<'ctx>, ctor: FunctionValue<'ctx>, pr
             let init = LLVMGetInitializer(old.as_value_ref());
             if !init.is_null() {
                 for i in 0..LLVMGetNumOperands(init).max(0) as u32 {
-                    entries.push(inkwell::values::StructValue::new(LLVMGetOperand(init, i)));
+                    entries.push(StructValue::new(LLVMGetOperand(init, i)));
                 }
             }
             LLVMDeleteGlobal(old.as_value_ref());

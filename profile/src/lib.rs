@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 /// Identifies the file kind; written as the `format` field.
 pub const FORMAT: &str = "instrument-profile";
 /// The schema version this crate writes. Bump it on any incompatible change.
-pub const VERSION: u32 = 1;
+/// Version 2 added event ids, loops and call sites; version 1 profiles still load.
+pub const VERSION: u32 = 2;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Profile {
@@ -18,8 +19,14 @@ pub struct Profile {
     pub pid: u32,
     pub clock: Clock,
     pub totals: Totals,
-    /// Routines that were called at least once, merged over all threads.
+    /// Routines that ran (or whose loops or call statements ran), merged over all threads.
     pub functions: Vec<Function>,
+    /// Loops that ran, each nested in a routine and possibly in another loop.
+    #[serde(default)]
+    pub loops: Vec<Loop>,
+    /// Call statements that ran, each in a routine and possibly in a loop.
+    #[serde(default)]
+    pub callsites: Vec<CallSite>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -56,6 +63,9 @@ pub struct Totals {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Function {
+    /// The event id that loops and call sites refer to (unique within one profile).
+    #[serde(default)]
+    pub id: u32,
     /// The symbol name as linked (mangled for C++ and Rust).
     pub name: String,
     /// Source file, when the module had debug info or a source file name.
@@ -66,6 +76,9 @@ pub struct Function {
     /// `"fortran"` for routines compiled by flang; empty otherwise.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub language: String,
+    /// Part of a recursive cycle of its module's static call graph.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub recursive: bool,
     pub calls: u64,
     /// Calls this routine made to instrumented routines.
     pub child_calls: u64,
@@ -74,8 +87,54 @@ pub struct Function {
     pub inclusive_ns: u64,
 }
 
+/// One loop: each execution (entry to exit) is counted once; iterations are header executions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Loop {
+    pub id: u32,
+    /// The id of the routine the loop is in.
+    pub function: u32,
+    /// The id of the enclosing loop, if nested.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<u32>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub file: String,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub line: u32,
+    pub count: u64,
+    pub iterations: u64,
+    pub child_calls: u64,
+    pub exclusive_ns: u64,
+    pub inclusive_ns: u64,
+}
+
+/// One call statement: the time and count of the calls made through it (Li and Zhang's PROC
+/// record keyed by the calling line), also when the callee is not instrumented.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CallSite {
+    pub id: u32,
+    pub function: u32,
+    /// The id of the innermost enclosing loop, if any.
+    #[serde(rename = "loop", default, skip_serializing_if = "Option::is_none")]
+    pub in_loop: Option<u32>,
+    /// The called symbol, or empty for an indirect call.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub callee: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub file: String,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub line: u32,
+    pub count: u64,
+    pub child_calls: u64,
+    pub exclusive_ns: u64,
+    pub inclusive_ns: u64,
+}
+
 fn is_zero(v: &u32) -> bool {
     *v == 0
+}
+
+fn is_false(v: &bool) -> bool {
+    !*v
 }
 
 #[derive(Debug)]
@@ -132,6 +191,8 @@ mod tests {
             clock: Clock { source: "tsc".into(), ticks_per_second: 2.5e9, calibration_ns: 2_000_000 },
             totals: Totals::default(),
             functions: vec![Function {
+                id: 0,
+                recursive: false,
                 name: "main".into(),
                 file: "a.c".into(),
                 line: 3,
@@ -141,6 +202,8 @@ mod tests {
                 exclusive_ns: 10,
                 inclusive_ns: 10,
             }],
+            loops: Vec::new(),
+            callsites: Vec::new(),
         }
     }
 
@@ -149,6 +212,18 @@ mod tests {
         let p = sample();
         let text = serde_json::to_string(&p).unwrap();
         assert_eq!(Profile::from_json(&text).unwrap(), p);
+    }
+
+    #[test]
+    fn reads_version_1_profiles() {
+        let v1 = r#"{"format":"instrument-profile","version":1,"command":["a"],"pid":1,
+            "clock":{"source":"tsc","ticks_per_second":1e9,"calibration_ns":1},"totals":{"wall_ns":5,"threads":1,
+            "threads_running_at_exit":0,"events":2,"frames_closed_at_exit":0,"frames_reconciled":0,
+            "stack_overflow_events":0,"unmatched_exits":0,"unregistered_events":0},
+            "functions":[{"name":"main","calls":1,"child_calls":0,"exclusive_ns":5,"inclusive_ns":5}]}"#;
+        let p = Profile::from_json(v1).unwrap();
+        assert_eq!(p.functions[0].name, "main");
+        assert!(p.loops.is_empty() && p.callsites.is_empty());
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The measurement runtime. Instrumented code calls three C entry points:
 //!
 //! - `__instrument_register_module(table)` from each module's constructor (`registry`),
-//! - `__instrument_enter(id_slot)` / `__instrument_exit(id_slot)` around every routine (`probes`).
+//! - `__instrument_enter(id_slot)` / `__instrument_exit(id_slot)` around every routine, loop and
+//!   call statement, and `__instrument_loop_exit(id_slot, iterations)` on loop exits (`probes`).
 //!
 //! The hot path reads the clock, touches one thread-local shadow stack and one per-thread record
 //! array, and never locks or allocates (`thread`). Everything else (registration, thread start and
@@ -10,6 +11,7 @@
 
 #![allow(clippy::missing_safety_doc)]
 
+mod assemble;
 pub mod clock;
 mod lifecycle;
 mod output;

@@ -2,11 +2,11 @@
 //! write versioned JSON atomically (a temporary file created exclusively with owner-only
 //! permissions, then renamed), so a reader never sees a half-written profile.
 
+use crate::assemble;
 use crate::clock::Calibration;
-use crate::registry::{self, FunctionInfo};
+use crate::registry;
 use crate::thread::{self, Counters, Record};
-use instrument_profile::{Clock, Function, Profile, Totals, FORMAT, VERSION};
-use std::collections::HashMap;
+use instrument_profile::{Clock, Profile, Totals, FORMAT, VERSION};
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
@@ -114,7 +114,7 @@ fn command_line() -> Vec<String> {
 
 fn build(snapshot: &Snapshot, calibration: &Calibration) -> Profile {
     let ns = |ticks: u64| (ticks as f64 * 1e9 / calibration.ticks_per_second).round() as u64;
-    let functions = merge_functions(&registry::functions(), &snapshot.records, ns);
+    let events = assemble::events(&registry::events(), &snapshot.records, ns);
     let calls: u64 = snapshot.records.iter().map(|r| r.calls).sum();
     let c = &snapshot.counters;
     Profile {
@@ -138,40 +138,8 @@ fn build(snapshot: &Snapshot, calibration: &Calibration) -> Profile {
             unmatched_exits: c.unmatched_exits,
             unregistered_events: c.unregistered,
         },
-        functions,
+        functions: events.functions,
+        loops: events.loops,
+        callsites: events.callsites,
     }
-}
-
-/// One entry per routine that ran. Copies of one non-local routine registered by several
-/// modules (C++ inline functions, templates) are merged by name; `static` routines stay apart.
-fn merge_functions(infos: &[FunctionInfo], records: &[Record], ns: impl Fn(u64) -> u64) -> Vec<Function> {
-    let mut merged: Vec<(FunctionInfo, Record)> = Vec::new();
-    let mut by_name: HashMap<&str, usize> = HashMap::new();
-    for (info, record) in infos.iter().zip(records) {
-        if record.calls == 0 {
-            continue;
-        }
-        match by_name.get(info.name.as_str()).filter(|_| !info.local) {
-            Some(&i) => merged[i].1.add(record),
-            None => {
-                if !info.local {
-                    by_name.insert(&info.name, merged.len());
-                }
-                merged.push((info.clone(), *record));
-            }
-        }
-    }
-    merged
-        .into_iter()
-        .map(|(info, r)| Function {
-            name: info.name,
-            file: info.file,
-            line: info.line,
-            language: if info.fortran { "fortran".into() } else { String::new() },
-            calls: r.calls,
-            child_calls: r.child_calls,
-            exclusive_ns: ns(r.excl),
-            inclusive_ns: ns(r.incl),
-        })
-        .collect()
 }

@@ -26,7 +26,15 @@ pub unsafe extern "C" fn __instrument_exit(id_slot: *const u32) {
     core::arch::naked_asm!("mov rsi, rsp", "jmp {}", sym exit)
 }
 
-/// Routine entry: push a frame for the routine whose id is in `id_slot`.
+#[cfg(target_arch = "x86_64")]
+#[unsafe(naked)]
+#[no_mangle]
+pub unsafe extern "C" fn __instrument_loop_exit(id_slot: *const u32, iterations: u64) {
+    core::arch::naked_asm!("mov rdx, rsp", "jmp {}", sym loop_exit)
+}
+
+/// Event entry (routine, loop or call statement): push a frame for the event whose id is in
+/// `id_slot`.
 pub unsafe extern "C" fn enter(id_slot: *const u32, sp: usize) {
     let mut state = thread::current();
     if state.is_null() {
@@ -44,9 +52,27 @@ pub unsafe extern "C" fn enter(id_slot: *const u32, sp: usize) {
     push(ts, depth, id, sp);
 }
 
-/// Routine exit: pop the top frame if it is this routine's, else reconcile.
-pub unsafe extern "C" fn exit(id_slot: *const u32, sp: usize) {
+/// Loop exit: the loop's iterations are counted, then it exits like any event.
+pub unsafe extern "C" fn loop_exit(id_slot: *const u32, iterations: u64, sp: usize) {
     let now = clock::now();
+    let state = thread::current();
+    if !state.is_null() {
+        let ts = &mut *state;
+        let id = load_id(id_slot);
+        if id < ts.record_cap {
+            (*ts.records.add(id as usize)).iterations += iterations;
+        }
+    }
+    exit_at(now, id_slot, sp)
+}
+
+/// Event exit: pop the top frame if it is this event's, else reconcile.
+pub unsafe extern "C" fn exit(id_slot: *const u32, sp: usize) {
+    exit_at(clock::now(), id_slot, sp)
+}
+
+#[inline(always)]
+unsafe fn exit_at(now: u64, id_slot: *const u32, sp: usize) {
     let state = thread::current();
     if state.is_null() {
         return;

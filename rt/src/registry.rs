@@ -1,4 +1,4 @@
-//! Module registration: each instrumented module's constructor hands its function table to the
+//! Module registration: each instrumented module's constructor hands its program graph to the
 //! runtime, which assigns process-wide ids by writing them into the module's id slots. Ids are
 //! therefore never chosen at compile time, and ThinLTO backends or separately compiled modules
 //! cannot collide.
@@ -8,13 +8,17 @@ use std::ffi::{c_char, CStr};
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use std::sync::Mutex;
 
-/// Mirrors `pass/src/table.rs` (ABI version 1).
+/// Mirrors `pass/src/table.rs` (ABI version 2).
 #[repr(C)]
 pub struct ModuleTable {
     abi: u32,
-    count: u32,
+    functions: u32,
+    loops: u32,
+    sites: u32,
     ids: *mut u32,
-    functions: *const FunctionEntry,
+    function_entries: *const FunctionEntry,
+    loop_entries: *const LoopEntry,
+    site_entries: *const SiteEntry,
     module: *const c_char,
 }
 
@@ -26,25 +30,52 @@ struct FunctionEntry {
     flags: u32,
 }
 
-const ABI_VERSION: u32 = 1;
+#[repr(C)]
+struct LoopEntry {
+    file: *const c_char,
+    line: u32,
+    function: u32,
+    parent: u32,
+    reserved: u32,
+}
+
+#[repr(C)]
+struct SiteEntry {
+    callee: *const c_char,
+    file: *const c_char,
+    line: u32,
+    function: u32,
+    in_loop: u32,
+    reserved: u32,
+}
+
+const ABI_VERSION: u32 = 2;
+const NONE: u32 = u32::MAX;
 const FLAG_LOCAL: u32 = 1;
 const FLAG_FORTRAN: u32 = 2;
+const FLAG_RECURSIVE: u32 = 4;
 /// The value of an id slot before its module is registered; probes seeing it count the event
 /// as unregistered.
 pub const UNREGISTERED: u32 = u32::MAX;
 
-/// What the profile says about a function; copied at registration so that a module unloaded
-/// with dlclose leaves nothing dangling.
+/// What kind of event an id names, with its place in the program graph (ids, not indexes).
 #[derive(Debug, Clone)]
-pub struct FunctionInfo {
-    pub name: String,
-    pub file: String,
-    pub line: u32,
-    pub local: bool,
-    pub fortran: bool,
+pub enum Kind {
+    Function { name: String, local: bool, fortran: bool, recursive: bool },
+    Loop { function: u32, parent: Option<u32> },
+    CallSite { function: u32, in_loop: Option<u32>, callee: String },
 }
 
-static FUNCTIONS: Mutex<Vec<FunctionInfo>> = Mutex::new(Vec::new());
+/// What the profile says about an event; copied at registration so that a module unloaded
+/// with dlclose leaves nothing dangling.
+#[derive(Debug, Clone)]
+pub struct EventInfo {
+    pub kind: Kind,
+    pub file: String,
+    pub line: u32,
+}
+
+static EVENTS: Mutex<Vec<EventInfo>> = Mutex::new(Vec::new());
 static COUNT: AtomicU32 = AtomicU32::new(0);
 
 /// Number of ids handed out so far.
@@ -52,8 +83,8 @@ pub fn count() -> u32 {
     COUNT.load(Relaxed)
 }
 
-pub fn functions() -> Vec<FunctionInfo> {
-    FUNCTIONS.lock().unwrap_or_else(|e| e.into_inner()).clone()
+pub fn events() -> Vec<EventInfo> {
+    EVENTS.lock().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
 /// Reads an id slot as the probes do.
@@ -68,25 +99,53 @@ pub unsafe extern "C" fn __instrument_register_module(table: *const ModuleTable)
     let Some(table) = table.as_ref() else { return };
     if table.abi != ABI_VERSION {
         eprintln!(
-            "instrument: a module was instrumented for runtime ABI {} but this runtime speaks {}; its routines are not measured",
+            "instrument: a module was instrumented for runtime ABI {} but this runtime speaks {}; rebuild it with this instrument",
             table.abi, ABI_VERSION
         );
         return;
     }
-    let mut functions = FUNCTIONS.lock().unwrap_or_else(|e| e.into_inner());
-    for i in 0..table.count as usize {
-        let entry = &*table.functions.add(i);
-        let id = functions.len() as u32;
-        functions.push(FunctionInfo {
-            name: text(entry.name),
-            file: text(entry.file),
-            line: entry.line,
-            local: entry.flags & FLAG_LOCAL != 0,
-            fortran: entry.flags & FLAG_FORTRAN != 0,
+    let mut events = EVENTS.lock().unwrap_or_else(|e| e.into_inner());
+    let base = events.len() as u32;
+    let loop_base = base + table.functions;
+    let local = |index: u32, offset: u32| (index != NONE).then_some(offset + index);
+    for i in 0..table.functions as usize {
+        let e = &*table.function_entries.add(i);
+        events.push(EventInfo {
+            kind: Kind::Function {
+                name: text(e.name),
+                local: e.flags & FLAG_LOCAL != 0,
+                fortran: e.flags & FLAG_FORTRAN != 0,
+                recursive: e.flags & FLAG_RECURSIVE != 0,
+            },
+            file: text(e.file),
+            line: e.line,
         });
-        (*(table.ids.add(i) as *const AtomicU32)).store(id, Relaxed);
     }
-    COUNT.store(functions.len() as u32, Relaxed);
+    for i in 0..table.loops as usize {
+        let e = &*table.loop_entries.add(i);
+        events.push(EventInfo {
+            kind: Kind::Loop { function: base + e.function, parent: local(e.parent, loop_base) },
+            file: text(e.file),
+            line: e.line,
+        });
+    }
+    for i in 0..table.sites as usize {
+        let e = &*table.site_entries.add(i);
+        events.push(EventInfo {
+            kind: Kind::CallSite {
+                function: base + e.function,
+                in_loop: local(e.in_loop, loop_base),
+                callee: text(e.callee),
+            },
+            file: text(e.file),
+            line: e.line,
+        });
+    }
+    let total = (table.functions + table.loops + table.sites) as usize;
+    for i in 0..total {
+        (*(table.ids.add(i) as *const AtomicU32)).store(base + i as u32, Relaxed);
+    }
+    COUNT.store(events.len() as u32, Relaxed);
 }
 
 unsafe fn text(ptr: *const c_char) -> String {

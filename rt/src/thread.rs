@@ -36,6 +36,8 @@ pub struct Record {
     /// Activations currently on the stack: inclusive time is added only when the outermost
     /// activation exits, so recursion never counts time twice.
     pub active: u64,
+    /// Loop iterations (header executions), summed over the loop's executions.
+    pub iterations: u64,
 }
 
 impl Record {
@@ -44,6 +46,7 @@ impl Record {
         self.child_calls += other.child_calls;
         self.excl += other.excl;
         self.incl += other.incl;
+        self.iterations += other.iterations;
     }
 }
 

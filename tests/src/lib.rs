@@ -20,7 +20,14 @@ pub fn fixtures() -> PathBuf {
 pub fn bin_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("test executable path");
     let dir = exe.parent().and_then(Path::parent).expect("target/<profile>/deps/<test>").to_path_buf();
-    for needed in ["instrument", "instrument-cc", "instrument-c++", "instrument-fc", "libinstrument_pass.so", "libinstrument_rt.a"] {
+    for needed in [
+        "instrument",
+        "instrument-cc",
+        "instrument-c++",
+        "instrument-fc",
+        "libinstrument_pass.so",
+        "libinstrument_rt.a",
+    ] {
         assert!(
             dir.join(needed).exists(),
             "{} is missing in {}: run `cargo build --workspace` with the same profile first",
@@ -55,10 +62,12 @@ pub fn assert_success(output: &Output, what: &str) {
     );
 }
 
-/// Compiles C sources into `dir/name` with `compiler` (a path or a name on PATH).
+/// Compiles C sources into `dir/name` with `compiler` (a path or a name on PATH); `-l` flags
+/// go after the sources.
 pub fn compile(compiler: &Path, dir: &Path, name: &str, sources: &[PathBuf], flags: &[&str]) -> PathBuf {
     let output_path = dir.join(name);
-    let output = run(Command::new(compiler).args(flags).args(sources).arg("-o").arg(&output_path));
+    let (libs, flags): (Vec<&str>, Vec<&str>) = flags.iter().partition(|f| f.starts_with("-l"));
+    let output = run(Command::new(compiler).args(flags).args(sources).args(libs).arg("-o").arg(&output_path));
     assert_success(&output, &format!("compiling {name} with {}", compiler.display()));
     output_path
 }
@@ -88,8 +97,26 @@ fn base_name(fixture: &str) -> &str {
 
 /// Runs `program` with its profile directed into `dir`; returns its output and the profile.
 pub fn run_profiled(program: &Path, dir: &Path) -> (Output, Profile) {
-    let output = run(Command::new(program).current_dir(dir).env("INSTRUMENT_PROFILE_DIR", dir));
+    run_profiled_with(program, dir, &[])
+}
+
+/// `run_profiled` with arguments for the program.
+pub fn run_profiled_with(program: &Path, dir: &Path, args: &[&str]) -> (Output, Profile) {
+    let output = run(Command::new(program).args(args).current_dir(dir).env("INSTRUMENT_PROFILE_DIR", dir));
     (output, only_profile(dir))
+}
+
+pub fn loop_at<'a>(profile: &'a Profile, line: u32) -> &'a instrument_profile::Loop {
+    profile
+        .loops
+        .iter()
+        .find(|l| l.line == line)
+        .unwrap_or_else(|| panic!("no loop at line {line}: {:#?}", profile.loops))
+}
+
+/// The call statements calling `callee`.
+pub fn calls_to<'a>(profile: &'a Profile, callee: &str) -> Vec<&'a instrument_profile::CallSite> {
+    profile.callsites.iter().filter(|c| c.callee == callee).collect()
 }
 
 /// The single profile in `dir` (panics if there is none or more than one).

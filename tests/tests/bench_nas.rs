@@ -38,7 +38,11 @@ fn class_s_verifies_plain_and_instrumented() {
     make_check(&dir.path().join("plain"), &profiles, None);
     assert_eq!(std::fs::read_dir(&profiles).unwrap().count(), 0, "plain builds write no profile");
 
-    make_check(&dir.path().join("instrumented"), &profiles, Some((&bin("instrument-cc"), &bin("instrument-fc"))));
+    make_check(
+        &dir.path().join("instrumented"),
+        &profiles,
+        Some((&bin("instrument-cc"), &bin("instrument-fc"))),
+    );
     // One untimed warm-up iteration plus the class S iterations, as in NPB.
     assert_eq!(calls(&profiles, "cg", "conj_grad"), 1 + 15);
     assert_eq!(calls(&profiles, "is", "rank"), 1 + 10);

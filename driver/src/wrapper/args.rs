@@ -60,8 +60,9 @@ const QUERY_PREFIXES: &[&str] =
     &["--version", "-dumpversion", "-dumpmachine", "-print-", "--print-", "--help", "-###"];
 
 const SOURCE_EXTENSIONS: &[&str] = &[
-    "c", "i", "cc", "cp", "cxx", "cpp", "CPP", "c++", "C", "ii", "m", "mm", "M", "mi", "mii", "bc", "ll", "f", "for",
-    "ftn", "f77", "f90", "f95", "f03", "f08", "F", "FOR", "F90", "F95", "F03", "F08", "fpp", "FPP", "cuf", "CUF",
+    "c", "i", "cc", "cp", "cxx", "cpp", "CPP", "c++", "C", "ii", "m", "mm", "M", "mi", "mii", "bc", "ll",
+    "f", "for", "ftn", "f77", "f90", "f95", "f03", "f08", "F", "FOR", "F90", "F95", "F03", "F08", "fpp",
+    "FPP", "cuf", "CUF",
 ];
 const NON_IR_LANGUAGES: &[&str] = &["assembler", "assembler-with-cpp"];
 

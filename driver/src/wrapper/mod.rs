@@ -12,6 +12,7 @@ use crate::{layout, runtime, toolchain};
 use anyhow::Result;
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
 use std::process::Command;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,21 +52,28 @@ impl Language {
     }
 }
 
-/// Wrapper-only options, removed before the compiler sees the command line.
-const PLACEMENT_FLAG: &str = "--instrument-placement=";
+/// Wrapper-only options (`--instrument-NAME=VALUE`), removed before the compiler sees the
+/// command line and handed to the pass as `INSTRUMENT_NAME`.
+const WRAPPER_OPTIONS: &[(&str, &str)] = &[
+    ("--instrument-placement=", "INSTRUMENT_PLACEMENT"),
+    ("--instrument-events=", "INSTRUMENT_EVENTS"),
+    ("--instrument-select=", "INSTRUMENT_SELECT"),
+    ("--instrument-min-instructions=", "INSTRUMENT_MIN_INSTRUCTIONS"),
+];
 
 /// Builds the compiler command for `args`.
 pub fn command(language: Language, args: &[String]) -> Result<Command> {
     let mut command = Command::new(language.compiler().find()?);
     let mut passed = Vec::with_capacity(args.len());
     for arg in args {
-        match arg.strip_prefix(PLACEMENT_FLAG) {
-            Some(placement) => {
-                command.env("INSTRUMENT_PLACEMENT", placement);
+        match WRAPPER_OPTIONS.iter().find_map(|(flag, var)| Some((arg.strip_prefix(flag)?, *var))) {
+            Some((value, var)) => {
+                command.env(var, value);
             }
             None => passed.push(arg.clone()),
         }
     }
+    check_selection(&mut command)?;
     let invocation = classify(&passed);
     let mut full: Vec<OsString> = Vec::new();
     if invocation.generates_code {
@@ -109,4 +117,20 @@ pub fn main(language: Language) -> ! {
     };
     eprintln!("{name}: {error:#}");
     std::process::exit(1)
+}
+
+/// A selection file is checked here, before the compiler starts, so that a mistake is one line
+/// naming the file and line; the pass receives it by absolute path (builds change directory).
+fn check_selection(command: &mut Command) -> Result<()> {
+    let from_flag =
+        command.get_envs().find(|(k, _)| *k == "INSTRUMENT_SELECT").and_then(|(_, v)| v.map(PathBuf::from));
+    let Some(path) = from_flag
+        .or_else(|| std::env::var_os("INSTRUMENT_SELECT").filter(|v| !v.is_empty()).map(PathBuf::from))
+    else {
+        return Ok(());
+    };
+    instrument_select::Selection::load(&path).map_err(anyhow::Error::msg)?;
+    let absolute = std::path::absolute(&path).unwrap_or(path);
+    command.env("INSTRUMENT_SELECT", absolute);
+    Ok(())
 }

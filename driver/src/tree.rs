@@ -1,0 +1,161 @@
+//! `instrument report --tree`: the program graph top-down, as Li and Zhang present it: program,
+//! then each procedure, then its loops (nested as in the source), then its call statements, each
+//! with inclusive and exclusive time, count, iterations and share of the program's time.
+
+use crate::names;
+use instrument_profile::{CallSite, Function, Loop, Profile};
+use std::fmt::Write;
+
+/// One line of the tree.
+struct Node {
+    depth: usize,
+    label: String,
+    inclusive_ns: u64,
+    exclusive_ns: u64,
+    count: u64,
+    iterations: Option<u64>,
+}
+
+pub struct TreeOptions<'a> {
+    pub focus: Option<&'a str>,
+    pub lines: bool,
+}
+
+/// The tree as text; an error when `focus` names no routine of the profile.
+pub fn render(profile: &Profile, options: &TreeOptions) -> Result<String, String> {
+    let mut functions: Vec<&Function> = profile.functions.iter().collect();
+    functions.sort_by(|a, b| b.inclusive_ns.cmp(&a.inclusive_ns).then_with(|| a.name.cmp(&b.name)));
+    if let Some(focus) = options.focus {
+        functions.retain(|f| f.name == focus || names::readable_in(&f.name, &f.language) == focus);
+        if functions.is_empty() {
+            return Err(format!("no routine named {focus:?} in the profile"));
+        }
+    }
+    let total = profile.totals.wall_ns.max(1);
+    let mut nodes = Vec::new();
+    if options.focus.is_none() {
+        let program = profile.command.first().map(String::as_str).unwrap_or("program");
+        let measured = crate::report::measured_ns(profile);
+        nodes.push(Node {
+            depth: 0,
+            label: format!("program {program}"),
+            inclusive_ns: profile.totals.wall_ns,
+            exclusive_ns: profile.totals.wall_ns.saturating_sub(measured),
+            count: 1,
+            iterations: None,
+        });
+    }
+    let base = usize::from(options.focus.is_none());
+    for f in functions {
+        nodes.push(Node {
+            depth: base,
+            label: with_line(names::readable_in(&f.name, &f.language), &f.file, f.line, options.lines)
+                + if f.recursive { " (recursive)" } else { "" },
+            inclusive_ns: f.inclusive_ns,
+            exclusive_ns: f.exclusive_ns,
+            count: f.calls,
+            iterations: None,
+        });
+        children(profile, f.id, None, base + 1, options, &mut nodes);
+    }
+    Ok(format_nodes(&nodes, total))
+}
+
+/// The loops and call statements directly inside routine `function` and loop `in_loop`.
+fn children(
+    profile: &Profile,
+    function: u32,
+    in_loop: Option<u32>,
+    depth: usize,
+    options: &TreeOptions,
+    out: &mut Vec<Node>,
+) {
+    let mut loops: Vec<&Loop> =
+        profile.loops.iter().filter(|l| l.function == function && l.parent == in_loop).collect();
+    loops.sort_by_key(|l| (l.line, l.id));
+    let mut sites: Vec<&CallSite> =
+        profile.callsites.iter().filter(|c| c.function == function && c.in_loop == in_loop).collect();
+    sites.sort_by_key(|c| (c.line, c.id));
+    let mut items: Vec<(u32, Result<&Loop, &CallSite>)> = loops
+        .into_iter()
+        .map(|l| (l.line, Ok(l)))
+        .chain(sites.into_iter().map(|c| (c.line, Err(c))))
+        .collect();
+    items.sort_by_key(|(line, _)| *line);
+    for (_, item) in items {
+        match item {
+            Ok(l) => {
+                out.push(Node {
+                    depth,
+                    label: format!("loop at {}", location(&l.file, l.line)),
+                    inclusive_ns: l.inclusive_ns,
+                    exclusive_ns: l.exclusive_ns,
+                    count: l.count,
+                    iterations: Some(l.iterations),
+                });
+                children(profile, function, Some(l.id), depth + 1, options, out);
+            }
+            Err(c) => out.push(Node {
+                depth,
+                label: format!("call {} at {}", callee_name(profile, c), location(&c.file, c.line)),
+                inclusive_ns: c.inclusive_ns,
+                exclusive_ns: c.exclusive_ns,
+                count: c.count,
+                iterations: None,
+            }),
+        }
+    }
+}
+
+pub fn callee_name(profile: &Profile, site: &CallSite) -> String {
+    if site.callee.is_empty() {
+        return "(indirect)".into();
+    }
+    let language =
+        profile.functions.iter().find(|f| f.name == site.callee).map_or("", |f| f.language.as_str());
+    names::readable_in(&site.callee, language)
+}
+
+/// `file.c:12` with the file's last component only.
+pub fn location(file: &str, line: u32) -> String {
+    let base = file.rsplit('/').next().unwrap_or(file);
+    if line == 0 {
+        base.to_string()
+    } else {
+        format!("{base}:{line}")
+    }
+}
+
+pub fn with_line(name: String, file: &str, line: u32, lines: bool) -> String {
+    if lines && !file.is_empty() {
+        format!("{name} [{}]", location(file, line))
+    } else {
+        name
+    }
+}
+
+fn format_nodes(nodes: &[Node], total: u64) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:>6} {:>12} {:>12} {:>12} {:>12}  Event",
+        "%Total", "Inclusive", "Exclusive", "Count", "Iterations"
+    );
+    let _ = writeln!(out, "{:>6} {:>12} {:>12}", "", "msec", "msec");
+    let _ = writeln!(out, "{}", "-".repeat(84));
+    for n in nodes {
+        let iterations = n.iterations.map(|i| i.to_string()).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "{:>6.1} {:>12.3} {:>12.3} {:>12} {:>12}  {}{}",
+            100.0 * n.inclusive_ns as f64 / total as f64,
+            n.inclusive_ns as f64 / 1e6,
+            n.exclusive_ns as f64 / 1e6,
+            n.count,
+            iterations,
+            "  ".repeat(n.depth),
+            n.label
+        );
+    }
+    out
+}

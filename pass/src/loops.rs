@@ -1,0 +1,126 @@
+//! Loop probes. Each execution of a loop is one event: an entry probe on every edge into the
+//! header from outside the loop, an exit probe on every edge leaving the loop (inner loops closed
+//! before outer ones when one edge leaves several). Iterations are counted in a local counter
+//! (zeroed on entry, incremented in the header, promoted to a register by SROA when probes are
+//! placed early) and handed to the exit probe, so counting costs no call and no shared memory.
+//!
+//! An iteration is an execution of the header that does not leave the loop right away: a `for`
+//! loop whose body runs n times runs its header (the condition) n+1 times and leaves from it, a
+//! `do`-`while` loop runs its header n times and leaves from the latch; both report n.
+
+use crate::cfg::Cfg;
+use crate::ir;
+use crate::plan::PlannedLoop;
+use crate::probes::{no_tail, Hooks};
+use crate::split::split_edge;
+use inkwell::builder::Builder;
+use inkwell::llvm_sys::core::*;
+use inkwell::llvm_sys::prelude::LLVMBasicBlockRef;
+use inkwell::llvm_sys::LLVMOpcode;
+use inkwell::module::Module;
+use inkwell::values::{AsValueRef, FunctionValue, InstructionValue, PointerValue};
+use std::collections::BTreeMap;
+
+/// Probes on one edge: loops it leaves (innermost first) and the loop it enters.
+#[derive(Default)]
+struct EdgeProbes {
+    exits: Vec<(usize, usize, bool)>, // (depth, planned loop, leaves from the loop's header)
+    entry: Option<usize>,
+}
+
+pub fn insert<'ctx>(
+    module: &Module<'ctx>,
+    hooks: &Hooks<'ctx>,
+    f: FunctionValue<'ctx>,
+    planned: &[PlannedLoop],
+    slots: &[PointerValue<'ctx>],
+) {
+    if planned.is_empty() {
+        return;
+    }
+    let ctx = module.get_context();
+    let builder = ctx.create_builder();
+    let cfg = Cfg::new(f.as_value_ref());
+    let loops = cfg.loops();
+    let counters = allocate_counters(&builder, f, planned.len());
+    let depth = |mut i: usize| {
+        let mut d = 0;
+        while let Some(p) = planned[i].parent {
+            d += 1;
+            i = p;
+        }
+        d
+    };
+    let mut edges: BTreeMap<(usize, usize), EdgeProbes> = BTreeMap::new();
+    for (i, plan) in planned.iter().enumerate() {
+        let Some(l) = loops.iter().find(|l| cfg.blocks[l.header] == plan.header) else { continue };
+        for b in 0..cfg.blocks.len() {
+            for s in cfg.successors(b) {
+                if !l.contains(b) && s == l.header {
+                    edges.entry((b, s)).or_default().entry = Some(i);
+                } else if l.contains(b) && !l.contains(s) && !ir::is_eh_pad(cfg.blocks[s]) {
+                    edges.entry((b, s)).or_default().exits.push((depth(i), i, b == l.header));
+                }
+            }
+        }
+    }
+    let i64t = ctx.i64_type();
+    for ((from, to), mut probes) in edges {
+        if !ir::can_split_from(cfg.blocks[from]) {
+            continue;
+        }
+        let Some(block) = split_edge(cfg.blocks[from], cfg.blocks[to]) else { continue };
+        position_before_terminator(&builder, block);
+        probes.exits.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        probes.exits.dedup();
+        for (_, i, from_header) in probes.exits {
+            let mut n =
+                builder.build_load(i64t, counters[i], "iterations").expect("positioned").into_int_value();
+            if from_header {
+                n = builder.build_int_sub(n, i64t.const_int(1, false), "iterations").expect("positioned");
+            }
+            no_tail(
+                builder.build_call(hooks.loop_exit, &[slots[i].into(), n.into()], "").expect("positioned"),
+            );
+        }
+        if let Some(i) = probes.entry {
+            builder.build_store(counters[i], i64t.const_zero()).expect("positioned");
+            no_tail(builder.build_call(hooks.enter, &[slots[i].into()], "").expect("positioned"));
+        }
+    }
+    for (i, plan) in planned.iter().enumerate() {
+        position_after_phis(&builder, plan.header);
+        let n = builder.build_load(i64t, counters[i], "iteration").expect("positioned").into_int_value();
+        let next = builder.build_int_add(n, i64t.const_int(1, false), "iteration.next").expect("positioned");
+        builder.build_store(counters[i], next).expect("positioned");
+    }
+}
+
+fn allocate_counters<'ctx>(
+    builder: &Builder<'ctx>,
+    f: FunctionValue<'ctx>,
+    n: usize,
+) -> Vec<PointerValue<'ctx>> {
+    let entry = f.get_first_basic_block().expect("defined function");
+    match entry.get_first_instruction() {
+        Some(first) => builder.position_before(&first),
+        None => builder.position_at_end(entry),
+    }
+    let i64t = f.get_type().get_context().i64_type();
+    (0..n).map(|_| builder.build_alloca(i64t, "loop.iterations").expect("positioned")).collect()
+}
+
+fn position_before_terminator(builder: &Builder<'_>, block: LLVMBasicBlockRef) {
+    let terminator = unsafe { LLVMGetBasicBlockTerminator(block) };
+    builder.position_before(&unsafe { InstructionValue::new(terminator) });
+}
+
+fn position_after_phis(builder: &Builder<'_>, block: LLVMBasicBlockRef) {
+    unsafe {
+        let mut inst = LLVMGetFirstInstruction(block);
+        while LLVMGetInstructionOpcode(inst) == LLVMOpcode::LLVMPHI {
+            inst = LLVMGetNextInstruction(inst);
+        }
+        builder.position_before(&InstructionValue::new(inst));
+    }
+}

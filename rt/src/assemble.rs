@@ -1,0 +1,157 @@
+//! Turns the merged per-event records into the profile's routines, loops and call sites, in
+//! nanoseconds. Copies of one non-local routine registered by several modules (C++ inline
+//! functions, templates) are merged by name and their loops and call sites point to the
+//! survivor; `static` routines stay apart. Events that never ran are left out, except routines
+//! whose loops or call statements ran.
+
+use crate::registry::{EventInfo, Kind};
+use crate::thread::Record;
+use instrument_profile::{CallSite, Function, Loop};
+use std::collections::HashMap;
+
+pub struct Events {
+    pub functions: Vec<Function>,
+    pub loops: Vec<Loop>,
+    pub callsites: Vec<CallSite>,
+}
+
+pub fn events(infos: &[EventInfo], records: &[Record], ns: impl Fn(u64) -> u64) -> Events {
+    let record = |id: usize| records.get(id).copied().unwrap_or_default();
+    let canonical = canonical_functions(infos);
+    let mut function_records: HashMap<u32, Record> = HashMap::new();
+    for (id, info) in infos.iter().enumerate() {
+        if matches!(info.kind, Kind::Function { .. }) {
+            function_records.entry(canonical[id]).or_default().add(&record(id));
+        }
+    }
+    let mut loops = Vec::new();
+    let mut callsites = Vec::new();
+    let mut referenced: Vec<u32> = Vec::new();
+    for (id, info) in infos.iter().enumerate() {
+        let r = record(id);
+        if r.calls == 0 {
+            continue;
+        }
+        match &info.kind {
+            Kind::Function { .. } => {}
+            Kind::Loop { function, parent } => {
+                let function = canonical[*function as usize];
+                referenced.push(function);
+                loops.push(Loop {
+                    id: id as u32,
+                    function,
+                    parent: *parent,
+                    file: info.file.clone(),
+                    line: info.line,
+                    count: r.calls,
+                    iterations: r.iterations,
+                    child_calls: r.child_calls,
+                    exclusive_ns: ns(r.excl),
+                    inclusive_ns: ns(r.incl),
+                });
+            }
+            Kind::CallSite { function, in_loop, callee } => {
+                let function = canonical[*function as usize];
+                referenced.push(function);
+                callsites.push(CallSite {
+                    id: id as u32,
+                    function,
+                    in_loop: *in_loop,
+                    callee: callee.clone(),
+                    file: info.file.clone(),
+                    line: info.line,
+                    count: r.calls,
+                    child_calls: r.child_calls,
+                    exclusive_ns: ns(r.excl),
+                    inclusive_ns: ns(r.incl),
+                });
+            }
+        }
+    }
+    let mut functions = Vec::new();
+    for (id, info) in infos.iter().enumerate() {
+        let Kind::Function { name, fortran, recursive, .. } = &info.kind else { continue };
+        if canonical[id] != id as u32 {
+            continue;
+        }
+        let r = function_records.get(&(id as u32)).copied().unwrap_or_default();
+        if r.calls == 0 && !referenced.contains(&(id as u32)) {
+            continue;
+        }
+        functions.push(Function {
+            id: id as u32,
+            name: name.clone(),
+            file: info.file.clone(),
+            line: info.line,
+            language: if *fortran { "fortran".into() } else { String::new() },
+            recursive: *recursive,
+            calls: r.calls,
+            child_calls: r.child_calls,
+            exclusive_ns: ns(r.excl),
+            inclusive_ns: ns(r.incl),
+        });
+    }
+    Events { functions, loops, callsites }
+}
+
+/// For every event id, the id of the routine copy that stands for it (itself for everything
+/// but duplicate copies of non-local routines).
+fn canonical_functions(infos: &[EventInfo]) -> Vec<u32> {
+    let mut first: HashMap<&str, u32> = HashMap::new();
+    infos
+        .iter()
+        .enumerate()
+        .map(|(id, info)| match &info.kind {
+            Kind::Function { name, local: false, .. } => *first.entry(name.as_str()).or_insert(id as u32),
+            _ => id as u32,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn function(name: &str, local: bool) -> EventInfo {
+        EventInfo {
+            kind: Kind::Function { name: name.into(), local, fortran: false, recursive: false },
+            file: "a.c".into(),
+            line: 1,
+        }
+    }
+
+    fn ran(calls: u64, ticks: u64) -> Record {
+        Record { calls, incl: ticks, excl: ticks, ..Record::default() }
+    }
+
+    #[test]
+    fn merges_copies_of_inline_routines_but_not_statics() {
+        let infos = vec![
+            function("inline_f", false),
+            function("helper", true),
+            function("inline_f", false),
+            function("helper", true),
+            EventInfo { kind: Kind::Loop { function: 2, parent: None }, file: "b.c".into(), line: 9 },
+        ];
+        let records = vec![ran(1, 10), ran(2, 20), ran(3, 30), ran(4, 40), ran(5, 50)];
+        let e = events(&infos, &records, |t| t);
+        let names: Vec<_> = e.functions.iter().map(|f| (f.name.as_str(), f.calls, f.exclusive_ns)).collect();
+        assert_eq!(names, [("inline_f", 4, 40), ("helper", 2, 20), ("helper", 4, 40)]);
+        assert_eq!(e.loops[0].function, 0, "the loop of the dropped copy points to the survivor");
+    }
+
+    #[test]
+    fn leaves_out_what_never_ran_but_keeps_parents_of_loops() {
+        let infos = vec![
+            function("never", false),
+            function("only_loops", false),
+            EventInfo { kind: Kind::Loop { function: 1, parent: None }, file: "a.c".into(), line: 3 },
+        ];
+        let records =
+            vec![Record::default(), Record::default(), Record { calls: 2, iterations: 7, ..ran(2, 5) }];
+        let e = events(&infos, &records, |t| t);
+        assert_eq!(e.functions.len(), 1);
+        assert_eq!(e.functions[0].name, "only_loops");
+        assert_eq!((e.loops[0].count, e.loops[0].iterations), (2, 7));
+    }
+}

@@ -1,0 +1,170 @@
+//! Loops, call statements and the program graph (issue: static tables + dynamic records):
+//! exact counts and nesting, time in uninstrumented code per call statement, recursion collapsed
+//! as in Li and Zhang, and profiles whose size does not grow with the run.
+
+use instrument_tests::*;
+
+const ALL: &str = "--instrument-events=functions,loops,callsites";
+
+fn loops_profile(args: &[&str]) -> (tempfile::TempDir, instrument_profile::Profile) {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "loops", &[ALL, "-lm"]);
+    let (output, profile) = run_profiled_with(&program, dir.path(), args);
+    assert_success(&output, "loops");
+    (dir, profile)
+}
+
+#[test]
+fn loops_have_exact_executions_iterations_and_nesting() {
+    let (_dir, profile) = loops_profile(&[]);
+    let nested = function(&profile, "nested").id;
+    let outer = loop_at(&profile, 26);
+    let inner = loop_at(&profile, 27);
+    assert_eq!((outer.count, outer.iterations, outer.function, outer.parent), (1, 10, nested, None));
+    assert_eq!((inner.count, inner.iterations, inner.parent), (10, 50, Some(outer.id)));
+    assert_eq!(
+        (loop_at(&profile, 33).count, loop_at(&profile, 33).iterations),
+        (1, 4),
+        "while(1) left by break"
+    );
+    assert_eq!(loop_at(&profile, 44).iterations, 4, "do-while runs its body 4 times");
+    assert_eq!(loop_at(&profile, 51).iterations, 100);
+    assert_eq!(loop_at(&profile, 57).iterations, 4);
+    assert!(outer.inclusive_ns >= inner.inclusive_ns && inner.inclusive_ns >= inner.exclusive_ns);
+    assert_eq!(profile.totals.unmatched_exits + profile.totals.frames_reconciled, 0);
+}
+
+#[test]
+fn call_statements_split_time_by_calling_line_including_uninstrumented_callees() {
+    let (_dir, profile) = loops_profile(&[]);
+    let sqrt = calls_to(&profile, "sqrt");
+    assert_eq!(sqrt.len(), 1);
+    assert_eq!((sqrt[0].count, sqrt[0].line, sqrt[0].in_loop), (100, 52, Some(loop_at(&profile, 51).id)));
+    let wait = calls_to(&profile, "wait_ms");
+    assert_eq!(wait.len(), 1, "wait_ms is not instrumented but its call statement is");
+    assert_eq!(wait[0].count, 4);
+    let error = (wait[0].inclusive_ns as f64 - 100e6) / 100e6;
+    assert!(error.abs() < 0.05, "4 x 25 ms busy wait measured as {} ns", wait[0].inclusive_ns);
+    let paced_loop = loop_at(&profile, 57);
+    assert!(paced_loop.inclusive_ns >= wait[0].inclusive_ns);
+    assert!(paced_loop.exclusive_ns < 1_000_000, "the loop's own time excludes its call statement");
+    let main = function(&profile, "main");
+    for callee in ["nested", "search", "countdown", "roots", "paced", "printf"] {
+        let sites = calls_to(&profile, callee);
+        assert_eq!(sites.len(), 1, "{callee}");
+        assert_eq!((sites[0].count, sites[0].function, sites[0].in_loop), (1, main.id, None), "{callee}");
+    }
+    assert_eq!(main.child_calls, 6, "main's direct child events are its six call statements");
+}
+
+#[test]
+fn recursive_cycles_get_no_call_statement_records_but_calls_are_counted() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "recursion", &[ALL]);
+    let (output, profile) = run_profiled(&program, dir.path());
+    assert_success(&output, "recursion");
+    let down = function(&profile, "down");
+    assert!(
+        down.recursive && function(&profile, "is_even").recursive && function(&profile, "is_odd").recursive
+    );
+    assert!(!function(&profile, "main").recursive);
+    assert_eq!(down.calls, 11);
+    assert_eq!((function(&profile, "is_even").calls, function(&profile, "is_odd").calls), (4, 4));
+    assert!(calls_to(&profile, "down").iter().all(|c| c.function != down.id), "no record for down -> down");
+    let into_down = calls_to(&profile, "down");
+    assert_eq!((into_down.len(), into_down[0].count), (1, 1), "main's call of down");
+    let cycle: Vec<_> = profile
+        .callsites
+        .iter()
+        .filter(|c| ["is_even", "is_odd"].contains(&c.callee.as_str()))
+        .map(|c| c.function)
+        .collect();
+    assert_eq!(cycle, [function(&profile, "main").id], "only main's call into the cycle has a record");
+    let wait = calls_to(&profile, "wait_ms");
+    assert_eq!(
+        (wait.len(), wait[0].function, wait[0].count),
+        (1, down.id, 1),
+        "down's call out of the cycle"
+    );
+}
+
+#[test]
+fn profile_size_does_not_grow_with_run_length() {
+    let (short_dir, short) = loops_profile(&["1000"]);
+    let (long_dir, long) = loops_profile(&["1000000"]);
+    assert_eq!(loop_at(&long, 51).iterations, 1_000_000);
+    assert_eq!(calls_to(&long, "sqrt")[0].count, 1_000_000);
+    let shape = |p: &instrument_profile::Profile| (p.functions.len(), p.loops.len(), p.callsites.len());
+    assert_eq!(shape(&short), shape(&long));
+    let size = |d: &tempfile::TempDir| {
+        std::fs::read_dir(d.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .find(|e| e.file_name().to_string_lossy().ends_with(".instrument.json"))
+            .unwrap()
+            .metadata()
+            .unwrap()
+            .len()
+    };
+    let (a, b) = (size(&short_dir) as f64, size(&long_dir) as f64);
+    assert!(
+        (a - b).abs() / a < 0.02,
+        "profile sizes {a} and {b} bytes differ by more than the digits of bigger counts"
+    );
+}
+
+#[test]
+fn events_can_be_chosen_by_environment_variable() {
+    let dir = scratch();
+    let source = fixtures().join("loops.c");
+    let program = dir.path().join("loops");
+    let out = run(std::process::Command::new(bin("instrument-cc"))
+        .args(["-O2", "-I"])
+        .arg(fixtures())
+        .arg(&source)
+        .arg("-o")
+        .arg(&program)
+        .arg("-lm")
+        .env("INSTRUMENT_EVENTS", "loops"));
+    assert_success(&out, "build with INSTRUMENT_EVENTS=loops");
+    let (output, profile) = run_profiled(&program, dir.path());
+    assert_success(&output, "loops");
+    assert_eq!(profile.loops.len(), 6);
+    assert!(profile.callsites.is_empty());
+    assert!(profile.functions.iter().all(|f| f.calls == 0), "routines are listed as the loops' owners only");
+}
+
+#[test]
+fn tree_report_nests_program_procedure_loop_call_statement() {
+    let (dir, _) = loops_profile(&[]);
+    let path = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .find(|e| e.file_name().to_string_lossy().ends_with(".instrument.json"))
+        .unwrap()
+        .path();
+    let tree = run(std::process::Command::new(bin("instrument"))
+        .args(["report", "--tree", "--focus", "nested"])
+        .arg(&path));
+    assert_success(&tree, "report --tree --focus");
+    insta::with_settings!({filters => vec![(r" *\d+\.\d+", " [t]")]}, {
+        insta::assert_snapshot!(String::from_utf8_lossy(&tree.stdout));
+    });
+    let full =
+        run(std::process::Command::new(bin("instrument")).args(["report", "--tree", "--lines"]).arg(&path));
+    let text = String::from_utf8_lossy(&full.stdout);
+    assert!(text.lines().nth(3).unwrap().contains("program "), "{text}");
+    assert!(text.contains("main [loops.c:61]"), "{text}");
+    let sqrt_line =
+        text.lines().find(|l| l.contains("call sqrt at loops.c:52")).expect("sqrt call statement");
+    let loop_line = text.lines().find(|l| l.contains("loop at loops.c:51")).expect("roots loop");
+    assert!(
+        sqrt_line.find("call sqrt") > loop_line.find("loop at"),
+        "the call statement is indented under its loop:\n{text}"
+    );
+    let missing = run(std::process::Command::new(bin("instrument"))
+        .args(["report", "--tree", "--focus", "nope"])
+        .arg(&path));
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no routine named \"nope\""));
+}
