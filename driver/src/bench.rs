@@ -1,12 +1,13 @@
-//! `instrument bench probes`: the cost of an instrumented call against the cost of two clock
-//! reads, both measured in the same run on the same machine, so the ratio is meaningful on a
-//! noisy machine where absolute times are not. Each fixture is built plainly and with
-//! `instrument-cc`; each run prints its kernel time; the minimum over the repetitions is kept.
-//! The call count comes from the instrumented run's own profile.
+//! `instrument bench probes`: the cost of an instrumented event (routine call, loop execution,
+//! call statement) against the cost of two clock reads, both measured in the same run on the
+//! same machine, so the ratio is meaningful on a noisy machine where absolute times are not.
+//! Each fixture is built plainly and with `instrument-cc`; each run prints its kernel time; the
+//! minimum over the repetitions is kept. Event counts come from the instrumented run's profile.
 
 use crate::{layout, profiles, toolchain};
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
+use instrument_profile::Profile;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -18,27 +19,73 @@ pub struct Settings {
 }
 
 const HEADER: &str = include_str!("../../c-fixtures/bench/bench_clock.h");
-const FIXTURES: &[(&str, &str)] = &[
-    ("fib", include_str!("../../c-fixtures/bench/fib.c")),
-    ("leaf", include_str!("../../c-fixtures/bench/leaf.c")),
-    ("clock_pair", include_str!("../../c-fixtures/bench/clock_pair.c")),
+const CLOCK_PAIR: &str = include_str!("../../c-fixtures/bench/clock_pair.c");
+
+/// A benchmark fixture: its source, the events it is instrumented with, and how to read the
+/// number of events its kernel caused from its profile.
+struct Fixture {
+    name: &'static str,
+    kind: &'static str,
+    source: &'static str,
+    events: &'static str,
+    count: fn(&Profile) -> u64,
+}
+
+const FIXTURES: &[Fixture] = &[
+    Fixture {
+        name: "fib",
+        kind: "routine",
+        source: include_str!("../../c-fixtures/bench/fib.c"),
+        events: "functions",
+        count: |p| routine_calls(p, "fib"),
+    },
+    Fixture {
+        name: "leaf",
+        kind: "routine",
+        source: include_str!("../../c-fixtures/bench/leaf.c"),
+        events: "functions",
+        count: |p| routine_calls(p, "leaf"),
+    },
+    Fixture {
+        name: "loop",
+        kind: "loop",
+        source: include_str!("../../c-fixtures/bench/loop_events.c"),
+        events: "loops",
+        count: |p| p.loops.iter().map(|l| l.count).max().unwrap_or(0),
+    },
+    Fixture {
+        name: "callsite",
+        kind: "callsite",
+        source: include_str!("../../c-fixtures/bench/call_events.c"),
+        events: "callsites",
+        count: |p| p.callsites.iter().filter(|c| c.callee == "leaf").map(|c| c.count).sum(),
+    },
 ];
+
+fn routine_calls(profile: &Profile, name: &str) -> u64 {
+    profile.functions.iter().find(|f| f.name == name).map_or(0, |f| f.calls)
+}
 
 #[derive(Serialize)]
 struct FixtureResult {
     name: &'static str,
-    calls: u64,
+    kind: &'static str,
+    events: u64,
     plain_ns: u64,
     instrumented_ns: u64,
-    ns_per_call: f64,
+    ns_per_event: f64,
     ratio: f64,
 }
 
 #[derive(Serialize)]
 struct Report {
+    /// Routine calls (fib, leaf): ns added per instrumented call.
     ns_per_call: f64,
     clock_pair_ns: f64,
+    /// ns_per_call / clock_pair_ns.
     ratio: f64,
+    loop_ratio: f64,
+    callsite_ratio: f64,
     repeat: u32,
     fixtures: Vec<FixtureResult>,
 }
@@ -47,56 +94,66 @@ pub fn probes(settings: &Settings) -> Result<()> {
     let work = tempfile::Builder::new().prefix("instrument-bench").tempdir()?;
     let dir = work.path();
     std::fs::write(dir.join("bench_clock.h"), HEADER)?;
-    for (name, source) in FIXTURES {
-        std::fs::write(dir.join(format!("{name}.c")), source)?;
+    std::fs::write(dir.join("clock_pair.c"), CLOCK_PAIR)?;
+    for f in FIXTURES {
+        std::fs::write(dir.join(format!("{}.c", f.name)), f.source)?;
     }
     let fib_n = (30.0 + settings.scale.max(1e-3).log2()).round().clamp(10.0, 45.0) as u32;
     let loops = ((1e8 * settings.scale) as u64).max(1000);
-    let plan: Vec<(&'static str, String)> = vec![("fib", fib_n.to_string()), ("leaf", loops.to_string())];
+    let argument = |f: &Fixture| if f.name == "fib" { fib_n.to_string() } else { loops.to_string() };
 
     let clang = toolchain::CLANG.find()?;
     let cc = layout::sibling("instrument-cc")?;
-    let progress = progress_bar(settings, (plan.len() as u64 * 2 + 1) * u64::from(settings.repeat) + 5);
+    let progress = progress_bar(settings, (FIXTURES.len() as u64 * 2 + 1) * u64::from(settings.repeat) + 9);
     progress.set_message("building");
-    let clock_pair = build(&clang, dir, "clock_pair", "plain")?;
+    let clock_pair = build(&clang, dir, "clock_pair", "plain", &[])?;
     let mut builds = Vec::new();
-    for (name, arg) in &plan {
+    for f in FIXTURES {
+        let events = format!("--instrument-events={}", f.events);
         builds.push((
-            *name,
-            arg.clone(),
-            build(&clang, dir, name, "plain")?,
-            build(&cc, dir, name, "instrumented")?,
+            f,
+            build(&clang, dir, f.name, "plain", &[])?,
+            build(&cc, dir, f.name, "instrumented", &[&events])?,
         ));
         progress.inc(2);
     }
     progress.set_message("measuring");
-    let pair_iterations = loops;
-    let clock_pair_ns =
-        min_kernel_ns(&clock_pair, &pair_iterations.to_string(), dir, settings.repeat, &progress)? as f64
-            / pair_iterations as f64;
+    let clock_pair_ns = min_kernel_ns(&clock_pair, &loops.to_string(), dir, settings.repeat, &progress)?
+        as f64
+        / loops as f64;
     let mut fixtures = Vec::new();
-    for (name, arg, plain, instrumented) in &builds {
-        let plain_ns = min_kernel_ns(plain, arg, dir, settings.repeat, &progress)?;
-        let instrumented_ns = min_kernel_ns(instrumented, arg, dir, settings.repeat, &progress)?;
-        let calls = profiled_calls(dir, name)?;
-        let ns_per_call = instrumented_ns.saturating_sub(plain_ns) as f64 / calls as f64;
+    for (f, plain, instrumented) in &builds {
+        let arg = argument(f);
+        let plain_ns = min_kernel_ns(plain, &arg, dir, settings.repeat, &progress)?;
+        let instrumented_ns = min_kernel_ns(instrumented, &arg, dir, settings.repeat, &progress)?;
+        let events = (f.count)(&profiles::load(&profiles::newest(dir)?)?);
+        if events == 0 {
+            bail!("the profile of {} counted no events", f.name);
+        }
+        let ns_per_event = instrumented_ns.saturating_sub(plain_ns) as f64 / events as f64;
         fixtures.push(FixtureResult {
-            name,
-            calls,
+            name: f.name,
+            kind: f.kind,
+            events,
             plain_ns,
             instrumented_ns,
-            ns_per_call,
-            ratio: ns_per_call / clock_pair_ns,
+            ns_per_event,
+            ratio: ns_per_event / clock_pair_ns,
         });
     }
     progress.finish_and_clear();
-    let extra: u64 = fixtures.iter().map(|f| f.instrumented_ns.saturating_sub(f.plain_ns)).sum();
-    let calls: u64 = fixtures.iter().map(|f| f.calls).sum();
-    let ns_per_call = extra as f64 / calls as f64;
+    let per_kind = |kind: &str| {
+        let chosen: Vec<_> = fixtures.iter().filter(|f| f.kind == kind).collect();
+        let extra: u64 = chosen.iter().map(|f| f.instrumented_ns.saturating_sub(f.plain_ns)).sum();
+        extra as f64 / chosen.iter().map(|f| f.events).sum::<u64>() as f64
+    };
+    let ns_per_call = per_kind("routine");
     let report = Report {
         ns_per_call,
         clock_pair_ns,
         ratio: ns_per_call / clock_pair_ns,
+        loop_ratio: per_kind("loop") / clock_pair_ns,
+        callsite_ratio: per_kind("callsite") / clock_pair_ns,
         repeat: settings.repeat,
         fixtures,
     };
@@ -121,9 +178,10 @@ fn progress_bar(settings: &Settings, steps: u64) -> ProgressBar {
     bar
 }
 
-fn build(compiler: &Path, dir: &Path, name: &str, variant: &str) -> Result<PathBuf> {
+fn build(compiler: &Path, dir: &Path, name: &str, variant: &str, flags: &[&str]) -> Result<PathBuf> {
     let output = dir.join(format!("{name}-{variant}"));
     let status = Command::new(compiler)
+        .args(flags)
         .args(["-O2", "-o"])
         .arg(&output)
         .arg(dir.join(format!("{name}.c")))
@@ -158,36 +216,27 @@ fn min_kernel_ns(program: &Path, arg: &str, dir: &Path, repeat: u32, progress: &
     Ok(best)
 }
 
-/// Calls of routine `name` in the newest profile of the instrumented fixture.
-fn profiled_calls(dir: &Path, name: &str) -> Result<u64> {
-    let profile = profiles::load(&profiles::newest(dir)?)?;
-    profile
-        .functions
-        .iter()
-        .find(|f| f.name == name)
-        .map(|f| f.calls)
-        .with_context(|| format!("the profile of {name} does not list {name}"))
-}
-
 fn print_table(report: &Report) {
     println!("cost of two clock reads (rdtsc pair): {:.2} ns", report.clock_pair_ns);
     println!(
-        "{:<8} {:>12} {:>12} {:>14} {:>11} {:>12}",
-        "fixture", "calls", "plain ms", "instrumented", "ns/call", "ratio"
+        "{:<9} {:<9} {:>12} {:>12} {:>14} {:>11} {:>8}",
+        "fixture", "events", "count", "plain ms", "instrumented", "ns/event", "ratio"
     );
     for f in &report.fixtures {
         println!(
-            "{:<8} {:>12} {:>12.2} {:>14.2} {:>11.2} {:>12.3}",
+            "{:<9} {:<9} {:>12} {:>12.2} {:>14.2} {:>11.2} {:>8.3}",
             f.name,
-            f.calls,
+            f.kind,
+            f.events,
             f.plain_ns as f64 / 1e6,
             f.instrumented_ns as f64 / 1e6,
-            f.ns_per_call,
+            f.ns_per_event,
             f.ratio
         );
     }
     println!(
-        "overall: {:.2} ns per instrumented call = {:.3} x two clock reads (target <= 1.10), min of {} runs",
-        report.ns_per_call, report.ratio, report.repeat
+        "routines: {:.2} ns per instrumented call = {:.3} x two clock reads; loops {:.3} x; call statements {:.3} x \
+         (targets <= 1.10; min of {} runs)",
+        report.ns_per_call, report.ratio, report.loop_ratio, report.callsite_ratio, report.repeat
     );
 }

@@ -56,20 +56,13 @@ pub fn render(profile: &Profile, options: &TreeOptions) -> Result<String, String
             count: f.calls,
             iterations: None,
         });
-        children(profile, f.id, None, base + 1, options, &mut nodes);
+        children(profile, f.id, None, base + 1, &mut nodes);
     }
     Ok(format_nodes(&nodes, total))
 }
 
 /// The loops and call statements directly inside routine `function` and loop `in_loop`.
-fn children(
-    profile: &Profile,
-    function: u32,
-    in_loop: Option<u32>,
-    depth: usize,
-    options: &TreeOptions,
-    out: &mut Vec<Node>,
-) {
+fn children(profile: &Profile, function: u32, in_loop: Option<u32>, depth: usize, out: &mut Vec<Node>) {
     let mut loops: Vec<&Loop> =
         profile.loops.iter().filter(|l| l.function == function && l.parent == in_loop).collect();
     loops.sort_by_key(|l| (l.line, l.id));
@@ -93,7 +86,7 @@ fn children(
                     count: l.count,
                     iterations: Some(l.iterations),
                 });
-                children(profile, function, Some(l.id), depth + 1, options, out);
+                children(profile, function, Some(l.id), depth + 1, out);
             }
             Err(c) => out.push(Node {
                 depth,

@@ -72,9 +72,9 @@ pub fn compile(compiler: &Path, dir: &Path, name: &str, sources: &[PathBuf], fla
     output_path
 }
 
-/// Builds `c-fixtures/<fixture>.c` with instrument-cc (-O2 plus `flags`).
+/// Builds `c-fixtures/<fixture>.c` with instrument-cc (-O2 -pthread -lm plus `flags`).
 pub fn build_instrumented(dir: &Path, fixture: &str, flags: &[&str]) -> PathBuf {
-    let mut all = vec!["-O2", "-pthread"];
+    let mut all = vec!["-O2", "-pthread", "-lm"];
     all.extend_from_slice(flags);
     compile(&bin("instrument-cc"), dir, base_name(fixture), &[fixtures().join(format!("{fixture}.c"))], &all)
 }
@@ -87,7 +87,7 @@ pub fn build_plain(dir: &Path, fixture: &str) -> PathBuf {
         dir,
         &name,
         &[fixtures().join(format!("{fixture}.c"))],
-        &["-O2", "-pthread"],
+        &["-O2", "-pthread", "-lm"],
     )
 }
 
@@ -106,7 +106,7 @@ pub fn run_profiled_with(program: &Path, dir: &Path, args: &[&str]) -> (Output, 
     (output, only_profile(dir))
 }
 
-pub fn loop_at<'a>(profile: &'a Profile, line: u32) -> &'a instrument_profile::Loop {
+pub fn loop_at(profile: &Profile, line: u32) -> &instrument_profile::Loop {
     profile
         .loops
         .iter()
