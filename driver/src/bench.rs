@@ -118,14 +118,14 @@ pub fn probes(settings: &Settings) -> Result<()> {
         progress.inc(2);
     }
     progress.set_message("measuring");
-    let clock_pair_ns = min_kernel_ns(&clock_pair, &loops.to_string(), dir, settings.repeat, &progress)?
+    let clock_pair_ns = min_kernel_ns(&clock_pair, &loops.to_string(), dir, settings.repeat, &progress, &[])?
         as f64
         / loops as f64;
     let mut fixtures = Vec::new();
     for (f, plain, instrumented) in &builds {
         let arg = argument(f);
-        let plain_ns = min_kernel_ns(plain, &arg, dir, settings.repeat, &progress)?;
-        let instrumented_ns = min_kernel_ns(instrumented, &arg, dir, settings.repeat, &progress)?;
+        let plain_ns = min_kernel_ns(plain, &arg, dir, settings.repeat, &progress, &[])?;
+        let instrumented_ns = min_kernel_ns(instrumented, &arg, dir, settings.repeat, &progress, &[])?;
         let events = (f.count)(&profiles::load(&profiles::newest(dir)?)?);
         if events == 0 {
             bail!("the profile of {} counted no events", f.name);
@@ -194,12 +194,20 @@ fn build(compiler: &Path, dir: &Path, name: &str, variant: &str, flags: &[&str])
 }
 
 /// The smallest kernel time over `repeat` runs of `program arg`.
-fn min_kernel_ns(program: &Path, arg: &str, dir: &Path, repeat: u32, progress: &ProgressBar) -> Result<u64> {
+fn min_kernel_ns(
+    program: &Path,
+    arg: &str,
+    dir: &Path,
+    repeat: u32,
+    progress: &ProgressBar,
+    env: &[(&str, &str)],
+) -> Result<u64> {
     let mut best = u64::MAX;
     for _ in 0..repeat {
         let output = Command::new(program)
             .arg(arg)
             .env("INSTRUMENT_PROFILE_DIR", dir)
+            .envs(env.iter().copied())
             .output()
             .with_context(|| format!("cannot run {}", program.display()))?;
         if !output.status.success() {
@@ -239,4 +247,103 @@ fn print_table(report: &Report) {
          (targets <= 1.10; min of {} runs)",
         report.ns_per_call, report.ratio, report.loop_ratio, report.callsite_ratio, report.repeat
     );
+}
+
+#[derive(Serialize)]
+struct DepthResult {
+    depth: String,
+    ns_per_call: f64,
+    /// ns_per_call / the flat profile's ns_per_call, measured in the same run.
+    ratio_to_flat: f64,
+}
+
+#[derive(Serialize)]
+struct CallpathReport {
+    flat_ns_per_call: f64,
+    depths: Vec<DepthResult>,
+    /// Largest ratio over the depths (target <= 1.25).
+    max_ratio: f64,
+    /// Most expensive depth over cheapest (target <= 1.10).
+    spread: f64,
+    repeat: u32,
+}
+
+/// `instrument bench callpaths`: routine calls in callpath mode at k = 1, 2, 4, 8 and
+/// unlimited against flat mode, on the call-heavy fixtures (fib, leaf), same binaries, one run.
+pub fn callpaths(settings: &Settings) -> Result<()> {
+    let work = tempfile::Builder::new().prefix("instrument-bench").tempdir()?;
+    let dir = work.path();
+    std::fs::write(dir.join("bench_clock.h"), HEADER)?;
+    let chosen: Vec<&Fixture> = FIXTURES.iter().filter(|f| f.kind == "routine").collect();
+    let fib_n = (30.0 + settings.scale.max(1e-3).log2()).round().clamp(10.0, 45.0) as u32;
+    let loops = ((1e8 * settings.scale) as u64).max(1000);
+    let depths = ["0", "1", "2", "4", "8", "all"];
+    let clang = toolchain::CLANG.find()?;
+    let cc = layout::sibling("instrument-cc")?;
+    let progress =
+        progress_bar(settings, (chosen.len() * (depths.len() + 1)) as u64 * u64::from(settings.repeat));
+    progress.set_message("building");
+    let mut builds = Vec::new();
+    for f in &chosen {
+        std::fs::write(dir.join(format!("{}.c", f.name)), f.source)?;
+        let arg = if f.name == "fib" { fib_n.to_string() } else { loops.to_string() };
+        builds.push((
+            *f,
+            arg,
+            build(&clang, dir, f.name, "plain", &[])?,
+            build(&cc, dir, f.name, "instrumented", &[])?,
+        ));
+    }
+    progress.set_message("measuring");
+    let mut extra = vec![0u64; depths.len()];
+    let mut calls = 0u64;
+    for (f, arg, plain, instrumented) in &builds {
+        let plain_ns = min_kernel_ns(plain, arg, dir, settings.repeat, &progress, &[])?;
+        for (i, depth) in depths.iter().enumerate() {
+            let ns = min_kernel_ns(
+                instrumented,
+                arg,
+                dir,
+                settings.repeat,
+                &progress,
+                &[("INSTRUMENT_CALLPATH", depth)],
+            )?;
+            extra[i] += ns.saturating_sub(plain_ns);
+        }
+        calls += (f.count)(&profiles::load(&profiles::newest(dir)?)?);
+    }
+    progress.finish_and_clear();
+    let per_call: Vec<f64> = extra.iter().map(|&e| e as f64 / calls as f64).collect();
+    let flat = per_call[0];
+    let results: Vec<DepthResult> = depths[1..]
+        .iter()
+        .zip(&per_call[1..])
+        .map(|(d, &ns)| DepthResult { depth: d.to_string(), ns_per_call: ns, ratio_to_flat: ns / flat })
+        .collect();
+    let max = results.iter().map(|r| r.ns_per_call).fold(f64::MIN, f64::max);
+    let min = results.iter().map(|r| r.ns_per_call).fold(f64::MAX, f64::min);
+    let report = CallpathReport {
+        flat_ns_per_call: flat,
+        max_ratio: max / flat,
+        spread: max / min,
+        depths: results,
+        repeat: settings.repeat,
+    };
+    if settings.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!(
+            "flat profile: {:.2} ns per call ({} calls of fib and leaf)",
+            report.flat_ns_per_call, calls
+        );
+        println!("{:<10} {:>12} {:>14}", "depth k", "ns/call", "ratio to flat");
+        for r in &report.depths {
+            println!("{:<10} {:>12.2} {:>14.3}", r.depth, r.ns_per_call, r.ratio_to_flat);
+        }
+        println!(
+            "max ratio {:.3} (target <= 1.25), max/min across k {:.3} (target <= 1.10), min of {} runs",
+            report.max_ratio, report.spread, report.repeat
+        );
+    }
+    Ok(())
 }

@@ -4,12 +4,15 @@
 //! loaded by clang, or by `rewrite` with dlopen.
 
 pub mod bench;
+pub mod callpaths;
 pub mod demo;
+pub mod export;
 pub mod layout;
 pub use instrument_select::names;
 pub mod profiles;
 pub mod report;
 pub mod rewrite;
+pub mod run;
 pub mod runtime;
 pub mod toolchain;
 pub mod tree;

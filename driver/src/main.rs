@@ -3,7 +3,8 @@
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use instrument_driver::{bench, demo, profiles, report, rewrite, tree};
+use instrument_driver::callpaths::{self, Threads};
+use instrument_driver::{bench, demo, export, profiles, report, rewrite, run, tree};
 use std::path::PathBuf;
 
 #[derive(Parser)]
@@ -43,6 +44,43 @@ enum Command {
         /// Show file:line next to routine names
         #[arg(long)]
         lines: bool,
+        /// Show the k-callpath table (`main => solve => f`); needs a callpath recording
+        #[arg(long, conflicts_with_all = ["tree", "json", "cct"])]
+        callpaths: bool,
+        /// With --callpaths: the k to show (at most the recorded depth; default: as recorded)
+        #[arg(long, value_name = "K", requires = "callpaths")]
+        depth: Option<u32>,
+        /// Show the calling-context tree; needs a callpath recording
+        #[arg(long, conflicts_with_all = ["tree", "json"])]
+        cct: bool,
+        /// With --callpaths or --cct: one thread (0 is the first) instead of all merged
+        #[arg(long, value_name = "N")]
+        thread: Option<u64>,
+    },
+    /// Write a profile as folded stacks, a flame graph SVG, or speedscope JSON
+    Export {
+        /// The profile file; default: the newest *.instrument.json
+        profile: Option<PathBuf>,
+        #[arg(long, value_enum)]
+        format: export::Format,
+        /// Output file (default: standard output)
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// One thread (0 is the first) instead of all merged
+        #[arg(long, value_name = "N")]
+        thread: Option<u64>,
+    },
+    /// Run an instrumented program with measurement settings
+    Run {
+        /// Record callpaths of depth K (`all` for the whole calling context); default: flat
+        #[arg(long, value_name = "K", value_parser = parse_depth)]
+        callpath: Option<u32>,
+        /// Where to write the profile (default: INSTRUMENT_PROFILE_DIR or the working directory)
+        #[arg(long, value_name = "DIR")]
+        profile_dir: Option<PathBuf>,
+        /// The program and its arguments
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true, value_name = "PROGRAM")]
+        program: Vec<String>,
     },
     /// Instrument a bitcode file: write instrumented bitcode (-o x.bc) or a native object (-o x.o)
     Rewrite {
@@ -75,6 +113,18 @@ enum BenchCommand {
         #[arg(long, default_value_t = 1.0)]
         scale: f64,
     },
+    /// Cost per call in callpath mode at k = 1, 2, 4, 8 and unlimited, against flat mode
+    Callpaths {
+        /// Print JSON
+        #[arg(long)]
+        json: bool,
+        /// Repetitions of each measurement; the minimum is kept
+        #[arg(long, default_value_t = 5)]
+        repeat: u32,
+        /// Scale of the workloads (1 = 10^8 leaf calls)
+        #[arg(long, default_value_t = 1.0)]
+        scale: f64,
+    },
 }
 
 fn main() {
@@ -86,13 +136,15 @@ fn main() {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Report { profile, json, tree, focus, lines } => {
-            let path = match profile {
-                Some(p) => p,
-                None => profiles::newest(&default_profile_dir())?,
-            };
-            let profile = profiles::load(&path)?;
-            let text = if json {
+        Command::Report { profile, json, tree, focus, lines, callpaths, depth, cct, thread } => {
+            let profile = load(profile)?;
+            let threads = thread.map_or(Threads::Merged, Threads::One);
+            let text = if callpaths {
+                let rows = callpaths::table(&profile, depth, threads).map_err(anyhow::Error::msg)?;
+                callpaths::render_table(&profile, &rows)
+            } else if cct {
+                callpaths::render_cct(&profile, threads).map_err(anyhow::Error::msg)?
+            } else if json {
                 report::json(&profile) + "\n"
             } else if tree {
                 tree::render(&profile, &tree::TreeOptions { focus: focus.as_deref(), lines })
@@ -107,11 +159,59 @@ fn run(cli: Cli) -> Result<()> {
             rewrite::rewrite(&input, &output, rewrite::Emit::from_output(&output))
                 .with_context(|| format!("cannot instrument {}", input.display()))
         }
+        Command::Export { profile, format, output, thread } => {
+            let profile = load(profile)?;
+            let bytes = export::render(&profile, format, thread.map_or(Threads::Merged, Threads::One))?;
+            match output {
+                Some(path) => write_atomically(&path, &bytes),
+                None => std::io::Write::write_all(&mut std::io::stdout(), &bytes)
+                    .context("cannot write to standard output"),
+            }
+        }
+        Command::Run { callpath, profile_dir, program } => {
+            let code = run::run(&run::RunOptions { callpath, profile_dir, program })?;
+            std::process::exit(code)
+        }
         Command::Demo => demo::run(),
         Command::Bench { which: BenchCommand::Probes { json, repeat, scale } } => {
             bench::probes(&bench::Settings { json, repeat: repeat.max(1), scale })
         }
+        Command::Bench { which: BenchCommand::Callpaths { json, repeat, scale } } => {
+            bench::callpaths(&bench::Settings { json, repeat: repeat.max(1), scale })
+        }
     }
+}
+
+fn load(profile: Option<PathBuf>) -> Result<instrument_profile::Profile> {
+    let path = match profile {
+        Some(p) => p,
+        None => profiles::newest(&default_profile_dir())?,
+    };
+    profiles::load(&path)
+}
+
+/// `all`/`unlimited` (0 internally) or a depth of at least 1.
+fn parse_depth(text: &str) -> Result<u32, String> {
+    match text {
+        "all" | "unlimited" => Ok(0),
+        _ => match text.parse::<u32>() {
+            Ok(0) | Err(_) => Err(format!("{text:?} is not a callpath depth (1, 2, ... or all)")),
+            Ok(k) => Ok(k),
+        },
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file and a rename, so a reader never sees half.
+fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let mut file =
+        tempfile::NamedTempFile::new_in(dir).with_context(|| format!("cannot write in {}", dir.display()))?;
+    std::io::Write::write_all(&mut file, bytes)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(file.path(), std::fs::Permissions::from_mode(0o644))?;
+    file.persist(path).map_err(|e| e.error).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
 }
 
 fn default_profile_dir() -> PathBuf {

@@ -27,6 +27,50 @@ pub struct Profile {
     /// Call statements that ran, each in a routine and possibly in a loop.
     #[serde(default)]
     pub callsites: Vec<CallSite>,
+    /// Callpath profile (callpath mode only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub callpaths: Option<Callpaths>,
+}
+
+/// Callpaths as recorded: per thread, one record per distinct callpath of at most `depth`
+/// events (all of them when `depth` is 0: the calling-context tree).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Callpaths {
+    /// The k the program ran with; 0 means unlimited (full calling context).
+    pub depth: u32,
+    /// Most callpath nodes per thread; beyond it events go to `other`.
+    pub node_cap: u32,
+    pub threads: Vec<ThreadCallpaths>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThreadCallpaths {
+    /// 0 for the first thread that measured something, then in order.
+    pub thread: u64,
+    pub paths: Vec<CallpathRecord>,
+    /// Everything measured after the node cap was reached ("other paths").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other: Option<CallpathRecord>,
+    /// Callpaths that could not get a node of their own.
+    #[serde(default)]
+    pub overflow_paths: u64,
+}
+
+/// One callpath: event ids (routines, loops, call statements) from the oldest to the event it
+/// ends at. Inclusive time is counted once when the callpath recurs inside itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CallpathRecord {
+    pub path: Vec<u32>,
+    pub calls: u64,
+    pub child_calls: u64,
+    pub exclusive_ns: u64,
+    pub inclusive_ns: u64,
+    #[serde(default, skip_serializing_if = "is_zero64")]
+    pub iterations: u64,
+}
+
+fn is_zero64(v: &u64) -> bool {
+    *v == 0
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -204,6 +248,7 @@ mod tests {
             }],
             loops: Vec::new(),
             callsites: Vec::new(),
+            callpaths: None,
         }
     }
 

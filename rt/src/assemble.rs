@@ -4,15 +4,45 @@
 //! survivor; `static` routines stay apart. Events that never ran are left out, except routines
 //! whose loops or call statements ran.
 
+use crate::callpath;
 use crate::registry::{EventInfo, Kind};
-use crate::thread::Record;
-use instrument_profile::{CallSite, Function, Loop};
+use crate::thread::{Record, ThreadPaths};
+use instrument_profile::{CallSite, CallpathRecord, Callpaths, Function, Loop, ThreadCallpaths};
 use std::collections::HashMap;
 
 pub struct Events {
     pub functions: Vec<Function>,
     pub loops: Vec<Loop>,
     pub callsites: Vec<CallSite>,
+    /// For every event id, the id that stands for it in the profile.
+    pub canonical: Vec<u32>,
+}
+
+/// The callpath section of the profile (None in flat mode).
+pub fn callpaths(threads: &[ThreadPaths], canonical: &[u32], ns: impl Fn(u64) -> u64) -> Option<Callpaths> {
+    let depth = match callpath::depth() {
+        0 => return None,
+        callpath::UNLIMITED => 0,
+        k => k,
+    };
+    let record = |path: &[u32], r: &Record| CallpathRecord {
+        path: path.iter().map(|&e| canonical.get(e as usize).copied().unwrap_or(e)).collect(),
+        calls: r.calls,
+        child_calls: r.child_calls,
+        exclusive_ns: ns(r.excl),
+        inclusive_ns: ns(r.incl),
+        iterations: r.iterations,
+    };
+    let threads = threads
+        .iter()
+        .map(|t| ThreadCallpaths {
+            thread: t.thread,
+            paths: t.paths.iter().map(|(p, r)| record(p, r)).collect(),
+            other: (t.other.calls > 0).then(|| record(&[], &t.other)),
+            overflow_paths: t.overflow,
+        })
+        .collect();
+    Some(Callpaths { depth, node_cap: callpath::node_cap(), threads })
 }
 
 pub fn events(infos: &[EventInfo], records: &[Record], ns: impl Fn(u64) -> u64) -> Events {
@@ -91,7 +121,7 @@ pub fn events(infos: &[EventInfo], records: &[Record], ns: impl Fn(u64) -> u64) 
             inclusive_ns: ns(r.incl),
         });
     }
-    Events { functions, loops, callsites }
+    Events { functions, loops, callsites, canonical }
 }
 
 /// For every event id, the id of the routine copy that stands for it (itself for everything

@@ -12,6 +12,7 @@
 #![allow(clippy::missing_safety_doc)]
 
 mod assemble;
+mod callpath;
 pub mod clock;
 mod lifecycle;
 mod output;

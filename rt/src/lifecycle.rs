@@ -14,6 +14,7 @@ static FINISHED_ONCE: AtomicBool = AtomicBool::new(false);
 pub fn start() {
     START.call_once(|| {
         clock::init();
+        crate::callpath::configure();
         unsafe { libc::atexit(at_exit) };
     });
 }

@@ -21,6 +21,7 @@ pub struct Snapshot {
     threads: u64,
     running: u64,
     end_ticks: u64,
+    callpaths: Vec<thread::ThreadPaths>,
 }
 
 impl Snapshot {
@@ -32,16 +33,31 @@ impl Snapshot {
             counters: merged.counters,
             threads: merged.threads,
             live: Vec::new(),
+            callpaths: Vec::new(),
         };
+        let mut callpaths: Vec<thread::ThreadPaths> = merged
+            .callpaths
+            .iter()
+            .map(|t| thread::ThreadPaths {
+                thread: t.thread,
+                paths: t.paths.clone(),
+                other: t.other,
+                overflow: t.overflow,
+            })
+            .collect();
         for &state in &merged.live {
-            thread::merge_into(&mut all, unsafe { &*(state as *const thread::ThreadState) });
+            let ts = unsafe { &*(state as *const thread::ThreadState) };
+            thread::merge_into(&mut all, ts);
+            callpaths.extend(thread::thread_paths(ts));
         }
+        callpaths.sort_by_key(|t| t.thread);
         Snapshot {
             records: all.records,
             counters: all.counters,
             threads: all.threads,
             running: merged.live.len() as u64,
             end_ticks,
+            callpaths,
         }
     }
 }
@@ -141,5 +157,6 @@ fn build(snapshot: &Snapshot, calibration: &Calibration) -> Profile {
         functions: events.functions,
         loops: events.loops,
         callsites: events.callsites,
+        callpaths: assemble::callpaths(&snapshot.callpaths, &events.canonical, ns),
     }
 }

@@ -61,6 +61,10 @@ pub unsafe extern "C" fn loop_exit(id_slot: *const u32, iterations: u64, sp: usi
         let id = load_id(id_slot);
         if id < ts.record_cap {
             (*ts.records.add(id as usize)).iterations += iterations;
+            let top = &*ts.frames.add(ts.depth.min(ts.frame_cap - 1));
+            if !ts.tree.is_null() && top.id == id {
+                (*ts.tree).node(top.node).record.iterations += iterations;
+            }
         }
     }
     exit_at(now, id_slot, sp)
@@ -95,9 +99,19 @@ unsafe fn exit_at(now: u64, id_slot: *const u32, sp: usize) {
 #[inline(always)]
 unsafe fn push(ts: &mut ThreadState, depth: usize, id: u32, sp: usize) {
     ts.depth = depth;
-    (*ts.frames.add(depth - 1)).child_calls += 1;
+    let parent = &mut *ts.frames.add(depth - 1);
+    parent.child_calls += 1;
     (*ts.records.add(id as usize)).active += 1;
+    let node = match ts.tree.as_mut() {
+        None => 0,
+        Some(tree) => {
+            let node = tree.step(parent.node, id);
+            tree.node(node).record.active += 1;
+            node
+        }
+    };
     let frame = &mut *ts.frames.add(depth);
+    frame.node = node;
     frame.id = id;
     frame.child_calls = 0;
     frame.sp = sp;

@@ -6,7 +6,7 @@
 //! and is closed at the current time.
 
 use crate::registry::UNREGISTERED;
-use crate::thread::ThreadState;
+use crate::thread::{Frame, Record, ThreadState};
 
 /// Pops the top frame (at `depth`) at time `now` and charges it to its routine and its parent.
 #[inline(always)]
@@ -14,7 +14,16 @@ pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64) {
     let frame = &*ts.frames.add(depth);
     ts.depth = depth - 1;
     let inclusive = now.saturating_sub(frame.start);
-    let record = &mut *ts.records.add(frame.id as usize);
+    charge(&mut *ts.records.add(frame.id as usize), frame, inclusive);
+    if let Some(tree) = ts.tree.as_mut() {
+        charge(&mut tree.node(frame.node).record, frame, inclusive);
+    }
+    (*ts.frames.add(depth - 1)).child_incl += inclusive;
+}
+
+/// One finished activation of an event (or of a callpath node).
+#[inline(always)]
+fn charge(record: &mut Record, frame: &Frame, inclusive: u64) {
     record.calls += 1;
     record.child_calls += u64::from(frame.child_calls);
     record.excl += inclusive.saturating_sub(frame.child_incl);
@@ -22,7 +31,6 @@ pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64) {
     if record.active == 0 {
         record.incl += inclusive;
     }
-    (*ts.frames.add(depth - 1)).child_incl += inclusive;
 }
 
 /// An exit whose frame is not on top. Finds the innermost frame of routine `id` whose entry

@@ -141,11 +141,35 @@ pub unsafe extern "C" fn __instrument_register_module(table: *const ModuleTable)
             line: e.line,
         });
     }
+    register_statics(table, base);
     let total = (table.functions + table.loops + table.sites) as usize;
     for i in 0..total {
         (*(table.ids.add(i) as *const AtomicU32)).store(base + i as u32, Relaxed);
     }
     COUNT.store(events.len() as u32, Relaxed);
+}
+
+/// The program graph for precomputed callpath transitions: each loop and call statement is a
+/// static child of its innermost loop or its routine, numbered among that parent's children.
+unsafe fn register_statics(table: &ModuleTable, base: u32) {
+    use crate::callpath::{add_static_child, set_static, StaticInfo, NONE as NO};
+    let loop_base = base + table.functions;
+    let site_base = loop_base + table.loops;
+    for i in 0..table.functions {
+        set_static(base + i, StaticInfo { parent: NO, local_index: NO, children: 0 });
+    }
+    let add = |id: u32, parent: u32| {
+        let local_index = add_static_child(parent);
+        set_static(id, StaticInfo { parent, local_index, children: 0 });
+    };
+    for i in 0..table.loops {
+        let e = &*table.loop_entries.add(i as usize);
+        add(loop_base + i, if e.parent == NONE { base + e.function } else { loop_base + e.parent });
+    }
+    for i in 0..table.sites {
+        let e = &*table.site_entries.add(i as usize);
+        add(site_base + i, if e.in_loop == NONE { base + e.function } else { loop_base + e.in_loop });
+    }
 }
 
 unsafe fn text(ptr: *const c_char) -> String {

@@ -4,6 +4,7 @@
 //! and merges its records into the process totals), so thousands of short threads neither leak
 //! nor lose data.
 
+use crate::callpath::{self, Tree};
 use crate::pages;
 use crate::registry;
 use std::cell::Cell;
@@ -23,6 +24,8 @@ pub struct Frame {
     pub start: u64,
     /// Inclusive ticks of the direct children, subtracted to give exclusive time.
     pub child_incl: u64,
+    /// The callpath node of this activation (callpath mode only).
+    pub node: u32,
 }
 
 /// Per-function statistics in ticks.
@@ -70,6 +73,14 @@ impl Counters {
     }
 }
 
+/// One thread's callpaths, kept when the thread ends.
+pub struct ThreadPaths {
+    pub thread: u64,
+    pub paths: Vec<(Vec<u32>, Record)>,
+    pub other: Record,
+    pub overflow: u64,
+}
+
 pub struct ThreadState {
     /// Index of the top frame; frame 0 is a sentinel that is never popped. May exceed
     /// `frame_cap` while the stack overflows: those frames are counted, not stored.
@@ -79,6 +90,10 @@ pub struct ThreadState {
     pub records: *mut Record,
     pub record_cap: u32,
     pub counters: Counters,
+    /// The callpath graph (callpath mode), or null.
+    pub tree: *mut Tree,
+    /// Order in which the thread first measured something (0 for the first thread).
+    pub index: u64,
 }
 
 /// The sentinel frame's id: never a real id and never `UNREGISTERED`.
@@ -105,6 +120,7 @@ pub struct Merged {
     pub counters: Counters,
     pub threads: u64,
     pub live: Vec<usize>,
+    pub callpaths: Vec<ThreadPaths>,
 }
 
 pub static MERGED: Mutex<Merged> = Mutex::new(Merged {
@@ -118,7 +134,9 @@ pub static MERGED: Mutex<Merged> = Mutex::new(Merged {
     },
     threads: 0,
     live: Vec::new(),
+    callpaths: Vec::new(),
 });
+static THREAD_INDEX: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 /// Set when the profile has been written: threads that start later are not measured.
 pub static FINISHED: AtomicBool = AtomicBool::new(false);
 static FRAME_CAP: AtomicUsize = AtomicUsize::new(0);
@@ -152,7 +170,7 @@ pub fn attach() -> *mut ThreadState {
     }
     crate::lifecycle::start();
     let frame_cap = frame_cap();
-    let record_cap = (registry::count() + 1024).next_power_of_two().max(MIN_RECORDS);
+    let record_cap = (registry::count() + 1024).next_power_of_two().clamp(MIN_RECORDS, callpath::MAX_EVENTS);
     let Some(frames) = pages::map(frame_cap * size_of::<Frame>()) else {
         return null_mut();
     };
@@ -161,7 +179,10 @@ pub fn attach() -> *mut ThreadState {
         return null_mut();
     };
     let frames = frames.as_ptr().cast::<Frame>();
-    unsafe { (*frames).id = SENTINEL_ID };
+    unsafe {
+        (*frames).id = SENTINEL_ID;
+        (*frames).node = callpath::ROOT;
+    }
     let state = Box::into_raw(Box::new(ThreadState {
         depth: 0,
         frame_cap,
@@ -169,6 +190,8 @@ pub fn attach() -> *mut ThreadState {
         records: records.as_ptr().cast(),
         record_cap,
         counters: Counters::default(),
+        tree: Tree::new().map_or(null_mut(), Box::into_raw),
+        index: THREAD_INDEX.fetch_add(1, Relaxed),
     }));
     lock_merged().live.push(state as usize);
     CURRENT.with(|c| c.set(state));
@@ -180,7 +203,8 @@ pub fn attach() -> *mut ThreadState {
 /// started). Returns false if `id` is not a registered id or memory cannot be mapped.
 #[cold]
 pub fn grow_records(ts: &mut ThreadState, id: u32) -> bool {
-    if id >= registry::count() {
+    // Callpath transitions describe at most MAX_EVENTS events; later ones are not measured.
+    if id >= registry::count() || (!ts.tree.is_null() && id >= callpath::MAX_EVENTS) {
         return false;
     }
     let new_cap = (id + 1).next_power_of_two() * 2;
@@ -211,11 +235,24 @@ pub fn retire_current(now: u64) {
         crate::reconcile::close_all(ts, now);
         let mut merged = lock_merged();
         merge_into(&mut merged, ts);
+        if let Some(paths) = thread_paths(ts) {
+            merged.callpaths.push(paths);
+        }
         merged.live.retain(|&p| p != state as usize);
+        if !ts.tree.is_null() {
+            drop(Box::from_raw(ts.tree));
+        }
         pages::unmap(NonNull::new_unchecked(ts.frames.cast()), ts.frame_cap * size_of::<Frame>());
         pages::unmap(NonNull::new_unchecked(ts.records.cast()), ts.record_cap as usize * size_of::<Record>());
         drop(Box::from_raw(state));
     }
+}
+
+/// A thread's callpaths, when it measured any.
+pub fn thread_paths(ts: &ThreadState) -> Option<ThreadPaths> {
+    let tree = unsafe { ts.tree.as_ref()? };
+    let (paths, other) = tree.paths();
+    Some(ThreadPaths { thread: ts.index, paths, other, overflow: tree.overflow })
 }
 
 /// Adds one thread's records and counters to `merged` (the caller holds the lock).

@@ -7,7 +7,8 @@ use std::process::Command;
 
 #[test]
 fn output_and_exit_code_match_the_plain_build() {
-    let fixtures = ["calls", "recursion", "deep_exit", "threads", "longjmp", "musttail", "loops", "demo/demo"];
+    let fixtures =
+        ["calls", "recursion", "deep_exit", "threads", "longjmp", "musttail", "loops", "demo/demo"];
     for events in ["functions", "all"] {
         for fixture in fixtures {
             let dir = scratch();
@@ -15,12 +16,21 @@ fn output_and_exit_code_match_the_plain_build() {
             let flag = format!("--instrument-events={events}");
             let instrumented = build_instrumented(dir.path(), fixture, &[&flag]);
             let a = run(Command::new(&plain).current_dir(dir.path()));
-            let b =
-                run(Command::new(&instrumented).current_dir(dir.path()).env("INSTRUMENT_PROFILE_DIR", dir.path()));
+            let b = run(Command::new(&instrumented)
+                .current_dir(dir.path())
+                .env("INSTRUMENT_PROFILE_DIR", dir.path()));
             let what = format!("{fixture} with {events}");
             assert_eq!(a.status.code(), b.status.code(), "{what}: exit code");
-            assert_eq!(String::from_utf8_lossy(&a.stdout), String::from_utf8_lossy(&b.stdout), "{what}: stdout");
-            assert_eq!(String::from_utf8_lossy(&a.stderr), String::from_utf8_lossy(&b.stderr), "{what}: stderr");
+            assert_eq!(
+                String::from_utf8_lossy(&a.stdout),
+                String::from_utf8_lossy(&b.stdout),
+                "{what}: stdout"
+            );
+            assert_eq!(
+                String::from_utf8_lossy(&a.stderr),
+                String::from_utf8_lossy(&b.stderr),
+                "{what}: stderr"
+            );
         }
     }
 }

@@ -1,0 +1,252 @@
+//! Callpath views of a profile recorded in callpath mode: the k-callpath table (any k up to the
+//! recorded depth, derived on output), the calling-context tree, and the stacks that folded
+//! exports and flame graphs are drawn from. Names follow TAU: `main => solve => f`.
+
+use crate::names;
+use crate::tree::location;
+use instrument_profile::{CallpathRecord, Callpaths, Profile};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write;
+
+/// Readable names for every event id of a profile.
+pub struct Labels(HashMap<u32, String>);
+
+impl Labels {
+    pub fn new(profile: &Profile) -> Labels {
+        let mut map = HashMap::new();
+        for f in &profile.functions {
+            map.insert(f.id, names::readable_in(&f.name, &f.language));
+        }
+        for l in &profile.loops {
+            map.insert(l.id, format!("loop at {}", location(&l.file, l.line)));
+        }
+        for c in &profile.callsites {
+            map.insert(
+                c.id,
+                format!("call {} at {}", crate::tree::callee_name(profile, c), location(&c.file, c.line)),
+            );
+        }
+        Labels(map)
+    }
+
+    pub fn get(&self, id: u32) -> String {
+        self.0.get(&id).cloned().unwrap_or_else(|| format!("event {id}"))
+    }
+
+    pub fn path(&self, path: &[u32], separator: &str) -> String {
+        if path.is_empty() {
+            return "(other paths)".into();
+        }
+        path.iter().map(|&e| self.get(e)).collect::<Vec<_>>().join(separator)
+    }
+}
+
+/// One row of the k-callpath table.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Row {
+    pub path: Vec<u32>,
+    pub calls: u64,
+    pub child_calls: u64,
+    pub exclusive_ns: u64,
+    pub inclusive_ns: u64,
+}
+
+/// Which threads to show: all merged, or one.
+#[derive(Debug, Clone, Copy)]
+pub enum Threads {
+    Merged,
+    One(u64),
+}
+
+pub fn recorded(profile: &Profile) -> Result<&Callpaths, String> {
+    profile.callpaths.as_ref().ok_or_else(|| {
+        "this profile has no callpaths: run the program with INSTRUMENT_CALLPATH=K (or `instrument run --callpath K`)"
+            .to_string()
+    })
+}
+
+fn selected(
+    callpaths: &Callpaths,
+    threads: Threads,
+) -> Result<Vec<&instrument_profile::ThreadCallpaths>, String> {
+    let chosen: Vec<_> = callpaths
+        .threads
+        .iter()
+        .filter(|t| match threads {
+            Threads::Merged => true,
+            Threads::One(n) => t.thread == n,
+        })
+        .collect();
+    match (threads, chosen.is_empty()) {
+        (Threads::One(n), true) => {
+            Err(format!("no thread {n} in the profile (threads 0..{})", callpaths.threads.len()))
+        }
+        _ => Ok(chosen),
+    }
+}
+
+/// The k-callpath table for depth `k` (None: the recorded depth), sorted by exclusive time.
+/// From an unlimited recording every k is exact. From a depth-d recording any k <= d is
+/// derived from the recorded d-callpaths; recursion inside a callpath is then only seen within
+/// the last d events.
+pub fn table(profile: &Profile, k: Option<u32>, threads: Threads) -> Result<Vec<Row>, String> {
+    let callpaths = recorded(profile)?;
+    let k = k.unwrap_or(callpaths.depth);
+    if callpaths.depth != 0 && (k == 0 || k > callpaths.depth) {
+        let asked = if k == 0 { "unlimited".to_string() } else { k.to_string() };
+        return Err(format!(
+            "the program recorded callpaths of depth {}; depth {asked} needs a deeper recording (INSTRUMENT_CALLPATH={asked})",
+            callpaths.depth
+        ));
+    }
+    let mut rows: BTreeMap<Vec<u32>, Row> = BTreeMap::new();
+    let mut other = Row::default();
+    for thread in selected(callpaths, threads)? {
+        for record in &thread.paths {
+            let key = suffix(&record.path, k).to_vec();
+            let row = rows.entry(key.clone()).or_insert_with(|| Row { path: key.clone(), ..Row::default() });
+            add(row, record, !recurs_before_end(&record.path, &key));
+        }
+        if let Some(o) = &thread.other {
+            add(&mut other, o, true);
+        }
+    }
+    let mut rows: Vec<Row> = rows.into_values().collect();
+    if other.calls > 0 {
+        rows.push(other);
+    }
+    rows.sort_by(|a, b| b.exclusive_ns.cmp(&a.exclusive_ns).then_with(|| a.path.cmp(&b.path)));
+    Ok(rows)
+}
+
+fn add(row: &mut Row, record: &CallpathRecord, with_inclusive: bool) {
+    row.calls += record.calls;
+    row.child_calls += record.child_calls;
+    row.exclusive_ns += record.exclusive_ns;
+    if with_inclusive {
+        row.inclusive_ns += record.inclusive_ns;
+    }
+}
+
+fn suffix(path: &[u32], k: u32) -> &[u32] {
+    if k == 0 || path.len() <= k as usize {
+        path
+    } else {
+        &path[path.len() - k as usize..]
+    }
+}
+
+/// Whether `key` also ends somewhere before the end of `path`: then this activation of the
+/// callpath is nested inside another one, whose inclusive time already contains it.
+fn recurs_before_end(path: &[u32], key: &[u32]) -> bool {
+    (key.len()..path.len()).any(|end| path[..end].ends_with(key))
+}
+
+pub fn render_table(profile: &Profile, rows: &[Row]) -> String {
+    let labels = Labels::new(profile);
+    let total: u64 = rows.iter().map(|r| r.exclusive_ns).sum::<u64>().max(1);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:>6} {:>12} {:>12} {:>12} {:>12} {:>12}  Callpath",
+        "%Time", "Exclusive", "Inclusive", "#Call", "#Subrs", "Inclusive"
+    );
+    let _ = writeln!(
+        out,
+        "{:>6} {:>12} {:>12} {:>12} {:>12} {:>12}",
+        "", "msec", "total msec", "", "", "usec/call"
+    );
+    let _ = writeln!(out, "{}", "-".repeat(84));
+    for r in rows {
+        let _ = writeln!(
+            out,
+            "{:>6.1} {:>12.3} {:>12.3} {:>12} {:>12} {:>12.3}  {}",
+            100.0 * r.exclusive_ns as f64 / total as f64,
+            r.exclusive_ns as f64 / 1e6,
+            r.inclusive_ns as f64 / 1e6,
+            r.calls,
+            r.child_calls,
+            r.inclusive_ns as f64 / 1e3 / r.calls.max(1) as f64,
+            labels.path(&r.path, " => ")
+        );
+    }
+    out
+}
+
+/// The calling-context tree (or, for a finite recording, the recorded callpaths as a tree of
+/// suffixes), children under their parent, heaviest first.
+pub fn render_cct(profile: &Profile, threads: Threads) -> Result<String, String> {
+    let rows = table(profile, None, threads)?;
+    let labels = Labels::new(profile);
+    let by_path: HashMap<&[u32], &Row> = rows.iter().map(|r| (r.path.as_slice(), r)).collect();
+    let mut children: BTreeMap<&[u32], Vec<&Row>> = BTreeMap::new();
+    for r in &rows {
+        let parent: &[u32] = if r.path.len() > 1 { &r.path[..r.path.len() - 1] } else { &[] };
+        let parent = if by_path.contains_key(parent) { parent } else { &[] };
+        if !r.path.is_empty() {
+            children.entry(parent).or_default().push(r);
+        }
+    }
+    for list in children.values_mut() {
+        list.sort_by(|a, b| b.inclusive_ns.cmp(&a.inclusive_ns).then_with(|| a.path.cmp(&b.path)));
+    }
+    let mut out = String::new();
+    let _ = writeln!(out, "{:>12} {:>12} {:>12}  Calling context", "Inclusive", "Exclusive", "#Call");
+    let _ = writeln!(out, "{:>12} {:>12}", "msec", "msec");
+    let _ = writeln!(out, "{}", "-".repeat(72));
+    let mut stack: Vec<(&[u32], usize)> = vec![(&[], 0)];
+    while let Some((path, depth)) = stack.pop() {
+        if let Some(r) = by_path.get(path).filter(|_| !path.is_empty()) {
+            let _ = writeln!(
+                out,
+                "{:>12.3} {:>12.3} {:>12}  {}{}",
+                r.inclusive_ns as f64 / 1e6,
+                r.exclusive_ns as f64 / 1e6,
+                r.calls,
+                "  ".repeat(depth.saturating_sub(1)),
+                labels.get(*r.path.last().expect("non-empty"))
+            );
+        }
+        for child in children.get(path).into_iter().flatten().rev() {
+            stack.push((child.path.as_slice(), depth + 1));
+        }
+    }
+    Ok(out)
+}
+
+/// Stacks (outermost first) with their exclusive time, for folded stacks and flame graphs.
+/// Without callpaths each routine is its own one-frame stack.
+pub fn stacks(profile: &Profile, threads: Threads) -> Result<Vec<(Vec<String>, u64)>, String> {
+    let labels = Labels::new(profile);
+    if profile.callpaths.is_none() {
+        return Ok(profile.functions.iter().map(|f| (vec![labels.get(f.id)], f.exclusive_ns)).collect());
+    }
+    let rows = table(profile, None, threads)?;
+    Ok(rows
+        .into_iter()
+        .filter(|r| r.exclusive_ns > 0)
+        .map(|r| {
+            let frames = if r.path.is_empty() {
+                vec!["(other paths)".to_string()]
+            } else {
+                r.path.iter().map(|&e| labels.get(e)).collect()
+            };
+            (frames, r.exclusive_ns)
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_callpath_recurring_inside_itself_counts_inclusive_once() {
+        assert!(recurs_before_end(&[1, 2, 2, 2], &[2, 2]));
+        assert!(!recurs_before_end(&[1, 2, 2], &[2, 2]));
+        assert!(!recurs_before_end(&[1, 2, 3], &[2, 3]));
+        assert!(recurs_before_end(&[1, 2, 3, 2, 3], &[2, 3]));
+        assert_eq!(suffix(&[1, 2, 3], 2), &[2, 3]);
+        assert_eq!(suffix(&[1, 2, 3], 0), &[1, 2, 3]);
+    }
+}

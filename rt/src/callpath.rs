@@ -1,0 +1,377 @@
+//! Callpath profiles (CA mode) at a per-event cost that does not grow with the depth k.
+//!
+//! Each thread keeps a graph of callpath nodes, one per distinct k-callpath (the last k events
+//! on the stack; k unlimited gives the calling-context tree). A node is identified by its event
+//! and the node of the callpath before it, so creating one hashes two integers, never a name and
+//! never the stack. Moving from the current node to the next on an event entry is:
+//!
+//! 1. a one-entry cache in the node (the last transition taken from it), which serves loops,
+//!    recursion and repeated calls with one compare;
+//! 2. precomputed: loops and call statements have one static parent (their routine or loop),
+//!    known from the program graph; each node owns a slot array with one entry per static child,
+//!    indexed by the child's precomputed local index;
+//! 3. otherwise (routine calls, indirect calls, callbacks from uninstrumented code, calls into
+//!    other modules) a per-thread hash table keyed by (node, event), whose result is cached in
+//!    the node, so the next time is a hit.
+//!
+//! When k is finite and the current path already has k events, the next node is the one for the
+//! path with its oldest event dropped; that node is found once (a walk of at most k steps) and
+//! then cached like any other transition. Memory is bounded by a node cap: beyond it, events are
+//! charged to one "other paths" node and counted.
+
+use crate::pages;
+use crate::thread::Record;
+use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering::Relaxed};
+
+pub const ROOT: u32 = 1;
+pub const OTHER: u32 = 2;
+const FIRST_NODE: u32 = 3;
+pub const NONE: u32 = u32::MAX;
+/// Most events the callpath tables describe; more are registered but measured flat only.
+pub const MAX_EVENTS: u32 = 1 << 22;
+const DEFAULT_NODES: u32 = 1 << 18;
+
+/// Callpath depth: 0 = off (flat profile), `UNLIMITED`, or k.
+static DEPTH: AtomicU32 = AtomicU32::new(0);
+pub const UNLIMITED: u32 = u32::MAX;
+static NODE_CAP: AtomicU32 = AtomicU32::new(DEFAULT_NODES);
+
+/// The program graph as the transitions need it: for each event, its static parent event (the
+/// routine or loop that contains a loop or call statement; NONE for routines), its index among
+/// that parent's static children, and how many static children it has.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct StaticInfo {
+    pub parent: u32,
+    pub local_index: u32,
+    pub children: u32,
+}
+
+static STATICS: AtomicPtr<StaticInfo> = AtomicPtr::new(std::ptr::null_mut());
+
+/// Reads `INSTRUMENT_CALLPATH` (`0`/unset: flat; `N`: depth N; `all`/`unlimited`: the whole
+/// calling context) and `INSTRUMENT_CALLPATH_NODES` (node cap per thread).
+pub fn configure() {
+    let depth = match std::env::var("INSTRUMENT_CALLPATH").ok().as_deref().map(str::trim) {
+        None | Some("") | Some("0") => 0,
+        Some("all" | "unlimited" | "-1") => UNLIMITED,
+        Some(n) => match n.parse::<u32>() {
+            Ok(k) => k,
+            Err(_) => {
+                eprintln!("instrument: INSTRUMENT_CALLPATH={n:?} is not a depth (a number, or all); using a flat profile");
+                0
+            }
+        },
+    };
+    if let Some(cap) = std::env::var("INSTRUMENT_CALLPATH_NODES").ok().and_then(|v| v.parse::<u32>().ok()) {
+        NODE_CAP.store(cap.clamp(FIRST_NODE + 1, 1 << 28), Relaxed);
+    }
+    if depth != 0 && statics_table().is_some() {
+        DEPTH.store(depth, Relaxed);
+    }
+}
+
+pub fn depth() -> u32 {
+    DEPTH.load(Relaxed)
+}
+
+pub fn node_cap() -> u32 {
+    NODE_CAP.load(Relaxed)
+}
+
+fn statics_table() -> Option<*mut StaticInfo> {
+    let existing = STATICS.load(Relaxed);
+    if !existing.is_null() {
+        return Some(existing);
+    }
+    let mapped = pages::map(MAX_EVENTS as usize * size_of::<StaticInfo>())?.as_ptr().cast::<StaticInfo>();
+    match STATICS.compare_exchange(std::ptr::null_mut(), mapped, Relaxed, Relaxed) {
+        Ok(_) => Some(mapped),
+        Err(other) => Some(other),
+    }
+}
+
+/// Records an event's place in the program graph (at registration, under the registry lock).
+pub fn set_static(id: u32, info: StaticInfo) {
+    if id < MAX_EVENTS {
+        if let Some(table) = statics_table() {
+            unsafe { *table.add(id as usize) = info };
+        }
+    }
+}
+
+/// Adds one to the static child count of `parent` and returns the child's local index.
+pub fn add_static_child(parent: u32) -> u32 {
+    match statics_table() {
+        Some(table) if parent < MAX_EVENTS => unsafe {
+            let info = &mut *table.add(parent as usize);
+            info.children += 1;
+            info.children - 1
+        },
+        _ => NONE,
+    }
+}
+
+#[inline(always)]
+unsafe fn static_info(id: u32) -> StaticInfo {
+    *STATICS.load(Relaxed).add(id as usize)
+}
+
+#[repr(C)]
+pub struct Node {
+    pub event: u32,
+    /// The node of the callpath without this event (for k finite: without this event, and only
+    /// the k-1 events before it).
+    pub prefix: u32,
+    pub depth: u32,
+    /// Offset of this node's static-child slots, or NONE.
+    pub slots: u32,
+    pub last_event: u32,
+    pub last_child: u32,
+    pub record: Record,
+}
+
+/// An open-addressing map from (node, event) to node, in kernel-provided zeroed memory.
+struct Map {
+    keys: *mut u64,
+    values: *mut u32,
+    mask: usize,
+}
+
+impl Map {
+    fn new(capacity: usize) -> Option<Map> {
+        let capacity = capacity.next_power_of_two();
+        let keys = pages::map(capacity * 8)?.as_ptr().cast();
+        let values = pages::map(capacity * 4)?.as_ptr().cast();
+        Some(Map { keys, values, mask: capacity - 1 })
+    }
+
+    fn slot(&self, key: u64) -> usize {
+        let mut i = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 20) as usize & self.mask;
+        unsafe {
+            while *self.keys.add(i) != 0 && *self.keys.add(i) != key {
+                i = (i + 1) & self.mask;
+            }
+        }
+        i
+    }
+
+    fn get(&self, node: u32, event: u32) -> Option<u32> {
+        let key = (u64::from(node) << 32) | u64::from(event);
+        let i = self.slot(key);
+        unsafe { (*self.keys.add(i) == key).then(|| *self.values.add(i)) }
+    }
+
+    fn insert(&mut self, node: u32, event: u32, value: u32) {
+        let key = (u64::from(node) << 32) | u64::from(event);
+        let i = self.slot(key);
+        unsafe {
+            *self.keys.add(i) = key;
+            *self.values.add(i) = value;
+        }
+    }
+
+    unsafe fn unmap(&self) {
+        let n = self.mask + 1;
+        pages::unmap(std::ptr::NonNull::new_unchecked(self.keys.cast()), n * 8);
+        pages::unmap(std::ptr::NonNull::new_unchecked(self.values.cast()), n * 4);
+    }
+}
+
+pub struct Tree {
+    pub nodes: *mut Node,
+    pub len: u32,
+    cap: u32,
+    depth: u32,
+    slots: *mut u32,
+    slots_len: u32,
+    slots_cap: u32,
+    /// (current node, event) -> next node, for transitions that are not precomputed.
+    transitions: Map,
+    /// (prefix node, event) -> node: the identity of every node.
+    identity: Map,
+    /// Events charged to the "other paths" node because the cap was reached.
+    pub overflow: u64,
+}
+
+impl Tree {
+    /// A tree for the configured depth, or None when callpaths are off or memory is short.
+    pub fn new() -> Option<Box<Tree>> {
+        let depth = depth();
+        if depth == 0 {
+            return None;
+        }
+        let cap = node_cap();
+        let nodes = pages::map(cap as usize * size_of::<Node>())?.as_ptr().cast::<Node>();
+        let slots_cap = cap.saturating_mul(4);
+        let slots = pages::map(slots_cap as usize * 4)?.as_ptr().cast();
+        let tree = Tree {
+            nodes,
+            len: FIRST_NODE,
+            cap,
+            depth,
+            slots,
+            slots_len: 0,
+            slots_cap,
+            transitions: Map::new(cap as usize * 2)?,
+            identity: Map::new(cap as usize * 2)?,
+            overflow: 0,
+        };
+        unsafe {
+            for (i, event) in [(ROOT, NONE), (OTHER, NONE)] {
+                let n = &mut *nodes.add(i as usize);
+                n.event = event;
+                n.prefix = ROOT;
+                n.slots = NONE;
+                n.last_event = NONE;
+            }
+        }
+        Some(Box::new(tree))
+    }
+
+    #[inline(always)]
+    pub fn node(&mut self, index: u32) -> &mut Node {
+        unsafe { &mut *self.nodes.add(index as usize) }
+    }
+
+    /// The node after `current` when event `id` enters.
+    #[inline(always)]
+    pub unsafe fn step(&mut self, current: u32, id: u32) -> u32 {
+        let node = &*self.nodes.add(current as usize);
+        if node.last_event == id {
+            return node.last_child;
+        }
+        if node.slots != NONE {
+            let info = static_info(id);
+            if info.parent == node.event {
+                let slot = self.slots.add((node.slots + info.local_index) as usize);
+                let next = match *slot {
+                    0 => {
+                        let next = self.create(current, id);
+                        *slot = next;
+                        next
+                    }
+                    next => next,
+                };
+                let node = &mut *self.nodes.add(current as usize);
+                node.last_event = id;
+                node.last_child = next;
+                return next;
+            }
+        }
+        self.step_cold(current, id)
+    }
+
+    #[cold]
+    #[inline(never)]
+    unsafe fn step_cold(&mut self, current: u32, id: u32) -> u32 {
+        if current == OTHER {
+            return OTHER;
+        }
+        let next = match self.transitions.get(current, id) {
+            Some(next) => next,
+            None => {
+                let next = self.create(current, id);
+                self.transitions.insert(current, id, next);
+                next
+            }
+        };
+        let node = &mut *self.nodes.add(current as usize);
+        node.last_event = id;
+        node.last_child = next;
+        next
+    }
+
+    /// The node for the callpath `current` followed by `id`, truncated to the last k events.
+    #[cold]
+    unsafe fn create(&mut self, current: u32, id: u32) -> u32 {
+        if current == OTHER {
+            return OTHER;
+        }
+        let prefix = if self.depth != UNLIMITED && (*self.nodes.add(current as usize)).depth >= self.depth {
+            self.drop_oldest(current)
+        } else {
+            current
+        };
+        self.intern(prefix, id)
+    }
+
+    /// The node of `node`'s callpath without its oldest event.
+    unsafe fn drop_oldest(&mut self, node: u32) -> u32 {
+        let n = &*self.nodes.add(node as usize);
+        if n.depth <= 1 || node == OTHER {
+            return ROOT;
+        }
+        let (event, prefix) = (n.event, n.prefix);
+        let shorter = self.drop_oldest(prefix);
+        self.intern(shorter, event)
+    }
+
+    /// The node (`prefix`, `event`), created if new; OTHER when the cap is reached.
+    unsafe fn intern(&mut self, prefix: u32, event: u32) -> u32 {
+        if prefix == OTHER {
+            return OTHER;
+        }
+        if let Some(existing) = self.identity.get(prefix, event) {
+            return existing;
+        }
+        if self.len >= self.cap {
+            self.overflow += 1;
+            return OTHER;
+        }
+        let index = self.len;
+        self.len += 1;
+        let children = if event < MAX_EVENTS { static_info(event).children } else { 0 };
+        let slots = if children > 0 && self.slots_len + children <= self.slots_cap {
+            self.slots_len += children;
+            self.slots_len - children
+        } else {
+            NONE
+        };
+        let depth = (*self.nodes.add(prefix as usize)).depth + 1;
+        let n = &mut *self.nodes.add(index as usize);
+        n.event = event;
+        n.prefix = prefix;
+        n.depth = depth;
+        n.slots = slots;
+        n.last_event = NONE;
+        self.identity.insert(prefix, event, index);
+        index
+    }
+
+    /// Every node that ran: its callpath (oldest event first) and its record; then the record of
+    /// the "other paths" node.
+    pub fn paths(&self) -> (Vec<(Vec<u32>, Record)>, Record) {
+        let mut out = Vec::new();
+        for index in FIRST_NODE..self.len {
+            let n = unsafe { &*self.nodes.add(index as usize) };
+            if n.record.calls == 0 {
+                continue;
+            }
+            let mut path = Vec::with_capacity(n.depth as usize);
+            let mut at = index;
+            while at != ROOT {
+                let node = unsafe { &*self.nodes.add(at as usize) };
+                path.push(node.event);
+                at = node.prefix;
+            }
+            path.reverse();
+            out.push((path, n.record));
+        }
+        (out, unsafe { (*self.nodes.add(OTHER as usize)).record })
+    }
+}
+
+impl Drop for Tree {
+    fn drop(&mut self) {
+        unsafe {
+            pages::unmap(
+                std::ptr::NonNull::new_unchecked(self.nodes.cast()),
+                self.cap as usize * size_of::<Node>(),
+            );
+            pages::unmap(std::ptr::NonNull::new_unchecked(self.slots.cast()), self.slots_cap as usize * 4);
+            self.transitions.unmap();
+            self.identity.unmap();
+        }
+    }
+}

@@ -1,0 +1,215 @@
+//! Callpath mode: exact k-callpath counts for k = 1, 2, 3 and unlimited (recorded at that depth,
+//! and derived from a deeper recording), recursion, indirect calls, callbacks from uninstrumented
+//! code, threads, the node cap, and the exports.
+
+use instrument_tests::*;
+use std::collections::BTreeMap;
+use std::process::Command;
+
+/// Runs the callpaths fixture at `depth` (INSTRUMENT_CALLPATH) and returns the profile path.
+fn record(dir: &std::path::Path, depth: &str, extra_env: &[(&str, &str)]) -> std::path::PathBuf {
+    let program = build_instrumented(dir, "callpaths", &[]);
+    let output = run(Command::new(&program)
+        .current_dir(dir)
+        .env("INSTRUMENT_PROFILE_DIR", dir)
+        .env("INSTRUMENT_CALLPATH", depth)
+        .envs(extra_env.iter().copied()));
+    assert_success(&output, "callpaths");
+    profile_file(dir)
+}
+
+fn profile_file(dir: &std::path::Path) -> std::path::PathBuf {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.to_string_lossy().ends_with(".instrument.json"))
+        .expect("a profile")
+}
+
+/// `instrument report --callpaths [--depth K]` as a map from callpath to #calls.
+fn table(path: &std::path::Path, depth: Option<&str>, thread: Option<&str>) -> BTreeMap<String, u64> {
+    let mut args = vec!["report", "--callpaths"];
+    if let Some(k) = depth {
+        args.extend(["--depth", k]);
+    }
+    if let Some(t) = thread {
+        args.extend(["--thread", t]);
+    }
+    let output = run(Command::new(bin("instrument")).args(&args).arg(path));
+    assert_success(&output, "report --callpaths");
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .skip(3)
+        .map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            (fields[6..].join(" "), fields[3].parse().unwrap())
+        })
+        .collect()
+}
+
+fn expect(table: &BTreeMap<String, u64>, expected: &[(&str, u64)]) {
+    for (path, calls) in expected {
+        assert_eq!(table.get(*path), Some(calls), "{path} in {table:#?}");
+    }
+}
+
+const K2: &[(&str, u64)] = &[
+    ("main => a", 2),
+    ("main => b", 1),
+    ("a => c", 15),
+    ("b => c", 1),
+    ("b => a", 1),
+    ("rec => rec", 3),
+    ("main => rec", 1),
+];
+const K3: &[(&str, u64)] =
+    &[("main => a => c", 6), ("main => b => c", 1), ("main => b => a", 1), ("b => a => c", 3)];
+
+#[test]
+fn exact_counts_at_every_depth() {
+    let dir = scratch();
+    let k1 = record(&dir.path().join("1").tap_mkdir(), "1", &[]);
+    expect(&table(&k1, None, None), &[("c", 16), ("a", 5), ("b", 1), ("rec", 4)]);
+
+    let k2 = record(&dir.path().join("2").tap_mkdir(), "2", &[]);
+    let t2 = table(&k2, None, None);
+    expect(&t2, K2);
+    expect(&t2, &[("worker => a", 2), ("main => leaf", 1)]);
+
+    let k3 = record(&dir.path().join("3").tap_mkdir(), "3", &[]);
+    expect(&table(&k3, None, None), K3);
+    expect(&table(&k3, Some("2"), None), K2);
+
+    let all = record(&dir.path().join("all").tap_mkdir(), "all", &[]);
+    expect(&table(&all, None, None), &[("main => b => a => c", 3), ("main => rec => rec => rec => rec", 1)]);
+    expect(&table(&all, Some("3"), None), K3);
+    expect(&table(&all, Some("2"), None), K2);
+    expect(&table(&all, Some("1"), None), &[("c", 16), ("a", 5)]);
+}
+
+trait TapMkdir {
+    fn tap_mkdir(self) -> Self;
+}
+
+impl TapMkdir for std::path::PathBuf {
+    fn tap_mkdir(self) -> Self {
+        std::fs::create_dir_all(&self).unwrap();
+        self
+    }
+}
+
+#[test]
+fn indirect_calls_callbacks_and_threads() {
+    let dir = scratch();
+    let path = record(dir.path(), "2", &[]);
+    let profile = instrument_profile::Profile::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let t = table(&path, None, None);
+    assert_eq!(t.get("main => leaf"), Some(&1), "the call through a function pointer");
+    let cmp = function(&profile, "cmp").calls;
+    assert!(cmp >= 7);
+    assert_eq!(t.get("main => cmp"), Some(&cmp), "qsort's callbacks land under main");
+    let callpaths = profile.callpaths.as_ref().unwrap();
+    assert_eq!(callpaths.depth, 2);
+    assert_eq!(callpaths.threads.len(), 3);
+    for thread in ["1", "2"] {
+        let per_thread = table(&path, None, Some(thread));
+        expect(&per_thread, &[("worker => a", 1), ("a => c", 3)]);
+        assert!(!per_thread.contains_key("main => a"));
+    }
+    let missing =
+        run(Command::new(bin("instrument")).args(["report", "--callpaths", "--thread", "9"]).arg(&path));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no thread 9"));
+    let too_deep =
+        run(Command::new(bin("instrument")).args(["report", "--callpaths", "--depth", "3"]).arg(&path));
+    assert!(!too_deep.status.success());
+    assert!(String::from_utf8_lossy(&too_deep.stderr).contains("recorded callpaths of depth 2"));
+}
+
+#[test]
+fn recursion_counts_a_callpath_inclusive_time_once() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "recursion", &[]);
+    let output = run(Command::new(&program)
+        .current_dir(dir.path())
+        .env("INSTRUMENT_PROFILE_DIR", dir.path())
+        .env("INSTRUMENT_CALLPATH", "2"));
+    assert_success(&output, "recursion");
+    let path = profile_file(dir.path());
+    let out = run(Command::new(bin("instrument")).args(["report", "--callpaths"]).arg(&path));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let inclusive = |name: &str| -> f64 {
+        let line = text
+            .lines()
+            .find(|l| l.ends_with(&format!("  {name}")))
+            .unwrap_or_else(|| panic!("{name}: {text}"));
+        line.split_whitespace().nth(2).unwrap().parse().unwrap()
+    };
+    let wait = inclusive("down => wait_ms");
+    assert!(wait >= 29.0, "{text}");
+    assert!(
+        inclusive("down => down") < wait + 1.0,
+        "down => down recurs inside itself: counted once\n{text}"
+    );
+}
+
+#[test]
+fn node_cap_overflow_goes_to_other_paths() {
+    let dir = scratch();
+    let path = record(dir.path(), "all", &[("INSTRUMENT_CALLPATH_NODES", "6")]);
+    let profile = instrument_profile::Profile::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let callpaths = profile.callpaths.as_ref().unwrap();
+    let main_thread = &callpaths.threads[0];
+    assert!(main_thread.overflow_paths > 0);
+    assert!(main_thread.other.as_ref().unwrap().calls > 0);
+    assert_eq!(function(&profile, "c").calls, 16, "the flat profile stays exact");
+    assert!(table(&path, None, None).contains_key("(other paths)"));
+}
+
+#[test]
+fn exports_folded_flamegraph_and_speedscope() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "callpaths", &[]);
+    let run_output = run(Command::new(bin("instrument"))
+        .args(["run", "--callpath", "all", "--profile-dir"])
+        .arg(dir.path())
+        .arg("--")
+        .arg(&program));
+    assert_success(&run_output, "instrument run --callpath all");
+    assert!(String::from_utf8_lossy(&run_output.stderr).contains("profile written to"));
+    let path = profile_file(dir.path());
+    let export = |format: &str| {
+        let out = run(Command::new(bin("instrument")).args(["export", "--format", format]).arg(&path));
+        assert_success(&out, format);
+        out.stdout
+    };
+    let folded = String::from_utf8(export("folded")).unwrap();
+    let line = folded.lines().find(|l| l.starts_with("main;b;a;c ")).expect("main;b;a;c stack");
+    let weight: u64 = line.rsplit(' ').next().unwrap().parse().unwrap();
+    assert!(weight > 0);
+    let profile = instrument_profile::Profile::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let total: u64 = folded.lines().map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap()).sum();
+    let exclusive: u64 = profile.functions.iter().map(|f| f.exclusive_ns).sum();
+    assert!(
+        total.abs_diff(exclusive) * 100 <= exclusive,
+        "folded weights {total} vs exclusive times {exclusive}"
+    );
+
+    let svg_path = dir.path().join("flame.svg");
+    let out = run(Command::new(bin("instrument"))
+        .args(["export", "--format", "flamegraph", "-o"])
+        .arg(&svg_path)
+        .arg(&path));
+    assert_success(&out, "flamegraph");
+    let svg = std::fs::read_to_string(&svg_path).unwrap();
+    assert!(svg.starts_with("<?xml") && svg.contains("<svg") && svg.contains("main"));
+
+    let speedscope: serde_json::Value = serde_json::from_slice(&export("speedscope")).unwrap();
+    assert_eq!(speedscope["$schema"], "https://www.speedscope.app/file-format-schema.json");
+    let profiles = speedscope["profiles"].as_array().unwrap();
+    assert_eq!(profiles.len(), 4, "merged plus three threads");
+    let frames = speedscope["shared"]["frames"].as_array().unwrap();
+    assert!(frames.iter().any(|f| f["name"] == "worker"));
+    for p in profiles {
+        assert_eq!(p["samples"].as_array().unwrap().len(), p["weights"].as_array().unwrap().len());
+    }
+}
