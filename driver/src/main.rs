@@ -56,6 +56,9 @@ enum Command {
         /// With --callpaths or --cct: one thread (0 is the first) instead of all merged
         #[arg(long, value_name = "N")]
         thread: Option<u64>,
+        /// Show raw times even when the profile has compensated ones
+        #[arg(long)]
+        raw: bool,
     },
     /// Write a profile as folded stacks, a flame graph SVG, or speedscope JSON
     Export {
@@ -75,6 +78,9 @@ enum Command {
         /// Record callpaths of depth K (`all` for the whole calling context); default: flat
         #[arg(long, value_name = "K", value_parser = parse_depth)]
         callpath: Option<u32>,
+        /// Calibrate the probes at start-up and remove their cost from every time
+        #[arg(long)]
+        compensate: bool,
         /// Where to write the profile (default: INSTRUMENT_PROFILE_DIR or the working directory)
         #[arg(long, value_name = "DIR")]
         profile_dir: Option<PathBuf>,
@@ -136,8 +142,9 @@ fn main() {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Report { profile, json, tree, focus, lines, callpaths, depth, cct, thread } => {
+        Command::Report { profile, json, tree, focus, lines, callpaths, depth, cct, thread, raw } => {
             let profile = load(profile)?;
+            let view = report::View::for_profile(&profile, raw);
             let threads = thread.map_or(Threads::Merged, Threads::One);
             let text = if callpaths {
                 let rows = callpaths::table(&profile, depth, threads).map_err(anyhow::Error::msg)?;
@@ -147,10 +154,10 @@ fn run(cli: Cli) -> Result<()> {
             } else if json {
                 report::json(&profile) + "\n"
             } else if tree {
-                tree::render(&profile, &tree::TreeOptions { focus: focus.as_deref(), lines })
+                tree::render(&profile, &tree::TreeOptions { focus: focus.as_deref(), lines, view })
                     .map_err(anyhow::Error::msg)?
             } else {
-                report::table(&profile, lines)
+                report::table(&profile, lines, view)
             };
             print!("{text}");
             Ok(())
@@ -168,8 +175,8 @@ fn run(cli: Cli) -> Result<()> {
                     .context("cannot write to standard output"),
             }
         }
-        Command::Run { callpath, profile_dir, program } => {
-            let code = run::run(&run::RunOptions { callpath, profile_dir, program })?;
+        Command::Run { callpath, compensate, profile_dir, program } => {
+            let code = run::run(&run::RunOptions { callpath, compensate, profile_dir, program })?;
             std::process::exit(code)
         }
         Command::Demo => demo::run(),

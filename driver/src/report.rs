@@ -3,9 +3,35 @@
 
 use crate::names;
 use crate::tree::{callee_name, location, with_line};
-use instrument_profile::{Function, Profile};
+use instrument_profile::{Compensated, Function, Profile};
 use serde::Serialize;
 use std::fmt::Write;
+
+/// Which times a report shows: as measured, or compensated when the profile has them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    Raw,
+    Compensated,
+}
+
+impl View {
+    /// Compensated when the profile was compensated and raw times were not asked for.
+    pub fn for_profile(profile: &Profile, raw: bool) -> View {
+        if profile.compensation.is_some() && !raw {
+            View::Compensated
+        } else {
+            View::Raw
+        }
+    }
+
+    /// (exclusive, inclusive) nanoseconds to show.
+    pub fn times(self, exclusive: u64, inclusive: u64, compensated: Option<Compensated>) -> (i64, i64) {
+        match (self, compensated) {
+            (View::Compensated, Some(c)) => (c.exclusive_ns, c.inclusive_ns),
+            _ => (exclusive as i64, inclusive as i64),
+        }
+    }
+}
 
 #[derive(Debug, Serialize)]
 pub struct Row {
@@ -19,6 +45,11 @@ pub struct Row {
     pub child_calls: u64,
     pub exclusive_ns: u64,
     pub inclusive_ns: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compensated: Option<Compensated>,
+    /// The times the table shows (compensated or raw).
+    #[serde(skip)]
+    pub shown: (i64, i64),
 }
 
 fn is_zero(v: &u32) -> bool {
@@ -26,7 +57,7 @@ fn is_zero(v: &u32) -> bool {
 }
 
 impl Row {
-    fn from_function(f: &Function) -> Row {
+    fn from_function(f: &Function, view: View) -> Row {
         Row {
             name: names::readable_in(&f.name, &f.language),
             mangled: f.name.clone(),
@@ -36,14 +67,16 @@ impl Row {
             child_calls: f.child_calls,
             exclusive_ns: f.exclusive_ns,
             inclusive_ns: f.inclusive_ns,
+            compensated: f.compensated,
+            shown: view.times(f.exclusive_ns, f.inclusive_ns, f.compensated),
         }
     }
 }
 
-/// Rows sorted by exclusive time (largest first), then by name for a stable order.
-pub fn rows(profile: &Profile) -> Vec<Row> {
-    let mut rows: Vec<Row> = profile.functions.iter().map(Row::from_function).collect();
-    rows.sort_by(|a, b| b.exclusive_ns.cmp(&a.exclusive_ns).then_with(|| a.name.cmp(&b.name)));
+/// Rows sorted by the exclusive time shown (largest first), then by name for a stable order.
+pub fn rows(profile: &Profile, view: View) -> Vec<Row> {
+    let mut rows: Vec<Row> = profile.functions.iter().map(|f| Row::from_function(f, view)).collect();
+    rows.sort_by(|a, b| b.shown.0.cmp(&a.shown.0).then_with(|| a.name.cmp(&b.name)));
     rows
 }
 
@@ -64,6 +97,10 @@ pub struct EventRow {
     pub child_calls: u64,
     pub exclusive_ns: u64,
     pub inclusive_ns: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compensated: Option<Compensated>,
+    #[serde(skip)]
+    pub shown: (i64, i64),
 }
 
 fn function_name(profile: &Profile, id: u32) -> String {
@@ -75,8 +112,8 @@ fn function_name(profile: &Profile, id: u32) -> String {
         .unwrap_or_default()
 }
 
-/// Loops, then call statements, each sorted by inclusive time.
-pub fn event_rows(profile: &Profile) -> (Vec<EventRow>, Vec<EventRow>) {
+/// Loops, then call statements, each sorted by the inclusive time shown.
+pub fn event_rows(profile: &Profile, view: View) -> (Vec<EventRow>, Vec<EventRow>) {
     let mut loops: Vec<EventRow> = profile
         .loops
         .iter()
@@ -93,6 +130,8 @@ pub fn event_rows(profile: &Profile) -> (Vec<EventRow>, Vec<EventRow>) {
                 child_calls: l.child_calls,
                 exclusive_ns: l.exclusive_ns,
                 inclusive_ns: l.inclusive_ns,
+                compensated: l.compensated,
+                shown: view.times(l.exclusive_ns, l.inclusive_ns, l.compensated),
             }
         })
         .collect();
@@ -113,11 +152,13 @@ pub fn event_rows(profile: &Profile) -> (Vec<EventRow>, Vec<EventRow>) {
                 child_calls: c.child_calls,
                 exclusive_ns: c.exclusive_ns,
                 inclusive_ns: c.inclusive_ns,
+                compensated: c.compensated,
+                shown: view.times(c.exclusive_ns, c.inclusive_ns, c.compensated),
             }
         })
         .collect();
     for list in [&mut loops, &mut sites] {
-        list.sort_by(|a, b| b.inclusive_ns.cmp(&a.inclusive_ns).then_with(|| a.name.cmp(&b.name)));
+        list.sort_by(|a, b| b.shown.1.cmp(&a.shown.1).then_with(|| a.name.cmp(&b.name)));
     }
     (loops, sites)
 }
@@ -129,6 +170,8 @@ struct JsonReport<'a> {
     wall_ns: u64,
     clock: &'a instrument_profile::Clock,
     totals: &'a instrument_profile::Totals,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    compensation: Option<&'a instrument_profile::Compensation>,
     functions: Vec<Row>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     loops: Vec<EventRow>,
@@ -137,14 +180,15 @@ struct JsonReport<'a> {
 }
 
 pub fn json(profile: &Profile) -> String {
-    let (loops, callsites) = event_rows(profile);
+    let (loops, callsites) = event_rows(profile, View::Raw);
     let report = JsonReport {
         command: &profile.command,
         pid: profile.pid,
         wall_ns: profile.totals.wall_ns,
         clock: &profile.clock,
         totals: &profile.totals,
-        functions: rows(profile),
+        compensation: profile.compensation.as_ref(),
+        functions: rows(profile, View::Raw),
         loops,
         callsites,
     };
@@ -153,15 +197,23 @@ pub fn json(profile: &Profile) -> String {
 
 /// All measured time: every event's exclusive time, so that routine, loop and call statement
 /// shares add up to 100 %.
-pub fn measured_ns(profile: &Profile) -> u64 {
-    profile.functions.iter().map(|f| f.exclusive_ns).sum::<u64>()
-        + profile.loops.iter().map(|l| l.exclusive_ns).sum::<u64>()
-        + profile.callsites.iter().map(|c| c.exclusive_ns).sum::<u64>()
+pub fn measured_ns(profile: &Profile, view: View) -> i64 {
+    profile.functions.iter().map(|f| view.times(f.exclusive_ns, f.inclusive_ns, f.compensated).0).sum::<i64>()
+        + profile
+            .loops
+            .iter()
+            .map(|l| view.times(l.exclusive_ns, l.inclusive_ns, l.compensated).0)
+            .sum::<i64>()
+        + profile
+            .callsites
+            .iter()
+            .map(|c| view.times(c.exclusive_ns, c.inclusive_ns, c.compensated).0)
+            .sum::<i64>()
 }
 
-pub fn table(profile: &Profile, lines: bool) -> String {
-    let rows = rows(profile);
-    let total = measured_ns(profile);
+pub fn table(profile: &Profile, lines: bool, view: View) -> String {
+    let rows = rows(profile, view);
+    let total = measured_ns(profile, view);
     let mut out = String::new();
     let t = &profile.totals;
     let _ = writeln!(out, "Profile of: {}", profile.command.join(" "));
@@ -177,6 +229,9 @@ pub fn table(profile: &Profile, lines: bool) -> String {
     for note in anomalies(t) {
         let _ = writeln!(out, "note: {note}");
     }
+    if let Some(c) = &profile.compensation {
+        let _ = writeln!(out, "{}", compensation_note(c, view));
+    }
     let _ = writeln!(out);
     let _ = writeln!(
         out,
@@ -190,21 +245,22 @@ pub fn table(profile: &Profile, lines: bool) -> String {
     );
     let _ = writeln!(out, "{}", "-".repeat(84));
     for r in &rows {
-        let share = if total == 0 { 0.0 } else { 100.0 * r.exclusive_ns as f64 / total as f64 };
-        let per_call = r.inclusive_ns as f64 / 1e3 / r.calls.max(1) as f64;
+        let (exclusive, inclusive) = r.shown;
+        let share = if total == 0 { 0.0 } else { 100.0 * exclusive as f64 / total as f64 };
+        let per_call = inclusive as f64 / 1e3 / r.calls.max(1) as f64;
         let _ = writeln!(
             out,
             "{:>6.1} {:>12.3} {:>12.3} {:>12} {:>12} {:>12.3}  {}",
             share,
-            r.exclusive_ns as f64 / 1e6,
-            r.inclusive_ns as f64 / 1e6,
+            exclusive as f64 / 1e6,
+            inclusive as f64 / 1e6,
             r.calls,
             r.child_calls,
             per_call,
             with_line(r.name.clone(), &r.file, r.line, lines)
         );
     }
-    let (loops, sites) = event_rows(profile);
+    let (loops, sites) = event_rows(profile, view);
     for (title, events) in [("Loops", loops), ("Call statements", sites)] {
         if events.is_empty() {
             continue;
@@ -217,13 +273,14 @@ pub fn table(profile: &Profile, lines: bool) -> String {
         );
         let _ = writeln!(out, "{}", "-".repeat(84));
         for e in events {
-            let share = if total == 0 { 0.0 } else { 100.0 * e.inclusive_ns as f64 / total as f64 };
+            let (exclusive, inclusive) = e.shown;
+            let share = if total == 0 { 0.0 } else { 100.0 * inclusive as f64 / total as f64 };
             let _ = writeln!(
                 out,
                 "{:>6.1} {:>12.3} {:>12.3} {:>12} {:>12}  {}",
                 share,
-                e.inclusive_ns as f64 / 1e6,
-                e.exclusive_ns as f64 / 1e6,
+                inclusive as f64 / 1e6,
+                exclusive as f64 / 1e6,
                 e.count,
                 e.iterations.map(|i| i.to_string()).unwrap_or_default(),
                 e.name
@@ -231,6 +288,29 @@ pub fn table(profile: &Profile, lines: bool) -> String {
         }
     }
     out
+}
+
+/// One line saying whether times are compensated, by how much, and what came out negative.
+pub fn compensation_note(c: &instrument_profile::Compensation, view: View) -> String {
+    let which = match view {
+        View::Compensated => "times are compensated",
+        View::Raw => "times are raw (the profile also has compensated times)",
+    };
+    let mut note = format!(
+        "{which}: probe cost Δi {:.2} ns per event (Δe {:.2} ns), loops Δi {:.2} ns; {:.3} ms removed; calibration took {:.2} ms",
+        c.routine.inclusive_overhead_ns,
+        c.routine.exclusive_overhead_ns,
+        c.loop_probe.inclusive_overhead_ns,
+        c.removed_ns as f64 / 1e6,
+        c.calibration_ns as f64 / 1e6
+    );
+    if c.negative_results > 0 {
+        note.push_str(&format!(
+            "\nnote: {} activation(s) came out negative after compensation (shorter than the probe cost varies); they are kept as they are",
+            c.negative_results
+        ));
+    }
+    note
 }
 
 fn anomalies(t: &instrument_profile::Totals) -> Vec<String> {

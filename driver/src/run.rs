@@ -8,6 +8,7 @@ use std::process::Command;
 pub struct RunOptions {
     /// Callpath depth: None = flat, Some(0) = unlimited, Some(k).
     pub callpath: Option<u32>,
+    pub compensate: bool,
     pub profile_dir: Option<PathBuf>,
     pub program: Vec<String>,
 }
@@ -21,6 +22,9 @@ pub fn run(options: &RunOptions) -> Result<i32> {
     command.args(args);
     if let Some(k) = options.callpath {
         command.env("INSTRUMENT_CALLPATH", if k == 0 { "all".to_string() } else { k.to_string() });
+    }
+    if options.compensate {
+        command.env("INSTRUMENT_COMPENSATE", "1");
     }
     if let Some(dir) = &options.profile_dir {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;

@@ -3,6 +3,7 @@
 //! with inclusive and exclusive time, count, iterations and share of the program's time.
 
 use crate::names;
+use crate::report::View;
 use instrument_profile::{CallSite, Function, Loop, Profile};
 use std::fmt::Write;
 
@@ -10,8 +11,8 @@ use std::fmt::Write;
 struct Node {
     depth: usize,
     label: String,
-    inclusive_ns: u64,
-    exclusive_ns: u64,
+    inclusive_ns: i64,
+    exclusive_ns: i64,
     count: u64,
     iterations: Option<u64>,
 }
@@ -19,28 +20,36 @@ struct Node {
 pub struct TreeOptions<'a> {
     pub focus: Option<&'a str>,
     pub lines: bool,
+    pub view: View,
 }
 
 /// The tree as text; an error when `focus` names no routine of the profile.
 pub fn render(profile: &Profile, options: &TreeOptions) -> Result<String, String> {
+    let view = options.view;
+    let shown = |f: &Function| view.times(f.exclusive_ns, f.inclusive_ns, f.compensated);
     let mut functions: Vec<&Function> = profile.functions.iter().collect();
-    functions.sort_by(|a, b| b.inclusive_ns.cmp(&a.inclusive_ns).then_with(|| a.name.cmp(&b.name)));
+    functions.sort_by(|a, b| shown(b).1.cmp(&shown(a).1).then_with(|| a.name.cmp(&b.name)));
     if let Some(focus) = options.focus {
         functions.retain(|f| f.name == focus || names::readable_in(&f.name, &f.language) == focus);
         if functions.is_empty() {
             return Err(format!("no routine named {focus:?} in the profile"));
         }
     }
-    let total = profile.totals.wall_ns.max(1);
+    let removed = match (view, &profile.compensation) {
+        (View::Compensated, Some(c)) => c.removed_ns as i64,
+        _ => 0,
+    };
+    let wall = profile.totals.wall_ns as i64 - removed;
+    let total = wall.max(1);
     let mut nodes = Vec::new();
     if options.focus.is_none() {
         let program = profile.command.first().map(String::as_str).unwrap_or("program");
-        let measured = crate::report::measured_ns(profile);
+        let measured = crate::report::measured_ns(profile, view);
         nodes.push(Node {
             depth: 0,
             label: format!("program {program}"),
-            inclusive_ns: profile.totals.wall_ns,
-            exclusive_ns: profile.totals.wall_ns.saturating_sub(measured),
+            inclusive_ns: wall,
+            exclusive_ns: wall - measured,
             count: 1,
             iterations: None,
         });
@@ -51,18 +60,25 @@ pub fn render(profile: &Profile, options: &TreeOptions) -> Result<String, String
             depth: base,
             label: with_line(names::readable_in(&f.name, &f.language), &f.file, f.line, options.lines)
                 + if f.recursive { " (recursive)" } else { "" },
-            inclusive_ns: f.inclusive_ns,
-            exclusive_ns: f.exclusive_ns,
+            inclusive_ns: shown(f).1,
+            exclusive_ns: shown(f).0,
             count: f.calls,
             iterations: None,
         });
-        children(profile, f.id, None, base + 1, &mut nodes);
+        children(profile, f.id, None, base + 1, view, &mut nodes);
     }
     Ok(format_nodes(&nodes, total))
 }
 
 /// The loops and call statements directly inside routine `function` and loop `in_loop`.
-fn children(profile: &Profile, function: u32, in_loop: Option<u32>, depth: usize, out: &mut Vec<Node>) {
+fn children(
+    profile: &Profile,
+    function: u32,
+    in_loop: Option<u32>,
+    depth: usize,
+    view: View,
+    out: &mut Vec<Node>,
+) {
     let mut loops: Vec<&Loop> =
         profile.loops.iter().filter(|l| l.function == function && l.parent == in_loop).collect();
     loops.sort_by_key(|l| (l.line, l.id));
@@ -81,18 +97,18 @@ fn children(profile: &Profile, function: u32, in_loop: Option<u32>, depth: usize
                 out.push(Node {
                     depth,
                     label: format!("loop at {}", location(&l.file, l.line)),
-                    inclusive_ns: l.inclusive_ns,
-                    exclusive_ns: l.exclusive_ns,
+                    inclusive_ns: view.times(l.exclusive_ns, l.inclusive_ns, l.compensated).1,
+                    exclusive_ns: view.times(l.exclusive_ns, l.inclusive_ns, l.compensated).0,
                     count: l.count,
                     iterations: Some(l.iterations),
                 });
-                children(profile, function, Some(l.id), depth + 1, out);
+                children(profile, function, Some(l.id), depth + 1, view, out);
             }
             Err(c) => out.push(Node {
                 depth,
                 label: format!("call {} at {}", callee_name(profile, c), location(&c.file, c.line)),
-                inclusive_ns: c.inclusive_ns,
-                exclusive_ns: c.exclusive_ns,
+                inclusive_ns: view.times(c.exclusive_ns, c.inclusive_ns, c.compensated).1,
+                exclusive_ns: view.times(c.exclusive_ns, c.inclusive_ns, c.compensated).0,
                 count: c.count,
                 iterations: None,
             }),
@@ -127,7 +143,7 @@ pub fn with_line(name: String, file: &str, line: u32, lines: bool) -> String {
     }
 }
 
-fn format_nodes(nodes: &[Node], total: u64) -> String {
+fn format_nodes(nodes: &[Node], total: i64) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,

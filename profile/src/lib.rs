@@ -30,6 +30,49 @@ pub struct Profile {
     /// Callpath profile (callpath mode only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub callpaths: Option<Callpaths>,
+    /// Overhead compensation (when the program ran with it): the measured probe costs. Every
+    /// event then also carries `compensated` times.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compensation: Option<Compensation>,
+}
+
+/// The probe costs measured at start-up and what compensation removed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Compensation {
+    /// Routine and call-statement probes.
+    pub routine: ProbeCost,
+    /// Loop probes.
+    #[serde(rename = "loop")]
+    pub loop_probe: ProbeCost,
+    /// How long calibration took at start-up.
+    pub calibration_ns: u64,
+    /// Probe time removed from the outermost events (all threads).
+    pub removed_ns: u64,
+    /// Event activations whose compensated inclusive time came out negative (kept, not
+    /// clamped: the probe cost varies more than the event lasts).
+    pub negative_results: u64,
+}
+
+/// One probe kind's cost (Malony and Shende's Δi and Δe).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProbeCost {
+    /// Δi: what one event (entry and exit probe) adds to every enclosing event's inclusive time.
+    pub inclusive_overhead_ns: f64,
+    /// The part of Δi inside the event's own interval, added to its own inclusive time.
+    pub own_ns: f64,
+    /// Δe: what one event adds to its parent's exclusive time (Δi less its own part).
+    pub exclusive_overhead_ns: f64,
+}
+
+/// Compensated times of one event; negative when the probe cost removed exceeds what was
+/// measured (see `negative`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Compensated {
+    pub inclusive_ns: i64,
+    pub exclusive_ns: i64,
+    /// Activations whose compensated inclusive time was negative.
+    #[serde(default, skip_serializing_if = "is_zero64")]
+    pub negative: u64,
 }
 
 /// Callpaths as recorded: per thread, one record per distinct callpath of at most `depth`
@@ -67,6 +110,8 @@ pub struct CallpathRecord {
     pub inclusive_ns: u64,
     #[serde(default, skip_serializing_if = "is_zero64")]
     pub iterations: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compensated: Option<Compensated>,
 }
 
 fn is_zero64(v: &u64) -> bool {
@@ -129,6 +174,8 @@ pub struct Function {
     pub exclusive_ns: u64,
     /// Inclusive time, counted once for recursive activations.
     pub inclusive_ns: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compensated: Option<Compensated>,
 }
 
 /// One loop: each execution (entry to exit) is counted once; iterations are header executions.
@@ -149,6 +196,8 @@ pub struct Loop {
     pub child_calls: u64,
     pub exclusive_ns: u64,
     pub inclusive_ns: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compensated: Option<Compensated>,
 }
 
 /// One call statement: the time and count of the calls made through it (Li and Zhang's PROC
@@ -171,6 +220,8 @@ pub struct CallSite {
     pub child_calls: u64,
     pub exclusive_ns: u64,
     pub inclusive_ns: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compensated: Option<Compensated>,
 }
 
 fn is_zero(v: &u32) -> bool {
@@ -245,10 +296,12 @@ mod tests {
                 child_calls: 0,
                 exclusive_ns: 10,
                 inclusive_ns: 10,
+                compensated: None,
             }],
             loops: Vec::new(),
             callsites: Vec::new(),
             callpaths: None,
+            compensation: None,
         }
     }
 

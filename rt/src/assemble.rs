@@ -7,7 +7,7 @@
 use crate::callpath;
 use crate::registry::{EventInfo, Kind};
 use crate::thread::{Record, ThreadPaths};
-use instrument_profile::{CallSite, CallpathRecord, Callpaths, Function, Loop, ThreadCallpaths};
+use instrument_profile::{CallSite, CallpathRecord, Callpaths, Compensated, Function, Loop, ThreadCallpaths};
 use std::collections::HashMap;
 
 pub struct Events {
@@ -19,7 +19,12 @@ pub struct Events {
 }
 
 /// The callpath section of the profile (None in flat mode).
-pub fn callpaths(threads: &[ThreadPaths], canonical: &[u32], ns: impl Fn(u64) -> u64) -> Option<Callpaths> {
+pub fn callpaths(
+    threads: &[ThreadPaths],
+    infos: &[EventInfo],
+    canonical: &[u32],
+    units: &Units,
+) -> Option<Callpaths> {
     let depth = match callpath::depth() {
         0 => return None,
         callpath::UNLIMITED => 0,
@@ -29,15 +34,17 @@ pub fn callpaths(threads: &[ThreadPaths], canonical: &[u32], ns: impl Fn(u64) ->
         path: path.iter().map(|&e| canonical.get(e as usize).copied().unwrap_or(e)).collect(),
         calls: r.calls,
         child_calls: r.child_calls,
-        exclusive_ns: ns(r.excl),
-        inclusive_ns: ns(r.incl),
+        exclusive_ns: units.ns(r.excl),
+        inclusive_ns: units.ns(r.incl),
         iterations: r.iterations,
+        compensated: units.compensated(r),
     };
+    let visible = |path: &[u32]| path.iter().all(|&e| infos.get(e as usize).is_none_or(|i| !hidden(i)));
     let threads = threads
         .iter()
         .map(|t| ThreadCallpaths {
             thread: t.thread,
-            paths: t.paths.iter().map(|(p, r)| record(p, r)).collect(),
+            paths: t.paths.iter().filter(|(p, _)| visible(p)).map(|(p, r)| record(p, r)).collect(),
             other: (t.other.calls > 0).then(|| record(&[], &t.other)),
             overflow_paths: t.overflow,
         })
@@ -45,7 +52,37 @@ pub fn callpaths(threads: &[ThreadPaths], canonical: &[u32], ns: impl Fn(u64) ->
     Some(Callpaths { depth, node_cap: callpath::node_cap(), threads })
 }
 
-pub fn events(infos: &[EventInfo], records: &[Record], ns: impl Fn(u64) -> u64) -> Events {
+/// Tick-to-nanosecond conversion, and whether compensated times are reported.
+pub struct Units {
+    pub ticks_per_second: f64,
+    pub compensated: bool,
+}
+
+impl Units {
+    pub fn ns(&self, ticks: u64) -> u64 {
+        (ticks as f64 * 1e9 / self.ticks_per_second).round() as u64
+    }
+
+    fn signed_ns(&self, ticks: i64) -> i64 {
+        (ticks as f64 * 1e9 / self.ticks_per_second).round() as i64
+    }
+
+    fn compensated(&self, r: &Record) -> Option<Compensated> {
+        self.compensated.then(|| Compensated {
+            inclusive_ns: self.signed_ns(r.comp_incl),
+            exclusive_ns: self.signed_ns(r.comp_excl),
+            negative: r.negative,
+        })
+    }
+}
+
+/// The runtime's own events (calibration) never appear in a profile.
+fn hidden(info: &EventInfo) -> bool {
+    matches!(&info.kind, Kind::Function { name, .. } if name.starts_with("__instrument_"))
+}
+
+pub fn events(infos: &[EventInfo], records: &[Record], units: &Units) -> Events {
+    let ns = |t: u64| units.ns(t);
     let record = |id: usize| records.get(id).copied().unwrap_or_default();
     let canonical = canonical_functions(infos);
     let mut function_records: HashMap<u32, Record> = HashMap::new();
@@ -78,6 +115,7 @@ pub fn events(infos: &[EventInfo], records: &[Record], ns: impl Fn(u64) -> u64) 
                     child_calls: r.child_calls,
                     exclusive_ns: ns(r.excl),
                     inclusive_ns: ns(r.incl),
+                    compensated: units.compensated(&r),
                 });
             }
             Kind::CallSite { function, in_loop, callee } => {
@@ -94,6 +132,7 @@ pub fn events(infos: &[EventInfo], records: &[Record], ns: impl Fn(u64) -> u64) 
                     child_calls: r.child_calls,
                     exclusive_ns: ns(r.excl),
                     inclusive_ns: ns(r.incl),
+                    compensated: units.compensated(&r),
                 });
             }
         }
@@ -101,7 +140,7 @@ pub fn events(infos: &[EventInfo], records: &[Record], ns: impl Fn(u64) -> u64) 
     let mut functions = Vec::new();
     for (id, info) in infos.iter().enumerate() {
         let Kind::Function { name, fortran, recursive, .. } = &info.kind else { continue };
-        if canonical[id] != id as u32 {
+        if canonical[id] != id as u32 || hidden(info) {
             continue;
         }
         let r = function_records.get(&(id as u32)).copied().unwrap_or_default();
@@ -119,6 +158,7 @@ pub fn events(infos: &[EventInfo], records: &[Record], ns: impl Fn(u64) -> u64) 
             child_calls: r.child_calls,
             exclusive_ns: ns(r.excl),
             inclusive_ns: ns(r.incl),
+            compensated: units.compensated(&r),
         });
     }
     Events { functions, loops, callsites, canonical }
@@ -164,7 +204,7 @@ mod tests {
             EventInfo { kind: Kind::Loop { function: 2, parent: None }, file: "b.c".into(), line: 9 },
         ];
         let records = vec![ran(1, 10), ran(2, 20), ran(3, 30), ran(4, 40), ran(5, 50)];
-        let e = events(&infos, &records, |t| t);
+        let e = events(&infos, &records, &Units { ticks_per_second: 1e9, compensated: false });
         let names: Vec<_> = e.functions.iter().map(|f| (f.name.as_str(), f.calls, f.exclusive_ns)).collect();
         assert_eq!(names, [("inline_f", 4, 40), ("helper", 2, 20), ("helper", 4, 40)]);
         assert_eq!(e.loops[0].function, 0, "the loop of the dropped copy points to the survivor");
@@ -179,7 +219,7 @@ mod tests {
         ];
         let records =
             vec![Record::default(), Record::default(), Record { calls: 2, iterations: 7, ..ran(2, 5) }];
-        let e = events(&infos, &records, |t| t);
+        let e = events(&infos, &records, &Units { ticks_per_second: 1e9, compensated: false });
         assert_eq!(e.functions.len(), 1);
         assert_eq!(e.functions[0].name, "only_loops");
         assert_eq!((e.loops[0].count, e.loops[0].iterations), (2, 7));

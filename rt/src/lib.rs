@@ -14,6 +14,7 @@
 mod assemble;
 mod callpath;
 pub mod clock;
+mod compensate;
 mod lifecycle;
 mod output;
 mod pages;

@@ -9,6 +9,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Once;
 
 static START: Once = Once::new();
+static CALIBRATION: Once = Once::new();
+static CALIBRATING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 static FINISHED_ONCE: AtomicBool = AtomicBool::new(false);
 
 pub fn start() {
@@ -17,6 +19,10 @@ pub fn start() {
         crate::callpath::configure();
         unsafe { libc::atexit(at_exit) };
     });
+    // Calibration attaches the calling thread, which calls start() again: skip it then.
+    if !CALIBRATING.swap(true, Ordering::AcqRel) {
+        CALIBRATION.call_once(crate::compensate::calibrate_if_requested);
+    }
 }
 
 extern "C" fn at_exit() {

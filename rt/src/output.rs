@@ -4,9 +4,10 @@
 
 use crate::assemble;
 use crate::clock::Calibration;
+use crate::compensate;
 use crate::registry;
 use crate::thread::{self, Counters, Record};
-use instrument_profile::{Clock, Profile, Totals, FORMAT, VERSION};
+use instrument_profile::{Clock, Compensation, ProbeCost, Profile, Totals, FORMAT, VERSION};
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
@@ -129,8 +130,12 @@ fn command_line() -> Vec<String> {
 }
 
 fn build(snapshot: &Snapshot, calibration: &Calibration) -> Profile {
-    let ns = |ticks: u64| (ticks as f64 * 1e9 / calibration.ticks_per_second).round() as u64;
-    let events = assemble::events(&registry::events(), &snapshot.records, ns);
+    let costs = compensate::calibrated();
+    let units =
+        assemble::Units { ticks_per_second: calibration.ticks_per_second, compensated: costs.is_some() };
+    let ns = |ticks: u64| units.ns(ticks);
+    let infos = registry::events();
+    let events = assemble::events(&infos, &snapshot.records, &units);
     let calls: u64 = snapshot.records.iter().map(|r| r.calls).sum();
     let c = &snapshot.counters;
     Profile {
@@ -157,6 +162,22 @@ fn build(snapshot: &Snapshot, calibration: &Calibration) -> Profile {
         functions: events.functions,
         loops: events.loops,
         callsites: events.callsites,
-        callpaths: assemble::callpaths(&snapshot.callpaths, &events.canonical, ns),
+        callpaths: assemble::callpaths(&snapshot.callpaths, &infos, &events.canonical, &units),
+        compensation: costs.map(|costs| {
+            let cost = |kind: usize| {
+                let (outer, own) = (
+                    costs.outer[kind] * 1e9 / units.ticks_per_second,
+                    costs.own[kind] * 1e9 / units.ticks_per_second,
+                );
+                ProbeCost { inclusive_overhead_ns: outer, own_ns: own, exclusive_overhead_ns: outer - own }
+            };
+            Compensation {
+                routine: cost(compensate::STANDARD),
+                loop_probe: cost(compensate::LOOP),
+                calibration_ns: ns(costs.ticks),
+                removed_ns: ns(compensate::scaled_to_ticks(c.overhead)),
+                negative_results: snapshot.records.iter().map(|r| r.negative).sum(),
+            }
+        }),
     }
 }

@@ -8,6 +8,7 @@
 //! probes themselves stays outside the measured interval as far as possible.
 
 use crate::clock;
+use crate::compensate::{LOOP, STANDARD};
 use crate::reconcile;
 use crate::registry::{load_id, UNREGISTERED};
 use crate::thread::{self, ThreadState};
@@ -67,16 +68,16 @@ pub unsafe extern "C" fn loop_exit(id_slot: *const u32, iterations: u64, sp: usi
             }
         }
     }
-    exit_at(now, id_slot, sp)
+    exit_at(now, id_slot, sp, LOOP)
 }
 
 /// Event exit: pop the top frame if it is this event's, else reconcile.
 pub unsafe extern "C" fn exit(id_slot: *const u32, sp: usize) {
-    exit_at(clock::now(), id_slot, sp)
+    exit_at(clock::now(), id_slot, sp, STANDARD)
 }
 
 #[inline(always)]
-unsafe fn exit_at(now: u64, id_slot: *const u32, sp: usize) {
+unsafe fn exit_at(now: u64, id_slot: *const u32, sp: usize, kind: usize) {
     let state = thread::current();
     if state.is_null() {
         return;
@@ -90,9 +91,9 @@ unsafe fn exit_at(now: u64, id_slot: *const u32, sp: usize) {
     let top = &*ts.frames.add(depth);
     let id = load_id(id_slot);
     if top.id == id && top.sp == sp {
-        reconcile::close_top(ts, depth, now);
+        reconcile::close_top(ts, depth, now, kind);
     } else {
-        reconcile::exit_mismatch(ts, id, sp, now);
+        reconcile::exit_mismatch(ts, id, sp, now, kind);
     }
 }
 
@@ -116,6 +117,8 @@ unsafe fn push(ts: &mut ThreadState, depth: usize, id: u32, sp: usize) {
     frame.child_calls = 0;
     frame.sp = sp;
     frame.child_incl = 0;
+    frame.overhead = 0;
+    frame.comp_child = 0;
     frame.start = clock::now();
 }
 

@@ -5,31 +5,52 @@
 //! entry: every shadow frame above the match belongs to a machine frame that no longer exists,
 //! and is closed at the current time.
 
+use crate::compensate::{self, STANDARD};
 use crate::registry::UNREGISTERED;
 use crate::thread::{Frame, Record, ThreadState};
 
-/// Pops the top frame (at `depth`) at time `now` and charges it to its routine and its parent.
+/// Pops the top frame (at `depth`, a probe of `kind`) at time `now` and charges it to its
+/// event, its callpath node and its parent.
 #[inline(always)]
-pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64) {
+pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64, kind: usize) {
     let frame = &*ts.frames.add(depth);
     ts.depth = depth - 1;
     let inclusive = now.saturating_sub(frame.start);
-    charge(&mut *ts.records.add(frame.id as usize), frame, inclusive);
+    let parent = &mut *ts.frames.add(depth - 1);
+    parent.child_incl += inclusive;
+    let compensated = if compensate::enabled() {
+        let (outer, own) = compensate::costs(kind);
+        let comp_incl = inclusive as i64 - compensate::scaled_to_ticks(own + frame.overhead) as i64;
+        parent.overhead += outer + frame.overhead;
+        parent.comp_child += comp_incl;
+        Some((comp_incl, comp_incl - frame.comp_child))
+    } else {
+        None
+    };
+    charge(&mut *ts.records.add(frame.id as usize), frame, inclusive, compensated);
     if let Some(tree) = ts.tree.as_mut() {
-        charge(&mut tree.node(frame.node).record, frame, inclusive);
+        charge(&mut tree.node(frame.node).record, frame, inclusive, compensated);
     }
-    (*ts.frames.add(depth - 1)).child_incl += inclusive;
 }
 
-/// One finished activation of an event (or of a callpath node).
+/// One finished activation of an event (or of a callpath node), with its compensated
+/// (inclusive, exclusive) ticks when compensation is on.
 #[inline(always)]
-fn charge(record: &mut Record, frame: &Frame, inclusive: u64) {
+fn charge(record: &mut Record, frame: &Frame, inclusive: u64, compensated: Option<(i64, i64)>) {
     record.calls += 1;
     record.child_calls += u64::from(frame.child_calls);
     record.excl += inclusive.saturating_sub(frame.child_incl);
     record.active -= 1;
-    if record.active == 0 {
+    let outermost = record.active == 0;
+    if outermost {
         record.incl += inclusive;
+    }
+    if let Some((comp_incl, comp_excl)) = compensated {
+        record.comp_excl += comp_excl;
+        record.negative += u64::from(comp_incl < 0);
+        if outermost {
+            record.comp_incl += comp_incl;
+        }
     }
 }
 
@@ -37,7 +58,7 @@ fn charge(record: &mut Record, frame: &Frame, inclusive: u64) {
 /// stack pointer is at or above `sp`; closes everything above it, then it.
 #[cold]
 #[inline(never)]
-pub unsafe fn exit_mismatch(ts: &mut ThreadState, id: u32, sp: usize, now: u64) {
+pub unsafe fn exit_mismatch(ts: &mut ThreadState, id: u32, sp: usize, now: u64, kind: usize) {
     let top = ts.depth;
     let found = (1..=top).rev().find(|&d| {
         let f = &*ts.frames.add(d);
@@ -52,10 +73,10 @@ pub unsafe fn exit_mismatch(ts: &mut ThreadState, id: u32, sp: usize, now: u64) 
         return;
     };
     for depth in (target + 1..=top).rev() {
-        close_top(ts, depth, now);
+        close_top(ts, depth, now, STANDARD);
         ts.counters.reconciled += 1;
     }
-    close_top(ts, target, now);
+    close_top(ts, target, now, kind);
 }
 
 /// Closes every open frame at `now` (process or thread exit with routines still active).
@@ -64,7 +85,7 @@ pub unsafe fn close_all(ts: &mut ThreadState, now: u64) {
         ts.depth = ts.frame_cap - 1;
     }
     while ts.depth > 0 {
-        close_top(ts, ts.depth, now);
+        close_top(ts, ts.depth, now, STANDARD);
         ts.counters.closed_at_exit += 1;
     }
 }

@@ -172,6 +172,30 @@ unsafe fn register_statics(table: &ModuleTable, base: u32) {
     }
 }
 
+/// Registers routines that belong to the runtime itself (calibration); they never appear in a
+/// profile. Returns the id of the first.
+pub fn register_hidden(names: &[&str]) -> u32 {
+    let mut events = EVENTS.lock().unwrap_or_else(|e| e.into_inner());
+    let base = events.len() as u32;
+    for (i, name) in names.iter().enumerate() {
+        events.push(EventInfo {
+            kind: Kind::Function { name: (*name).to_string(), local: true, fortran: false, recursive: false },
+            file: String::new(),
+            line: 0,
+        });
+        crate::callpath::set_static(
+            base + i as u32,
+            crate::callpath::StaticInfo {
+                parent: crate::callpath::NONE,
+                local_index: crate::callpath::NONE,
+                children: 0,
+            },
+        );
+    }
+    COUNT.store(events.len() as u32, Relaxed);
+    base
+}
+
 unsafe fn text(ptr: *const c_char) -> String {
     if ptr.is_null() {
         String::new()

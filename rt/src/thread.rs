@@ -26,6 +26,10 @@ pub struct Frame {
     pub child_incl: u64,
     /// The callpath node of this activation (callpath mode only).
     pub node: u32,
+    /// Compensation: the probe cost (Δi, scaled) of every descendant event so far.
+    pub overhead: u64,
+    /// Compensation: the compensated inclusive ticks of the direct children.
+    pub comp_child: i64,
 }
 
 /// Per-function statistics in ticks.
@@ -41,6 +45,11 @@ pub struct Record {
     pub active: u64,
     /// Loop iterations (header executions), summed over the loop's executions.
     pub iterations: u64,
+    /// Compensated inclusive and exclusive ticks (compensation mode only; may be negative).
+    pub comp_incl: i64,
+    pub comp_excl: i64,
+    /// Activations whose compensated inclusive time came out negative.
+    pub negative: u64,
 }
 
 impl Record {
@@ -50,6 +59,9 @@ impl Record {
         self.excl += other.excl;
         self.incl += other.incl;
         self.iterations += other.iterations;
+        self.comp_incl += other.comp_incl;
+        self.comp_excl += other.comp_excl;
+        self.negative += other.negative;
     }
 }
 
@@ -61,6 +73,8 @@ pub struct Counters {
     pub stack_overflow: u64,
     pub unmatched_exits: u64,
     pub unregistered: u64,
+    /// Compensation: probe cost removed (scaled ticks), summed at each thread's root.
+    pub overhead: u64,
 }
 
 impl Counters {
@@ -70,6 +84,7 @@ impl Counters {
         self.stack_overflow += o.stack_overflow;
         self.unmatched_exits += o.unmatched_exits;
         self.unregistered += o.unregistered;
+        self.overhead += o.overhead;
     }
 }
 
@@ -131,6 +146,7 @@ pub static MERGED: Mutex<Merged> = Mutex::new(Merged {
         stack_overflow: 0,
         unmatched_exits: 0,
         unregistered: 0,
+        overhead: 0,
     },
     threads: 0,
     live: Vec::new(),
@@ -233,6 +249,7 @@ pub fn retire_current(now: u64) {
     unsafe {
         let ts = &mut *state;
         crate::reconcile::close_all(ts, now);
+        ts.counters.overhead += (*ts.frames).overhead;
         let mut merged = lock_merged();
         merge_into(&mut merged, ts);
         if let Some(paths) = thread_paths(ts) {
@@ -246,6 +263,21 @@ pub fn retire_current(now: u64) {
         pages::unmap(NonNull::new_unchecked(ts.records.cast()), ts.record_cap as usize * size_of::<Record>());
         drop(Box::from_raw(state));
     }
+}
+
+/// Removes every trace of the calibration events from the thread (records, and what its root
+/// frame accumulated), so calibration never shows up in the profile.
+pub unsafe fn forget_calibration(ts: &mut ThreadState, ids: &[u32]) {
+    for &id in ids {
+        if id < ts.record_cap {
+            *ts.records.add(id as usize) = Record::default();
+        }
+    }
+    let root = &mut *ts.frames;
+    root.child_calls = 0;
+    root.child_incl = 0;
+    root.overhead = 0;
+    root.comp_child = 0;
 }
 
 /// A thread's callpaths, when it measured any.
