@@ -38,6 +38,16 @@ pub fn runtime_archive() -> Result<PathBuf> {
     companion("INSTRUMENT_RUNTIME", RUNTIME_FILE, "runtime library")
 }
 
+/// The bench-nas directory: `INSTRUMENT_BENCH_NAS`, or the repository's (the executables live
+/// in its target/<profile>/).
+pub fn bench_nas() -> Result<PathBuf> {
+    if let Some(dir) = std::env::var_os("INSTRUMENT_BENCH_NAS").filter(|d| !d.is_empty()) {
+        return Ok(PathBuf::from(dir));
+    }
+    let dir = exe_dir()?;
+    Ok(dir.ancestors().nth(2).map(|repo| repo.join("bench-nas")).unwrap_or_else(|| dir.join("bench-nas")))
+}
+
 /// A sibling executable such as `instrument-cc`.
 pub fn sibling(name: &str) -> Result<PathBuf> {
     let path = exe_dir()?.join(name);

@@ -6,6 +6,7 @@
 pub mod bench;
 pub mod callpaths;
 pub mod demo;
+pub mod experiment;
 pub mod export;
 pub mod layout;
 pub use instrument_select::names;

@@ -4,7 +4,7 @@
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use instrument_driver::callpaths::{self, Threads};
-use instrument_driver::{bench, demo, export, profiles, report, rewrite, run, tree};
+use instrument_driver::{bench, demo, experiment, export, profiles, report, rewrite, run, tree};
 use std::path::PathBuf;
 
 #[derive(Parser)]
@@ -98,6 +98,38 @@ enum Command {
     },
     /// Build and run the bundled C example and print its profile
     Demo,
+    /// Run the MO / PA / PA-comp / CA / CA-comp experiment matrix and print Table 1
+    #[command(long_about = "Run Malony and Shende's experiments: every program is built with only main \
+        instrumented (MO) and with all routines (PA), then run TRIALS times at each level: MO, PA, PA-comp \
+        (compensated), CA (callpaths), CA-comp. Main's inclusive time is compared with MO's as a % error of \
+        the minimum and of the mean.\n\nPrograms come from a TOML matrix file (see driver/src/experiment/matrix.rs) \
+        or, by default, the bench-nas kernels at --class. Results go to --out (Markdown, CSV, JSON, SVG); every \
+        trial is cached there, so an interrupted run resumes.")]
+    Experiment {
+        /// The matrix file (TOML); default: the bench-nas kernels
+        matrix: Option<PathBuf>,
+        /// bench-nas class for the default matrix
+        #[arg(long, default_value = "W", value_parser = ["S", "W", "A"])]
+        class: String,
+        /// Trials per program and level (default: the matrix's, 10)
+        #[arg(long)]
+        trials: Option<u32>,
+        /// Levels to run (comma separated)
+        #[arg(long, value_delimiter = ',', default_value = "MO,PA,PA-comp,CA,CA-comp", value_parser = parse_level)]
+        levels: Vec<experiment::stats::Level>,
+        /// Only these programs (names, or kernel names such as cg)
+        #[arg(long, value_delimiter = ',')]
+        programs: Vec<String>,
+        /// Probe placement for the builds: early (before inlining) or late (after optimisation)
+        #[arg(long, value_parser = ["early", "late"])]
+        placement: Option<String>,
+        /// Callpath depth for the CA levels (default: the matrix's, all)
+        #[arg(long)]
+        callpath: Option<String>,
+        /// Output directory (results and the trial cache)
+        #[arg(long, default_value = "instrument-experiment")]
+        out: PathBuf,
+    },
     /// Benchmarks that print ratios measured in one run
     Bench {
         #[command(subcommand)]
@@ -180,6 +212,9 @@ fn run(cli: Cli) -> Result<()> {
             std::process::exit(code)
         }
         Command::Demo => demo::run(),
+        Command::Experiment { matrix, class, trials, levels, programs, placement, callpath, out } => {
+            experiment::run(&experiment::Settings { matrix, class, trials, out, levels, programs, placement, callpath })
+        }
         Command::Bench { which: BenchCommand::Probes { json, repeat, scale } } => {
             bench::probes(&bench::Settings { json, repeat: repeat.max(1), scale })
         }
@@ -187,6 +222,10 @@ fn run(cli: Cli) -> Result<()> {
             bench::callpaths(&bench::Settings { json, repeat: repeat.max(1), scale })
         }
     }
+}
+
+fn parse_level(text: &str) -> Result<experiment::stats::Level, String> {
+    experiment::stats::Level::parse(text).ok_or_else(|| format!("{text:?} is not a level (MO, PA, PA-comp, CA, CA-comp)"))
 }
 
 fn load(profile: Option<PathBuf>) -> Result<instrument_profile::Profile> {

@@ -8,6 +8,8 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 static USE_TSC: AtomicBool = AtomicBool::new(false);
+/// Serialized reads (compensation mode): see `set_serialized`.
+static SERIALIZED: AtomicBool = AtomicBool::new(false);
 static START_TICKS: AtomicU64 = AtomicU64::new(0);
 static START_NS: AtomicU64 = AtomicU64::new(0);
 
@@ -19,10 +21,38 @@ pub const MIN_CALIBRATION_NS: u64 = 2_000_000;
 pub fn now() -> u64 {
     #[cfg(target_arch = "x86_64")]
     if USE_TSC.load(Relaxed) {
-        // SAFETY: rdtsc is available on every x86-64 processor.
-        return unsafe { core::arch::x86_64::_rdtsc() };
+        // SAFETY: rdtsc, rdtscp and lfence exist on every x86-64 processor this runs on
+        // (rdtscp since 2006; the invariant-TSC check implies it).
+        unsafe {
+            if SERIALIZED.load(Relaxed) {
+                let mut aux = 0u32;
+                let t = core::arch::x86_64::__rdtscp(&mut aux);
+                core::arch::x86_64::_mm_lfence();
+                return t;
+            }
+            return core::arch::x86_64::_rdtsc();
+        }
     }
     monotonic_ns()
+}
+
+/// In serialized mode, waits until every earlier instruction has completed.
+#[inline(always)]
+pub fn fence() {
+    #[cfg(target_arch = "x86_64")]
+    if SERIALIZED.load(Relaxed) {
+        unsafe { core::arch::x86_64::_mm_lfence() };
+    }
+}
+
+/// Serialized mode makes probe costs additive, which compensation needs: unfenced, an
+/// out-of-order core runs a probe in the shadow of the program's in-flight work (a long
+/// floating-point dependency chain hides most of it), so its cost in place depends on the code
+/// around it and no calibration can predict it. Fenced (a fence before the probe's work, rdtscp
+/// and a fence for the timestamp), the probe neither overlaps earlier work nor lets later work
+/// start early, and costs in place what it costs in calibration.
+pub fn set_serialized(on: bool) {
+    SERIALIZED.store(on, Relaxed);
 }
 
 pub fn monotonic_ns() -> u64 {

@@ -8,6 +8,11 @@
 //! exclusive time per direct child, the paper's Δe, is Δi - δ here (the child's probe work
 //! outside its own interval, including the parent's bookkeeping done in the child's exit).
 //!
+//! Compensation switches the probes to serialized timestamps (see `clock::set_serialized`): on an
+//! out-of-order processor an unfenced probe hides in the program's in-flight work by an amount
+//! that depends on the surrounding code, so only fenced probes have a cost that calibration can
+//! measure and compensation can remove.
+//!
 //! Both costs are measured at start-up on the exact probe path the program uses (flat or
 //! callpath mode, routine/call-statement probes and loop probes), with the paper's two-level
 //! experiment: k probe pairs in a tight loop, repeated j times, the minimum kept, less the cost
@@ -75,6 +80,7 @@ pub fn calibrate_if_requested() {
     if !wanted {
         return;
     }
+    clock::set_serialized(true);
     let started = clock::now();
     let base = registry::register_hidden(&["__instrument_calibration", "__instrument_calibration_probe"]);
     PARENT.store(base, Relaxed);

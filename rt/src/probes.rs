@@ -37,6 +37,7 @@ pub unsafe extern "C" fn __instrument_loop_exit(id_slot: *const u32, iterations:
 /// Event entry (routine, loop or call statement): push a frame for the event whose id is in
 /// `id_slot`.
 pub unsafe extern "C" fn enter(id_slot: *const u32, sp: usize) {
+    clock::fence();
     let mut state = thread::current();
     if state.is_null() {
         state = thread::attach();
@@ -95,6 +96,7 @@ unsafe fn exit_at(now: u64, id_slot: *const u32, sp: usize, kind: usize) {
     } else {
         reconcile::exit_mismatch(ts, id, sp, now, kind);
     }
+    clock::fence();
 }
 
 #[inline(always)]

@@ -1,0 +1,123 @@
+//! The experiment's results in the paper's Table 1 layout (as text and Markdown), as CSV and
+//! JSON for scripts, and as an SVG chart of the errors against MO.
+
+use super::stats::{Level, ProgramSummary};
+use anyhow::Result;
+use std::fmt::Write;
+use std::path::Path;
+
+/// Table 1: per program a `min` row, a `mean` row (microseconds) and a `%error (min:mean)` row.
+pub fn table(summaries: &[ProgramSummary], markdown: bool) -> String {
+    let levels: Vec<Level> = summaries.first().map(|s| s.cells.iter().map(|(l, _)| *l).collect()).unwrap_or_default();
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut header = vec!["Experiment".to_string(), String::new()];
+    header.extend(levels.iter().map(|l| format!("{} usecs", l.name())));
+    for s in summaries {
+        let us = |f: fn(&super::stats::Cell) -> f64| -> Vec<String> {
+            s.cells.iter().map(|(_, c)| c.as_ref().map_or("-".into(), |c| format!("{:.0}", f(c) / 1e3))).collect()
+        };
+        let mut min = vec![s.program.clone(), "min".into()];
+        min.extend(us(|c| c.min_ns));
+        let mut mean = vec![String::new(), "mean".into()];
+        mean.extend(us(|c| c.mean_ns));
+        let mut error = vec![String::new(), "%error (min:mean)".into()];
+        error.extend(s.cells.iter().map(|(_, c)| match c {
+            Some(super::stats::Cell { error_min_pct: Some(a), error_mean_pct: Some(b), .. }) => format!("{a:.1} : {b:.1}"),
+            _ => String::new(),
+        }));
+        rows.extend([min, mean, error]);
+        if s.failures > 0 {
+            let mut note = vec![String::new(), format!("{} failed trial(s)", s.failures)];
+            note.extend(levels.iter().map(|_| String::new()));
+            rows.push(note);
+        }
+    }
+    if markdown {
+        let mut out = format!("| {} |\n", header.join(" | "));
+        out.push_str(&format!("|{}\n", "---|".repeat(header.len())));
+        for r in rows {
+            out.push_str(&format!("| {} |\n", r.join(" | ")));
+        }
+        return out;
+    }
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for r in &rows {
+        for (w, cell) in widths.iter_mut().zip(r) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let line = |cells: &[String]| -> String {
+        cells.iter().zip(&widths).enumerate().map(|(i, (c, w))| if i < 2 { format!("{c:<w$}") } else { format!("{c:>w$}") }).collect::<Vec<_>>().join("  ")
+    };
+    let _ = writeln!(out, "{}", line(&header));
+    let _ = writeln!(out, "{}", "-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1)));
+    for r in &rows {
+        let _ = writeln!(out, "{}", line(r).trim_end());
+    }
+    out
+}
+
+pub fn csv(summaries: &[ProgramSummary], path: &Path) -> Result<()> {
+    let mut writer = csv::Writer::from_path(path)?;
+    writer.write_record(["program", "level", "trials", "min_us", "mean_us", "error_min_pct", "error_mean_pct"])?;
+    for s in summaries {
+        for (level, cell) in &s.cells {
+            let Some(c) = cell else { continue };
+            let pct = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
+            writer.write_record([
+                s.program.as_str(),
+                level.name(),
+                &c.trials.to_string(),
+                &format!("{:.3}", c.min_ns / 1e3),
+                &format!("{:.3}", c.mean_ns / 1e3),
+                &pct(c.error_min_pct),
+                &pct(c.error_mean_pct),
+            ])?;
+        }
+    }
+    writer.flush()?;
+    Ok(())
+}
+
+/// A grouped bar chart: per program, one bar per instrumented level with its error (min) in %.
+/// Bars are scaled on a signed square-root axis so that a 2 % and a 200 % error both stay
+/// readable; every bar carries its value.
+pub fn svg(summaries: &[ProgramSummary]) -> String {
+    const COLORS: [&str; 4] = ["#d95f02", "#1b9e77", "#7570b3", "#66a61e"];
+    let levels: Vec<Level> = Level::ALL.into_iter().filter(|l| *l != Level::Mo).collect();
+    let values: Vec<Vec<Option<f64>>> = summaries
+        .iter()
+        .map(|s| levels.iter().map(|l| s.cells.iter().find(|(x, _)| x == l).and_then(|(_, c)| c.and_then(|c| c.error_min_pct))).collect())
+        .collect();
+    let max = values.iter().flatten().flatten().fold(1.0f64, |m, v| m.max(v.abs()));
+    let scale = |v: f64| v.signum() * (v.abs() / max).sqrt();
+    let (group, bar, height, top, left) = (110.0, 22.0, 300.0, 50.0, 60.0);
+    let zero = top + height / 2.0;
+    let width = left + group * summaries.len() as f64 + 20.0;
+    let mut out = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{}\" font-family=\"sans-serif\" font-size=\"11\">\n",
+        top + height + 60.0
+    );
+    let _ = writeln!(out, "<text x=\"{left}\" y=\"20\" font-size=\"14\">Error of main's time against MO (min over trials, %)</text>");
+    for (i, l) in levels.iter().enumerate() {
+        let x = left + i as f64 * 90.0;
+        let _ = writeln!(out, "<rect x=\"{x}\" y=\"30\" width=\"10\" height=\"10\" fill=\"{}\"/><text x=\"{}\" y=\"39\">{}</text>", COLORS[i], x + 14.0, l.name());
+    }
+    let _ = writeln!(out, "<line x1=\"{left}\" x2=\"{}\" y1=\"{zero}\" y2=\"{zero}\" stroke=\"black\"/>", width - 10.0);
+    for (g, (s, vals)) in summaries.iter().zip(&values).enumerate() {
+        let x0 = left + g as f64 * group;
+        for (i, v) in vals.iter().enumerate() {
+            let Some(v) = v else { continue };
+            let h = scale(*v) * height / 2.0;
+            let (y, hh) = if h >= 0.0 { (zero - h, h) } else { (zero, -h) };
+            let x = x0 + 5.0 + i as f64 * bar;
+            let _ = writeln!(out, "<rect x=\"{x}\" y=\"{y:.1}\" width=\"{}\" height=\"{:.1}\" fill=\"{}\"><title>{} {}: {v:.2} %</title></rect>", bar - 3.0, hh.max(0.5), COLORS[i], s.program, levels[i].name());
+            let ty = if h >= 0.0 { y - 3.0 } else { y + hh + 10.0 };
+            let _ = writeln!(out, "<text x=\"{:.1}\" y=\"{ty:.1}\" font-size=\"8\" text-anchor=\"middle\">{v:.1}</text>", x + (bar - 3.0) / 2.0);
+        }
+        let _ = writeln!(out, "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>", x0 + group / 2.0 - 10.0, top + height + 20.0, s.program);
+    }
+    out.push_str("</svg>\n");
+    out
+}
