@@ -129,6 +129,9 @@ enum Command {
         /// Output directory (results and the trial cache)
         #[arg(long, default_value = "instrument-experiment")]
         out: PathBuf,
+        /// Compensation strategy for the -comp levels
+        #[arg(long, default_value = "on", value_parser = ["on", "calibrated", "fenced"])]
+        compensate: String,
     },
     /// Benchmarks that print ratios measured in one run
     Bench {
@@ -212,9 +215,27 @@ fn run(cli: Cli) -> Result<()> {
             std::process::exit(code)
         }
         Command::Demo => demo::run(),
-        Command::Experiment { matrix, class, trials, levels, programs, placement, callpath, out } => {
-            experiment::run(&experiment::Settings { matrix, class, trials, out, levels, programs, placement, callpath })
-        }
+        Command::Experiment {
+            matrix,
+            class,
+            trials,
+            levels,
+            programs,
+            placement,
+            callpath,
+            out,
+            compensate,
+        } => experiment::run(&experiment::Settings {
+            matrix,
+            class,
+            trials,
+            out,
+            levels,
+            programs,
+            placement,
+            callpath,
+            compensate,
+        }),
         Command::Bench { which: BenchCommand::Probes { json, repeat, scale } } => {
             bench::probes(&bench::Settings { json, repeat: repeat.max(1), scale })
         }
@@ -225,7 +246,8 @@ fn run(cli: Cli) -> Result<()> {
 }
 
 fn parse_level(text: &str) -> Result<experiment::stats::Level, String> {
-    experiment::stats::Level::parse(text).ok_or_else(|| format!("{text:?} is not a level (MO, PA, PA-comp, CA, CA-comp)"))
+    experiment::stats::Level::parse(text)
+        .ok_or_else(|| format!("{text:?} is not a level (MO, PA, PA-comp, CA, CA-comp)"))
 }
 
 fn load(profile: Option<PathBuf>) -> Result<instrument_profile::Profile> {

@@ -39,6 +39,10 @@ pub struct Profile {
 /// The probe costs measured at start-up and what compensation removed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Compensation {
+    /// How probe costs were estimated: `fenced` (serialized probes and the start-up
+    /// calibration) or `calibrated` (unfenced probes and the paper's start-up calibration).
+    #[serde(default)]
+    pub strategy: String,
     /// Routine and call-statement probes.
     pub routine: ProbeCost,
     /// Loop probes.

@@ -8,7 +8,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 static USE_TSC: AtomicBool = AtomicBool::new(false);
-/// Serialized reads (compensation mode): see `set_serialized`.
+/// Serialized reads (the `fenced` compensation strategy): see `set_serialized`.
 static SERIALIZED: AtomicBool = AtomicBool::new(false);
 static START_TICKS: AtomicU64 = AtomicU64::new(0);
 static START_NS: AtomicU64 = AtomicU64::new(0);
@@ -21,8 +21,8 @@ pub const MIN_CALIBRATION_NS: u64 = 2_000_000;
 pub fn now() -> u64 {
     #[cfg(target_arch = "x86_64")]
     if USE_TSC.load(Relaxed) {
-        // SAFETY: rdtsc, rdtscp and lfence exist on every x86-64 processor this runs on
-        // (rdtscp since 2006; the invariant-TSC check implies it).
+        // SAFETY: rdtsc, rdtscp and lfence exist on every x86-64 processor with an invariant
+        // TSC (the only case in which the TSC is used).
         unsafe {
             if SERIALIZED.load(Relaxed) {
                 let mut aux = 0u32;
@@ -45,12 +45,9 @@ pub fn fence() {
     }
 }
 
-/// Serialized mode makes probe costs additive, which compensation needs: unfenced, an
-/// out-of-order core runs a probe in the shadow of the program's in-flight work (a long
-/// floating-point dependency chain hides most of it), so its cost in place depends on the code
-/// around it and no calibration can predict it. Fenced (a fence before the probe's work, rdtscp
-/// and a fence for the timestamp), the probe neither overlaps earlier work nor lets later work
-/// start early, and costs in place what it costs in calibration.
+/// Serialized mode: a fence before each probe's work, rdtscp and a fence for the timestamp.
+/// Probes then neither overlap earlier work nor let later work start early, so their cost is the
+/// same everywhere; the price is the overlap the program loses around each probe.
 pub fn set_serialized(on: bool) {
     SERIALIZED.store(on, Relaxed);
 }

@@ -172,6 +172,7 @@ fn build(snapshot: &Snapshot, calibration: &Calibration) -> Profile {
                 ProbeCost { inclusive_overhead_ns: outer, own_ns: own, exclusive_overhead_ns: outer - own }
             };
             Compensation {
+                strategy: format!("{:?}", compensate::strategy()).to_lowercase(),
                 routine: cost(compensate::STANDARD),
                 loop_probe: cost(compensate::LOOP),
                 calibration_ns: ns(costs.ticks),

@@ -19,7 +19,7 @@ pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64, kind: usiz
     let parent = &mut *ts.frames.add(depth - 1);
     parent.child_incl += inclusive;
     let compensated = if compensate::enabled() {
-        let (outer, own) = compensate::costs(kind);
+        let (outer, own) = compensate::pair_cost(kind);
         let comp_incl = inclusive as i64 - compensate::scaled_to_ticks(own + frame.overhead) as i64;
         parent.overhead += outer + frame.overhead;
         parent.comp_child += comp_incl;

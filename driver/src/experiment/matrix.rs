@@ -59,9 +59,10 @@ fn default_placement() -> String {
 
 impl Matrix {
     pub fn load(path: &Path) -> Result<Matrix> {
-        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read matrix {}", path.display()))?;
-        let mut matrix: Matrix =
-            toml::from_str(&text).with_context(|| format!("{} is not a valid experiment matrix", path.display()))?;
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read matrix {}", path.display()))?;
+        let mut matrix: Matrix = toml::from_str(&text)
+            .with_context(|| format!("{} is not a valid experiment matrix", path.display()))?;
         matrix.base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         matrix.check()?;
         Ok(matrix)
@@ -70,7 +71,10 @@ impl Matrix {
     /// The bench-nas kernels at `class`, the default suite.
     pub fn bench_nas(bench_nas: &Path, class: &str) -> Result<Matrix> {
         if !bench_nas.join("Makefile").is_file() {
-            bail!("bench-nas not found at {} (set INSTRUMENT_BENCH_NAS or give a matrix file)", bench_nas.display());
+            bail!(
+                "bench-nas not found at {} (set INSTRUMENT_BENCH_NAS or give a matrix file)",
+                bench_nas.display()
+            );
         }
         let programs = ["ep", "is", "cg", "mg", "ft", "bt", "ep_f", "cg_f"]
             .iter()
@@ -125,12 +129,17 @@ mod tests {
     fn parses_a_matrix_and_rejects_mistakes() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("m.toml");
-        std::fs::write(&path, "trials = 3\n[[program]]\nname = \"x\"\nbuild = \"make\"\nrun = \"./x\"\n").unwrap();
+        std::fs::write(&path, "trials = 3\n[[program]]\nname = \"x\"\nbuild = \"make\"\nrun = \"./x\"\n")
+            .unwrap();
         let m = Matrix::load(&path).unwrap();
         assert_eq!((m.trials, m.callpath.as_str(), m.programs.len()), (3, "all", 1));
         std::fs::write(&path, "[[program]]\nname = \"x\"\nbuild = \"make\"\n").unwrap();
         assert!(format!("{:#}", Matrix::load(&path).unwrap_err()).contains("run"));
-        std::fs::write(&path, "placement = \"sideways\"\n[[program]]\nname = \"x\"\nbuild = \"b\"\nrun = \"r\"\n").unwrap();
+        std::fs::write(
+            &path,
+            "placement = \"sideways\"\n[[program]]\nname = \"x\"\nbuild = \"b\"\nrun = \"r\"\n",
+        )
+        .unwrap();
         assert!(format!("{:#}", Matrix::load(&path).unwrap_err()).contains("sideways"));
     }
 }

@@ -28,6 +28,8 @@ pub struct Settings {
     pub programs: Vec<String>,
     pub placement: Option<String>,
     pub callpath: Option<String>,
+    /// INSTRUMENT_COMPENSATE for the -comp levels (on, calibrated, fenced).
+    pub compensate: String,
 }
 
 const CACHE: &str = "trials.jsonl";
@@ -38,7 +40,12 @@ pub fn run(settings: &Settings) -> Result<()> {
         None => Matrix::bench_nas(&layout::bench_nas()?, &settings.class)?,
     };
     if !settings.programs.is_empty() {
-        matrix.programs.retain(|p| settings.programs.iter().any(|n| p.name.eq_ignore_ascii_case(n) || p.name.split('.').next().is_some_and(|k| k.eq_ignore_ascii_case(n))));
+        matrix.programs.retain(|p| {
+            settings.programs.iter().any(|n| {
+                p.name.eq_ignore_ascii_case(n)
+                    || p.name.split('.').next().is_some_and(|k| k.eq_ignore_ascii_case(n))
+            })
+        });
         if matrix.programs.is_empty() {
             anyhow::bail!("no program of the matrix matches {:?}", settings.programs);
         }
@@ -46,24 +53,36 @@ pub fn run(settings: &Settings) -> Result<()> {
     let trials = settings.trials.unwrap_or(matrix.trials).max(1);
     let placement = settings.placement.clone().unwrap_or_else(|| matrix.placement.clone());
     let callpath = settings.callpath.clone().unwrap_or_else(|| matrix.callpath.clone());
-    std::fs::create_dir_all(&settings.out).with_context(|| format!("cannot create {}", settings.out.display()))?;
+    std::fs::create_dir_all(&settings.out)
+        .with_context(|| format!("cannot create {}", settings.out.display()))?;
     let out = settings.out.canonicalize()?;
     let mut done = load_cache(&out.join(CACHE))?;
-    let done_keys: HashSet<(String, Level, u32)> = done.iter().map(|t| (t.program.clone(), t.level, t.trial)).collect();
+    let done_keys: HashSet<(String, Level, u32)> =
+        done.iter().map(|t| (t.program.clone(), t.level, t.trial)).collect();
     let levels = &settings.levels;
 
     let runs: Vec<(&Program, Level, u32)> = (0..trials)
-        .flat_map(|trial| matrix.programs.iter().flat_map(move |p| levels.iter().map(move |&l| (p, l, trial))))
+        .flat_map(|trial| {
+            matrix.programs.iter().flat_map(move |p| levels.iter().map(move |&l| (p, l, trial)))
+        })
         .filter(|(p, l, t)| !done_keys.contains(&(p.name.clone(), *l, *t)))
         .collect();
-    let variants: Vec<bool> = [true, false].into_iter().filter(|&mo| levels.iter().any(|l| l.main_only() == mo)).collect();
+    let variants: Vec<bool> =
+        [true, false].into_iter().filter(|&mo| levels.iter().any(|l| l.main_only() == mo)).collect();
     let bar = ProgressBar::new((matrix.programs.len() * variants.len() + runs.len()) as u64);
-    bar.set_style(ProgressStyle::with_template("{msg:<28} [{bar:30}] {pos}/{len} eta {eta}").expect("static").progress_chars("=> "));
+    bar.set_style(
+        ProgressStyle::with_template("{msg:<28} [{bar:30}] {pos}/{len} eta {eta}")
+            .expect("static")
+            .progress_chars("=> "),
+    );
     if done.len() > 0 {
         bar.println(format!("resuming: {} trial(s) already in {}", done.len(), out.join(CACHE).display()));
     }
     let select = out.join("main-only.txt");
-    std::fs::write(&select, "# instrument experiment: MO instruments main only\nBEGIN_INCLUDE_LIST\nmain\nEND_INCLUDE_LIST\n")?;
+    std::fs::write(
+        &select,
+        "# instrument experiment: MO instruments main only\nBEGIN_INCLUDE_LIST\nmain\nEND_INCLUDE_LIST\n",
+    )?;
     let mut broken: HashSet<(String, bool)> = HashSet::new();
     for program in &matrix.programs {
         for &main_only in &variants {
@@ -81,13 +100,19 @@ pub fn run(settings: &Settings) -> Result<()> {
         let result = if broken.contains(&(program.name.clone(), level.main_only())) {
             Err(anyhow::anyhow!("the build failed"))
         } else {
-            run_trial(&matrix, program, level, &out, &callpath)
+            run_trial(&matrix, program, level, &out, &callpath, &settings.compensate)
         };
         let record = match result {
             Ok(ns) => Trial { program: program.name.clone(), level, trial, main_ns: Some(ns), error: None },
             Err(e) => {
                 bar.println(format!("{} {} trial {}: {e:#}", program.name, level.name(), trial + 1));
-                Trial { program: program.name.clone(), level, trial, main_ns: None, error: Some(format!("{e:#}")) }
+                Trial {
+                    program: program.name.clone(),
+                    level,
+                    trial,
+                    main_ns: None,
+                    error: Some(format!("{e:#}")),
+                }
             }
         };
         writeln!(cache, "{}", serde_json::to_string(&record)?)?;
@@ -103,7 +128,10 @@ pub fn run(settings: &Settings) -> Result<()> {
     std::fs::write(out.join("results.json"), serde_json::to_string_pretty(&summaries)?)?;
     output::csv(&summaries, &out.join("results.csv"))?;
     std::fs::write(out.join("errors.svg"), output::svg(&summaries))?;
-    println!("\nwritten: {0}/results.md, results.csv, results.json, errors.svg ({0}/{CACHE} holds every trial)", out.display());
+    println!(
+        "\nwritten: {0}/results.md, results.csv, results.json, errors.svg ({0}/{CACHE} holds every trial)",
+        out.display()
+    );
     Ok(())
 }
 
@@ -123,7 +151,14 @@ fn wrapper(name: &str, flags: &str) -> Result<String> {
     Ok(format!("{} {flags}", layout::sibling(name)?.display()).trim_end().to_string())
 }
 
-fn build(matrix: &Matrix, program: &Program, out: &Path, main_only: bool, placement: &str, select: &Path) -> Result<()> {
+fn build(
+    matrix: &Matrix,
+    program: &Program,
+    out: &Path,
+    main_only: bool,
+    placement: &str,
+    select: &Path,
+) -> Result<()> {
     let dir = build_dir(out, program, main_only);
     std::fs::create_dir_all(&dir)?;
     let mut flags = format!("--instrument-placement={placement}");
@@ -145,24 +180,38 @@ fn build(matrix: &Matrix, program: &Program, out: &Path, main_only: bool, placem
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         let tail: Vec<&str> = stderr.lines().rev().take(3).collect();
-        anyhow::bail!("`{command}` exited with {}: {}", output.status, tail.into_iter().rev().collect::<Vec<_>>().join(" / "));
+        anyhow::bail!(
+            "`{command}` exited with {}: {}",
+            output.status,
+            tail.into_iter().rev().collect::<Vec<_>>().join(" / ")
+        );
     }
     Ok(())
 }
 
 /// Runs one trial and returns main's inclusive time (compensated at the -comp levels).
-fn run_trial(matrix: &Matrix, program: &Program, level: Level, out: &Path, callpath: &str) -> Result<f64> {
+fn run_trial(
+    matrix: &Matrix,
+    program: &Program,
+    level: Level,
+    out: &Path,
+    callpath: &str,
+    compensate: &str,
+) -> Result<f64> {
     let build = build_dir(out, program, level.main_only());
     let profiles = tempfile::Builder::new().prefix("trial").tempdir_in(out)?;
     let command = program.run.replace("{build}", &build.display().to_string());
     let mut run = Command::new("sh");
-    run.arg("-c").arg(&command).current_dir(matrix.directory(program)).env("INSTRUMENT_PROFILE_DIR", profiles.path());
+    run.arg("-c")
+        .arg(&command)
+        .current_dir(matrix.directory(program))
+        .env("INSTRUMENT_PROFILE_DIR", profiles.path());
     run.env_remove("INSTRUMENT_CALLPATH").env_remove("INSTRUMENT_COMPENSATE");
     if level.callpaths() {
         run.env("INSTRUMENT_CALLPATH", callpath);
     }
     if level.compensated() {
-        run.env("INSTRUMENT_COMPENSATE", "1");
+        run.env("INSTRUMENT_COMPENSATE", compensate);
     }
     let output = run.output().with_context(|| format!("cannot run {command}"))?;
     if !output.status.success() {

@@ -8,13 +8,17 @@ use std::path::Path;
 
 /// Table 1: per program a `min` row, a `mean` row (microseconds) and a `%error (min:mean)` row.
 pub fn table(summaries: &[ProgramSummary], markdown: bool) -> String {
-    let levels: Vec<Level> = summaries.first().map(|s| s.cells.iter().map(|(l, _)| *l).collect()).unwrap_or_default();
+    let levels: Vec<Level> =
+        summaries.first().map(|s| s.cells.iter().map(|(l, _)| *l).collect()).unwrap_or_default();
     let mut rows: Vec<Vec<String>> = Vec::new();
     let mut header = vec!["Experiment".to_string(), String::new()];
     header.extend(levels.iter().map(|l| format!("{} usecs", l.name())));
     for s in summaries {
         let us = |f: fn(&super::stats::Cell) -> f64| -> Vec<String> {
-            s.cells.iter().map(|(_, c)| c.as_ref().map_or("-".into(), |c| format!("{:.0}", f(c) / 1e3))).collect()
+            s.cells
+                .iter()
+                .map(|(_, c)| c.as_ref().map_or("-".into(), |c| format!("{:.0}", f(c) / 1e3)))
+                .collect()
         };
         let mut min = vec![s.program.clone(), "min".into()];
         min.extend(us(|c| c.min_ns));
@@ -22,7 +26,9 @@ pub fn table(summaries: &[ProgramSummary], markdown: bool) -> String {
         mean.extend(us(|c| c.mean_ns));
         let mut error = vec![String::new(), "%error (min:mean)".into()];
         error.extend(s.cells.iter().map(|(_, c)| match c {
-            Some(super::stats::Cell { error_min_pct: Some(a), error_mean_pct: Some(b), .. }) => format!("{a:.1} : {b:.1}"),
+            Some(super::stats::Cell { error_min_pct: Some(a), error_mean_pct: Some(b), .. }) => {
+                format!("{a:.1} : {b:.1}")
+            }
             _ => String::new(),
         }));
         rows.extend([min, mean, error]);
@@ -48,7 +54,13 @@ pub fn table(summaries: &[ProgramSummary], markdown: bool) -> String {
     }
     let mut out = String::new();
     let line = |cells: &[String]| -> String {
-        cells.iter().zip(&widths).enumerate().map(|(i, (c, w))| if i < 2 { format!("{c:<w$}") } else { format!("{c:>w$}") }).collect::<Vec<_>>().join("  ")
+        cells
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(i, (c, w))| if i < 2 { format!("{c:<w$}") } else { format!("{c:>w$}") })
+            .collect::<Vec<_>>()
+            .join("  ")
     };
     let _ = writeln!(out, "{}", line(&header));
     let _ = writeln!(out, "{}", "-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1)));
@@ -60,7 +72,15 @@ pub fn table(summaries: &[ProgramSummary], markdown: bool) -> String {
 
 pub fn csv(summaries: &[ProgramSummary], path: &Path) -> Result<()> {
     let mut writer = csv::Writer::from_path(path)?;
-    writer.write_record(["program", "level", "trials", "min_us", "mean_us", "error_min_pct", "error_mean_pct"])?;
+    writer.write_record([
+        "program",
+        "level",
+        "trials",
+        "min_us",
+        "mean_us",
+        "error_min_pct",
+        "error_mean_pct",
+    ])?;
     for s in summaries {
         for (level, cell) in &s.cells {
             let Some(c) = cell else { continue };
@@ -88,7 +108,14 @@ pub fn svg(summaries: &[ProgramSummary]) -> String {
     let levels: Vec<Level> = Level::ALL.into_iter().filter(|l| *l != Level::Mo).collect();
     let values: Vec<Vec<Option<f64>>> = summaries
         .iter()
-        .map(|s| levels.iter().map(|l| s.cells.iter().find(|(x, _)| x == l).and_then(|(_, c)| c.and_then(|c| c.error_min_pct))).collect())
+        .map(|s| {
+            levels
+                .iter()
+                .map(|l| {
+                    s.cells.iter().find(|(x, _)| x == l).and_then(|(_, c)| c.and_then(|c| c.error_min_pct))
+                })
+                .collect()
+        })
         .collect();
     let max = values.iter().flatten().flatten().fold(1.0f64, |m, v| m.max(v.abs()));
     let scale = |v: f64| v.signum() * (v.abs() / max).sqrt();
@@ -104,7 +131,11 @@ pub fn svg(summaries: &[ProgramSummary]) -> String {
         let x = left + i as f64 * 90.0;
         let _ = writeln!(out, "<rect x=\"{x}\" y=\"30\" width=\"10\" height=\"10\" fill=\"{}\"/><text x=\"{}\" y=\"39\">{}</text>", COLORS[i], x + 14.0, l.name());
     }
-    let _ = writeln!(out, "<line x1=\"{left}\" x2=\"{}\" y1=\"{zero}\" y2=\"{zero}\" stroke=\"black\"/>", width - 10.0);
+    let _ = writeln!(
+        out,
+        "<line x1=\"{left}\" x2=\"{}\" y1=\"{zero}\" y2=\"{zero}\" stroke=\"black\"/>",
+        width - 10.0
+    );
     for (g, (s, vals)) in summaries.iter().zip(&values).enumerate() {
         let x0 = left + g as f64 * group;
         for (i, v) in vals.iter().enumerate() {
@@ -114,9 +145,19 @@ pub fn svg(summaries: &[ProgramSummary]) -> String {
             let x = x0 + 5.0 + i as f64 * bar;
             let _ = writeln!(out, "<rect x=\"{x}\" y=\"{y:.1}\" width=\"{}\" height=\"{:.1}\" fill=\"{}\"><title>{} {}: {v:.2} %</title></rect>", bar - 3.0, hh.max(0.5), COLORS[i], s.program, levels[i].name());
             let ty = if h >= 0.0 { y - 3.0 } else { y + hh + 10.0 };
-            let _ = writeln!(out, "<text x=\"{:.1}\" y=\"{ty:.1}\" font-size=\"8\" text-anchor=\"middle\">{v:.1}</text>", x + (bar - 3.0) / 2.0);
+            let _ = writeln!(
+                out,
+                "<text x=\"{:.1}\" y=\"{ty:.1}\" font-size=\"8\" text-anchor=\"middle\">{v:.1}</text>",
+                x + (bar - 3.0) / 2.0
+            );
         }
-        let _ = writeln!(out, "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>", x0 + group / 2.0 - 10.0, top + height + 20.0, s.program);
+        let _ = writeln!(
+            out,
+            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+            x0 + group / 2.0 - 10.0,
+            top + height + 20.0,
+            s.program
+        );
     }
     out.push_str("</svg>\n");
     out

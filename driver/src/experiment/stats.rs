@@ -89,7 +89,11 @@ pub fn summarize(programs: &[String], levels: &[Level], trials: &[Trial]) -> Vec
         .iter()
         .map(|program| {
             let times = |level: Level| -> Vec<f64> {
-                trials.iter().filter(|t| &t.program == program && t.level == level).filter_map(|t| t.main_ns).collect()
+                trials
+                    .iter()
+                    .filter(|t| &t.program == program && t.level == level)
+                    .filter_map(|t| t.main_ns)
+                    .collect()
             };
             let cell_of = |v: &[f64]| {
                 (!v.is_empty()).then(|| Cell {
@@ -136,7 +140,13 @@ mod tests {
             trial(Level::Mo, 6_006_094.0),
             trial(Level::Pa, 17_540_614.0),
             trial(Level::Pa, 17_793_614.0),
-            Trial { program: "p".into(), level: Level::PaComp, trial: 0, main_ns: None, error: Some("crashed".into()) },
+            Trial {
+                program: "p".into(),
+                level: Level::PaComp,
+                trial: 0,
+                main_ns: None,
+                error: Some("crashed".into()),
+            },
         ];
         let s = summarize(&["p".into()], &[Level::Mo, Level::Pa, Level::PaComp], &trials);
         let cells: Vec<_> = s[0].cells.iter().map(|(_, c)| *c).collect();
