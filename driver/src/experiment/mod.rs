@@ -75,7 +75,7 @@ pub fn run(settings: &Settings) -> Result<()> {
             .expect("static")
             .progress_chars("=> "),
     );
-    if done.len() > 0 {
+    if !done.is_empty() {
         bar.println(format!("resuming: {} trial(s) already in {}", done.len(), out.join(CACHE).display()));
     }
     let select = out.join("main-only.txt");

@@ -1,0 +1,107 @@
+//! Compensation end to end: a program with nothing but main to compensate keeps its time; on
+//! call-heavy work the compensated main lands near the main-only (MO) time while the raw time is
+//! far off; the profile says what was compensated and by how much. (The accuracy targets are
+//! measured by `instrument experiment`, not asserted here: the machines are noisy.)
+
+use instrument_tests::*;
+use std::process::Command;
+
+fn main_times(
+    dir: &std::path::Path,
+    program: &std::path::Path,
+    args: &[&str],
+    compensate: bool,
+) -> (f64, Option<f64>, instrument_profile::Profile) {
+    for entry in std::fs::read_dir(dir).unwrap().filter_map(|e| e.ok()) {
+        if entry.file_name().to_string_lossy().ends_with(".instrument.json") {
+            std::fs::remove_file(entry.path()).unwrap();
+        }
+    }
+    let mut command = Command::new(program);
+    command.args(args).current_dir(dir).env("INSTRUMENT_PROFILE_DIR", dir);
+    if compensate {
+        command.env("INSTRUMENT_COMPENSATE", "1");
+    }
+    assert_success(&run(&mut command), "program");
+    let profile = only_profile(dir);
+    let main = function(&profile, "main").clone();
+    (main.inclusive_ns as f64, main.compensated.map(|c| c.inclusive_ns as f64), profile)
+}
+
+fn main_only_selection(dir: &std::path::Path) -> String {
+    let path = dir.join("main-only.txt");
+    std::fs::write(&path, "BEGIN_INCLUDE_LIST\nmain\nEND_INCLUDE_LIST\n").unwrap();
+    format!("--instrument-select={}", path.display())
+}
+
+#[test]
+fn with_no_other_event_compensation_changes_main_by_its_own_probe_cost_only() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "busywait", &[&main_only_selection(dir.path())]);
+    let (raw, compensated, profile) = main_times(dir.path(), &program, &[], true);
+    let compensated = compensated.expect("a compensated time");
+    let c = profile.compensation.as_ref().expect("compensation section");
+    assert!(
+        raw - compensated >= 0.0 && raw - compensated < 100.0,
+        "raw {raw} ns, compensated {compensated} ns"
+    );
+    assert!((raw - compensated) <= c.routine.own_ns + 1.0);
+    assert_eq!(c.strategy, "fenced");
+    assert!(c.calibration_ns < 20_000_000, "calibration took {} ns", c.calibration_ns);
+    assert!(c.routine.inclusive_overhead_ns > c.routine.own_ns && c.routine.own_ns > 0.0);
+    assert!(
+        (c.routine.exclusive_overhead_ns - (c.routine.inclusive_overhead_ns - c.routine.own_ns)).abs() < 1e-6
+    );
+    assert_eq!(c.negative_results, 0);
+}
+
+#[test]
+fn call_heavy_work_compensates_toward_the_main_only_time() {
+    let dir = scratch();
+    let mo = build_instrumented(dir.path(), "compensation", &[&main_only_selection(dir.path())]);
+    let pa_dir = scratch();
+    let pa = build_instrumented(pa_dir.path(), "compensation", &[]);
+    let calls = 1_000_000u64;
+    let arg = calls.to_string();
+    let mo_ns = (0..3).map(|_| main_times(dir.path(), &mo, &[&arg], false).0).fold(f64::MAX, f64::min);
+    let (raw, compensated, profile) = main_times(pa_dir.path(), &pa, &[&arg], true);
+    let compensated = compensated.unwrap();
+    assert!(raw > mo_ns * 1.2, "the compensated run is visibly slower than MO: {raw} vs {mo_ns}");
+    assert!(
+        (compensated - mo_ns).abs() < (raw - mo_ns).abs(),
+        "compensation moves main toward MO: MO {mo_ns}, raw {raw}, compensated {compensated}"
+    );
+    // The arithmetic: main loses the calibrated pair cost of each of its descendant events and
+    // its own share (the loop in main has no loop probes at the default event kinds).
+    let c = profile.compensation.as_ref().unwrap();
+    let expected = calls as f64 * c.routine.inclusive_overhead_ns + c.routine.own_ns;
+    let removed = raw - compensated;
+    assert!((removed - expected).abs() / expected < 0.01, "removed {removed} ns, expected {expected} ns");
+    assert_eq!(function(&profile, "step").calls, calls);
+    assert!(function(&profile, "step").compensated.is_some(), "every event carries compensated times");
+}
+
+#[test]
+fn report_says_times_are_compensated_and_raw_shows_the_measured_ones() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "compensation", &[]);
+    main_times(dir.path(), &program, &["10000"], true);
+    let path = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .find(|e| e.file_name().to_string_lossy().ends_with(".instrument.json"))
+        .unwrap()
+        .path();
+    let report = run(Command::new(bin("instrument")).arg("report").arg(&path));
+    let text = String::from_utf8_lossy(&report.stdout);
+    assert!(text.contains("times are compensated: probe cost"), "{text}");
+    let raw = run(Command::new(bin("instrument")).args(["report", "--raw"]).arg(&path));
+    assert!(String::from_utf8_lossy(&raw.stdout).contains("times are raw"));
+    let run_flag = run(Command::new(bin("instrument"))
+        .args(["run", "--compensate", "--profile-dir"])
+        .arg(dir.path())
+        .arg("--")
+        .arg(&program)
+        .arg("100"));
+    assert_success(&run_flag, "instrument run --compensate");
+}
