@@ -146,17 +146,7 @@ pub fn render_table(profile: &Profile, rows: &[Row]) -> String {
     let labels = Labels::new(profile);
     let total: u64 = rows.iter().map(|r| r.exclusive_ns).sum::<u64>().max(1);
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{:>6} {:>12} {:>12} {:>12} {:>12} {:>12}  Callpath",
-        "%Time", "Exclusive", "Inclusive", "#Call", "#Subrs", "Inclusive"
-    );
-    let _ = writeln!(
-        out,
-        "{:>6} {:>12} {:>12} {:>12} {:>12} {:>12}",
-        "", "msec", "total msec", "", "", "usec/call"
-    );
-    let _ = writeln!(out, "{}", "-".repeat(84));
+    crate::report::pprof_header(&mut out, "Callpath");
     for r in rows {
         let _ = writeln!(
             out,

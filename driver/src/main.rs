@@ -142,30 +142,29 @@ enum Command {
 
 #[derive(Subcommand)]
 enum BenchCommand {
-    /// Cost of an instrumented call against the cost of two clock reads
-    Probes {
-        /// Print JSON ({"ns_per_call","clock_pair_ns","ratio",...})
-        #[arg(long)]
-        json: bool,
-        /// Repetitions of each measurement; the minimum is kept
-        #[arg(long, default_value_t = 5)]
-        repeat: u32,
-        /// Scale of the workloads (1 = 10^8 leaf calls)
-        #[arg(long, default_value_t = 1.0)]
-        scale: f64,
-    },
+    /// Cost of an instrumented event against the cost of two clock reads
+    Probes(BenchArgs),
     /// Cost per call in callpath mode at k = 1, 2, 4, 8 and unlimited, against flat mode
-    Callpaths {
-        /// Print JSON
-        #[arg(long)]
-        json: bool,
-        /// Repetitions of each measurement; the minimum is kept
-        #[arg(long, default_value_t = 5)]
-        repeat: u32,
-        /// Scale of the workloads (1 = 10^8 leaf calls)
-        #[arg(long, default_value_t = 1.0)]
-        scale: f64,
-    },
+    Callpaths(BenchArgs),
+}
+
+#[derive(clap::Args)]
+struct BenchArgs {
+    /// Print JSON (probes: {"ns_per_call","clock_pair_ns","ratio",...})
+    #[arg(long)]
+    json: bool,
+    /// Repetitions of each measurement; the minimum is kept
+    #[arg(long, default_value_t = 5)]
+    repeat: u32,
+    /// Scale of the workloads (1 = 10^8 leaf calls)
+    #[arg(long, default_value_t = 1.0)]
+    scale: f64,
+}
+
+impl BenchArgs {
+    fn settings(&self) -> bench::Settings {
+        bench::Settings { json: self.json, repeat: self.repeat.max(1), scale: self.scale }
+    }
 }
 
 fn main() {
@@ -236,12 +235,8 @@ fn run(cli: Cli) -> Result<()> {
             callpath,
             compensate,
         }),
-        Command::Bench { which: BenchCommand::Probes { json, repeat, scale } } => {
-            bench::probes(&bench::Settings { json, repeat: repeat.max(1), scale })
-        }
-        Command::Bench { which: BenchCommand::Callpaths { json, repeat, scale } } => {
-            bench::callpaths(&bench::Settings { json, repeat: repeat.max(1), scale })
-        }
+        Command::Bench { which: BenchCommand::Probes(args) } => bench::probes(&args.settings()),
+        Command::Bench { which: BenchCommand::Callpaths(args) } => bench::callpaths(&args.settings()),
     }
 }
 

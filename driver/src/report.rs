@@ -233,17 +233,7 @@ pub fn table(profile: &Profile, lines: bool, view: View) -> String {
         let _ = writeln!(out, "{}", compensation_note(c, view));
     }
     let _ = writeln!(out);
-    let _ = writeln!(
-        out,
-        "{:>6} {:>12} {:>12} {:>12} {:>12} {:>12}  Name",
-        "%Time", "Exclusive", "Inclusive", "#Call", "#Subrs", "Inclusive"
-    );
-    let _ = writeln!(
-        out,
-        "{:>6} {:>12} {:>12} {:>12} {:>12} {:>12}",
-        "", "msec", "total msec", "", "", "usec/call"
-    );
-    let _ = writeln!(out, "{}", "-".repeat(84));
+    pprof_header(&mut out, "Name");
     for r in &rows {
         let (exclusive, inclusive) = r.shown;
         let share = if total == 0 { 0.0 } else { 100.0 * exclusive as f64 / total as f64 };
@@ -288,6 +278,22 @@ pub fn table(profile: &Profile, lines: bool, view: View) -> String {
         }
     }
     out
+}
+
+/// The column headers of pprof's table (%Time, Exclusive, Inclusive, #Call, #Subrs,
+/// Inclusive per call), shared by the routine and callpath tables.
+pub fn pprof_header(out: &mut String, last_column: &str) {
+    let _ = writeln!(
+        out,
+        "{:>6} {:>12} {:>12} {:>12} {:>12} {:>12}  {last_column}",
+        "%Time", "Exclusive", "Inclusive", "#Call", "#Subrs", "Inclusive"
+    );
+    let _ = writeln!(
+        out,
+        "{:>6} {:>12} {:>12} {:>12} {:>12} {:>12}",
+        "", "msec", "total msec", "", "", "usec/call"
+    );
+    let _ = writeln!(out, "{}", "-".repeat(84));
 }
 
 /// One line saying whether times are compensated, by how much, and what came out negative.

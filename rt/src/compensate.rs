@@ -160,8 +160,7 @@ pub fn calibrate_if_requested() {
         thread::forget_calibration(&mut *state, &[base, base + 1]);
     }
     let (outer, own) = (OUTER[STANDARD].load(Relaxed), OWN[STANDARD].load(Relaxed));
-    OWN_SHARE
-        .store(if outer == 0 { 0 } else { (((own << SCALE) + outer / 2) / outer).min(1 << SCALE) }, Relaxed);
+    OWN_SHARE.store(((own << SCALE) + outer / 2).checked_div(outer).unwrap_or(0).min(1 << SCALE), Relaxed);
     CALIBRATION_TICKS.store(clock::now().saturating_sub(started), Relaxed);
 }
 
