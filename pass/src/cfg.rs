@@ -107,6 +107,16 @@ impl Cfg {
     }
 }
 
+/// How many loops enclose loop `i`, given each loop's parent.
+pub fn nesting_depth(mut i: usize, parent: impl Fn(usize) -> Option<usize>) -> usize {
+    let mut depth = 0;
+    while let Some(p) = parent(i) {
+        depth += 1;
+        i = p;
+    }
+    depth
+}
+
 fn dominates(dominators: &Dominators<NodeIndex>, a: usize, b: usize) -> bool {
     dominators.dominators(NodeIndex::new(b)).is_some_and(|mut chain| chain.any(|d| d.index() == a))
 }

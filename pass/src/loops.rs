@@ -43,14 +43,7 @@ pub fn insert<'ctx>(
     let cfg = Cfg::new(f.as_value_ref());
     let loops = cfg.loops();
     let counters = allocate_counters(&builder, f, planned.len());
-    let depth = |mut i: usize| {
-        let mut d = 0;
-        while let Some(p) = planned[i].parent {
-            d += 1;
-            i = p;
-        }
-        d
-    };
+    let depth = |i: usize| crate::cfg::nesting_depth(i, |l| planned[l].parent);
     let mut edges: BTreeMap<(usize, usize), EdgeProbes> = BTreeMap::new();
     for (i, plan) in planned.iter().enumerate() {
         let Some(l) = loops.iter().find(|l| cfg.blocks[l.header] == plan.header) else { continue };

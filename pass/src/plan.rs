@@ -162,14 +162,7 @@ fn within_cycle(f: FunctionValue<'_>, call: LLVMValueRef, graph: &CallGraph) -> 
 }
 
 fn innermost_kept_loop(loops: &[Loop], kept: &[usize], block: usize) -> Option<usize> {
-    let depth = |mut i: usize| {
-        let mut d = 0;
-        while let Some(p) = loops[i].parent {
-            d += 1;
-            i = p;
-        }
-        d
-    };
+    let depth = |i: usize| crate::cfg::nesting_depth(i, |l| loops[l].parent);
     kept.iter()
         .enumerate()
         .filter(|(_, &l)| loops[l].contains(block))

@@ -141,7 +141,7 @@ pub fn calibrate_if_requested() {
     ENABLED.store(true, Relaxed);
     unsafe {
         probes::__instrument_enter(parent);
-        let baseline = min_per_iteration(|| std::hint::black_box(()), || 0);
+        let baseline = min_pair(|| std::hint::black_box(()), || 0).0;
         for kind in [STANDARD, LOOP] {
             let pair = || {
                 probes::__instrument_enter(child);
@@ -189,10 +189,6 @@ fn min_pair(mut body: impl FnMut(), inner_total: impl Fn() -> u64) -> (u64, u64)
         best_inner = best_inner.min((inner << SCALE) / ITERATIONS as u64);
     }
     (best_outer, best_inner)
-}
-
-fn min_per_iteration(body: impl FnMut(), inner_total: impl Fn() -> u64) -> u64 {
-    min_pair(body, inner_total).0
 }
 
 #[cfg(test)]

@@ -26,9 +26,10 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
-    /// Merged records of finished threads plus a snapshot of the threads still running.
+    /// Merged records of finished threads plus a snapshot of the threads still running. The
+    /// finished threads' callpaths are moved out: the profile is written once.
     pub fn take(end_ticks: u64) -> Snapshot {
-        let merged = thread::lock_merged();
+        let mut merged = thread::lock_merged();
         let mut all = thread::Merged {
             records: merged.records.clone(),
             counters: merged.counters,
@@ -36,16 +37,7 @@ impl Snapshot {
             live: Vec::new(),
             callpaths: Vec::new(),
         };
-        let mut callpaths: Vec<thread::ThreadPaths> = merged
-            .callpaths
-            .iter()
-            .map(|t| thread::ThreadPaths {
-                thread: t.thread,
-                paths: t.paths.clone(),
-                other: t.other,
-                overflow: t.overflow,
-            })
-            .collect();
+        let mut callpaths = std::mem::take(&mut merged.callpaths);
         for &state in &merged.live {
             let ts = unsafe { &*(state as *const thread::ThreadState) };
             thread::merge_into(&mut all, ts);
