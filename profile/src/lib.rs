@@ -34,6 +34,32 @@ pub struct Profile {
     /// event then also carries `compensated` times.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compensation: Option<Compensation>,
+    /// Per-thread statistics when more than one thread measured something (the merged ones
+    /// are `functions`, `loops` and `callsites`). Empty for single-threaded programs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub threads: Vec<ThreadEvents>,
+}
+
+/// One thread's share of every event it ran, keyed by event id (routine, loop or call site).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThreadEvents {
+    /// 0 for the first thread that measured something, then in order (as in `callpaths`).
+    pub thread: u64,
+    pub events: Vec<ThreadEvent>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThreadEvent {
+    pub id: u32,
+    /// Calls (routines, call sites) or executions (loops).
+    pub calls: u64,
+    pub child_calls: u64,
+    pub exclusive_ns: u64,
+    pub inclusive_ns: u64,
+    #[serde(default, skip_serializing_if = "is_zero64")]
+    pub iterations: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compensated: Option<Compensated>,
 }
 
 /// The probe costs measured at start-up and what compensation removed.
@@ -197,11 +223,21 @@ pub struct Loop {
     pub line: u32,
     pub count: u64,
     pub iterations: u64,
+    /// Iterations per execution: fewest, most and sum of squares (absent in older profiles).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iteration_stats: Option<IterationStats>,
     pub child_calls: u64,
     pub exclusive_ns: u64,
     pub inclusive_ns: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compensated: Option<Compensated>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct IterationStats {
+    pub min: u64,
+    pub max: u64,
+    pub sum_of_squares: f64,
 }
 
 /// One call statement: the time and count of the calls made through it (Li and Zhang's PROC
@@ -306,6 +342,7 @@ mod tests {
             callsites: Vec::new(),
             callpaths: None,
             compensation: None,
+            threads: Vec::new(),
         }
     }
 

@@ -6,9 +6,12 @@
 
 use crate::callpath;
 use crate::registry::{EventInfo, Kind};
-use crate::thread::{Record, ThreadPaths};
-use instrument_profile::{CallSite, CallpathRecord, Callpaths, Compensated, Function, Loop, ThreadCallpaths};
-use std::collections::HashMap;
+use crate::thread::{Record, ThreadPaths, ThreadRecords};
+use instrument_profile::{
+    CallSite, CallpathRecord, Callpaths, Compensated, Function, IterationStats, Loop, ThreadCallpaths,
+    ThreadEvent, ThreadEvents,
+};
+use std::collections::{BTreeMap, HashMap};
 
 pub struct Events {
     pub functions: Vec<Function>,
@@ -50,6 +53,40 @@ pub fn callpaths(
         })
         .collect();
     Some(Callpaths { depth, node_cap: callpath::node_cap(), threads })
+}
+
+/// Per-thread events (canonical ids, runtime events left out); empty unless several threads
+/// measured something, since one thread's numbers are the merged ones.
+pub fn threads(
+    threads: &[ThreadRecords],
+    infos: &[EventInfo],
+    canonical: &[u32],
+    units: &Units,
+) -> Vec<ThreadEvents> {
+    if threads.len() < 2 {
+        return Vec::new();
+    }
+    let shown = |id: u32| infos.get(id as usize).is_some_and(|i| !hidden(i));
+    let one = |t: &ThreadRecords| {
+        let mut by_id: BTreeMap<u32, Record> = BTreeMap::new();
+        for (id, r) in t.records.iter().filter(|(id, _)| shown(*id)) {
+            by_id.entry(canonical.get(*id as usize).copied().unwrap_or(*id)).or_default().add(r);
+        }
+        let events = by_id
+            .into_iter()
+            .map(|(id, r)| ThreadEvent {
+                id,
+                calls: r.calls,
+                child_calls: r.child_calls,
+                exclusive_ns: units.ns(r.excl),
+                inclusive_ns: units.ns(r.incl),
+                iterations: r.iterations,
+                compensated: units.compensated(&r),
+            })
+            .collect();
+        ThreadEvents { thread: t.thread, events }
+    };
+    threads.iter().map(one).filter(|t| !t.events.is_empty()).collect()
 }
 
 /// Tick-to-nanosecond conversion, and whether compensated times are reported.
@@ -112,6 +149,11 @@ pub fn events(infos: &[EventInfo], records: &[Record], units: &Units) -> Events 
                     line: info.line,
                     count: r.calls,
                     iterations: r.iterations,
+                    iteration_stats: (r.iter_min1 > 0).then(|| IterationStats {
+                        min: r.iter_min1 - 1,
+                        max: r.iter_max,
+                        sum_of_squares: r.iter_sumsq as f64,
+                    }),
                     child_calls: r.child_calls,
                     exclusive_ns: ns(r.excl),
                     inclusive_ns: ns(r.incl),

@@ -23,6 +23,7 @@ pub struct Snapshot {
     running: u64,
     end_ticks: u64,
     callpaths: Vec<thread::ThreadPaths>,
+    per_thread: Vec<thread::ThreadRecords>,
 }
 
 impl Snapshot {
@@ -36,14 +37,19 @@ impl Snapshot {
             threads: merged.threads,
             live: Vec::new(),
             callpaths: Vec::new(),
+            per_thread: Vec::new(),
         };
         let mut callpaths = std::mem::take(&mut merged.callpaths);
+        let mut per_thread = std::mem::take(&mut merged.per_thread);
         for &state in &merged.live {
             let ts = unsafe { &*(state as *const thread::ThreadState) };
             thread::merge_into(&mut all, ts);
             callpaths.extend(thread::thread_paths(ts));
+            per_thread.push(thread::thread_records(ts));
         }
         callpaths.sort_by_key(|t| t.thread);
+        per_thread.retain(|t| !t.records.is_empty());
+        per_thread.sort_by_key(|t| t.thread);
         Snapshot {
             records: all.records,
             counters: all.counters,
@@ -51,6 +57,7 @@ impl Snapshot {
             running: merged.live.len() as u64,
             end_ticks,
             callpaths,
+            per_thread,
         }
     }
 }
@@ -155,6 +162,7 @@ fn build(snapshot: &Snapshot, calibration: &Calibration) -> Profile {
         loops: events.loops,
         callsites: events.callsites,
         callpaths: assemble::callpaths(&snapshot.callpaths, &infos, &events.canonical, &units),
+        threads: assemble::threads(&snapshot.per_thread, &infos, &events.canonical, &units),
         compensation: costs.map(|costs| {
             let cost = |kind: usize| {
                 let (outer, own) = (

@@ -62,7 +62,7 @@ pub unsafe extern "C" fn loop_exit(id_slot: *const u32, iterations: u64, sp: usi
         let ts = &mut *state;
         let id = load_id(id_slot);
         if id < ts.record_cap {
-            (*ts.records.add(id as usize)).iterations += iterations;
+            (*ts.records.add(id as usize)).add_iterations(iterations);
             let top = &*ts.frames.add(ts.depth.min(ts.frame_cap - 1));
             if !ts.tree.is_null() && top.id == id {
                 (*ts.tree).node(top.node).record.iterations += iterations;

@@ -50,6 +50,11 @@ pub struct Record {
     pub comp_excl: i64,
     /// Activations whose compensated inclusive time came out negative.
     pub negative: u64,
+    /// Loops: the fewest iterations of one execution plus one (0: none yet), the most, and the
+    /// sum of squares, so exports can give TAU's user-event statistics.
+    pub iter_min1: u64,
+    pub iter_max: u64,
+    pub iter_sumsq: u128,
 }
 
 impl Record {
@@ -62,6 +67,23 @@ impl Record {
         self.comp_incl += other.comp_incl;
         self.comp_excl += other.comp_excl;
         self.negative += other.negative;
+        if other.iter_min1 != 0 && (self.iter_min1 == 0 || other.iter_min1 < self.iter_min1) {
+            self.iter_min1 = other.iter_min1;
+        }
+        self.iter_max = self.iter_max.max(other.iter_max);
+        self.iter_sumsq = self.iter_sumsq.saturating_add(other.iter_sumsq);
+    }
+
+    /// Counts one execution of a loop that ran `iterations` times.
+    #[inline(always)]
+    pub fn add_iterations(&mut self, iterations: u64) {
+        self.iterations += iterations;
+        let plus1 = iterations.saturating_add(1);
+        if self.iter_min1 == 0 || plus1 < self.iter_min1 {
+            self.iter_min1 = plus1;
+        }
+        self.iter_max = self.iter_max.max(iterations);
+        self.iter_sumsq = self.iter_sumsq.saturating_add(iterations as u128 * iterations as u128);
     }
 }
 
@@ -94,6 +116,12 @@ pub struct ThreadPaths {
     pub paths: Vec<(Vec<u32>, Record)>,
     pub other: Record,
     pub overflow: u64,
+}
+
+/// One thread's records (only the events it ran), kept when the thread ends.
+pub struct ThreadRecords {
+    pub thread: u64,
+    pub records: Vec<(u32, Record)>,
 }
 
 pub struct ThreadState {
@@ -136,6 +164,7 @@ pub struct Merged {
     pub threads: u64,
     pub live: Vec<usize>,
     pub callpaths: Vec<ThreadPaths>,
+    pub per_thread: Vec<ThreadRecords>,
 }
 
 pub static MERGED: Mutex<Merged> = Mutex::new(Merged {
@@ -151,6 +180,7 @@ pub static MERGED: Mutex<Merged> = Mutex::new(Merged {
     threads: 0,
     live: Vec::new(),
     callpaths: Vec::new(),
+    per_thread: Vec::new(),
 });
 static THREAD_INDEX: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 /// Set when the profile has been written: threads that start later are not measured.
@@ -255,6 +285,10 @@ pub fn retire_current(now: u64) {
         if let Some(paths) = thread_paths(ts) {
             merged.callpaths.push(paths);
         }
+        let records = thread_records(ts);
+        if !records.records.is_empty() {
+            merged.per_thread.push(records);
+        }
         merged.live.retain(|&p| p != state as usize);
         if !ts.tree.is_null() {
             drop(Box::from_raw(ts.tree));
@@ -285,6 +319,16 @@ pub fn thread_paths(ts: &ThreadState) -> Option<ThreadPaths> {
     let tree = unsafe { ts.tree.as_ref()? };
     let (paths, other) = tree.paths();
     Some(ThreadPaths { thread: ts.index, paths, other, overflow: tree.overflow })
+}
+
+/// A copy of the records of the events the thread ran.
+pub fn thread_records(ts: &ThreadState) -> ThreadRecords {
+    let used = (registry::count() as usize).min(ts.record_cap as usize);
+    let records = (0..used)
+        .map(|id| (id as u32, unsafe { *ts.records.add(id) }))
+        .filter(|(_, r)| r.calls > 0)
+        .collect();
+    ThreadRecords { thread: ts.index, records }
 }
 
 /// Adds one thread's records and counters to `merged` (the caller holds the lock).
