@@ -1,9 +1,15 @@
-//! Cargo cannot name a binary `instrument-c++`, so the build links that name to
-//! `instrument-cxx` in the output directory (the wrapper picks its language from argv[0]).
+//! Two build steps: the pprof protobuf schema is compiled to Rust (protox parses it, so no
+//! protoc is needed on the machine), and, since Cargo cannot name a binary `instrument-c++`,
+//! that name is linked to `instrument-cxx` in the output directory (the wrapper picks its
+//! language from argv[0]).
 use std::path::PathBuf;
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=proto/profile.proto");
+    let descriptors =
+        protox::compile(["proto/profile.proto"], ["proto"]).expect("proto/profile.proto compiles");
+    prost_build::Config::new().compile_fds(descriptors).expect("prost generates the pprof types");
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     // OUT_DIR is <target>/<profile>/build/<package>-<hash>/out
     let Some(bin_dir) = out.ancestors().nth(3) else { return };

@@ -49,6 +49,18 @@ pub struct Row {
     pub child_calls: u64,
     pub exclusive_ns: u64,
     pub inclusive_ns: u64,
+    /// Compensated (exclusive, inclusive) when the profile was compensated.
+    pub compensated: Option<(i64, i64)>,
+}
+
+impl Row {
+    /// (exclusive, inclusive) nanoseconds in `view`.
+    pub fn times(&self, view: crate::report::View) -> (i64, i64) {
+        match (view, self.compensated) {
+            (crate::report::View::Compensated, Some(c)) => c,
+            _ => (self.exclusive_ns as i64, self.inclusive_ns as i64),
+        }
+    }
 }
 
 /// Which threads to show: all merged, or one.
@@ -125,6 +137,13 @@ fn add(row: &mut Row, record: &CallpathRecord, with_inclusive: bool) {
     row.exclusive_ns += record.exclusive_ns;
     if with_inclusive {
         row.inclusive_ns += record.inclusive_ns;
+    }
+    if let Some(c) = record.compensated {
+        let (excl, incl) = row.compensated.get_or_insert((0, 0));
+        *excl += c.exclusive_ns;
+        if with_inclusive {
+            *incl += c.inclusive_ns;
+        }
     }
 }
 

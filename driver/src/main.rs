@@ -60,18 +60,28 @@ enum Command {
         #[arg(long)]
         raw: bool,
     },
-    /// Write a profile as folded stacks, a flame graph SVG, or speedscope JSON
+    /// Write a profile for other tools: folded stacks, flame graph, speedscope, TAU, pprof
+    #[command(long_about = "Write a profile for other tools.\n\n  \
+        instrument export --format flamegraph -o app.svg\n  \
+        instrument export --format speedscope -o app.speedscope.json\n  \
+        instrument export --format pprof -o app.pb.gz          (go tool pprof app.pb.gz)\n  \
+        instrument export --format tau -o tau rank0.json rank1.json   (paraprof tau)\n\n\
+        TAU export writes one profile.<node>.0.<thread> per profile given (node = its position) and per \
+        thread. Times are compensated when the profile was (see --raw).")]
     Export {
-        /// The profile file; default: the newest *.instrument.json
-        profile: Option<PathBuf>,
+        /// Profile files (several only for --format tau: one node each); default: the newest
+        profiles: Vec<PathBuf>,
         #[arg(long, value_enum)]
         format: export::Format,
-        /// Output file (default: standard output)
+        /// Output file, or directory for --format tau (default: standard output)
         #[arg(short, long)]
         output: Option<PathBuf>,
-        /// One thread (0 is the first) instead of all merged
+        /// One thread (0 is the first) instead of all merged (folded, flamegraph)
         #[arg(long, value_name = "N")]
         thread: Option<u64>,
+        /// Export raw times even when the profile has compensated ones
+        #[arg(long)]
+        raw: bool,
     },
     /// Run an instrumented program with measurement settings
     Run {
@@ -200,14 +210,8 @@ fn run(cli: Cli) -> Result<()> {
             rewrite::rewrite(&input, &output, rewrite::Emit::from_output(&output))
                 .with_context(|| format!("cannot instrument {}", input.display()))
         }
-        Command::Export { profile, format, output, thread } => {
-            let profile = load(profile)?;
-            let bytes = export::render(&profile, format, thread.map_or(Threads::Merged, Threads::One))?;
-            match output {
-                Some(path) => write_atomically(&path, &bytes),
-                None => std::io::Write::write_all(&mut std::io::stdout(), &bytes)
-                    .context("cannot write to standard output"),
-            }
+        Command::Export { profiles, format, output, thread, raw } => {
+            export_command(profiles, format, output, thread.map_or(Threads::Merged, Threads::One), raw)
         }
         Command::Run { callpath, compensate, profile_dir, program } => {
             let code = run::run(&run::RunOptions { callpath, compensate, profile_dir, program })?;
@@ -237,6 +241,38 @@ fn run(cli: Cli) -> Result<()> {
         }),
         Command::Bench { which: BenchCommand::Probes(args) } => bench::probes(&args.settings()),
         Command::Bench { which: BenchCommand::Callpaths(args) } => bench::callpaths(&args.settings()),
+    }
+}
+
+fn export_command(
+    paths: Vec<PathBuf>,
+    format: export::Format,
+    output: Option<PathBuf>,
+    threads: Threads,
+    raw: bool,
+) -> Result<()> {
+    if paths.len() > 1 && !format.is_directory() {
+        anyhow::bail!("only --format tau exports several profiles at once (one node each)");
+    }
+    let profiles = if paths.is_empty() {
+        vec![load(None)?]
+    } else {
+        paths.into_iter().map(|p| load(Some(p))).collect::<Result<_>>()?
+    };
+    let view = report::View::for_profile(&profiles[0], raw);
+    if format.is_directory() {
+        let dir = output.context("--format tau writes a directory: give it with -o DIR")?;
+        let files = export::tau::files(&profiles, view)?;
+        return export::tau::write_dir(&dir, &files);
+    }
+    let bytes = export::render(&profiles[0], format, threads, view)?;
+    match output {
+        Some(path) => write_atomically(&path, &bytes),
+        None if format.is_binary() && std::io::IsTerminal::is_terminal(&std::io::stdout()) => {
+            anyhow::bail!("--format pprof is binary: give a file with -o (or redirect standard output)")
+        }
+        None => std::io::Write::write_all(&mut std::io::stdout(), &bytes)
+            .context("cannot write to standard output"),
     }
 }
 

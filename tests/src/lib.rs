@@ -4,8 +4,11 @@
 //! The binaries are those of the cargo profile the tests run under (target/release for
 //! `cargo test --release`); the README's test command builds them first.
 
+pub mod tau;
+
 use instrument_profile::{Function, Profile};
 use std::path::{Path, PathBuf};
+
 use std::process::{Command, Output};
 
 pub fn repo_root() -> PathBuf {

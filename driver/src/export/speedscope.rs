@@ -1,54 +1,15 @@
-//! `instrument export`: the same profile as folded stacks (Brendan Gregg's format, weights are
-//! exclusive nanoseconds, so a flame graph shows time rather than counts), a flame graph SVG
-//! (inferno), or speedscope JSON (one sampled profile per thread, plus the merged view).
+//! speedscope's file format: shared frames, and per thread a "sampled" profile whose samples
+//! are the stacks and whose weights are their exclusive nanoseconds.
 
 use crate::callpaths::{self, Threads};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use instrument_profile::Profile;
 use serde_json::json;
 use std::collections::HashMap;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    Folded,
-    Flamegraph,
-    Speedscope,
-}
-
-pub fn render(profile: &Profile, format: Format, threads: Threads) -> Result<Vec<u8>> {
-    match format {
-        Format::Folded => Ok(folded(profile, threads)?.into_bytes()),
-        Format::Flamegraph => flamegraph(profile, threads),
-        Format::Speedscope => speedscope(profile),
-    }
-}
-
-/// `main;solve;f 12345` per line; frame names have `;` replaced so that they stay one frame.
-pub fn folded(profile: &Profile, threads: Threads) -> Result<String> {
-    let stacks = callpaths::stacks(profile, threads).map_err(anyhow::Error::msg)?;
-    let mut out = String::new();
-    for (frames, weight) in stacks {
-        let frames: Vec<String> = frames.iter().map(|f| f.replace(';', ":")).collect();
-        out.push_str(&format!("{} {weight}\n", frames.join(";")));
-    }
-    Ok(out)
-}
-
-fn flamegraph(profile: &Profile, threads: Threads) -> Result<Vec<u8>> {
-    let text = folded(profile, threads)?;
-    let mut options = inferno::flamegraph::Options::default();
-    options.title =
-        format!("{} (exclusive time)", profile.command.first().map(String::as_str).unwrap_or("program"));
-    options.count_name = "ns".into();
-    let mut svg = Vec::new();
-    inferno::flamegraph::from_lines(&mut options, text.lines(), &mut svg)
-        .context("cannot draw the flame graph")?;
-    Ok(svg)
-}
-
 /// speedscope's file format: shared frames, and per thread a "sampled" profile whose samples
 /// are the stacks and whose weights are their exclusive nanoseconds.
-fn speedscope(profile: &Profile) -> Result<Vec<u8>> {
+pub fn render(profile: &Profile) -> Result<Vec<u8>> {
     let mut frames: Vec<String> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut frame_of = |name: &str| -> usize {
