@@ -8,6 +8,7 @@ pub mod callpaths;
 pub mod demo;
 pub mod experiment;
 pub mod export;
+pub mod html;
 pub mod layout;
 pub use instrument_select::names;
 pub mod profiles;

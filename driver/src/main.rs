@@ -59,6 +59,12 @@ enum Command {
         /// Show raw times even when the profile has compensated ones
         #[arg(long)]
         raw: bool,
+        /// Write a self-contained HTML report (tables, program graph, flame graph) to this file
+        #[arg(long, value_name = "OUT.html", conflicts_with_all = ["tree", "json", "callpaths", "cct"])]
+        html: Option<PathBuf>,
+        /// With --html: report an experiment's results (its --out directory) instead of a profile
+        #[arg(long, value_name = "DIR", requires = "html", conflicts_with = "profile")]
+        experiment: Option<PathBuf>,
     },
     /// Write a profile for other tools: folded stacks, flame graph, speedscope, TAU, pprof
     #[command(long_about = "Write a profile for other tools.\n\n  \
@@ -186,7 +192,17 @@ fn main() {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Report { profile, json, tree, focus, lines, callpaths, depth, cct, thread, raw } => {
+        Command::Report { html: Some(out), experiment, profile, raw, .. } => {
+            let page = match experiment {
+                Some(dir) => experiment_html(&dir)?,
+                None => {
+                    let profile = load(profile)?;
+                    instrument_driver::html::profile_page(&profile, report::View::for_profile(&profile, raw))?
+                }
+            };
+            write_atomically(&out, page.as_bytes())
+        }
+        Command::Report { profile, json, tree, focus, lines, callpaths, depth, cct, thread, raw, .. } => {
             let profile = load(profile)?;
             let view = report::View::for_profile(&profile, raw);
             let threads = thread.map_or(Threads::Merged, Threads::One);
@@ -242,6 +258,15 @@ fn run(cli: Cli) -> Result<()> {
         Command::Bench { which: BenchCommand::Probes(args) } => bench::probes(&args.settings()),
         Command::Bench { which: BenchCommand::Callpaths(args) } => bench::callpaths(&args.settings()),
     }
+}
+
+/// The HTML page of an experiment's results (`results.json` in its output directory).
+fn experiment_html(dir: &std::path::Path) -> Result<String> {
+    let path = if dir.is_dir() { dir.join("results.json") } else { dir.to_path_buf() };
+    let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let summaries: Vec<experiment::stats::ProgramSummary> = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not an experiment's results.json", path.display()))?;
+    Ok(instrument_driver::html::experiment_page(&summaries, &path.display().to_string()))
 }
 
 fn export_command(

@@ -8,13 +8,14 @@ use instrument_profile::{CallSite, Function, Loop, Profile};
 use std::fmt::Write;
 
 /// One line of the tree.
-struct Node {
-    depth: usize,
-    label: String,
-    inclusive_ns: i64,
-    exclusive_ns: i64,
-    count: u64,
-    iterations: Option<u64>,
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Node {
+    pub depth: usize,
+    pub label: String,
+    pub inclusive_ns: i64,
+    pub exclusive_ns: i64,
+    pub count: u64,
+    pub iterations: Option<u64>,
 }
 
 pub struct TreeOptions<'a> {
@@ -25,6 +26,12 @@ pub struct TreeOptions<'a> {
 
 /// The tree as text; an error when `focus` names no routine of the profile.
 pub fn render(profile: &Profile, options: &TreeOptions) -> Result<String, String> {
+    let (nodes, total) = nodes(profile, options)?;
+    Ok(format_nodes(&nodes, total))
+}
+
+/// The tree's lines in order (each with its depth), and the program's time for percentages.
+pub fn nodes(profile: &Profile, options: &TreeOptions) -> Result<(Vec<Node>, i64), String> {
     let view = options.view;
     let shown = |f: &Function| view.times(f.exclusive_ns, f.inclusive_ns, f.compensated);
     let mut functions: Vec<&Function> = profile.functions.iter().collect();
@@ -67,7 +74,7 @@ pub fn render(profile: &Profile, options: &TreeOptions) -> Result<String, String
         });
         children(profile, f.id, None, base + 1, view, &mut nodes);
     }
-    Ok(format_nodes(&nodes, total))
+    Ok((nodes, total))
 }
 
 /// The loops and call statements directly inside routine `function` and loop `in_loop`.

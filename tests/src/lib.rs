@@ -158,3 +158,30 @@ pub fn assert_inclusive_covers_exclusive(profile: &Profile) {
         );
     }
 }
+
+/// The DOM of a local HTML file after its scripts ran, from headless Chromium (Debian's
+/// package, installed by scripts/install-deps). `fragment` is appended to the file URL.
+pub fn chromium_dom(page: &Path, fragment: &str) -> String {
+    let browser = ["chromium", "chromium-browser"]
+        .into_iter()
+        .find(|b| Command::new(b).arg("--version").output().is_ok_and(|o| o.status.success()))
+        .expect("headless Chromium is needed for the HTML tests: run scripts/install-deps");
+    let profile_dir = scratch();
+    let url = format!("file://{}{fragment}", page.display());
+    let output = run(Command::new("timeout").arg("120").arg(browser).args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--virtual-time-budget=5000",
+        &format!("--user-data-dir={}", profile_dir.path().display()),
+        "--dump-dom",
+        &url,
+    ]));
+    assert_success(&output, "chromium --dump-dom");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}

@@ -101,7 +101,10 @@ fn tau_export_writes_one_file_per_thread_and_callpaths() {
         assert_eq!(name, &format!("profile.0.0.{}", thread.thread));
         let flat: Vec<&tau::Event> = tau.events.values().filter(|e| e.group != "TAU_CALLPATH").collect();
         assert_eq!(flat.len(), thread.events.len(), "{name}");
-        assert_eq!(flat.iter().map(|e| e.calls).sum::<u64>(), thread.events.iter().map(|e| e.calls).sum::<u64>());
+        assert_eq!(
+            flat.iter().map(|e| e.calls).sum::<u64>(),
+            thread.events.iter().map(|e| e.calls).sum::<u64>()
+        );
         calls_by_thread += thread.events.iter().map(|e| e.calls).sum::<u64>();
     }
     let merged: u64 = profile.functions.iter().map(|f| f.calls).sum::<u64>()

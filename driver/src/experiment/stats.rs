@@ -61,7 +61,7 @@ pub struct Trial {
     pub error: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Cell {
     pub min_ns: f64,
     pub mean_ns: f64,
@@ -73,7 +73,7 @@ pub struct Cell {
     pub error_mean_pct: Option<f64>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ProgramSummary {
     pub program: String,
     pub cells: Vec<(Level, Option<Cell>)>,

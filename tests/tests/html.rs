@@ -1,0 +1,131 @@
+//! The HTML report, loaded in headless Chromium: its scripts build the sortable tables from the
+//! embedded data, the program graph and the flame graph are there, and nothing is fetched.
+
+use instrument_driver::experiment::stats::{self, Level, Trial};
+use instrument_tests::*;
+use std::path::Path;
+use std::process::Command;
+
+fn report_html(args: &[&str], out: &Path) {
+    let output = run(Command::new(bin("instrument")).arg("report").arg("--html").arg(out).args(args));
+    assert_success(&output, "report --html");
+}
+
+/// The rows of the table a section holds, as text cells.
+fn rows(dom: &str, section: &str) -> Vec<Vec<String>> {
+    let start =
+        dom.find(&format!("id=\"section-{section}\"")).unwrap_or_else(|| panic!("no {section} in {dom}"));
+    let body = &dom[start..];
+    let body = &body[body.find("<tbody>").expect("a rendered table") + 7..];
+    let body = &body[..body.find("</tbody>").unwrap()];
+    body.split("<tr>")
+        .skip(1)
+        .map(|row| {
+            row.split("<td")
+                .skip(1)
+                .map(|c| {
+                    let c = &c[c.find('>').unwrap() + 1..];
+                    c[..c.find("</td>").unwrap()].to_string()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The page references nothing outside itself.
+fn assert_self_contained(html: &str) {
+    for external in ["src=\"http", "href=\"http", "src=\"//", "@import", "url(http"] {
+        assert!(!html.contains(external), "the page loads {external}...");
+    }
+}
+
+#[test]
+fn profile_page_renders_sortable_tables_graph_flame_graph_and_compensation() {
+    let dir = scratch();
+    let program =
+        build_instrumented(dir.path(), "callpaths", &["--instrument-events=functions,loops,callsites"]);
+    let output = run(Command::new(&program)
+        .current_dir(dir.path())
+        .env("INSTRUMENT_PROFILE_DIR", dir.path())
+        .env("INSTRUMENT_CALLPATH", "2")
+        .env("INSTRUMENT_COMPENSATE", "on"));
+    assert_success(&output, "callpaths");
+    let page = dir.path().join("report.html");
+    let cwd_report = Command::new(bin("instrument"))
+        .current_dir(dir.path())
+        .args(["report", "--html"])
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert_success(&cwd_report, "report --html (newest profile)");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_self_contained(&html);
+
+    let dom = chromium_dom(&page, "#sort=calls");
+    assert!(dom.contains("data-ready=\"true\""), "the page's script ran");
+    let routines = rows(&dom, "routines");
+    assert_eq!(routines.len(), 8, "{routines:?}");
+    assert_eq!(
+        (routines[0][0].as_str(), routines[0][3].as_str()),
+        ("cmp", "17"),
+        "sorted by calls from #sort=calls"
+    );
+    assert_eq!((routines[1][0].as_str(), routines[1][3].as_str()), ("c", "16"));
+    assert!(rows(&dom, "loops").iter().any(|r| r[0] == "loop at callpaths.c:42 in main"));
+    assert!(rows(&dom, "callsites").iter().any(|r| r[0] == "call qsort at callpaths.c:40 in main"));
+    assert!(rows(&dom, "callpaths").iter().any(|r| r[0].starts_with("main =&gt; ")), "callpaths rendered");
+    assert_eq!(rows(&dom, "threads").len(), 3, "main thread and two workers");
+    assert!(dom.contains("id=\"section-compensation\"") && dom.contains("Probe time removed"));
+    let graph = &dom[dom.find("id=\"section-graph\"").unwrap()..];
+    assert!(graph.contains("<details open=\"\"><summary>") && graph.contains("main — "), "program graph");
+    assert!(dom.contains("<object class=\"flame\" type=\"image/svg+xml\""));
+    assert!(dom.contains("data=\"data:image/svg+xml;base64,"), "the flame graph is inside the page");
+}
+
+#[test]
+fn experiment_page_renders_table_1_and_the_chart() {
+    let dir = scratch();
+    let trial = |level, trial, ms: f64| Trial {
+        program: "ep.W".into(),
+        level,
+        trial,
+        main_ns: Some(ms * 1e6),
+        error: None,
+    };
+    let trials = vec![
+        trial(Level::Mo, 0, 100.0),
+        trial(Level::Mo, 1, 102.0),
+        trial(Level::Pa, 0, 150.0),
+        trial(Level::Pa, 1, 160.0),
+        trial(Level::PaComp, 0, 101.0),
+        trial(Level::PaComp, 1, 103.0),
+    ];
+    let summaries = stats::summarize(&["ep.W".into()], &[Level::Mo, Level::Pa, Level::PaComp], &trials);
+    std::fs::write(dir.path().join("results.json"), serde_json::to_string(&summaries).unwrap()).unwrap();
+    let page = dir.path().join("experiment.html");
+    report_html(&["--experiment", dir.path().to_str().unwrap()], &page);
+    assert_self_contained(&std::fs::read_to_string(&page).unwrap());
+
+    let dom = chromium_dom(&page, "");
+    let table = rows(&dom, "table1");
+    assert_eq!(table[0], ["ep.W", "min", "100000", "150000", "101000"]);
+    assert_eq!(table[1], ["ep.W", "mean", "101000", "155000", "102000"]);
+    assert_eq!(table[2][3..], ["50.0 : 53.5", "1.0 : 1.0"]);
+    let chart = &dom[dom.find("id=\"section-chart\"").unwrap()..];
+    assert!(chart.contains("<svg") && chart.contains("<title>ep.W PA: 50.00 %</title>"), "{chart}");
+}
+
+#[test]
+fn html_report_refuses_a_directory_without_results() {
+    let dir = scratch();
+    let output = Command::new(bin("instrument"))
+        .args(["report", "--html", "x.html", "--experiment"])
+        .arg(dir.path())
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("cannot read") && stderr.contains("results.json"), "{stderr}");
+    assert!(!dir.path().join("x.html").exists(), "nothing written");
+}
