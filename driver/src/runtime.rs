@@ -16,6 +16,7 @@ pub const EXPORTED_SYMBOLS: &[&str] = &[
     "__instrument_enter",
     "__instrument_exit",
     "__instrument_loop_exit",
+    "__instrument_unwind",
     "__instrument_register_module",
     "__instrument_finish",
 ];

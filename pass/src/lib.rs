@@ -86,7 +86,9 @@ pub fn instrument_module(module: &Module<'_>, options: &Options) -> Stats {
             stats.functions_probed += 1;
         }
         callsites::insert(module, &hooks, &plan.sites, &slots.sites[i]);
-        loops::insert(module, &hooks, plan.function, &plan.loops, &slots.loops[i]);
+        let pads_in_loops = loops::insert(module, &hooks, plan.function, &plan.loops, &slots.loops[i]);
+        let routine = plan.probe_routine.then(|| slots.functions[i]);
+        probes::insert_unwind(module, &hooks, plan.function, routine, &pads_in_loops);
         stats.loops += plan.loops.len();
         stats.callsites += plan.sites.len();
         plan.function

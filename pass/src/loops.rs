@@ -28,15 +28,17 @@ struct EdgeProbes {
     entry: Option<usize>,
 }
 
+/// Inserts the loop probes of `f`. Returns, for every landing pad inside a probed loop, the id
+/// slot of the innermost such loop: an exception caught there leaves that loop running.
 pub fn insert<'ctx>(
     module: &Module<'ctx>,
     hooks: &Hooks<'ctx>,
     f: FunctionValue<'ctx>,
     planned: &[PlannedLoop],
     slots: &[PointerValue<'ctx>],
-) {
+) -> Vec<(LLVMBasicBlockRef, PointerValue<'ctx>)> {
     if planned.is_empty() {
-        return;
+        return Vec::new();
     }
     let ctx = module.get_context();
     let builder = ctx.create_builder();
@@ -45,8 +47,15 @@ pub fn insert<'ctx>(
     let counters = allocate_counters(&builder, f, planned.len());
     let depth = |i: usize| crate::cfg::nesting_depth(i, |l| planned[l].parent);
     let mut edges: BTreeMap<(usize, usize), EdgeProbes> = BTreeMap::new();
+    let mut pads: BTreeMap<usize, usize> = BTreeMap::new(); // pad block -> innermost planned loop
     for (i, plan) in planned.iter().enumerate() {
         let Some(l) = loops.iter().find(|l| cfg.blocks[l.header] == plan.header) else { continue };
+        for b in (0..cfg.blocks.len()).filter(|&b| l.contains(b) && ir::is_eh_pad(cfg.blocks[b])) {
+            let innermost = pads.entry(b).or_insert(i);
+            if depth(i) > depth(*innermost) {
+                *innermost = i;
+            }
+        }
         for b in 0..cfg.blocks.len() {
             for s in cfg.successors(b) {
                 if !l.contains(b) && s == l.header {
@@ -87,6 +96,7 @@ pub fn insert<'ctx>(
         let next = builder.build_int_add(n, i64t.const_int(1, false), "iteration.next").expect("positioned");
         builder.build_store(counters[i], next).expect("positioned");
     }
+    pads.into_iter().map(|(b, i)| (cfg.blocks[b], slots[i])).collect()
 }
 
 fn allocate_counters<'ctx>(

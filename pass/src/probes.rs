@@ -1,7 +1,11 @@
 //! Entry and exit probes. The entry probe goes after the entry block's allocas; an exit probe goes
 //! before every `ret`, or before the `musttail` call that must stay immediately in front of its
-//! `ret`. Blocks that end in `unreachable` (calls to noreturn functions) get none: the runtime
-//! closes such frames when it next sees an exit of an enclosing frame or at process exit.
+//! `ret`, and before every `resume` (the routine is left by an exception or a panic that its
+//! cleanup code passes on). Every landing pad gets an unwind probe right after its `landingpad`
+//! instruction: the frames of the callees the exception unwound are closed there, also those of
+//! routines without landing pads of their own. Blocks that end in `unreachable` (calls to
+//! noreturn functions) get none: the runtime closes such frames when it next sees an exit of an
+//! enclosing frame or at process exit.
 
 use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::llvm_sys::core::*;
@@ -13,12 +17,14 @@ use inkwell::values::{
 use inkwell::AddressSpace;
 
 /// The runtime's probe entry points: `void __instrument_enter(u32 *id_slot)`,
-/// `void __instrument_exit(u32 *id_slot)` and
-/// `void __instrument_loop_exit(u32 *id_slot, u64 iterations)`.
+/// `void __instrument_exit(u32 *id_slot)`,
+/// `void __instrument_loop_exit(u32 *id_slot, u64 iterations)` and
+/// `void __instrument_unwind(u32 *id_slot)` (at a landing pad of the routine in `id_slot`).
 pub struct Hooks<'ctx> {
     pub enter: FunctionValue<'ctx>,
     pub exit: FunctionValue<'ctx>,
     pub loop_exit: FunctionValue<'ctx>,
+    pub unwind: FunctionValue<'ctx>,
 }
 
 impl<'ctx> Hooks<'ctx> {
@@ -27,6 +33,7 @@ impl<'ctx> Hooks<'ctx> {
             enter: declare(module, "__instrument_enter", false),
             exit: declare(module, "__instrument_exit", false),
             loop_exit: declare(module, "__instrument_loop_exit", true),
+            unwind: declare(module, "__instrument_unwind", false),
         }
     }
 }
@@ -69,7 +76,7 @@ pub fn insert<'ctx>(
     let exits: Vec<_> = f
         .get_basic_block_iter()
         .filter_map(|bb| bb.get_terminator())
-        .filter(|t| t.get_opcode() == InstructionOpcode::Return)
+        .filter(|t| matches!(t.get_opcode(), InstructionOpcode::Return | InstructionOpcode::Resume))
         .map(exit_point)
         .collect();
     for at in &exits {
@@ -77,6 +84,38 @@ pub fn insert<'ctx>(
         no_tail(builder.build_call(hooks.exit, &[site.into()], "").expect("builder is positioned"));
     }
     exits.len()
+}
+
+/// Puts an unwind probe after every `landingpad` of `f`: it names the innermost event still
+/// running there, the loop from `in_loops` that holds the pad or else the routine (`routine`,
+/// None when the routine itself is not probed: pads outside loops then get no probe).
+pub fn insert_unwind<'ctx>(
+    module: &Module<'ctx>,
+    hooks: &Hooks<'ctx>,
+    f: FunctionValue<'ctx>,
+    routine: Option<PointerValue<'ctx>>,
+    in_loops: &[(inkwell::llvm_sys::prelude::LLVMBasicBlockRef, PointerValue<'ctx>)],
+) {
+    let builder = module.get_context().create_builder();
+    for block in f.get_basic_block_iter() {
+        let Some(pad) = landing_pad(block) else { continue };
+        let in_loop = in_loops.iter().find(|(b, _)| *b == block.as_mut_ptr()).map(|(_, slot)| *slot);
+        let Some(slot) = in_loop.or(routine) else { continue };
+        match pad.get_next_instruction() {
+            Some(next) => builder.position_before(&next),
+            None => builder.position_at_end(block),
+        }
+        no_tail(builder.build_call(hooks.unwind, &[slot.into()], "").expect("builder is positioned"));
+    }
+}
+
+/// The block's `landingpad` instruction (the first after its phis), if it is a landing pad.
+fn landing_pad(block: inkwell::basic_block::BasicBlock<'_>) -> Option<InstructionValue<'_>> {
+    let mut inst = block.get_first_instruction();
+    while let Some(i) = inst.filter(|i| i.get_opcode() == InstructionOpcode::Phi) {
+        inst = i.get_next_instruction();
+    }
+    inst.filter(|i| i.get_opcode() == InstructionOpcode::LandingPad)
 }
 
 /// Probe calls must never become tail calls: the runtime identifies a routine's machine frame

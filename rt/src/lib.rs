@@ -2,7 +2,9 @@
 //!
 //! - `__instrument_register_module(table)` from each module's constructor (`registry`),
 //! - `__instrument_enter(id_slot)` / `__instrument_exit(id_slot)` around every routine, loop and
-//!   call statement, and `__instrument_loop_exit(id_slot, iterations)` on loop exits (`probes`).
+//!   call statement, `__instrument_loop_exit(id_slot, iterations)` on loop exits, and
+//!   `__instrument_unwind(id_slot)` in landing pads, where an exception or panic arrives
+//!   (`probes`).
 //!
 //! The hot path reads the clock, touches one thread-local shadow stack and one per-thread record
 //! array, and never locks or allocates (`thread`). Everything else (registration, thread start and

@@ -34,6 +34,25 @@ pub unsafe extern "C" fn __instrument_loop_exit(id_slot: *const u32, iterations:
     core::arch::naked_asm!("mov rdx, rsp", "jmp {}", sym loop_exit)
 }
 
+#[cfg(target_arch = "x86_64")]
+#[unsafe(naked)]
+#[no_mangle]
+pub unsafe extern "C" fn __instrument_unwind(id_slot: *const u32) {
+    core::arch::naked_asm!("mov rsi, rsp", "jmp {}", sym unwind)
+}
+
+/// A landing pad of the event in `id_slot` (its routine, or the loop that holds the pad) was
+/// reached by an exception or a panic: the frames above that event's frame belong to machine
+/// frames the unwinder removed, or to the call statement that threw, and are closed now.
+pub unsafe extern "C" fn unwind(id_slot: *const u32, sp: usize) {
+    let now = clock::now();
+    let state = thread::current();
+    if !state.is_null() {
+        reconcile::unwind_to(&mut *state, load_id(id_slot), sp, now);
+    }
+    clock::fence();
+}
+
 /// Event entry (routine, loop or call statement): push a frame for the event whose id is in
 /// `id_slot`.
 pub unsafe extern "C" fn enter(id_slot: *const u32, sp: usize) {

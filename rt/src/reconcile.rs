@@ -79,6 +79,25 @@ pub unsafe fn exit_mismatch(ts: &mut ThreadState, id: u32, sp: usize, now: u64, 
     close_top(ts, target, now, kind);
 }
 
+/// A landing pad of event `id` ran with stack pointer `sp`: closes every frame above the
+/// innermost frame of `id` whose entry stack pointer is at or above `sp` (frames that
+/// overflowed the shadow stack go too). Nothing happens when no such frame is open.
+#[cold]
+#[inline(never)]
+pub unsafe fn unwind_to(ts: &mut ThreadState, id: u32, sp: usize, now: u64) {
+    let top = ts.depth.min(ts.frame_cap - 1);
+    let found = (1..=top).rev().find(|&d| {
+        let f = &*ts.frames.add(d);
+        f.id == id && f.sp >= sp
+    });
+    let Some(target) = found else { return };
+    ts.depth = top;
+    for depth in (target + 1..=top).rev() {
+        close_top(ts, depth, now, STANDARD);
+        ts.counters.reconciled += 1;
+    }
+}
+
 /// Closes every open frame at `now` (process or thread exit with routines still active).
 pub unsafe fn close_all(ts: &mut ThreadState, now: u64) {
     if ts.depth >= ts.frame_cap {

@@ -1,0 +1,93 @@
+//! C++ exceptions crossing instrumented frames: the landing-pad and resume probes keep the
+//! shadow stack true, so counts are exact, calls made after a catch belong to the catcher, a
+//! loop that catches inside its body goes on as one execution, and nothing is left open.
+
+use instrument_tests::*;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+fn build(dir: &Path, flags: &[&str]) -> std::path::PathBuf {
+    let source = fixtures().join("exceptions.cpp");
+    compile(&bin("instrument-c++"), dir, "exceptions", &[source], &[&["-O2"], flags].concat())
+}
+
+#[test]
+fn exceptions_keep_counts_exact_and_the_stack_true() {
+    let dir = scratch();
+    let program = build(dir.path(), &[]);
+    let plain =
+        compile(Path::new("clang++-22"), dir.path(), "plain", &[fixtures().join("exceptions.cpp")], &["-O2"]);
+    let expected = run(&mut Command::new(&plain));
+    let (output, profile) = run_profiled(&program, dir.path());
+    assert_success(&output, "exceptions");
+    assert_eq!(output.stdout, expected.stdout, "same output as the plain build");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "caught 7\n");
+    for (name, calls) in [
+        ("_Z3topi", 9),
+        ("_Z6middlei", 9),
+        ("_Z5plaini", 6),
+        ("_Z4leafi", 19),
+        ("_Z6loopedv", 1),
+        ("_Z5afterv", 1),
+    ] {
+        assert_eq!(function(&profile, name).calls, calls, "{name}");
+    }
+    let guard: u64 =
+        profile.functions.iter().filter(|f| f.name.starts_with("_ZN5GuardD")).map(|f| f.calls).sum();
+    assert_eq!(guard, 9, "the destructor also runs while unwinding");
+    assert_eq!(function(&profile, "main").child_calls, 11, "top 9, looped, after");
+    assert_eq!(function(&profile, "_Z3topi").child_calls, 15, "middle 9, plain 6");
+    assert_eq!(profile.totals.frames_closed_at_exit, 0);
+    assert_eq!(profile.totals.unmatched_exits, 0);
+    assert_inclusive_covers_exclusive(&profile);
+}
+
+/// `instrument report --callpaths --depth 2` as callpath -> calls.
+fn callpaths(dir: &Path) -> BTreeMap<String, u64> {
+    let output =
+        run(Command::new(bin("instrument")).current_dir(dir).args(["report", "--callpaths", "--depth", "2"]));
+    assert_success(&output, "report --callpaths");
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .skip(3)
+        .map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            (fields[6..].join(" "), fields[3].parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn after_a_catch_calls_belong_to_the_catcher_and_loops_go_on() {
+    let dir = scratch();
+    let program = build(dir.path(), &["--instrument-events=functions,loops"]);
+    let output = run(Command::new(&program)
+        .current_dir(dir.path())
+        .env("INSTRUMENT_PROFILE_DIR", dir.path())
+        .env("INSTRUMENT_CALLPATH", "2"));
+    assert_success(&output, "exceptions");
+    let paths = callpaths(dir.path());
+    let routine_paths: BTreeMap<&str, u64> =
+        paths.iter().filter(|(p, _)| !p.contains("loop at")).map(|(p, c)| (p.as_str(), *c)).collect();
+    let expected: BTreeMap<&str, u64> = [
+        ("main", 1),
+        ("top(int) => middle(int)", 9),
+        ("middle(int) => leaf(int)", 9),
+        ("middle(int) => Guard::~Guard()", 9),
+        ("top(int) => plain(int)", 6),
+        ("plain(int) => leaf(int)", 6),
+        ("main => after()", 1),
+        ("main => looped()", 1),
+    ]
+    .into();
+    let expected_loop_paths =
+        [("loop at exceptions.cpp:57 => top(int)", 9), ("loop at exceptions.cpp:43 => leaf(int)", 4)];
+    assert_eq!(routine_paths, expected, "every path: {paths:#?}");
+    for (path, calls) in expected_loop_paths {
+        assert_eq!(paths.get(path), Some(&calls), "{path} in {paths:#?}");
+    }
+    let profile = only_profile(dir.path());
+    let caught_in_loop = loop_at(&profile, 43);
+    assert_eq!((caught_in_loop.count, caught_in_loop.iterations), (1, 4), "the loop went on after its catch");
+}
