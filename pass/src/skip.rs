@@ -24,6 +24,15 @@ pub enum Reason {
     TooSmall,
 }
 
+/// rustc's allocator shims (`__rustc::__rust_alloc` and friends, legacy or v0 mangled): glue
+/// generated into every Rust program, not the user's code.
+fn is_rust_allocator_shim(name: &[u8]) -> bool {
+    name.starts_with(b"__rustc::")
+        || (name.starts_with(b"_R")
+            && std::str::from_utf8(name)
+                .is_ok_and(|n| instrument_select::names::readable(n).starts_with("__rustc::")))
+}
+
 pub fn reason(
     module: &Module<'_>,
     f: FunctionValue<'_>,
@@ -37,7 +46,7 @@ pub fn reason(
     if f.get_string_attribute(AttributeLoc::Function, PROBED_ATTRIBUTE).is_some() {
         return Some(Reason::AlreadyProbed);
     }
-    if name.starts_with(b"__instrument_") || name.starts_with(b"__rustc::") {
+    if name.starts_with(b"__instrument_") || is_rust_allocator_shim(name) {
         return Some(Reason::RuntimeSymbol);
     }
     if has_enum_attribute(f, "naked") {
