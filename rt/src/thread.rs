@@ -78,12 +78,10 @@ impl Record {
     #[inline(always)]
     pub fn add_iterations(&mut self, iterations: u64) {
         self.iterations += iterations;
-        let plus1 = iterations.saturating_add(1);
-        if self.iter_min1 == 0 || plus1 < self.iter_min1 {
-            self.iter_min1 = plus1;
-        }
+        // Branch-free: an unset minimum (0) wraps to u64::MAX, so the new count wins.
+        self.iter_min1 = self.iter_min1.wrapping_sub(1).min(iterations).wrapping_add(1);
         self.iter_max = self.iter_max.max(iterations);
-        self.iter_sumsq = self.iter_sumsq.saturating_add(iterations as u128 * iterations as u128);
+        self.iter_sumsq = self.iter_sumsq.wrapping_add(iterations as u128 * iterations as u128);
     }
 }
 
