@@ -124,14 +124,24 @@ pub fn calls_to<'a>(profile: &'a Profile, callee: &str) -> Vec<&'a instrument_pr
 
 /// The single profile in `dir` (panics if there is none or more than one).
 pub fn only_profile(dir: &Path) -> Profile {
-    let profiles: Vec<PathBuf> = std::fs::read_dir(dir)
+    let text = std::fs::read_to_string(only_profile_path(dir)).expect("readable profile");
+    Profile::from_json(&text).expect("valid profile")
+}
+
+/// The profiles (*.instrument.json) in `dir`.
+pub fn profile_paths(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
         .expect("scratch directory")
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().ends_with(".instrument.json")))
-        .collect();
+        .collect()
+}
+
+/// The path of the single profile in `dir` (panics if there is none or more than one).
+pub fn only_profile_path(dir: &Path) -> PathBuf {
+    let mut profiles = profile_paths(dir);
     assert_eq!(profiles.len(), 1, "expected one profile in {}, found {profiles:?}", dir.display());
-    let text = std::fs::read_to_string(&profiles[0]).expect("readable profile");
-    Profile::from_json(&text).expect("valid profile")
+    profiles.pop().expect("one profile")
 }
 
 pub fn function<'a>(profile: &'a Profile, name: &str) -> &'a Function {
@@ -184,4 +194,19 @@ pub fn chromium_dom(page: &Path, fragment: &str) -> String {
     ]));
     assert_success(&output, "chromium --dump-dom");
     String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// `instrument report --callpaths ARGS`, run in `dir`, as callpath -> calls.
+pub fn callpath_calls(dir: &Path, args: &[&str]) -> std::collections::BTreeMap<String, u64> {
+    let output =
+        run(Command::new(bin("instrument")).current_dir(dir).args(["report", "--callpaths"]).args(args));
+    assert_success(&output, "report --callpaths");
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .skip(3)
+        .map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            (fields[6..].join(" "), fields[3].parse().unwrap())
+        })
+        .collect()
 }

@@ -15,36 +15,21 @@ fn record(dir: &std::path::Path, depth: &str, extra_env: &[(&str, &str)]) -> std
         .env("INSTRUMENT_CALLPATH", depth)
         .envs(extra_env.iter().copied()));
     assert_success(&output, "callpaths");
-    profile_file(dir)
-}
-
-fn profile_file(dir: &std::path::Path) -> std::path::PathBuf {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .find(|p| p.to_string_lossy().ends_with(".instrument.json"))
-        .expect("a profile")
+    only_profile_path(dir)
 }
 
 /// `instrument report --callpaths [--depth K]` as a map from callpath to #calls.
 fn table(path: &std::path::Path, depth: Option<&str>, thread: Option<&str>) -> BTreeMap<String, u64> {
-    let mut args = vec!["report", "--callpaths"];
+    let mut args = vec![];
     if let Some(k) = depth {
         args.extend(["--depth", k]);
     }
     if let Some(t) = thread {
         args.extend(["--thread", t]);
     }
-    let output = run(Command::new(bin("instrument")).args(&args).arg(path));
-    assert_success(&output, "report --callpaths");
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .skip(3)
-        .map(|line| {
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            (fields[6..].join(" "), fields[3].parse().unwrap())
-        })
-        .collect()
+    let path = path.to_str().unwrap();
+    args.push(path);
+    callpath_calls(std::path::Path::new("."), &args)
 }
 
 fn expect(table: &BTreeMap<String, u64>, expected: &[(&str, u64)]) {
@@ -134,7 +119,7 @@ fn recursion_counts_a_callpath_inclusive_time_once() {
         .env("INSTRUMENT_PROFILE_DIR", dir.path())
         .env("INSTRUMENT_CALLPATH", "2"));
     assert_success(&output, "recursion");
-    let path = profile_file(dir.path());
+    let path = only_profile_path(dir.path());
     let out = run(Command::new(bin("instrument")).args(["report", "--callpaths"]).arg(&path));
     let text = String::from_utf8_lossy(&out.stdout);
     let inclusive = |name: &str| -> f64 {
@@ -176,7 +161,7 @@ fn exports_folded_flamegraph_and_speedscope() {
         .arg(&program));
     assert_success(&run_output, "instrument run --callpath all");
     assert!(String::from_utf8_lossy(&run_output.stderr).contains("profile written to"));
-    let path = profile_file(dir.path());
+    let path = only_profile_path(dir.path());
     let export = |format: &str| {
         let out = run(Command::new(bin("instrument")).args(["export", "--format", format]).arg(&path));
         assert_success(&out, format);

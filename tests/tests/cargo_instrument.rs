@@ -4,7 +4,7 @@
 //! leaving the shadow stack true, dev and release profiles, and `cargo instrument test`.
 
 use instrument_tests::*;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 /// A copy of tests/rust-workspace in a scratch directory.
@@ -28,14 +28,6 @@ fn cargo(dir: &Path, args: &[&str], rustflags: Option<&str>) -> Output {
         command.env("RUSTFLAGS", flags);
     }
     command.output().unwrap()
-}
-
-fn profiles(dir: &Path) -> Vec<PathBuf> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.to_string_lossy().ends_with(".instrument.json"))
-        .collect()
 }
 
 /// Readable name -> calls, from `instrument report --json`.
@@ -76,7 +68,7 @@ fn run_matches_the_plain_build_and_profiles_every_workspace_crate() {
     assert_eq!(instrumented.status.code(), Some(3), "same exit code");
     assert!(dir.path().join("target/instrument").is_dir(), "a target directory of its own");
 
-    let found = profiles(dir.path());
+    let found = profile_paths(dir.path());
     assert_eq!(found.len(), 1);
     let calls = calls(&found[0]);
     assert_eq!(calls.get("app::parse"), Some(&100), "{calls:#?}");
@@ -104,7 +96,7 @@ fn dev_profile_counts_are_exact_and_a_caught_panic_leaves_the_stack_true() {
     let output = cargo(dir.path(), &["instrument", "run", "-q", "-p", "app"], None);
     assert_eq!(output.status.code(), Some(3), "{}", String::from_utf8_lossy(&output.stderr));
     assert_eq!(String::from_utf8_lossy(&output.stdout), EXPECTED.replace("user_cfg true", "user_cfg false"));
-    let found = profiles(dir.path());
+    let found = profile_paths(dir.path());
     let calls = calls(&found[0]);
     assert_eq!(calls.get("mathlib::fib"), Some(&1973), "fib(15) in the dev profile: {calls:#?}");
     assert_eq!(calls.get("app::after"), Some(&1));
@@ -121,19 +113,11 @@ fn dev_profile_counts_are_exact_and_a_caught_panic_leaves_the_stack_true() {
     let rerun =
         run(Command::new(&binary).env("INSTRUMENT_PROFILE_DIR", &paths_dir).env("INSTRUMENT_CALLPATH", "2"));
     assert_eq!(rerun.status.code(), Some(3));
-    let report = run(Command::new(bin("instrument")).current_dir(&paths_dir).args([
-        "report",
-        "--callpaths",
-        "--depth",
-        "2",
-    ]));
-    let table = String::from_utf8_lossy(&report.stdout);
+    let table = callpath_calls(&paths_dir, &["--depth", "2"]);
     for path in
         ["app::main => mathlib::fib", "app::main => app::after", "mathlib::checked => mathlib::divide"]
     {
-        let line =
-            table.lines().find(|l| l.ends_with(path)).unwrap_or_else(|| panic!("no {path} in {table}"));
-        assert_eq!(line.split_whitespace().nth(3), Some("1"), "{line}");
+        assert_eq!(table.get(path), Some(&1), "{path} in {table:#?}");
     }
 }
 
@@ -151,7 +135,7 @@ fn test_subcommand_profiles_the_test_binary_and_show_env_prints_the_setup() {
     let dir = workspace();
     let output = cargo(dir.path(), &["instrument", "test", "-q", "-p", "mathlib", "--lib"], None);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let found = profiles(&dir.path().join("mathlib"));
+    let found = profile_paths(&dir.path().join("mathlib"));
     assert_eq!(found.len(), 1, "one profile from the test binary");
     assert_eq!(calls(&found[0]).get("mathlib::fib"), Some(&177), "fib(10) calls");
 

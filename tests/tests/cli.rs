@@ -22,12 +22,7 @@ fn assert_one_line_error(output: &Output, needle: &str) {
 }
 
 fn profile_path(dir: &Path) -> String {
-    let entry = std::fs::read_dir(dir)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .find(|e| e.file_name().to_string_lossy().ends_with(".instrument.json"))
-        .expect("a profile");
-    entry.path().display().to_string()
+    only_profile_path(dir).display().to_string()
 }
 
 fn busywait_profile(dir: &Path) -> String {

@@ -11,14 +11,6 @@ use std::process::Command;
 
 const ALL: &str = "--instrument-events=functions,loops,callsites";
 
-fn profile_path(dir: &Path) -> PathBuf {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .find(|p| p.to_string_lossy().ends_with(".instrument.json"))
-        .expect("a profile")
-}
-
 /// Builds and runs `fixture` in its own directory; returns the profile's path.
 fn record(root: &Path, fixture: &str, flags: &[&str], env: &[(&str, &str)]) -> PathBuf {
     let dir = root.join(fixture);
@@ -29,7 +21,7 @@ fn record(root: &Path, fixture: &str, flags: &[&str], env: &[(&str, &str)]) -> P
         .env("INSTRUMENT_PROFILE_DIR", &dir)
         .envs(env.iter().copied()));
     assert_success(&output, fixture);
-    profile_path(&dir)
+    only_profile_path(&dir)
 }
 
 fn export(args: &[&str], profiles: &[&Path]) -> std::process::Output {

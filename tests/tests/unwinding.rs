@@ -43,21 +43,6 @@ fn exceptions_keep_counts_exact_and_the_stack_true() {
     assert_inclusive_covers_exclusive(&profile);
 }
 
-/// `instrument report --callpaths --depth 2` as callpath -> calls.
-fn callpaths(dir: &Path) -> BTreeMap<String, u64> {
-    let output =
-        run(Command::new(bin("instrument")).current_dir(dir).args(["report", "--callpaths", "--depth", "2"]));
-    assert_success(&output, "report --callpaths");
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .skip(3)
-        .map(|line| {
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            (fields[6..].join(" "), fields[3].parse().unwrap())
-        })
-        .collect()
-}
-
 #[test]
 fn after_a_catch_calls_belong_to_the_catcher_and_loops_go_on() {
     let dir = scratch();
@@ -67,7 +52,7 @@ fn after_a_catch_calls_belong_to_the_catcher_and_loops_go_on() {
         .env("INSTRUMENT_PROFILE_DIR", dir.path())
         .env("INSTRUMENT_CALLPATH", "2"));
     assert_success(&output, "exceptions");
-    let paths = callpaths(dir.path());
+    let paths = callpath_calls(dir.path(), &["--depth", "2"]);
     let routine_paths: BTreeMap<&str, u64> =
         paths.iter().filter(|(p, _)| !p.contains("loop at")).map(|(p, c)| (p.as_str(), *c)).collect();
     let expected: BTreeMap<&str, u64> = [
