@@ -132,6 +132,7 @@ pub fn table(profile: &Profile, k: Option<u32>, threads: Threads) -> Result<Vec<
 }
 
 fn add(row: &mut Row, record: &CallpathRecord, with_inclusive: bool) {
+    let record = &record.stats;
     row.calls += record.calls;
     row.child_calls += record.child_calls;
     row.exclusive_ns += record.exclusive_ns;

@@ -51,6 +51,14 @@ pub struct ThreadEvents {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ThreadEvent {
     pub id: u32,
+    #[serde(flatten)]
+    pub stats: Stats,
+}
+
+/// What was measured for one event on one thread, or for one callpath (written inline, next
+/// to the event id or the path).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Stats {
     /// Calls (routines, call sites) or executions (loops).
     pub calls: u64,
     pub child_calls: u64,
@@ -134,14 +142,8 @@ pub struct ThreadCallpaths {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CallpathRecord {
     pub path: Vec<u32>,
-    pub calls: u64,
-    pub child_calls: u64,
-    pub exclusive_ns: u64,
-    pub inclusive_ns: u64,
-    #[serde(default, skip_serializing_if = "is_zero64")]
-    pub iterations: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub compensated: Option<Compensated>,
+    #[serde(flatten)]
+    pub stats: Stats,
 }
 
 fn is_zero64(v: &u64) -> bool {

@@ -8,7 +8,7 @@ use crate::callpath;
 use crate::registry::{EventInfo, Kind};
 use crate::thread::{Record, ThreadPaths, ThreadRecords};
 use instrument_profile::{
-    CallSite, CallpathRecord, Callpaths, Compensated, Function, IterationStats, Loop, ThreadCallpaths,
+    CallSite, CallpathRecord, Callpaths, Compensated, Function, IterationStats, Loop, Stats, ThreadCallpaths,
     ThreadEvent, ThreadEvents,
 };
 use std::collections::{BTreeMap, HashMap};
@@ -35,12 +35,7 @@ pub fn callpaths(
     };
     let record = |path: &[u32], r: &Record| CallpathRecord {
         path: path.iter().map(|&e| canonical.get(e as usize).copied().unwrap_or(e)).collect(),
-        calls: r.calls,
-        child_calls: r.child_calls,
-        exclusive_ns: units.ns(r.excl),
-        inclusive_ns: units.ns(r.incl),
-        iterations: r.iterations,
-        compensated: units.compensated(r),
+        stats: units.stats(r),
     };
     let visible = |path: &[u32]| path.iter().all(|&e| infos.get(e as usize).is_none_or(|i| !hidden(i)));
     let threads = threads
@@ -72,18 +67,7 @@ pub fn threads(
         for (id, r) in t.records.iter().filter(|(id, _)| shown(*id)) {
             by_id.entry(canonical.get(*id as usize).copied().unwrap_or(*id)).or_default().add(r);
         }
-        let events = by_id
-            .into_iter()
-            .map(|(id, r)| ThreadEvent {
-                id,
-                calls: r.calls,
-                child_calls: r.child_calls,
-                exclusive_ns: units.ns(r.excl),
-                inclusive_ns: units.ns(r.incl),
-                iterations: r.iterations,
-                compensated: units.compensated(&r),
-            })
-            .collect();
+        let events = by_id.into_iter().map(|(id, r)| ThreadEvent { id, stats: units.stats(&r) }).collect();
         ThreadEvents { thread: t.thread, events }
     };
     threads.iter().map(one).filter(|t| !t.events.is_empty()).collect()
@@ -98,6 +82,18 @@ pub struct Units {
 impl Units {
     pub fn ns(&self, ticks: u64) -> u64 {
         (ticks as f64 * 1e9 / self.ticks_per_second).round() as u64
+    }
+
+    /// A record's statistics in nanoseconds.
+    fn stats(&self, r: &Record) -> Stats {
+        Stats {
+            calls: r.calls,
+            child_calls: r.child_calls,
+            exclusive_ns: self.ns(r.excl),
+            inclusive_ns: self.ns(r.incl),
+            iterations: r.iterations,
+            compensated: self.compensated(r),
+        }
     }
 
     fn signed_ns(&self, ticks: i64) -> i64 {

@@ -145,7 +145,7 @@ fn node_cap_overflow_goes_to_other_paths() {
     let callpaths = profile.callpaths.as_ref().unwrap();
     let main_thread = &callpaths.threads[0];
     assert!(main_thread.overflow_paths > 0);
-    assert!(main_thread.other.as_ref().unwrap().calls > 0);
+    assert!(main_thread.other.as_ref().unwrap().stats.calls > 0);
     assert_eq!(function(&profile, "c").calls, 16, "the flat profile stays exact");
     assert!(table(&path, None, None).contains_key("(other paths)"));
 }

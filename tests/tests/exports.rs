@@ -95,9 +95,9 @@ fn tau_export_writes_one_file_per_thread_and_callpaths() {
         assert_eq!(flat.len(), thread.events.len(), "{name}");
         assert_eq!(
             flat.iter().map(|e| e.calls).sum::<u64>(),
-            thread.events.iter().map(|e| e.calls).sum::<u64>()
+            thread.events.iter().map(|e| e.stats.calls).sum::<u64>()
         );
-        calls_by_thread += thread.events.iter().map(|e| e.calls).sum::<u64>();
+        calls_by_thread += thread.events.iter().map(|e| e.stats.calls).sum::<u64>();
     }
     let merged: u64 = profile.functions.iter().map(|f| f.calls).sum::<u64>()
         + profile.loops.iter().map(|l| l.count).sum::<u64>()

@@ -81,16 +81,8 @@ pub fn threads(profile: &Profile, view: View) -> Vec<ThreadEvents> {
                 .events
                 .iter()
                 .map(|e| {
-                    let (exclusive_ns, inclusive_ns) =
-                        view.times(e.exclusive_ns, e.inclusive_ns, e.compensated);
-                    Event {
-                        id: e.id,
-                        calls: e.calls,
-                        child_calls: e.child_calls,
-                        exclusive_ns,
-                        inclusive_ns,
-                        iterations: None,
-                    }
+                    let s = &e.stats;
+                    event(view, e.id, (s.calls, s.child_calls), s.exclusive_ns, s.inclusive_ns, s.compensated)
                 })
                 .collect(),
         })
@@ -99,10 +91,8 @@ pub fn threads(profile: &Profile, view: View) -> Vec<ThreadEvents> {
 
 /// All threads merged.
 pub fn merged(profile: &Profile, view: View) -> Vec<Event> {
-    let event = |id, calls, child_calls, excl, incl, comp: Option<Compensated>| {
-        let (exclusive_ns, inclusive_ns) = view.times(excl, incl, comp);
-        Event { id, calls, child_calls, exclusive_ns, inclusive_ns, iterations: None }
-    };
+    let event =
+        |id, calls, child_calls, excl, incl, comp| event(view, id, (calls, child_calls), excl, incl, comp);
     let mut events: Vec<Event> = Vec::new();
     for f in &profile.functions {
         events.push(event(f.id, f.calls, f.child_calls, f.exclusive_ns, f.inclusive_ns, f.compensated));
@@ -116,6 +106,12 @@ pub fn merged(profile: &Profile, view: View) -> Vec<Event> {
         events.push(event(c.id, c.count, c.child_calls, c.exclusive_ns, c.inclusive_ns, c.compensated));
     }
     events
+}
+
+/// One event's numbers in `view`; `counts` are (calls, child calls).
+fn event(view: View, id: u32, counts: (u64, u64), excl: u64, incl: u64, comp: Option<Compensated>) -> Event {
+    let (exclusive_ns, inclusive_ns) = view.times(excl, incl, comp);
+    Event { id, calls: counts.0, child_calls: counts.1, exclusive_ns, inclusive_ns, iterations: None }
 }
 
 /// The event and the events it is nested in, innermost first (a static stack: loop, routine).
