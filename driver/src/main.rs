@@ -184,6 +184,10 @@ impl BenchArgs {
 }
 
 fn main() {
+    // Like other Unix filters: `instrument report | head` ends quietly when the reader goes away
+    // (Rust ignores SIGPIPE, which would turn the closed pipe into a panic on the next print).
+    // SAFETY: restoring a signal's default disposition before any thread exists.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     if let Err(error) = run(Cli::parse()) {
         eprintln!("instrument: {error:#}");
         std::process::exit(1);

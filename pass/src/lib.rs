@@ -13,6 +13,7 @@ mod callsites;
 mod cfg;
 mod debug_info;
 mod ir;
+mod language;
 mod loops;
 mod options;
 mod plan;
@@ -76,8 +77,7 @@ pub fn instrument_module(module: &Module<'_>, options: &Options) -> Stats {
     if plans.is_empty() {
         return stats;
     }
-    let language = if ir::produced_by(module, "flang") { table::FLAG_FORTRAN } else { 0 };
-    let slots = table::emit(module, &plans, language);
+    let slots = table::emit(module, &plans, language::Language::of_module(module));
     let hooks = probes::Hooks::declare(module);
     let ctx = module.get_context();
     for (i, plan) in plans.iter().enumerate() {

@@ -15,6 +15,7 @@
 //! chosen at compile time, and a probe that fires before registration degrades to a counted
 //! event instead of corrupting another event's record.
 
+use crate::language::Language;
 use crate::plan::FunctionPlan;
 use crate::PROBED_ATTRIBUTE;
 use inkwell::attributes::AttributeLoc;
@@ -32,6 +33,9 @@ const NONE: u64 = 0xFFFF_FFFF;
 pub const FLAG_LOCAL: u64 = 1;
 /// `FunctionEntry::flags`: compiled by flang (external procedures are named `name_`).
 pub const FLAG_FORTRAN: u64 = 2;
+/// `FunctionEntry::flags` bits 8 to 11: the source language (language.rs; 0 unknown, 1 C,
+/// 2 C++, 3 Fortran, 4 Rust).
+pub const LANGUAGE_SHIFT: u64 = 8;
 /// `FunctionEntry::flags`: part of a recursive cycle of the module's static call graph.
 pub const FLAG_RECURSIVE: u64 = 4;
 /// `FunctionEntry::flags`: the routine itself carries entry and exit probes.
@@ -90,7 +94,7 @@ impl<'ctx> Strings<'_, 'ctx> {
     }
 }
 
-pub fn emit<'ctx>(module: &Module<'ctx>, plans: &[FunctionPlan<'ctx>], language_flags: u64) -> Slots<'ctx> {
+pub fn emit<'ctx>(module: &Module<'ctx>, plans: &[FunctionPlan<'ctx>], language: Language) -> Slots<'ctx> {
     let ctx = module.get_context();
     let (i32t, ptr) = (ctx.i32_type(), ctx.ptr_type(AddressSpace::default()));
     let n_functions = plans.len();
@@ -113,7 +117,7 @@ pub fn emit<'ctx>(module: &Module<'ctx>, plans: &[FunctionPlan<'ctx>], language_
     let (mut functions, mut loops, mut sites) = (Vec::new(), Vec::new(), Vec::new());
     let mut slots = Slots { functions: Vec::new(), loops: Vec::new(), sites: Vec::new() };
     for (fi, plan) in plans.iter().enumerate() {
-        let mut flags = language_flags;
+        let mut flags = Language::of_routine(&plan.location.file, language).flags();
         flags |= if is_local(plan.function) { FLAG_LOCAL } else { 0 };
         flags |= if plan.recursive { FLAG_RECURSIVE } else { 0 };
         flags |= if plan.probe_routine { FLAG_PROBED } else { 0 };

@@ -122,5 +122,5 @@ define void @f() !dbg !5 { ret void, !dbg !8 }
 "#;
     let (out, _) = instrument(ir, &Options::default());
     assert!(out.contains("c\"/project/src/f.c\\00\""), "{out}");
-    assert!(out.contains("i32 42, i32 8 }"), "line 42, flags: probed: {out}");
+    assert!(out.contains("i32 42, i32 264 }"), "line 42, flags: probed (8), language C (1 << 8): {out}");
 }

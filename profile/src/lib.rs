@@ -194,7 +194,7 @@ pub struct Function {
     pub file: String,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub line: u32,
-    /// `"fortran"` for routines compiled by flang; empty otherwise.
+    /// `"c"`, `"c++"`, `"fortran"` or `"rust"`; empty when the compiler did not tell.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub language: String,
     /// Part of a recursive cycle of its module's static call graph.

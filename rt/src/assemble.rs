@@ -177,7 +177,7 @@ pub fn events(infos: &[EventInfo], records: &[Record], units: &Units) -> Events 
     }
     let mut functions = Vec::new();
     for (id, info) in infos.iter().enumerate() {
-        let Kind::Function { name, fortran, recursive, .. } = &info.kind else { continue };
+        let Kind::Function { name, language, recursive, .. } = &info.kind else { continue };
         if canonical[id] != id as u32 || hidden(info) {
             continue;
         }
@@ -190,7 +190,7 @@ pub fn events(infos: &[EventInfo], records: &[Record], units: &Units) -> Events 
             name: name.clone(),
             file: info.file.clone(),
             line: info.line,
-            language: if *fortran { "fortran".into() } else { String::new() },
+            language: (*language).into(),
             recursive: *recursive,
             calls: r.calls,
             child_calls: r.child_calls,
@@ -222,7 +222,7 @@ mod tests {
 
     fn function(name: &str, local: bool) -> EventInfo {
         EventInfo {
-            kind: Kind::Function { name: name.into(), local, fortran: false, recursive: false },
+            kind: Kind::Function { name: name.into(), local, language: "c", recursive: false },
             file: "a.c".into(),
             line: 1,
         }

@@ -54,6 +54,9 @@ const NONE: u32 = u32::MAX;
 const FLAG_LOCAL: u32 = 1;
 const FLAG_FORTRAN: u32 = 2;
 const FLAG_RECURSIVE: u32 = 4;
+/// Bits 8 to 11 of the flags: the source language (pass/src/language.rs).
+const LANGUAGE_SHIFT: u32 = 8;
+const LANGUAGES: [&str; 5] = ["", "c", "c++", "fortran", "rust"];
 /// The value of an id slot before its module is registered; probes seeing it count the event
 /// as unregistered.
 pub const UNREGISTERED: u32 = u32::MAX;
@@ -61,7 +64,7 @@ pub const UNREGISTERED: u32 = u32::MAX;
 /// What kind of event an id names, with its place in the program graph (ids, not indexes).
 #[derive(Debug, Clone)]
 pub enum Kind {
-    Function { name: String, local: bool, fortran: bool, recursive: bool },
+    Function { name: String, local: bool, language: &'static str, recursive: bool },
     Loop { function: u32, parent: Option<u32> },
     CallSite { function: u32, in_loop: Option<u32>, callee: String },
 }
@@ -114,7 +117,7 @@ pub unsafe extern "C" fn __instrument_register_module(table: *const ModuleTable)
             kind: Kind::Function {
                 name: text(e.name),
                 local: e.flags & FLAG_LOCAL != 0,
-                fortran: e.flags & FLAG_FORTRAN != 0,
+                language: language(e.flags),
                 recursive: e.flags & FLAG_RECURSIVE != 0,
             },
             file: text(e.file),
@@ -179,7 +182,7 @@ pub fn register_hidden(names: &[&str]) -> u32 {
     let base = events.len() as u32;
     for (i, name) in names.iter().enumerate() {
         events.push(EventInfo {
-            kind: Kind::Function { name: (*name).to_string(), local: true, fortran: false, recursive: false },
+            kind: Kind::Function { name: (*name).to_string(), local: true, language: "", recursive: false },
             file: String::new(),
             line: 0,
         });
@@ -194,6 +197,15 @@ pub fn register_hidden(names: &[&str]) -> u32 {
     }
     COUNT.store(events.len() as u32, Relaxed);
     base
+}
+
+/// The language a routine's flags name; tables from before the language bits only mark Fortran.
+fn language(flags: u32) -> &'static str {
+    match LANGUAGES.get(((flags >> LANGUAGE_SHIFT) & 0xF) as usize) {
+        Some(&"") | None if flags & FLAG_FORTRAN != 0 => "fortran",
+        Some(name) => name,
+        None => "",
+    }
 }
 
 unsafe fn text(ptr: *const c_char) -> String {

@@ -5,8 +5,10 @@
 //! `cargo test --release`); the README's test command builds them first.
 
 pub mod tau;
+pub mod third_party;
 
 use instrument_profile::{Function, Profile};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use std::process::{Command, Output};
@@ -48,6 +50,23 @@ pub fn bin(name: &str) -> PathBuf {
 /// A scratch directory for one test.
 pub fn scratch() -> tempfile::TempDir {
     tempfile::Builder::new().prefix("instrument-test").tempdir().expect("temporary directory")
+}
+
+/// Copies the directory tree `from` to `to` (created), leaving every copy writable.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("cannot create {}: {e}", to.display()));
+    for entry in std::fs::read_dir(from).unwrap_or_else(|e| panic!("cannot read {}: {e}", from.display())) {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+            // Registry files may be read-only; builds expect to write next to their sources.
+            let mode = std::fs::metadata(&target).unwrap().permissions().mode();
+            std::fs::set_permissions(&target, std::fs::Permissions::from_mode(mode | 0o200)).unwrap();
+        }
+    }
 }
 
 /// Runs `command`, panicking with its output if it fails to start.
@@ -150,6 +169,20 @@ pub fn function<'a>(profile: &'a Profile, name: &str) -> &'a Function {
         .iter()
         .find(|f| f.name == name)
         .unwrap_or_else(|| panic!("no function {name} in profile: {:#?}", profile.functions))
+}
+
+/// Readable routine name -> calls, as `instrument report --json` shows them (C++ and Rust
+/// demangled, Fortran as written: `module::routine`).
+pub fn report_calls(profile: &Path) -> std::collections::BTreeMap<String, u64> {
+    let output = run(Command::new(bin("instrument")).args(["report", "--json"]).arg(profile));
+    assert_success(&output, "report --json");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("report JSON");
+    report["functions"]
+        .as_array()
+        .expect("functions")
+        .iter()
+        .map(|f| (f["name"].as_str().unwrap().to_string(), f["calls"].as_u64().unwrap()))
+        .collect()
 }
 
 pub fn has_function(profile: &Profile, name: &str) -> bool {

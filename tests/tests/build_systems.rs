@@ -8,11 +8,7 @@ use std::process::Command;
 fn make_project_builds_with_cc_instrument_cc() {
     let dir = scratch();
     let project = dir.path().join("project");
-    std::fs::create_dir(&project).unwrap();
-    for entry in std::fs::read_dir(fixtures().join("make-project")).unwrap() {
-        let path = entry.unwrap().path();
-        std::fs::copy(&path, project.join(path.file_name().unwrap())).unwrap();
-    }
+    copy_dir(&fixtures().join("make-project"), &project);
     let cc = bin("instrument-cc");
     let make = run(Command::new("make").arg("-j2").arg(format!("CC={}", cc.display())).current_dir(&project));
     assert_success(&make, "make CC=instrument-cc");

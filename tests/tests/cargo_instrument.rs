@@ -30,19 +30,6 @@ fn cargo(dir: &Path, args: &[&str], rustflags: Option<&str>) -> Output {
     command.output().unwrap()
 }
 
-/// Readable name -> calls, from `instrument report --json`.
-fn calls(profile: &Path) -> std::collections::BTreeMap<String, u64> {
-    let output = run(Command::new(bin("instrument")).args(["report", "--json"]).arg(profile));
-    assert_success(&output, "report --json");
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    report["functions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| (f["name"].as_str().unwrap().to_string(), f["calls"].as_u64().unwrap()))
-        .collect()
-}
-
 const EXPECTED: &str = "sum 4950 fib 610 caught true user_cfg true done\n";
 
 #[test]
@@ -70,7 +57,7 @@ fn run_matches_the_plain_build_and_profiles_every_workspace_crate() {
 
     let found = profile_paths(dir.path());
     assert_eq!(found.len(), 1);
-    let calls = calls(&found[0]);
+    let calls = report_calls(&found[0]);
     assert_eq!(calls.get("app::parse"), Some(&100), "{calls:#?}");
     assert_eq!(calls.get("app::parse_all"), Some(&1));
     assert_eq!(calls.get("mathlib::checked"), Some(&1), "the library crate is instrumented");
@@ -97,7 +84,7 @@ fn dev_profile_counts_are_exact_and_a_caught_panic_leaves_the_stack_true() {
     assert_eq!(output.status.code(), Some(3), "{}", String::from_utf8_lossy(&output.stderr));
     assert_eq!(String::from_utf8_lossy(&output.stdout), EXPECTED.replace("user_cfg true", "user_cfg false"));
     let found = profile_paths(dir.path());
-    let calls = calls(&found[0]);
+    let calls = report_calls(&found[0]);
     assert_eq!(calls.get("mathlib::fib"), Some(&1973), "fib(15) in the dev profile: {calls:#?}");
     assert_eq!(calls.get("app::after"), Some(&1));
     let profile =
@@ -137,7 +124,7 @@ fn test_subcommand_profiles_the_test_binary_and_show_env_prints_the_setup() {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let found = profile_paths(&dir.path().join("mathlib"));
     assert_eq!(found.len(), 1, "one profile from the test binary");
-    assert_eq!(calls(&found[0]).get("mathlib::fib"), Some(&177), "fib(10) calls");
+    assert_eq!(report_calls(&found[0]).get("mathlib::fib"), Some(&177), "fib(10) calls");
 
     let env = cargo(dir.path(), &["instrument", "show-env"], Some("--cfg from_user"));
     let text = String::from_utf8_lossy(&env.stdout);

@@ -71,6 +71,24 @@ fn report_json_snapshot() {
     });
 }
 
+/// `instrument report | head` ends quietly when the reader goes away, as Unix filters do: killed
+/// by SIGPIPE, nothing on stderr (no panic about a broken pipe).
+#[test]
+fn report_into_a_closed_pipe_ends_quietly() {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    use std::os::unix::process::ExitStatusExt;
+    let dir = scratch();
+    let path = busywait_profile(dir.path());
+    let mut fds = [0; 2];
+    // SAFETY: pipe() fills two new descriptors, each owned once below.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    let (reader, writer) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    drop(reader);
+    let output = run(Command::new(bin("instrument")).args(["report", &path]).stdout(writer));
+    assert_eq!(output.status.signal(), Some(libc::SIGPIPE), "{}", stderr(&output));
+    assert_eq!(stderr(&output), "");
+}
+
 #[test]
 fn report_without_argument_reads_the_newest_profile_of_the_directory() {
     let dir = scratch();

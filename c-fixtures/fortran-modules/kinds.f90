@@ -1,0 +1,4 @@
+module kinds
+  implicit none
+  integer, parameter :: dp = selected_real_kind(15, 300)
+end module kinds

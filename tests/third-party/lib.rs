@@ -1,0 +1,1 @@
+// Nothing to build: this package only names the crates whose sources the tests fetch.
