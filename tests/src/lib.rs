@@ -21,10 +21,13 @@ pub fn fixtures() -> PathBuf {
     repo_root().join("c-fixtures")
 }
 
-/// target/<profile>/ of the running test binary (which lives in target/<profile>/deps/).
+/// target/<profile>/ of the running test binary (which lives in target/<profile>/deps/), or of
+/// a benchmark binary of this package (in target/<profile>/).
 pub fn bin_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("test executable path");
-    let dir = exe.parent().and_then(Path::parent).expect("target/<profile>/deps/<test>").to_path_buf();
+    let exe = std::env::current_exe().expect("executable path");
+    let parent = exe.parent().expect("target/<profile>/...");
+    let dir = if parent.ends_with("deps") { parent.parent().expect("target/<profile>") } else { parent };
+    let dir = dir.to_path_buf();
     for needed in [
         "instrument",
         "instrument-cc",
