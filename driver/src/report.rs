@@ -226,7 +226,7 @@ pub fn table(profile: &Profile, lines: bool, view: View) -> String {
         profile.clock.source,
         profile.clock.ticks_per_second / 1e9
     );
-    for note in anomalies(t) {
+    for note in anomalies(profile) {
         let _ = writeln!(out, "note: {note}");
     }
     if let Some(c) = &profile.compensation {
@@ -319,8 +319,17 @@ pub fn compensation_note(c: &instrument_profile::Compensation, view: View) -> St
     note
 }
 
-fn anomalies(t: &instrument_profile::Totals) -> Vec<String> {
+fn anomalies(profile: &Profile) -> Vec<String> {
+    let t = &profile.totals;
     let mut notes = Vec::new();
+    if let Some(signal) = &profile.ended_by {
+        notes.push(format!("the run ended with {signal}: this is what was measured until then"));
+    }
+    if let Some(parent) = profile.forked_from {
+        notes.push(format!(
+            "a child forked from pid {parent}: includes what the parent measured before the fork"
+        ));
+    }
     let mut note = |n: u64, what: &str| {
         if n > 0 {
             notes.push(format!("{n} {what}"));

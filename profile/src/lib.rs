@@ -17,6 +17,14 @@ pub struct Profile {
     /// The program's command line, argv[0] first.
     pub command: Vec<String>,
     pub pid: u32,
+    /// The fatal signal the run ended with (`"SIGSEGV"`, `"SIGINT"`...): the profile holds
+    /// what was measured until then, frames open in the signalled thread closed at the signal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_by: Option<String>,
+    /// The parent's pid when this process is a child of fork(): its profile includes what the
+    /// parent measured before the fork.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forked_from: Option<u32>,
     pub clock: Clock,
     pub totals: Totals,
     /// Routines that ran (or whose loops or call statements ran), merged over all threads.
@@ -325,6 +333,8 @@ mod tests {
             version: VERSION,
             command: vec!["./a.out".into()],
             pid: 42,
+            ended_by: None,
+            forked_from: None,
             clock: Clock { source: "tsc".into(), ticks_per_second: 2.5e9, calibration_ns: 2_000_000 },
             totals: Totals::default(),
             functions: vec![Function {

@@ -23,6 +23,7 @@ mod pages;
 pub mod probes;
 mod reconcile;
 mod registry;
+mod signals;
 mod thread;
 
 /// Writes the profile now and stops recording (what the exit handler does). Exposed for tests

@@ -2,22 +2,40 @@
 //! constructor, before main) and finishes in an atexit handler registered then, which runs
 //! after main returns, after `exit()` called from any depth, and after the C++ static
 //! destructors registered later. Finishing closes the frames still open, merges every thread
-//! and writes the profile once.
+//! and writes the profile once. A fatal signal writes it from a forked writer (`signals`); a
+//! child of `fork()` writes its own profile at its exit, holding what its parent measured
+//! before the fork and what it measured itself (as TAU's TAU_INCLUDE_PARENT_DATA), marked with
+//! the parent's pid.
 
 use crate::{clock, output, thread};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::MutexGuard;
 use std::sync::Once;
 
 static START: Once = Once::new();
 static CALIBRATION: Once = Once::new();
 static CALIBRATING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 static FINISHED_ONCE: AtomicBool = AtomicBool::new(false);
+/// The pid of the process this one was forked from (0: not a forked child).
+static FORKED_FROM: AtomicU32 = AtomicU32::new(0);
+
+/// How the run ended, for the profile.
+pub struct Ending {
+    pub pid: u32,
+    pub signal: Option<&'static str>,
+    pub forked_from: Option<u32>,
+}
 
 pub fn start() {
     START.call_once(|| {
         clock::init();
         crate::callpath::configure();
-        unsafe { libc::atexit(at_exit) };
+        unsafe {
+            libc::atexit(at_exit);
+            libc::pthread_atfork(Some(before_fork), Some(after_fork_in_parent), Some(after_fork_in_child));
+        }
+        crate::signals::install();
     });
     // Calibration attaches the calling thread, which calls start() again: skip it then.
     if !CALIBRATING.swap(true, Ordering::AcqRel) {
@@ -30,6 +48,17 @@ extern "C" fn at_exit() {
 }
 
 pub fn finish() {
+    let forked_from = Some(FORKED_FROM.load(Ordering::Relaxed)).filter(|&p| p != 0);
+    finish_as(Ending { pid: std::process::id(), signal: None, forked_from });
+}
+
+/// In the writer forked by the fatal-signal handler: the profile of process `pid`.
+pub fn finish_after_signal(pid: u32, signal: &'static str) {
+    let forked_from = Some(FORKED_FROM.load(Ordering::Relaxed)).filter(|&p| p != 0);
+    finish_as(Ending { pid, signal: Some(signal), forked_from });
+}
+
+fn finish_as(ending: Ending) {
     if FINISHED_ONCE.swap(true, Ordering::AcqRel) {
         return;
     }
@@ -38,7 +67,28 @@ pub fn finish() {
     thread::FINISHED.store(true, Ordering::Relaxed);
     let calibration = clock::calibrate();
     let snapshot = output::Snapshot::take(now);
-    if let Err(message) = output::write(&snapshot, &calibration) {
+    if let Err(message) = output::write(&snapshot, &calibration, &ending) {
         eprintln!("instrument: {message}");
     }
+}
+
+thread_local! {
+    /// The runtime's locks, held by the forking thread across fork() so that the child never
+    /// inherits one taken by a thread that does not exist in it.
+    static FORK_LOCKS: RefCell<Option<(MutexGuard<'static, thread::Merged>, crate::registry::EventsGuard)>> =
+        const { RefCell::new(None) };
+}
+
+extern "C" fn before_fork() {
+    let locks = (thread::lock_merged(), crate::registry::lock_events());
+    FORK_LOCKS.with(|l| *l.borrow_mut() = Some(locks));
+}
+
+extern "C" fn after_fork_in_parent() {
+    FORK_LOCKS.with(|l| l.borrow_mut().take());
+}
+
+extern "C" fn after_fork_in_child() {
+    FORKED_FROM.store(unsafe { libc::getppid() } as u32, Ordering::Relaxed);
+    FORK_LOCKS.with(|l| l.borrow_mut().take());
 }

@@ -5,6 +5,7 @@
 use crate::assemble;
 use crate::clock::Calibration;
 use crate::compensate;
+use crate::lifecycle::Ending;
 use crate::registry;
 use crate::thread::{self, Counters, Record};
 use instrument_profile::{Clock, Compensation, ProbeCost, Profile, Totals, FORMAT, VERSION};
@@ -62,38 +63,67 @@ impl Snapshot {
     }
 }
 
-pub fn write(snapshot: &Snapshot, calibration: &Calibration) -> Result<(), String> {
-    let profile = build(snapshot, calibration);
+pub fn write(snapshot: &Snapshot, calibration: &Calibration, ending: &Ending) -> Result<(), String> {
+    let mut profile = build(snapshot, calibration);
+    profile.pid = ending.pid;
+    profile.ended_by = ending.signal.map(String::from);
+    profile.forked_from = ending.forked_from;
     let directory = profile_directory();
     let name = format!("{}.{}.{PROFILE_SUFFIX}", program_name(&profile.command), profile.pid);
     let path = directory.join(&name);
-    let temporary = directory.join(format!(".{name}.tmp"));
-    let result = write_new(&temporary, &profile).and_then(|()| {
-        std::fs::rename(&temporary, &path).map_err(|e| format!("cannot rename {}: {e}", temporary.display()))
-    });
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
+    // A file-size limit must fail the write (EFBIG), not kill the program with SIGXFSZ.
+    let previous = unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
+    let result = write_new(&directory, &name, &profile)
+        .and_then(|temporary| {
+            std::fs::rename(&temporary, &path).map_err(|e| {
+                let _ = std::fs::remove_file(&temporary);
+                e.to_string()
+            })
+        })
+        .map_err(|e| {
+            format!(
+                "cannot write the profile {name} to {} ({e}); set INSTRUMENT_PROFILE_DIR to a writable directory",
+                directory.display()
+            )
+        });
+    unsafe { libc::signal(libc::SIGXFSZ, previous) };
     if result.is_ok() && std::env::var_os("INSTRUMENT_VERBOSE").is_some() {
         eprintln!("instrument: profile written to {}", path.display());
     }
     result
 }
 
-fn write_new(path: &Path, profile: &Profile) -> Result<(), String> {
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)
-        .map_err(|e| format!("cannot create profile {}: {e}", path.display()))?;
+/// Writes the profile to a new owner-only temporary file in `directory` and returns its path;
+/// removes it if writing fails. The file is created exclusively and never through a symlink:
+/// in a shared directory, a name someone else took is skipped, never opened.
+fn write_new(directory: &Path, name: &str, profile: &Profile) -> Result<PathBuf, String> {
+    let mut attempt = 0;
+    let (file, path) = loop {
+        let path = directory.join(format!(".{name}.{attempt}.tmp"));
+        let opened = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(&path);
+        match opened {
+            Ok(file) => break (file, path),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
+            Err(e) => return Err(e.to_string()),
+        }
+    };
     let mut out = std::io::BufWriter::new(file);
-    serde_json::to_writer(&mut out, profile)
+    let written = serde_json::to_writer(&mut out, profile)
         .map_err(|e| e.to_string())
         .and_then(|()| out.write_all(b"\n").map_err(|e| e.to_string()))
-        .and_then(|()| out.flush().map_err(|e| e.to_string()))
-        .map_err(|e| format!("cannot write profile {}: {e}", path.display()))
+        .and_then(|()| out.flush().map_err(|e| e.to_string()));
+    match written {
+        Ok(()) => Ok(path),
+        Err(e) => {
+            let _ = std::fs::remove_file(&path);
+            Err(e)
+        }
+    }
 }
 
 /// `INSTRUMENT_PROFILE_DIR`, or the working directory.
@@ -142,6 +172,8 @@ fn build(snapshot: &Snapshot, calibration: &Calibration) -> Profile {
         version: VERSION,
         command: command_line(),
         pid: std::process::id(),
+        ended_by: None,
+        forked_from: None,
         clock: Clock {
             source: crate::clock::source_name().into(),
             ticks_per_second: calibration.ticks_per_second,

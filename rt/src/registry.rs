@@ -79,6 +79,13 @@ pub struct EventInfo {
 }
 
 static EVENTS: Mutex<Vec<EventInfo>> = Mutex::new(Vec::new());
+
+pub type EventsGuard = std::sync::MutexGuard<'static, Vec<EventInfo>>;
+
+/// The registry's lock, held across fork() (lifecycle.rs).
+pub fn lock_events() -> EventsGuard {
+    EVENTS.lock().unwrap_or_else(|e| e.into_inner())
+}
 static COUNT: AtomicU32 = AtomicU32::new(0);
 
 /// Number of ids handed out so far.

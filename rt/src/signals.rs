@@ -1,0 +1,123 @@
+//! A run that ends in a fatal signal still leaves its profile. For SIGSEGV, SIGBUS, SIGFPE,
+//! SIGILL, SIGABRT (crashes and abort()) and SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXCPU (the
+//! user or a batch system ending a long run), the runtime installs a handler at start-up, but
+//! only where the action is still the default: a program's own handlers and ignored signals are
+//! left alone, and a handler the program installs later simply replaces this one.
+//!
+//! Writing a profile allocates and locks, which the interrupted process may not survive (the
+//! crash may be inside malloc). So the handler forks a writer with the raw system call (no
+//! atfork handlers, which take malloc's locks): the writer takes the snapshot in its own copy
+//! of memory and writes the profile under the program's pid, marked with the signal. The
+//! program waits for it at most `WRITER_TIMEOUT_MS` (a writer stuck on a lock the crash left
+//! taken is killed; the profile is then missing, never torn), restores the default action and
+//! re-raises the signal, so it ends exactly as it would have without instrumentation.
+//! `INSTRUMENT_SIGNALS=0` installs nothing.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+const FATAL: [libc::c_int; 10] = [
+    libc::SIGSEGV,
+    libc::SIGBUS,
+    libc::SIGFPE,
+    libc::SIGILL,
+    libc::SIGABRT,
+    libc::SIGINT,
+    libc::SIGTERM,
+    libc::SIGHUP,
+    libc::SIGQUIT,
+    libc::SIGXCPU,
+];
+const WRITER_TIMEOUT_MS: u32 = 10_000;
+/// The alternate stack of the thread that started the runtime, so that a stack overflow in it
+/// can still be reported.
+const ALT_STACK_BYTES: usize = 256 * 1024;
+
+static HANDLING: AtomicBool = AtomicBool::new(false);
+
+/// Installs the handlers (once, from the runtime's start).
+pub fn install() {
+    if std::env::var_os("INSTRUMENT_SIGNALS").is_some_and(|v| v == "0") {
+        return;
+    }
+    unsafe {
+        install_alt_stack();
+        for signal in FATAL {
+            let mut current: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(signal, std::ptr::null(), &mut current) != 0
+                || current.sa_sigaction != libc::SIG_DFL
+            {
+                continue;
+            }
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_fatal_signal as extern "C" fn(libc::c_int) as usize;
+            action.sa_flags = libc::SA_ONSTACK | libc::SA_RESETHAND;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(signal, &action, std::ptr::null_mut());
+        }
+    }
+}
+
+unsafe fn install_alt_stack() {
+    let mut current: libc::stack_t = std::mem::zeroed();
+    if libc::sigaltstack(std::ptr::null(), &mut current) != 0 || current.ss_flags & libc::SS_DISABLE == 0 {
+        return; // the program (or a sanitizer) has its own
+    }
+    let Some(memory) = crate::pages::map(ALT_STACK_BYTES) else { return };
+    let stack = libc::stack_t { ss_sp: memory.as_ptr().cast(), ss_flags: 0, ss_size: ALT_STACK_BYTES };
+    libc::sigaltstack(&stack, std::ptr::null_mut());
+}
+
+extern "C" fn on_fatal_signal(signal: libc::c_int) {
+    // SA_RESETHAND restored the default action; a second fatal signal (in another thread, or
+    // while writing) ends the process at once.
+    if !HANDLING.swap(true, Ordering::AcqRel) {
+        unsafe { write_from_a_child(signal) };
+    }
+    unsafe {
+        libc::signal(signal, libc::SIG_DFL);
+        // Pending until this handler returns (the signal is blocked while it runs), then fatal:
+        // for a fault the faulting instruction would also repeat and fault again.
+        libc::raise(signal);
+    }
+}
+
+unsafe fn write_from_a_child(signal: libc::c_int) {
+    let pid = libc::getpid() as u32;
+    match libc::syscall(libc::SYS_fork) {
+        0 => {
+            crate::lifecycle::finish_after_signal(pid, signal_name(signal));
+            libc::_exit(0);
+        }
+        child if child > 0 => wait_for_writer(child as libc::pid_t),
+        _ => {}
+    }
+}
+
+unsafe fn wait_for_writer(child: libc::pid_t) {
+    let pause = libc::timespec { tv_sec: 0, tv_nsec: 1_000_000 };
+    for _ in 0..WRITER_TIMEOUT_MS {
+        let mut status = 0;
+        if libc::waitpid(child, &mut status, libc::WNOHANG) != 0 {
+            return;
+        }
+        libc::nanosleep(&pause, std::ptr::null_mut());
+    }
+    libc::kill(child, libc::SIGKILL);
+    libc::waitpid(child, std::ptr::null_mut(), 0);
+}
+
+pub fn signal_name(signal: libc::c_int) -> &'static str {
+    match signal {
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGILL => "SIGILL",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGINT => "SIGINT",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGXCPU => "SIGXCPU",
+        _ => "a signal",
+    }
+}
