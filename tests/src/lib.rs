@@ -4,6 +4,7 @@
 //! The binaries are those of the cargo profile the tests run under (target/release for
 //! `cargo test --release`); the README's test command builds them first.
 
+pub mod campaign;
 pub mod tau;
 pub mod third_party;
 
