@@ -63,8 +63,8 @@ pub fn configure() {
             }
         },
     };
-    if let Some(cap) = std::env::var("INSTRUMENT_CALLPATH_NODES").ok().and_then(|v| v.parse::<u32>().ok()) {
-        NODE_CAP.store(cap.clamp(FIRST_NODE + 1, 1 << 28), Relaxed);
+    if let Some(cap) = crate::settings::number("INSTRUMENT_CALLPATH_NODES", 1, "the default") {
+        NODE_CAP.store((cap.min(1 << 28) as u32).max(FIRST_NODE + 1), Relaxed);
     }
     if depth != 0 && statics_table().is_some() {
         DEPTH.store(depth, Relaxed);

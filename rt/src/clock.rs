@@ -64,7 +64,11 @@ pub fn init() {
     let tsc = match std::env::var("INSTRUMENT_CLOCK").as_deref() {
         Ok("monotonic") => false,
         Ok("tsc") => cfg!(target_arch = "x86_64"),
-        _ => invariant_tsc(),
+        Ok(other) => {
+            crate::settings::unknown("INSTRUMENT_CLOCK", other, "tsc or monotonic", "the default clock");
+            invariant_tsc()
+        }
+        Err(_) => invariant_tsc(),
     };
     USE_TSC.store(tsc, Relaxed);
     let (ticks, ns) = anchor();

@@ -23,6 +23,7 @@ mod pages;
 pub mod probes;
 mod reconcile;
 mod registry;
+mod settings;
 mod signals;
 mod thread;
 

@@ -192,11 +192,8 @@ pub fn lock_merged() -> std::sync::MutexGuard<'static, Merged> {
 fn frame_cap() -> usize {
     match FRAME_CAP.load(Relaxed) {
         0 => {
-            let cap = std::env::var("INSTRUMENT_STACK_FRAMES")
-                .ok()
-                .and_then(|v| v.parse::<usize>().ok())
-                .filter(|&n| n >= 2)
-                .unwrap_or(DEFAULT_FRAMES);
+            let cap = crate::settings::number("INSTRUMENT_STACK_FRAMES", 2, "65536")
+                .map_or(DEFAULT_FRAMES, |n| n.min(1 << 32) as usize);
             FRAME_CAP.store(cap, Relaxed);
             cap
         }

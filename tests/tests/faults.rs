@@ -1,7 +1,8 @@
 //! Faults: the profile is complete and parseable however the run ends (fatal signals, a signal
 //! from outside, fork, threads still running, a shadow stack overflowed by deep recursion), and
-//! when it cannot be written (unwritable directory, file-size limit) the program still ends
-//! exactly as without instrumentation, with one clear line on stderr.
+//! when it cannot be written (unwritable directory, file-size limit) or a run-time setting is
+//! bad, the program still ends exactly as without instrumentation, with one clear line on
+//! stderr.
 
 use instrument_tests::*;
 use std::io::{BufRead, BufReader};
@@ -199,4 +200,30 @@ fn a_file_size_limit_fails_the_write_not_the_program() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("File too large"), "{stderr}");
     assert!(std::fs::read_dir(&dir).unwrap().next().is_none(), "nothing half-written is left");
+}
+
+#[test]
+fn bad_run_time_settings_are_one_line_each_and_change_nothing() {
+    let b = builds();
+    let dir = profiles(b.dir.path(), "settings");
+    let bad = [
+        ("INSTRUMENT_CALLPATH", "bogus"),
+        ("INSTRUMENT_CLOCK", "sundial"),
+        ("INSTRUMENT_STACK_FRAMES", "-3"),
+        ("INSTRUMENT_CALLPATH_NODES", "many"),
+    ];
+    let output = run(Command::new(&b.instrumented)
+        .arg("exit5")
+        .current_dir(&dir)
+        .env("INSTRUMENT_PROFILE_DIR", &dir)
+        .envs(bad.iter().copied()));
+    assert_eq!(output.status.code(), Some(5));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.lines().count(), bad.len(), "{stderr}");
+    for (name, value) in bad {
+        assert!(stderr.contains(&format!("instrument: {name}={value:?}")), "{name} in {stderr}");
+    }
+    let profile = only_profile(&dir);
+    assert_eq!(function(&profile, "work").calls, 1);
+    assert!(profile.callpaths.is_none(), "flat, the default");
 }
