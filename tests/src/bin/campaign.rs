@@ -41,9 +41,13 @@ fn main() {
     std::fs::create_dir_all(&work).expect("work directory");
     let mut outcome = Outcome::default();
     for (i, seed) in (args.start..args.start + args.count).enumerate() {
+        let failed_before = outcome.failures.len();
         match args.kind {
             Kind::Csmith => campaign::csmith_seed(seed, &work, &mut outcome),
             Kind::LlvmStress => campaign::llvm_stress_seed(seed, &work, &mut outcome),
+        }
+        if let Some(failure) = outcome.failures.get(failed_before) {
+            eprintln!("seed {}: {}", failure.seed, failure.what);
         }
         if (i + 1) % 50 == 0 || i + 1 == args.count as usize {
             eprintln!(
