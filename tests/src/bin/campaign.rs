@@ -29,7 +29,8 @@ struct Args {
     /// Reduce each csmith failure with creduce into this directory's regressions/
     #[arg(long)]
     reduce: bool,
-    /// Where failing inputs are kept (default: a new temporary directory, printed)
+    /// Where failing inputs are kept, in a run-<pid> subdirectory (default: a new temporary
+    /// directory, printed when something failed)
     #[arg(long)]
     work: Option<PathBuf>,
 }
@@ -37,7 +38,12 @@ struct Args {
 fn main() {
     let args = Args::parse();
     let scratch = tempfile::Builder::new().prefix("campaign").tempdir().expect("temporary directory");
-    let work = args.work.clone().unwrap_or_else(|| scratch.path().to_path_buf());
+    // A directory of its own even inside a shared --work, so that two campaigns never build
+    // into each other's files.
+    let work = match &args.work {
+        Some(dir) => dir.join(format!("run-{}", std::process::id())),
+        None => scratch.path().to_path_buf(),
+    };
     std::fs::create_dir_all(&work).expect("work directory");
     let mut outcome = Outcome::default();
     for (i, seed) in (args.start..args.start + args.count).enumerate() {
@@ -80,7 +86,7 @@ fn main() {
         outcome.failures.len()
     );
     if !outcome.failures.is_empty() {
-        let kept = scratch.keep();
+        let kept = if args.work.is_some() { work } else { scratch.keep() };
         eprintln!("failing inputs kept in {}", kept.join("failures").display());
         std::process::exit(1);
     }
