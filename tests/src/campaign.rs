@@ -79,7 +79,7 @@ pub fn csmith_include() -> &'static str {
     "/usr/include/csmith"
 }
 
-/// One csmith seed: generate, build both ways, run both (10 s limit), compare.
+/// One csmith seed: generate, build both ways, run both, compare.
 pub fn csmith_seed(seed: u64, work: &Path, outcome: &mut Outcome) {
     let source = work.join(format!("random{seed}.c"));
     let generated = run(Command::new("csmith").args(["--seed", &seed.to_string()]).arg("-o").arg(&source));
@@ -105,13 +105,17 @@ pub fn csmith_seed(seed: u64, work: &Path, outcome: &mut Outcome) {
         });
         return;
     }
-    let expected = run(Command::new("timeout").arg("10").arg(&plain).current_dir(work));
-    if expected.status.code() == Some(124) {
-        outcome.skipped += 1; // does not terminate in time: nothing to compare
+    let expected = run(Command::new("timeout").arg("2").arg(&plain).current_dir(work));
+    // Nothing to compare when the plain program does not end in time or dies of a signal:
+    // csmith programs may loop forever, and clang may delete an infinite loop without side
+    // effects (undefined behaviour) which the probes' calls then keep.
+    if matches!(expected.status.code(), None | Some(124)) {
+        outcome.skipped += 1;
         return;
     }
+    // Every event kind with callpaths may be tens of times slower than the plain program.
     let got = run(Command::new("timeout")
-        .arg("60")
+        .arg("120")
         .arg(&instrumented)
         .current_dir(work)
         .env("INSTRUMENT_PROFILE_DIR", work)
@@ -149,9 +153,9 @@ pub fn interestingness_script(name: &str) -> String {
          # creduce: interesting while the plain build terminates and the instrumented one differs\n\
          clang-22 {flags} {name} -o plain >/dev/null 2>&1 || exit 1\n\
          INSTRUMENT_EVENTS=all {wrapper} {flags} {name} -o instrumented >/dev/null 2>&1 || exit 0\n\
-         timeout 10 ./plain >plain.out 2>/dev/null; a=$?\n\
-         [ $a -eq 124 ] && exit 1\n\
-         INSTRUMENT_CALLPATH=all INSTRUMENT_PROFILE_DIR=. timeout 60 ./instrumented >instrumented.out 2>/dev/null; b=$?\n\
+         timeout 2 ./plain >plain.out 2>/dev/null; a=$?\n\
+         [ $a -eq 124 ] || [ $a -gt 128 ] && exit 1\n\
+         INSTRUMENT_CALLPATH=all INSTRUMENT_PROFILE_DIR=. timeout 120 ./instrumented >instrumented.out 2>/dev/null; b=$?\n\
          [ $a -ne $b ] && exit 0\n\
          cmp -s plain.out instrumented.out && exit 1\n\
          exit 0\n",
