@@ -48,14 +48,16 @@ extern "C" fn at_exit() {
 }
 
 pub fn finish() {
-    let forked_from = Some(FORKED_FROM.load(Ordering::Relaxed)).filter(|&p| p != 0);
-    finish_as(Ending { pid: std::process::id(), signal: None, forked_from });
+    finish_as(Ending { pid: std::process::id(), signal: None, forked_from: forked_from() });
 }
 
 /// In the writer forked by the fatal-signal handler: the profile of process `pid`.
 pub fn finish_after_signal(pid: u32, signal: &'static str) {
-    let forked_from = Some(FORKED_FROM.load(Ordering::Relaxed)).filter(|&p| p != 0);
-    finish_as(Ending { pid, signal: Some(signal), forked_from });
+    finish_as(Ending { pid, signal: Some(signal), forked_from: forked_from() });
+}
+
+fn forked_from() -> Option<u32> {
+    Some(FORKED_FROM.load(Ordering::Relaxed)).filter(|&p| p != 0)
 }
 
 fn finish_as(ending: Ending) {

@@ -73,6 +73,13 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// A new directory `name` inside `root` (for example one per run, so each finds its own profile).
+pub fn new_dir(root: &Path, name: &str) -> PathBuf {
+    let dir = root.join(name);
+    std::fs::create_dir(&dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+    dir
+}
+
 /// Runs `command`, panicking with its output if it fails to start.
 pub fn run(command: &mut Command) -> Output {
     command.output().unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"))

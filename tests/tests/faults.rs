@@ -23,13 +23,6 @@ fn builds() -> Builds {
     Builds { dir, plain, instrumented }
 }
 
-/// A fresh directory for the profiles of one run.
-fn profiles(root: &Path, name: &str) -> std::path::PathBuf {
-    let dir = root.join(name);
-    std::fs::create_dir(&dir).unwrap();
-    dir
-}
-
 fn run_in(program: &Path, args: &[&str], profiles: &Path) -> Output {
     run(Command::new(program).args(args).current_dir(profiles).env("INSTRUMENT_PROFILE_DIR", profiles))
 }
@@ -50,7 +43,7 @@ fn fatal_signals_leave_a_profile_marked_with_the_signal() {
         ("abort", libc::SIGABRT, "SIGABRT"),
         ("term", libc::SIGTERM, "SIGTERM"),
     ] {
-        let dir = profiles(b.dir.path(), mode);
+        let dir = new_dir(b.dir.path(), mode);
         let plain = run_in(&b.plain, &[mode], &dir);
         let instrumented = run_in(&b.instrumented, &[mode], &dir);
         assert_eq!(plain.status.signal(), Some(signal), "{mode}: plain");
@@ -92,7 +85,7 @@ fn waiting(program: &Path, dir: &Path, ignore_sigint: bool) -> std::process::Chi
 #[test]
 fn interrupting_a_run_writes_its_profile_and_ignored_signals_stay_ignored() {
     let b = builds();
-    let dir = profiles(b.dir.path(), "interrupted");
+    let dir = new_dir(b.dir.path(), "interrupted");
     let mut child = waiting(&b.instrumented, &dir, false);
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     assert_eq!(child.wait().unwrap().signal(), Some(libc::SIGINT));
@@ -102,7 +95,7 @@ fn interrupting_a_run_writes_its_profile_and_ignored_signals_stay_ignored() {
     assert!(function(&profile, "work").calls >= 1);
 
     // Started with SIGINT ignored (as by nohup): the runtime leaves it ignored.
-    let dir = profiles(b.dir.path(), "ignored");
+    let dir = new_dir(b.dir.path(), "ignored");
     let mut child = waiting(&b.instrumented, &dir, true);
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     std::thread::sleep(std::time::Duration::from_millis(200));
@@ -115,7 +108,7 @@ fn interrupting_a_run_writes_its_profile_and_ignored_signals_stay_ignored() {
 #[test]
 fn a_forked_child_writes_its_own_profile() {
     let b = builds();
-    let dir = profiles(b.dir.path(), "fork");
+    let dir = new_dir(b.dir.path(), "fork");
     let plain = run_in(&b.plain, &["fork"], &dir);
     let instrumented = run_in(&b.instrumented, &["fork"], &dir);
     assert_success(&instrumented, "faults fork");
@@ -142,7 +135,7 @@ fn a_forked_child_writes_its_own_profile() {
 #[test]
 fn threads_still_running_at_exit_are_counted_and_their_data_kept() {
     let b = builds();
-    let dir = profiles(b.dir.path(), "running");
+    let dir = new_dir(b.dir.path(), "running");
     let plain = run_in(&b.plain, &["running-thread"], &dir);
     let (instrumented, profile) = run_profiled_with(&b.instrumented, &dir, &["running-thread"]);
     assert_success(&instrumented, "faults running-thread");
@@ -155,7 +148,7 @@ fn threads_still_running_at_exit_are_counted_and_their_data_kept() {
 #[test]
 fn recursion_a_million_deep_overflows_the_shadow_stack_without_losing_counts() {
     let b = builds();
-    let dir = profiles(b.dir.path(), "recursion");
+    let dir = new_dir(b.dir.path(), "recursion");
     let plain = run_in(&b.plain, &["recursion", "1000000"], &dir);
     let (instrumented, profile) = run_profiled_with(&b.instrumented, &dir, &["recursion", "1000000"]);
     assert_success(&instrumented, "faults recursion");
@@ -184,7 +177,7 @@ fn an_unwritable_profile_directory_is_one_line_and_the_exit_code_is_unchanged() 
 #[test]
 fn a_file_size_limit_fails_the_write_not_the_program() {
     let b = builds();
-    let dir = profiles(b.dir.path(), "limited");
+    let dir = new_dir(b.dir.path(), "limited");
     let mut command = Command::new(&b.instrumented);
     command.arg("exit5").current_dir(&dir).env("INSTRUMENT_PROFILE_DIR", &dir);
     // SAFETY: only async-signal-safe calls between fork and exec.
@@ -205,7 +198,7 @@ fn a_file_size_limit_fails_the_write_not_the_program() {
 #[test]
 fn bad_run_time_settings_are_one_line_each_and_change_nothing() {
     let b = builds();
-    let dir = profiles(b.dir.path(), "settings");
+    let dir = new_dir(b.dir.path(), "settings");
     let bad = [
         ("INSTRUMENT_CALLPATH", "bogus"),
         ("INSTRUMENT_CLOCK", "sundial"),

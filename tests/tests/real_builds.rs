@@ -6,7 +6,7 @@
 //! fixes them.
 
 use instrument_tests::*;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 /// Runs `program` with `stdin` as its input; profiles (if any) go to `profiles`.
@@ -41,13 +41,6 @@ fn assert_same_behaviour(plain: &Output, instrumented: &Output, what: &str) {
     );
 }
 
-/// A fresh directory for profiles, so each check finds exactly one.
-fn profiles_dir(root: &Path) -> PathBuf {
-    let dir = root.join("profiles");
-    std::fs::create_dir(&dir).unwrap();
-    dir
-}
-
 fn make(dir: &Path, args: &[String]) {
     let output = run(Command::new("make").arg("-j2").args(args).current_dir(dir));
     assert_success(&output, &format!("make {args:?} in {}", dir.display()));
@@ -80,7 +73,7 @@ fn cmake_project_with_cmake_c_compiler_instrument_cc() {
     };
     let plain = build(Path::new("clang-22"), "plain");
     let instrumented = build(&bin("instrument-cc"), "instrumented");
-    let profiles = profiles_dir(dir.path());
+    let profiles = new_dir(dir.path(), "profiles");
     let plain_run = run(&mut Command::new(&plain));
     let (instrumented_run, profile) = run_profiled(&instrumented, &profiles);
     assert_same_behaviour(&plain_run, &instrumented_run, "matrices");
@@ -130,7 +123,7 @@ fn autotools_configure_and_make_with_cc_instrument_cc() {
     assert_eq!(config_h, std::fs::read_to_string(plain.join("config.h")).unwrap(), "same configuration");
     assert!(profile_paths(&instrumented).is_empty(), "configure's probes left no profiles");
 
-    let profiles = profiles_dir(dir.path());
+    let profiles = new_dir(dir.path(), "profiles");
     let plain_run = run_with_input(&plain.join("wordfreq"), &[], WORDS, &profiles);
     let instrumented_run = run_with_input(&instrumented.join("wordfreq"), &[], WORDS, &profiles);
     assert_same_behaviour(&plain_run, &instrumented_run, "wordfreq");
@@ -157,7 +150,7 @@ fn lua_interpreter_built_with_its_makefile() {
     let instrumented = build(bin("instrument-cc").display().to_string(), "instrumented");
     let script = fixtures().join("lua/workload.lua");
     let script = script.to_str().unwrap();
-    let profiles = profiles_dir(dir.path());
+    let profiles = new_dir(dir.path(), "profiles");
     let plain_run = run(Command::new(&plain).arg(script));
     let (instrumented_run, profile) = run_profiled_with(&instrumented, &profiles, &[script]);
     assert_same_behaviour(&plain_run, &instrumented_run, "lua workload.lua");
@@ -202,7 +195,7 @@ fn sqlite_shell_from_the_amalgamation() {
     let sources = [source.join("shell.c"), source.join("sqlite3.c")];
     let plain = compile(Path::new("clang-22"), dir.path(), "sqlite3-plain", &sources, &["-O2", "-lm"]);
     let instrumented = compile(&bin("instrument-cc"), dir.path(), "sqlite3", &sources, &["-O2", "-lm"]);
-    let profiles = profiles_dir(dir.path());
+    let profiles = new_dir(dir.path(), "profiles");
     let plain_run = run_with_input(&plain, &[], SQL, &profiles);
     let instrumented_run = run_with_input(&instrumented, &[], SQL, &profiles);
     assert_eq!(plain_run.status.code(), Some(1), "the failing statement makes the shell exit 1");
@@ -236,7 +229,7 @@ fn fortran_program_with_modules_built_by_make() {
     };
     let plain = build("flang-22".into(), "plain");
     let instrumented = build(bin("instrument-fc").display().to_string(), "instrumented");
-    let profiles = profiles_dir(dir.path());
+    let profiles = new_dir(dir.path(), "profiles");
     let plain_run = run(&mut Command::new(&plain));
     let (instrumented_run, _) = run_profiled(&instrumented, &profiles);
     assert_same_behaviour(&plain_run, &instrumented_run, "shapes");
@@ -264,7 +257,7 @@ fn cpp_program_with_templates_exceptions_and_threads() {
     };
     let plain = build("clang++-22".into(), "plain");
     let instrumented = build(bin("instrument-c++").display().to_string(), "instrumented");
-    let profiles = profiles_dir(dir.path());
+    let profiles = new_dir(dir.path(), "profiles");
     let plain_run = run(&mut Command::new(&plain));
     let (instrumented_run, profile) = run_profiled(&instrumented, &profiles);
     assert_same_behaviour(&plain_run, &instrumented_run, "ledger");
