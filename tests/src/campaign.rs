@@ -105,11 +105,17 @@ pub fn csmith_seed(seed: u64, work: &Path, outcome: &mut Outcome) {
         });
         return;
     }
+    // Nothing to compare unless the program is well-behaved plainly: it ends within 2 s, not by
+    // a signal, and the same at -O0 and -O1. csmith programs may loop forever, and clang at -O1
+    // deletes infinite loops without side effects (undefined behaviour) and folds loops of pure
+    // arithmetic away, which the probes' calls keep.
+    let unoptimised = work.join("plain-O0");
+    let built =
+        run(Command::new("clang-22").args(build_flags()).arg("-O0").arg(&source).arg("-o").arg(&unoptimised));
     let expected = run(Command::new("timeout").arg("2").arg(&plain).current_dir(work));
-    // Nothing to compare when the plain program does not end in time or dies of a signal:
-    // csmith programs may loop forever, and clang may delete an infinite loop without side
-    // effects (undefined behaviour) which the probes' calls then keep.
-    if matches!(expected.status.code(), None | Some(124)) {
+    let reference = run(Command::new("timeout").arg("2").arg(&unoptimised).current_dir(work));
+    let same = expected.status.code() == reference.status.code() && expected.stdout == reference.stdout;
+    if !built.status.success() || !same || matches!(expected.status.code(), None | Some(124)) {
         outcome.skipped += 1;
         return;
     }
@@ -153,8 +159,10 @@ pub fn interestingness_script(name: &str) -> String {
          # creduce: interesting while the plain build terminates and the instrumented one differs\n\
          clang-22 {flags} {name} -o plain >/dev/null 2>&1 || exit 1\n\
          INSTRUMENT_EVENTS=all {wrapper} {flags} {name} -o instrumented >/dev/null 2>&1 || exit 0\n\
+         clang-22 {flags} -O0 {name} -o plain0 >/dev/null 2>&1 || exit 1\n\
          timeout 2 ./plain >plain.out 2>/dev/null; a=$?\n\
          [ $a -eq 124 ] || [ $a -gt 128 ] && exit 1\n\
+         timeout 2 ./plain0 >plain0.out 2>/dev/null; [ $? -eq $a ] && cmp -s plain.out plain0.out || exit 1\n\
          INSTRUMENT_CALLPATH=all INSTRUMENT_PROFILE_DIR=. timeout 120 ./instrumented >instrumented.out 2>/dev/null; b=$?\n\
          [ $a -ne $b ] && exit 0\n\
          cmp -s plain.out instrumented.out && exit 1\n\
