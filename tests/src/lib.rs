@@ -154,8 +154,14 @@ pub fn calls_to<'a>(profile: &'a Profile, callee: &str) -> Vec<&'a instrument_pr
 
 /// The single profile in `dir` (panics if there is none or more than one).
 pub fn only_profile(dir: &Path) -> Profile {
-    let text = std::fs::read_to_string(only_profile_path(dir)).expect("readable profile");
-    Profile::from_json(&text).expect("valid profile")
+    load_profile(&only_profile_path(dir))
+}
+
+/// The profile at `path` (panics if it cannot be read or is not a valid profile).
+pub fn load_profile(path: &Path) -> Profile {
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    Profile::from_json(&text).unwrap_or_else(|e| panic!("{} is not a valid profile: {e}", path.display()))
 }
 
 /// The profiles (*.instrument.json) in `dir`.

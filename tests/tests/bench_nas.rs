@@ -26,7 +26,7 @@ fn calls(dir: &Path, program: &str, routine: &str) -> u64 {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .find(|p| p.file_name().unwrap().to_string_lossy().starts_with(&format!("{program}.")))
         .unwrap_or_else(|| panic!("no profile of {program} in {}", dir.display()));
-    let profile = instrument_profile::Profile::from_json(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let profile = load_profile(&path);
     function(&profile, routine).calls
 }
 

@@ -87,7 +87,7 @@ impl TapMkdir for std::path::PathBuf {
 fn indirect_calls_callbacks_and_threads() {
     let dir = scratch();
     let path = record(dir.path(), "2", &[]);
-    let profile = instrument_profile::Profile::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let profile = load_profile(&path);
     let t = table(&path, None, None);
     assert_eq!(t.get("main => leaf"), Some(&1), "the call through a function pointer");
     let cmp = function(&profile, "cmp").calls;
@@ -141,7 +141,7 @@ fn recursion_counts_a_callpath_inclusive_time_once() {
 fn node_cap_overflow_goes_to_other_paths() {
     let dir = scratch();
     let path = record(dir.path(), "all", &[("INSTRUMENT_CALLPATH_NODES", "6")]);
-    let profile = instrument_profile::Profile::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let profile = load_profile(&path);
     let callpaths = profile.callpaths.as_ref().unwrap();
     let main_thread = &callpaths.threads[0];
     assert!(main_thread.overflow_paths > 0);
@@ -171,7 +171,7 @@ fn exports_folded_flamegraph_and_speedscope() {
     let line = folded.lines().find(|l| l.starts_with("main;b;a;c ")).expect("main;b;a;c stack");
     let weight: u64 = line.rsplit(' ').next().unwrap().parse().unwrap();
     assert!(weight > 0);
-    let profile = instrument_profile::Profile::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let profile = load_profile(&path);
     let total: u64 = folded.lines().map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap()).sum();
     let exclusive: u64 = profile.functions.iter().map(|f| f.exclusive_ns).sum();
     assert!(

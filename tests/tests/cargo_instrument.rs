@@ -87,8 +87,7 @@ fn dev_profile_counts_are_exact_and_a_caught_panic_leaves_the_stack_true() {
     let calls = report_calls(&found[0]);
     assert_eq!(calls.get("mathlib::fib"), Some(&1973), "fib(15) in the dev profile: {calls:#?}");
     assert_eq!(calls.get("app::after"), Some(&1));
-    let profile =
-        instrument_profile::Profile::from_json(&std::fs::read_to_string(&found[0]).unwrap()).unwrap();
+    let profile = load_profile(&found[0]);
     assert_eq!(profile.totals.unmatched_exits, 0);
     let main = profile.functions.iter().find(|f| f.name.ends_with("3app4main")).expect("app::main");
     assert!(main.child_calls >= 4, "parse_all, fib, after and the catch_unwind closure are main's children");

@@ -28,10 +28,6 @@ fn export(args: &[&str], profiles: &[&Path]) -> std::process::Output {
     run(Command::new(bin("instrument")).arg("export").args(args).args(profiles))
 }
 
-fn load(path: &Path) -> instrument_profile::Profile {
-    instrument_profile::Profile::from_json(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
 fn read_tau(dir: &Path) -> Vec<(String, TauProfile)> {
     let mut files: Vec<(String, TauProfile)> = std::fs::read_dir(dir)
         .unwrap()
@@ -57,7 +53,7 @@ fn tau_event<'a>(p: &'a TauProfile, prefix: &str) -> &'a tau::Event {
 fn tau_export_has_every_routine_with_exact_counts_and_times_in_microseconds() {
     let dir = scratch();
     let path = record(dir.path(), "calls", &[], &[]);
-    let profile = load(&path);
+    let profile = load_profile(&path);
     let out = dir.path().join("tau");
     assert_success(&export(&["--format", "tau", "-o", out.to_str().unwrap()], &[&path]), "export tau");
     let files = read_tau(&out);
@@ -82,7 +78,7 @@ fn tau_export_has_every_routine_with_exact_counts_and_times_in_microseconds() {
 fn tau_export_writes_one_file_per_thread_and_callpaths() {
     let dir = scratch();
     let path = record(dir.path(), "callpaths", &[ALL], &[("INSTRUMENT_CALLPATH", "2")]);
-    let profile = load(&path);
+    let profile = load_profile(&path);
     assert!(profile.threads.len() > 1, "the fixture runs worker threads");
     let out = dir.path().join("tau");
     assert_success(&export(&["--format", "tau", "-o", out.to_str().unwrap()], &[&path]), "export tau");
@@ -210,7 +206,7 @@ fn by_leaf(p: &proto::Profile) -> std::collections::BTreeMap<String, (i64, i64, 
 fn pprof_export_reads_back_with_the_profiles_counts_and_times() {
     let dir = scratch();
     let path = record(dir.path(), "calls", &[], &[]);
-    let profile = load(&path);
+    let profile = load_profile(&path);
     let out = dir.path().join("calls.pb.gz");
     assert_success(&export(&["--format", "pprof", "-o", out.to_str().unwrap()], &[&path]), "export pprof");
     let p = read_pprof(&out);
@@ -233,7 +229,7 @@ fn pprof_export_reads_back_with_the_profiles_counts_and_times() {
 fn pprof_export_of_callpaths_has_stacks_leaf_first_and_every_nanosecond() {
     let dir = scratch();
     let path = record(dir.path(), "callpaths", &[], &[("INSTRUMENT_CALLPATH", "all")]);
-    let profile = load(&path);
+    let profile = load_profile(&path);
     let out = dir.path().join("cp.pb.gz");
     assert_success(&export(&["--format", "pprof", "-o", out.to_str().unwrap()], &[&path]), "export pprof");
     let p = read_pprof(&out);

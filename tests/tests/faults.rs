@@ -114,10 +114,7 @@ fn a_forked_child_writes_its_own_profile() {
     assert_success(&instrumented, "faults fork");
     assert_eq!(plain.stdout, instrumented.stdout);
     assert_eq!(String::from_utf8_lossy(&plain.stdout), "child exited with 3\n");
-    let mut profiles: Vec<_> = profile_paths(&dir)
-        .iter()
-        .map(|p| instrument_profile::Profile::from_json(&std::fs::read_to_string(p).unwrap()).unwrap())
-        .collect();
+    let mut profiles: Vec<_> = profile_paths(&dir).iter().map(|p| load_profile(p)).collect();
     assert_eq!(profiles.len(), 2, "parent and child");
     profiles.sort_by_key(|p| p.forked_from.is_some());
     let (parent, child) = (&profiles[0], &profiles[1]);

@@ -261,11 +261,7 @@ fn lua_run_times(args: &Args, scratch: &Path) -> Vec<RunResult> {
 fn profile_events(dir: &Path) -> u64 {
     instrument_tests::profile_paths(dir)
         .first()
-        .map(|path| {
-            let text = std::fs::read_to_string(path).unwrap();
-            let profile = instrument_profile::Profile::from_json(&text).expect("valid profile");
-            profile.functions.iter().map(|f| f.calls).sum()
-        })
+        .map(|path| instrument_tests::load_profile(path).functions.iter().map(|f| f.calls).sum())
         .unwrap_or(0)
 }
 
