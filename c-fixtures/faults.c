@@ -6,6 +6,11 @@
  *   running-thread     a thread spins in spin_forever() while main returns
  *   recursion N        recurse N deep (on a thread with a 1 GiB stack)
  *   exit5              work(), then return 5
+ *   exec               work(), then from 2 levels down exec this program again as `faults
+ *                      after-exec`, which calls work() twice and exits with 4
+ *   exec-fail          work(), an execv of a missing file (it fails), then work() again
+ *   spawn              work(); fork, and the child execs /bin/echo at once (execlp), vfork
+ *                      and the child execs /bin/echo (execl); the parent waits for both
  * Each mode's plain and instrumented builds behave the same (output, exit status). */
 #include <pthread.h>
 #include <signal.h>
@@ -36,6 +41,38 @@ __attribute__((noinline)) void descend(int depth, const char *mode) {
     abort();
   else
     raise(SIGTERM);
+}
+
+__attribute__((noinline)) void exec_self(int depth, const char *self) {
+  if (depth > 0) {
+    exec_self(depth - 1, self);
+    return;
+  }
+  execl(self, self, "after-exec", (char *)NULL);
+  perror("execl");
+  exit(1);
+}
+
+__attribute__((noinline)) void try_missing(void) {
+  char *argv[] = {"missing", NULL};
+  if (execv("/nonexistent/program", argv) == -1)
+    printf("execv failed as expected\n");
+}
+
+__attribute__((noinline)) void spawn(void) {
+  pid_t child = fork();
+  if (child == 0) {
+    execlp("echo", "echo", "from the forked child", (char *)NULL);
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  child = vfork();
+  if (child == 0) {
+    execl("/bin/echo", "echo", "from the vforked child", (char *)NULL);
+    _exit(127);
+  }
+  waitpid(child, &status, 0);
 }
 
 __attribute__((noinline)) void spin(void) {
@@ -93,13 +130,24 @@ int main(int argc, char **argv) {
     printf("child exited with %d\n", WEXITSTATUS(status));
   } else if (strcmp(mode, "exit5") == 0) {
     return 5;
+  } else if (strcmp(mode, "exec") == 0) {
+    exec_self(2, argv[0]);
+  } else if (strcmp(mode, "after-exec") == 0) {
+    work();
+    printf("after exec\n");
+    return 4;
+  } else if (strcmp(mode, "exec-fail") == 0) {
+    try_missing();
+    work();
+  } else if (strcmp(mode, "spawn") == 0) {
+    spawn();
   } else if (strcmp(mode, "running-thread") == 0) {
     pthread_t thread;
     pthread_create(&thread, NULL, spin_forever, NULL);
     usleep(20000);
     printf("main returns\n");
   } else {
-    fprintf(stderr, "usage: faults segv|abort|term|wait|fork|exit5|running-thread|recursion [N]\n");
+    fprintf(stderr, "usage: faults segv|abort|term|wait|fork|exit5|exec|exec-fail|spawn|running-thread|recursion [N]\n");
     return 2;
   }
   return 0;

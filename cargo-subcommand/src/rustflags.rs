@@ -17,6 +17,7 @@ pub fn instrument_flags(plugin: &Path, runtime: &Path, release: bool) -> Vec<Str
         format!("-Clink-arg={}", runtime.display()),
     ];
     flags.extend(instrument_driver::runtime::NATIVE_LIBS.iter().map(|l| format!("-Clink-arg={l}")));
+    flags.extend(instrument_driver::runtime::link_flags().iter().map(|f| format!("-Clink-arg={f}")));
     flags.push("-Clink-arg=-Wl,--export-dynamic-symbol=__instrument_*".into());
     if !release {
         // -Xlinker, since -Wl, would split the pipeline text at commas.

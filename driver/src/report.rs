@@ -322,8 +322,14 @@ pub fn compensation_note(c: &instrument_profile::Compensation, view: View) -> St
 fn anomalies(profile: &Profile) -> Vec<String> {
     let t = &profile.totals;
     let mut notes = Vec::new();
-    if let Some(signal) = &profile.ended_by {
-        notes.push(format!("the run ended with {signal}: this is what was measured until then"));
+    match profile.ended_by.as_deref() {
+        Some("exec") => {
+            notes.push("the process exec'd another program: this is what was measured until then".to_string())
+        }
+        Some(signal) => {
+            notes.push(format!("the run ended with {signal}: this is what was measured until then"))
+        }
+        None => {}
     }
     if let Some(parent) = profile.forked_from {
         notes.push(format!(

@@ -21,6 +21,16 @@ pub const EXPORTED_SYMBOLS: &[&str] = &[
     "__instrument_finish",
 ];
 
+/// libc functions the runtime wraps (`--wrap`): the exec family, which would otherwise end the
+/// process without its profile (rt/shim/exec.c).
+pub const INTERCEPTED: &[&str] =
+    &["execve", "execv", "execvp", "execvpe", "execl", "execlp", "execle", "fexecve"];
+
+/// Linker flags for a link of the sealed runtime: the interception of `INTERCEPTED`.
+pub fn link_flags() -> Vec<String> {
+    INTERCEPTED.iter().map(|f| format!("-Wl,--wrap={f}")).collect()
+}
+
 /// Native libraries the runtime needs (`rustc --print native-static-libs`, less what every C
 /// link has anyway).
 pub const NATIVE_LIBS: &[&str] = &["-lpthread", "-ldl", "-lm", "-lrt", "-lutil"];
@@ -76,6 +86,9 @@ fn seal(archive: &Path, directory: &Path, sealed: &Path) -> Result<()> {
     objcopy.arg("--strip-debug");
     for symbol in EXPORTED_SYMBOLS {
         objcopy.arg(format!("--keep-global-symbol={symbol}"));
+    }
+    for function in INTERCEPTED {
+        objcopy.arg(format!("--keep-global-symbol=__wrap_{function}"));
     }
     run(objcopy.arg(&merged))?;
     let staged = work.path().join(SEALED_FILE);

@@ -17,6 +17,7 @@ mod assemble;
 mod callpath;
 pub mod clock;
 mod compensate;
+mod exec;
 mod lifecycle;
 mod output;
 mod pages;

@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 /// Profiles are named `<program>.<pid>.instrument.json`: a configure script's
 /// `rm -f conftest*` also removes the profiles of its conftest programs.
 pub const PROFILE_SUFFIX: &str = "instrument.json";
+/// Profiles of one program and pid kept side by side before writing fails.
+const MAX_SAME_NAME: u32 = 100;
 
 pub struct Snapshot {
     records: Vec<Record>,
@@ -28,10 +30,10 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
-    /// Merged records of finished threads plus a snapshot of the threads still running. The
-    /// finished threads' callpaths are moved out: the profile is written once.
+    /// Merged records of finished threads plus a snapshot of the threads still running. (Copied,
+    /// not moved out: after a failed exec the profile is written again.)
     pub fn take(end_ticks: u64) -> Snapshot {
-        let mut merged = thread::lock_merged();
+        let merged = thread::lock_merged();
         let mut all = thread::Merged {
             records: merged.records.clone(),
             counters: merged.counters,
@@ -40,8 +42,8 @@ impl Snapshot {
             callpaths: Vec::new(),
             per_thread: Vec::new(),
         };
-        let mut callpaths = std::mem::take(&mut merged.callpaths);
-        let mut per_thread = std::mem::take(&mut merged.per_thread);
+        let mut callpaths = merged.callpaths.clone();
+        let mut per_thread = merged.per_thread.clone();
         for &state in &merged.live {
             let ts = unsafe { &*(state as *const thread::ThreadState) };
             thread::merge_into(&mut all, ts);
@@ -63,19 +65,20 @@ impl Snapshot {
     }
 }
 
-pub fn write(snapshot: &Snapshot, calibration: &Calibration, ending: &Ending) -> Result<(), String> {
+/// Writes the profile and returns its path.
+pub fn write(snapshot: &Snapshot, calibration: &Calibration, ending: &Ending) -> Result<PathBuf, String> {
     let mut profile = build(snapshot, calibration);
     profile.pid = ending.pid;
-    profile.ended_by = ending.signal.map(String::from);
+    profile.ended_by = ending.ended_by.map(String::from);
     profile.forked_from = ending.forked_from;
     let directory = profile_directory();
-    let name = format!("{}.{}.{PROFILE_SUFFIX}", program_name(&profile.command), profile.pid);
-    let path = directory.join(&name);
+    let base = format!("{}.{}", program_name(&profile.command), profile.pid);
+    let name = format!("{base}.{PROFILE_SUFFIX}");
     // A file-size limit must fail the write (EFBIG), not kill the program with SIGXFSZ.
     let previous = unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
     let result = write_new(&directory, &name, &profile)
         .and_then(|temporary| {
-            std::fs::rename(&temporary, &path).map_err(|e| {
+            publish(&temporary, &directory, &base).map_err(|e| {
                 let _ = std::fs::remove_file(&temporary);
                 e.to_string()
             })
@@ -87,10 +90,38 @@ pub fn write(snapshot: &Snapshot, calibration: &Calibration, ending: &Ending) ->
             )
         });
     unsafe { libc::signal(libc::SIGXFSZ, previous) };
-    if result.is_ok() && std::env::var_os("INSTRUMENT_VERBOSE").is_some() {
+    if let (Ok(path), Some(_)) = (&result, std::env::var_os("INSTRUMENT_VERBOSE")) {
         eprintln!("instrument: profile written to {}", path.display());
     }
     result
+}
+
+/// Gives the finished temporary file its name: `<base>.instrument.json`, or if that is taken,
+/// `<base>.2.instrument.json` and so on. A profile never replaces another: the same program
+/// exec'd in the same process, or a pid used again, gets the next name. Hard links fail on a
+/// name that exists, even a symlink; where the file system has none, a free name is renamed to.
+fn publish(temporary: &Path, directory: &Path, base: &str) -> std::io::Result<PathBuf> {
+    for n in 1..=MAX_SAME_NAME {
+        let name =
+            if n == 1 { format!("{base}.{PROFILE_SUFFIX}") } else { format!("{base}.{n}.{PROFILE_SUFFIX}") };
+        let path = directory.join(name);
+        match std::fs::hard_link(temporary, &path) {
+            Ok(()) => {
+                let _ = std::fs::remove_file(temporary);
+                return Ok(path);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(_) if path.symlink_metadata().is_err() => {
+                std::fs::rename(temporary, &path)?;
+                return Ok(path);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::new(
+        std::io::ErrorKind::AlreadyExists,
+        format!("{MAX_SAME_NAME} profiles named {base} exist already"),
+    ))
 }
 
 /// Writes the profile to a new owner-only temporary file in `directory` and returns its path;

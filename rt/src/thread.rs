@@ -109,6 +109,7 @@ impl Counters {
 }
 
 /// One thread's callpaths, kept when the thread ends.
+#[derive(Clone)]
 pub struct ThreadPaths {
     pub thread: u64,
     pub paths: Vec<(Vec<u32>, Record)>,
@@ -117,6 +118,7 @@ pub struct ThreadPaths {
 }
 
 /// One thread's records (only the events it ran), kept when the thread ends.
+#[derive(Clone)]
 pub struct ThreadRecords {
     pub thread: u64,
     pub records: Vec<(u32, Record)>,
@@ -292,6 +294,57 @@ pub fn retire_current(now: u64) {
         pages::unmap(NonNull::new_unchecked(ts.records.cast()), ts.record_cap as usize * size_of::<Record>());
         drop(Box::from_raw(state));
     }
+}
+
+/// What closing the calling thread's frames changed, to put back (`reopen_current_frames`).
+pub struct SavedFrames {
+    depth: usize,
+    frames: Vec<Frame>,
+    records: Vec<(u32, Record)>,
+    nodes: Vec<(u32, Record)>,
+    counters: Counters,
+}
+
+/// Closes the calling thread's open frames at `now` for a snapshot taken while the thread goes
+/// on (before an exec), saving what that changes. None when the thread measures nothing.
+pub fn close_current_frames(now: u64) -> Option<SavedFrames> {
+    let ts = unsafe { current().as_mut()? };
+    let stored = ts.depth.min(ts.frame_cap - 1);
+    let frames: Vec<Frame> = (0..=stored).map(|d| unsafe { *ts.frames.add(d) }).collect();
+    let records = frames[1..].iter().map(|f| (f.id, unsafe { *ts.records.add(f.id as usize) })).collect();
+    let nodes = match unsafe { ts.tree.as_mut() } {
+        Some(tree) => frames[1..].iter().map(|f| (f.node, tree.node(f.node).record)).collect(),
+        None => Vec::new(),
+    };
+    let saved = SavedFrames { depth: ts.depth, frames, records, nodes, counters: ts.counters };
+    unsafe { crate::reconcile::close_all(ts, now) };
+    Some(saved)
+}
+
+/// Puts back what `close_current_frames` changed: the frames are open again.
+pub fn reopen_current_frames(saved: SavedFrames) {
+    let Some(ts) = (unsafe { current().as_mut() }) else { return };
+    let _merged = lock_merged(); // as grow_records: a concurrent writer may be reading
+    unsafe {
+        std::ptr::copy_nonoverlapping(saved.frames.as_ptr(), ts.frames, saved.frames.len());
+        for &(id, record) in &saved.records {
+            *ts.records.add(id as usize) = record;
+        }
+        if let Some(tree) = ts.tree.as_mut() {
+            for &(node, record) in &saved.nodes {
+                tree.node(node).record = record;
+            }
+        }
+    }
+    ts.depth = saved.depth;
+    ts.counters = saved.counters;
+}
+
+/// Calls counted so far on the calling thread (every event kind).
+pub fn current_calls() -> u64 {
+    let Some(ts) = (unsafe { current().as_ref() }) else { return 0 };
+    let used = (registry::count() as usize).min(ts.record_cap as usize);
+    (0..used).map(|id| unsafe { (*ts.records.add(id)).calls }).sum()
 }
 
 /// Removes every trace of the calibration events from the thread (records, and what its root

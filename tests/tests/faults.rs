@@ -1,5 +1,6 @@
 //! Faults: the profile is complete and parseable however the run ends (fatal signals, a signal
-//! from outside, fork, threads still running, a shadow stack overflowed by deep recursion), and
+//! from outside, fork, exec, threads still running, a shadow stack overflowed by deep
+//! recursion), it is never written through a symlink planted at its name, and
 //! when it cannot be written (unwritable directory, file-size limit) or a run-time setting is
 //! bad, the program still ends exactly as without instrumentation, with one clear line on
 //! stderr.
@@ -127,6 +128,101 @@ fn a_forked_child_writes_its_own_profile() {
     assert_eq!(function(parent, "work").calls, 2, "before the fork and after the wait");
     assert_eq!(function(child, "work").calls, 3, "the parent's first call, then its own two");
     assert_eq!(function(child, "main").calls, 1, "main, open at exit(), closed then");
+}
+
+#[test]
+fn exec_writes_the_profile_of_the_run_so_far_and_the_new_program_its_own() {
+    let b = builds();
+    let dir = new_dir(b.dir.path(), "exec");
+    let plain = run_in(&b.plain, &["exec"], &dir);
+    let instrumented = run_in(&b.instrumented, &["exec"], &dir);
+    assert_eq!(plain.status.code(), Some(4), "the exec'd program's exit code");
+    assert_eq!(instrumented.status.code(), Some(4));
+    assert_eq!((&plain.stdout, &plain.stderr), (&instrumented.stdout, &instrumented.stderr));
+    let pid = load_profile(&only_profile_path_named(&dir, ".2.")).pid;
+    let before = load_profile(&dir.join(format!("faults.{pid}.instrument.json")));
+    let after = load_profile(&dir.join(format!("faults.{pid}.2.instrument.json")));
+    assert_eq!(profile_paths(&dir).len(), 2, "one profile per program the process ran");
+    assert_eq!(before.ended_by.as_deref(), Some("exec"));
+    assert_eq!(before.command.last().map(String::as_str), Some("exec"));
+    assert_eq!(function(&before, "work").calls, 1);
+    assert_eq!(function(&before, "exec_self").calls, 3, "the frames open at the exec are closed then");
+    assert_eq!(function(&before, "main").calls, 1);
+    assert_eq!(before.totals.frames_closed_at_exit, 4);
+    assert_inclusive_covers_exclusive(&before);
+    assert_eq!(after.ended_by, None);
+    assert_eq!(after.command.last().map(String::as_str), Some("after-exec"));
+    assert_eq!(function(&after, "work").calls, 2, "the new program counts from zero");
+    assert!(!has_function(&after, "exec_self"));
+    let report = run(Command::new(bin("instrument"))
+        .arg("report")
+        .arg(dir.join(format!("faults.{pid}.instrument.json"))));
+    assert!(String::from_utf8_lossy(&report.stdout).contains("note: the process exec'd another program"));
+}
+
+#[test]
+fn a_failed_exec_leaves_one_profile_of_the_whole_run() {
+    let b = builds();
+    let dir = new_dir(b.dir.path(), "exec-fail");
+    let plain = run_in(&b.plain, &["exec-fail"], &dir);
+    let (instrumented, profile) = run_profiled_with(&b.instrumented, &dir, &["exec-fail"]);
+    assert_success(&instrumented, "faults exec-fail");
+    assert_eq!(plain.stdout, instrumented.stdout);
+    assert_eq!(String::from_utf8_lossy(&plain.stdout), "execv failed as expected\n");
+    assert_eq!(profile.ended_by, None, "the profile written for the exec was withdrawn");
+    assert_eq!(function(&profile, "work").calls, 2);
+    assert_eq!(function(&profile, "try_missing").calls, 1);
+    assert_eq!(profile.totals.threads, 1);
+    assert_eq!(profile.totals.frames_closed_at_exit, 0, "the frames closed for the exec's profile reopened");
+    assert_eq!(profile.totals.unmatched_exits, 0);
+    assert!(leftovers(&dir).is_empty());
+}
+
+#[test]
+fn children_that_exec_at_once_after_fork_or_vfork_write_nothing() {
+    let b = builds();
+    let dir = new_dir(b.dir.path(), "spawn");
+    let plain = run_in(&b.plain, &["spawn"], &dir);
+    let (instrumented, profile) = run_profiled_with(&b.instrumented, &dir, &["spawn"]);
+    assert_success(&instrumented, "faults spawn");
+    assert_eq!(plain.stdout, instrumented.stdout);
+    assert_eq!(String::from_utf8_lossy(&plain.stdout), "from the forked child\nfrom the vforked child\n");
+    assert_eq!(profile.ended_by, None);
+    assert_eq!(function(&profile, "spawn").calls, 1);
+    assert_eq!(function(&profile, "work").calls, 1, "the vfork child left the parent's data alone");
+}
+
+#[test]
+fn symlinks_planted_at_the_profile_names_are_never_followed() {
+    let b = builds();
+    let dir = new_dir(b.dir.path(), "planted");
+    let victim = b.dir.path().join("victim");
+    std::fs::write(&victim, "precious\n").unwrap();
+    let mut child = waiting(&b.instrumented, &dir, false);
+    let pid = child.id();
+    let planted = [format!("faults.{pid}.instrument.json"), format!(".faults.{pid}.instrument.json.0.tmp")];
+    for name in &planted {
+        std::os::unix::fs::symlink(&victim, dir.join(name)).unwrap();
+    }
+    unsafe { libc::kill(pid as i32, libc::SIGTERM) };
+    assert_eq!(child.wait().unwrap().signal(), Some(libc::SIGTERM));
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n", "nothing written through a symlink");
+    for name in &planted {
+        assert!(dir.join(name).symlink_metadata().unwrap().file_type().is_symlink(), "{name} left alone");
+    }
+    let profile = load_profile(&dir.join(format!("faults.{pid}.2.instrument.json")));
+    assert_eq!(profile.ended_by.as_deref(), Some("SIGTERM"));
+    assert_eq!(function(&profile, "spin").calls, 1);
+    let mode = dir.join(format!("faults.{pid}.2.instrument.json")).metadata().unwrap().permissions();
+    assert_eq!(std::os::unix::fs::PermissionsExt::mode(&mode) & 0o777, 0o600, "owner-only");
+}
+
+/// The one profile in `dir` whose name contains `part`.
+fn only_profile_path_named(dir: &Path, part: &str) -> std::path::PathBuf {
+    let matching: Vec<_> =
+        profile_paths(dir).into_iter().filter(|p| p.to_string_lossy().contains(part)).collect();
+    assert_eq!(matching.len(), 1, "one profile named *{part}* in {}", dir.display());
+    matching.into_iter().next().unwrap()
 }
 
 #[test]

@@ -96,6 +96,7 @@ pub fn command(language: Language, args: &[String]) -> Result<Command> {
     if invocation.links_executable {
         full.push(runtime::sealed()?.into());
         full.extend(runtime::NATIVE_LIBS.iter().map(OsString::from));
+        full.extend(runtime::link_flags().into_iter().map(OsString::from));
         full.push("-Wl,--export-dynamic-symbol=__instrument_*".into());
     }
     command.args(full);
