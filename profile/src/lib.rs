@@ -4,12 +4,15 @@
 
 use serde::{Deserialize, Serialize};
 
+mod validate;
+
 /// Identifies the file kind; written as the `format` field.
 pub const FORMAT: &str = "instrument-profile";
 /// The schema version this crate writes. Bump it on any incompatible change.
 /// Version 2 added event ids, loops and call sites; version 1 profiles still load.
 pub const VERSION: u32 = 2;
 
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Profile {
     pub format: String,
@@ -49,6 +52,7 @@ pub struct Profile {
 }
 
 /// One thread's share of every event it ran, keyed by event id (routine, loop or call site).
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ThreadEvents {
     /// 0 for the first thread that measured something, then in order (as in `callpaths`).
@@ -56,6 +60,7 @@ pub struct ThreadEvents {
     pub events: Vec<ThreadEvent>,
 }
 
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ThreadEvent {
     pub id: u32,
@@ -65,6 +70,7 @@ pub struct ThreadEvent {
 
 /// What was measured for one event on one thread, or for one callpath (written inline, next
 /// to the event id or the path).
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Stats {
     /// Calls (routines, call sites) or executions (loops).
@@ -79,6 +85,7 @@ pub struct Stats {
 }
 
 /// The probe costs measured at start-up and what compensation removed.
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Compensation {
     /// How probe costs were estimated: `fenced` (serialized probes and the start-up
@@ -100,6 +107,7 @@ pub struct Compensation {
 }
 
 /// One probe kind's cost (Malony and Shende's Δi and Δe).
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProbeCost {
     /// Δi: what one event (entry and exit probe) adds to every enclosing event's inclusive time.
@@ -112,6 +120,7 @@ pub struct ProbeCost {
 
 /// Compensated times of one event; negative when the probe cost removed exceeds what was
 /// measured (see `negative`).
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Compensated {
     pub inclusive_ns: i64,
@@ -123,6 +132,7 @@ pub struct Compensated {
 
 /// Callpaths as recorded: per thread, one record per distinct callpath of at most `depth`
 /// events (all of them when `depth` is 0: the calling-context tree).
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Callpaths {
     /// The k the program ran with; 0 means unlimited (full calling context).
@@ -132,6 +142,7 @@ pub struct Callpaths {
     pub threads: Vec<ThreadCallpaths>,
 }
 
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ThreadCallpaths {
     /// 0 for the first thread that measured something, then in order.
@@ -147,6 +158,7 @@ pub struct ThreadCallpaths {
 
 /// One callpath: event ids (routines, loops, call statements) from the oldest to the event it
 /// ends at. Inclusive time is counted once when the callpath recurs inside itself.
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CallpathRecord {
     pub path: Vec<u32>,
@@ -158,6 +170,7 @@ fn is_zero64(v: &u64) -> bool {
     *v == 0
 }
 
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Clock {
     /// `"tsc"` (invariant time-stamp counter) or `"monotonic"` (clock_gettime).
@@ -168,6 +181,7 @@ pub struct Clock {
     pub calibration_ns: u64,
 }
 
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Totals {
     /// Wall time from runtime start-up to the profile being written.
@@ -190,6 +204,7 @@ pub struct Totals {
     pub unregistered_events: u64,
 }
 
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Function {
     /// The event id that loops and call sites refer to (unique within one profile).
@@ -219,6 +234,7 @@ pub struct Function {
 }
 
 /// One loop: each execution (entry to exit) is counted once; iterations are header executions.
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Loop {
     pub id: u32,
@@ -243,6 +259,7 @@ pub struct Loop {
     pub compensated: Option<Compensated>,
 }
 
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct IterationStats {
     pub min: u64,
@@ -252,6 +269,7 @@ pub struct IterationStats {
 
 /// One call statement: the time and count of the calls made through it (Li and Zhang's PROC
 /// record keyed by the calling line), also when the callee is not instrumented.
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CallSite {
     pub id: u32,
@@ -287,12 +305,15 @@ pub enum ReadError {
     Json(serde_json::Error),
     NotAProfile,
     NewerVersion(u32),
+    /// Parsed, but its parts contradict each other (`validate`).
+    Inconsistent(String),
 }
 
 impl std::fmt::Display for ReadError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ReadError::Json(e) => write!(f, "not a valid profile: {e}"),
+            ReadError::Inconsistent(e) => write!(f, "not a valid profile: {e}"),
             ReadError::NotAProfile => write!(f, "not an instrument profile (no \"format\": \"{FORMAT}\")"),
             ReadError::NewerVersion(v) => write!(
                 f,
@@ -305,7 +326,8 @@ impl std::fmt::Display for ReadError {
 impl std::error::Error for ReadError {}
 
 impl Profile {
-    /// Parses a profile, checking its format tag and version before the rest of its fields.
+    /// Parses a profile, checking its format tag and version before the rest of its fields and
+    /// its structure after (`validate`).
     pub fn from_json(text: &str) -> Result<Profile, ReadError> {
         #[derive(Deserialize)]
         struct Header {
@@ -316,10 +338,24 @@ impl Profile {
         if header.format.as_deref() != Some(FORMAT) {
             return Err(ReadError::NotAProfile);
         }
-        match header.version {
-            Some(v) if v > VERSION => Err(ReadError::NewerVersion(v)),
-            _ => serde_json::from_str(text).map_err(ReadError::Json),
+        let mut profile: Profile = match header.version {
+            Some(v) if v > VERSION => return Err(ReadError::NewerVersion(v)),
+            _ => serde_json::from_str(text).map_err(ReadError::Json)?,
+        };
+        if profile.version < 2 {
+            // Version 1 had routines only, without ids.
+            for (id, f) in profile.functions.iter_mut().enumerate() {
+                f.id = id as u32;
+            }
         }
+        profile.validate().map_err(ReadError::Inconsistent)?;
+        Ok(profile)
+    }
+
+    /// Checks the structure readers rely on (unique ids, nesting that names known events and
+    /// has no cycle); the first broken rule, in words.
+    pub fn validate(&self) -> Result<(), String> {
+        validate::check(self)
     }
 }
 
@@ -375,6 +411,61 @@ mod tests {
         let p = Profile::from_json(v1).unwrap();
         assert_eq!(p.functions[0].name, "main");
         assert!(p.loops.is_empty() && p.callsites.is_empty());
+    }
+
+    fn a_loop(id: u32, function: u32, parent: Option<u32>) -> Loop {
+        Loop {
+            id,
+            function,
+            parent,
+            file: "a.c".into(),
+            line: 4,
+            count: 1,
+            iterations: 3,
+            iteration_stats: None,
+            child_calls: 0,
+            exclusive_ns: 1,
+            inclusive_ns: 1,
+            compensated: None,
+        }
+    }
+
+    fn refusal(p: &Profile) -> String {
+        match Profile::from_json(&serde_json::to_string(p).unwrap()) {
+            Err(ReadError::Inconsistent(e)) => e,
+            other => panic!("accepted or refused for another reason: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn refuses_profiles_whose_parts_contradict_each_other() {
+        let mut p = sample();
+        p.loops = vec![a_loop(1, 0, None), a_loop(2, 0, Some(1))];
+        assert!(Profile::from_json(&serde_json::to_string(&p).unwrap()).is_ok());
+        p.loops.push(a_loop(0, 0, None));
+        assert_eq!(refusal(&p), "event id 0 is used twice (a routine and a loop)");
+        p.loops = vec![a_loop(1, 7, None)];
+        assert_eq!(refusal(&p), "loop 1 is in routine 7, which the profile does not have");
+        p.loops = vec![a_loop(1, 0, Some(0))];
+        assert_eq!(refusal(&p), "loop 1 is nested in loop 0, which the profile does not have");
+        p.loops = vec![a_loop(1, 0, Some(2)), a_loop(2, 0, Some(1))];
+        assert_eq!(refusal(&p), "loop 1 is nested in itself");
+        p.loops = vec![a_loop(1, 0, None)];
+        p.threads = vec![ThreadEvents {
+            thread: 1,
+            events: vec![ThreadEvent {
+                id: 9,
+                stats: Stats {
+                    calls: 1,
+                    child_calls: 0,
+                    exclusive_ns: 0,
+                    inclusive_ns: 0,
+                    iterations: 0,
+                    compensated: None,
+                },
+            }],
+        }];
+        assert_eq!(refusal(&p), "thread 1 has event 9, which the profile does not have");
     }
 
     #[test]

@@ -19,8 +19,16 @@ impl Wildcard {
     }
 
     /// A TAU routine pattern: `#` matches any run of characters, everything else is literal.
+    /// A run of `#` is one wildcard (glob would read `**` as a directory wildcard).
     pub fn tau(text: &str) -> Wildcard {
-        let escaped = Pattern::escape(text).replace('#', "*");
+        let mut escaped = String::with_capacity(text.len());
+        for c in Pattern::escape(text).chars() {
+            if c != '#' {
+                escaped.push(c);
+            } else if !escaped.ends_with('*') || escaped.ends_with("[*]") {
+                escaped.push('*');
+            }
+        }
         Wildcard(Pattern::new(&escaped).expect("escaped patterns are valid"))
     }
 
@@ -43,6 +51,9 @@ mod tests {
         assert!(Wildcard::tau("sort_#").matches("sort_5elements"));
         assert!(Wildcard::tau("void f(char *)").matches("void f(char *)"));
         assert!(!Wildcard::tau("void f(char *)").matches("void f(char x)"));
+        assert!(Wildcard::tau("sort##").matches("sort_5"), "a run of # is one wildcard");
+        assert!(Wildcard::tau("f(char *#)").matches("f(char *, int)"));
+        assert!(!Wildcard::tau("f(char *#)").matches("f(char x)"));
     }
 
     #[test]

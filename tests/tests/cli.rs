@@ -118,6 +118,22 @@ fn report_errors_are_one_clear_line() {
     std::fs::write(&truncated, &text[..text.len() / 2]).unwrap();
     assert_one_line_error(&instrument(&["report", truncated.to_str().unwrap()]), "not a valid profile");
 
+    // Parses, but a loop names a routine the profile does not have (found by fuzzing: the TAU
+    // export looped forever on such a file).
+    let mut inconsistent: serde_json::Value = serde_json::from_str(&text).unwrap();
+    inconsistent["loops"] = serde_json::json!([{"id": 4000, "function": 4001, "file": "a.c", "line": 1,
+        "count": 1, "iterations": 1, "child_calls": 0, "exclusive_ns": 1, "inclusive_ns": 1}]);
+    let broken = dir.path().join("inconsistent.json");
+    std::fs::write(&broken, inconsistent.to_string()).unwrap();
+    for args in [&["report"][..], &["export", "--format", "folded"]] {
+        let mut args = args.to_vec();
+        args.push(broken.to_str().unwrap());
+        assert_one_line_error(
+            &instrument(&args),
+            "not a valid profile: loop 4000 is in routine 4001, which the profile does not have",
+        );
+    }
+
     let empty = scratch();
     assert_one_line_error(
         &run(Command::new(bin("instrument")).arg("report").env("INSTRUMENT_PROFILE_DIR", empty.path())),

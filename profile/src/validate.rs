@@ -1,0 +1,86 @@
+//! The structure every reader relies on, checked once when a profile is read: event ids are
+//! unique, loops and call statements sit in routines (and loops) of the same profile, loop
+//! nesting has no cycle, and per-thread and callpath records name known events. A file that
+//! breaks one of these (hand-edited, or from a broken writer) is refused with one message
+//! instead of making a report loop, panic or print nonsense.
+
+use crate::Profile;
+use std::collections::{HashMap, HashSet};
+
+/// The first broken rule, in words.
+pub fn check(profile: &Profile) -> Result<(), String> {
+    let mut kinds: HashMap<u32, &str> = HashMap::new();
+    let events = profile.functions.iter().map(|f| (f.id, "routine"));
+    let events = events.chain(profile.loops.iter().map(|l| (l.id, "loop")));
+    for (id, kind) in events.chain(profile.callsites.iter().map(|c| (c.id, "call statement"))) {
+        if let Some(first) = kinds.insert(id, kind) {
+            return Err(format!("event id {id} is used twice (a {first} and a {kind})"));
+        }
+    }
+    let is = |id: u32, kind: &str| kinds.get(&id) == Some(&kind);
+    for l in &profile.loops {
+        if !is(l.function, "routine") {
+            return Err(format!(
+                "loop {} is in routine {}, which the profile does not have",
+                l.id, l.function
+            ));
+        }
+        if let Some(parent) = l.parent.filter(|&p| !is(p, "loop")) {
+            return Err(format!("loop {} is nested in loop {parent}, which the profile does not have", l.id));
+        }
+    }
+    check_loop_nesting(profile)?;
+    for c in &profile.callsites {
+        if !is(c.function, "routine") {
+            return Err(format!(
+                "call statement {} is in routine {}, which the profile does not have",
+                c.id, c.function
+            ));
+        }
+        if let Some(in_loop) = c.in_loop.filter(|&l| !is(l, "loop")) {
+            return Err(format!(
+                "call statement {} is in loop {in_loop}, which the profile does not have",
+                c.id
+            ));
+        }
+    }
+    for t in &profile.threads {
+        if let Some(e) = t.events.iter().find(|e| !kinds.contains_key(&e.id)) {
+            return Err(format!("thread {} has event {}, which the profile does not have", t.thread, e.id));
+        }
+    }
+    for t in profile.callpaths.iter().flat_map(|c| &c.threads) {
+        if let Some(id) = t.paths.iter().flat_map(|p| &p.path).find(|id| !kinds.contains_key(id)) {
+            return Err(format!(
+                "a callpath of thread {} has event {id}, which the profile does not have",
+                t.thread
+            ));
+        }
+    }
+    if !(profile.clock.ticks_per_second.is_finite() && profile.clock.ticks_per_second >= 0.0) {
+        return Err(format!(
+            "the clock rate {} is not a number of ticks per second",
+            profile.clock.ticks_per_second
+        ));
+    }
+    Ok(())
+}
+
+/// Every loop's chain of enclosing loops ends, and stays in the loop's own routine.
+fn check_loop_nesting(profile: &Profile) -> Result<(), String> {
+    let loops: HashMap<u32, _> = profile.loops.iter().map(|l| (l.id, l)).collect();
+    for l in &profile.loops {
+        let mut seen = HashSet::from([l.id]);
+        let mut parent = l.parent;
+        while let Some(p) = parent.and_then(|p| loops.get(&p)) {
+            if !seen.insert(p.id) {
+                return Err(format!("loop {} is nested in itself", l.id));
+            }
+            if p.function != l.function {
+                return Err(format!("loop {} is nested in loop {} of another routine", l.id, p.id));
+            }
+            parent = p.parent;
+        }
+    }
+    Ok(())
+}
