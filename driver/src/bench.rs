@@ -3,6 +3,9 @@
 //! same machine, so the ratio is meaningful on a noisy machine where absolute times are not.
 //! Each fixture is built plainly and with `instrument-cc`; each run prints its kernel time; the
 //! minimum over the repetitions is kept. Event counts come from the instrumented run's profile.
+//! Throttling is off for these runs (they measure the full probe), except for the last two
+//! rows: the leaf routine switched off at run time, and throttled (only counted), each against
+//! the cost of the uninstrumented call itself.
 
 use crate::{layout, profiles, toolchain};
 use anyhow::{bail, Context, Result};
@@ -88,6 +91,21 @@ struct Report {
     callsite_ratio: f64,
     repeat: u32,
     fixtures: Vec<FixtureResult>,
+    switched: Switched,
+}
+
+/// The leaf routine's calls with its probes switched off, and throttled.
+#[derive(Serialize)]
+struct Switched {
+    /// What one uninstrumented call of leaf costs (plain kernel time per call).
+    call_ns: f64,
+    /// ns added per call with leaf switched off at run time (INSTRUMENT_RUNTIME_SELECT).
+    off_ns_per_call: f64,
+    /// off_ns_per_call / call_ns.
+    off_ratio_to_call: f64,
+    /// ns added per call once leaf is throttled (counted only).
+    counted_ns_per_call: f64,
+    counted_ratio_to_call: f64,
 }
 
 pub fn probes(settings: &Settings) -> Result<()> {
@@ -104,7 +122,7 @@ pub fn probes(settings: &Settings) -> Result<()> {
 
     let clang = toolchain::CLANG.find()?;
     let cc = layout::sibling("instrument-cc")?;
-    let progress = progress_bar(settings, (FIXTURES.len() as u64 * 2 + 1) * u64::from(settings.repeat) + 9);
+    let progress = progress_bar(settings, (FIXTURES.len() as u64 * 2 + 4) * u64::from(settings.repeat) + 9);
     progress.set_message("building");
     let clock_pair = build(&clang, dir, "clock_pair", "plain", &[])?;
     let mut builds = Vec::new();
@@ -141,6 +159,7 @@ pub fn probes(settings: &Settings) -> Result<()> {
             ratio: ns_per_event / clock_pair_ns,
         });
     }
+    let switched = switched_leaf(&builds, dir, loops, settings.repeat, &progress)?;
     progress.finish_and_clear();
     let per_kind = |kind: &str| {
         let chosen: Vec<_> = fixtures.iter().filter(|f| f.kind == kind).collect();
@@ -156,6 +175,7 @@ pub fn probes(settings: &Settings) -> Result<()> {
         callsite_ratio: per_kind("callsite") / clock_pair_ns,
         repeat: settings.repeat,
         fixtures,
+        switched,
     };
     if settings.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -163,6 +183,36 @@ pub fn probes(settings: &Settings) -> Result<()> {
         print_table(&report);
     }
     Ok(())
+}
+
+/// The leaf fixture plainly, with leaf switched off, and throttled from its first call.
+fn switched_leaf(
+    builds: &[(&Fixture, PathBuf, PathBuf)],
+    dir: &Path,
+    loops: u64,
+    repeat: u32,
+    progress: &ProgressBar,
+) -> Result<Switched> {
+    let (_, plain, instrumented) =
+        builds.iter().find(|(f, _, _)| f.name == "leaf").context("no leaf fixture")?;
+    let selection = dir.join("leaf-off.txt");
+    std::fs::write(&selection, "BEGIN_EXCLUDE_LIST\nleaf\nEND_EXCLUDE_LIST\n")?;
+    let arg = loops.to_string();
+    let plain_ns = min_kernel_ns(plain, &arg, dir, repeat, progress, &[])?;
+    let selection = selection.display().to_string();
+    let off = [("INSTRUMENT_RUNTIME_SELECT", selection.as_str())];
+    let off_ns = min_kernel_ns(instrumented, &arg, dir, repeat, progress, &off)?;
+    let throttled = [("INSTRUMENT_THROTTLE", "1"), ("INSTRUMENT_THROTTLE_CALLS", "1")];
+    let counted_ns = min_kernel_ns(instrumented, &arg, dir, repeat, progress, &throttled)?;
+    let per_call = |ns: u64| ns.saturating_sub(plain_ns) as f64 / loops as f64;
+    let call_ns = plain_ns as f64 / loops as f64;
+    Ok(Switched {
+        call_ns,
+        off_ns_per_call: per_call(off_ns),
+        off_ratio_to_call: per_call(off_ns) / call_ns,
+        counted_ns_per_call: per_call(counted_ns),
+        counted_ratio_to_call: per_call(counted_ns) / call_ns,
+    })
 }
 
 fn progress_bar(settings: &Settings, steps: u64) -> ProgressBar {
@@ -207,6 +257,7 @@ fn min_kernel_ns(
         let output = Command::new(program)
             .arg(arg)
             .env("INSTRUMENT_PROFILE_DIR", dir)
+            .env("INSTRUMENT_THROTTLE", "0")
             .envs(env.iter().copied())
             .output()
             .with_context(|| format!("cannot run {}", program.display()))?;
@@ -246,6 +297,12 @@ fn print_table(report: &Report) {
         "routines: {:.2} ns per instrumented call = {:.3} x two clock reads; loops {:.3} x; call statements {:.3} x \
          (targets <= 1.10; min of {} runs)",
         report.ns_per_call, report.ratio, report.loop_ratio, report.callsite_ratio, report.repeat
+    );
+    let s = &report.switched;
+    println!(
+        "leaf switched off: {:.2} ns per call = {:.2} x an uninstrumented call ({:.2} ns); throttled (counted only): \
+         {:.2} ns = {:.2} x",
+        s.off_ns_per_call, s.off_ratio_to_call, s.call_ns, s.counted_ns_per_call, s.counted_ratio_to_call
     );
 }
 

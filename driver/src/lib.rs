@@ -16,6 +16,7 @@ pub mod report;
 pub mod rewrite;
 pub mod run;
 pub mod runtime;
+pub mod suggest;
 pub mod toolchain;
 pub mod tree;
 pub mod wrapper;

@@ -65,6 +65,11 @@ enum Command {
         /// With --html: report an experiment's results (its --out directory) instead of a profile
         #[arg(long, value_name = "DIR", requires = "html", conflicts_with = "profile")]
         experiment: Option<PathBuf>,
+        /// Write a TAU selection file leaving out the routines too cheap to measure (TAU's
+        /// throttling rule: over 100000 calls at under 10 us each); use it with INSTRUMENT_SELECT
+        /// at the next build or INSTRUMENT_RUNTIME_SELECT at the next run
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["tree", "json", "callpaths", "cct", "html"])]
+        suggest_filter: Option<PathBuf>,
     },
     /// Write a profile for other tools: folded stacks, flame graph, speedscope, TAU, pprof
     #[command(long_about = "Write a profile for other tools.\n\n  \
@@ -196,6 +201,10 @@ fn main() {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
+        Command::Report { suggest_filter: Some(out), profile, .. } => {
+            let profile = load(profile)?;
+            write_atomically(&out, instrument_driver::suggest::suggest_filter(&profile).as_bytes())
+        }
         Command::Report { html: Some(out), experiment, profile, raw, .. } => {
             let page = match experiment {
                 Some(dir) => experiment_html(&dir)?,

@@ -42,6 +42,11 @@ pub struct Row {
     #[serde(skip_serializing_if = "is_zero")]
     pub line: u32,
     pub calls: u64,
+    /// Calls counted without timing (throttled); the times cover the others.
+    #[serde(skip_serializing_if = "is_zero64")]
+    pub untimed_calls: u64,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub throttled: bool,
     pub child_calls: u64,
     pub exclusive_ns: u64,
     pub inclusive_ns: u64,
@@ -56,6 +61,10 @@ fn is_zero(v: &u32) -> bool {
     *v == 0
 }
 
+fn is_zero64(v: &u64) -> bool {
+    *v == 0
+}
+
 impl Row {
     fn from_function(f: &Function, view: View) -> Row {
         Row {
@@ -64,12 +73,19 @@ impl Row {
             file: f.file.clone(),
             line: f.line,
             calls: f.calls,
+            untimed_calls: f.untimed_calls,
+            throttled: f.throttled,
             child_calls: f.child_calls,
             exclusive_ns: f.exclusive_ns,
             inclusive_ns: f.inclusive_ns,
             compensated: f.compensated,
             shown: view.times(f.exclusive_ns, f.inclusive_ns, f.compensated),
         }
+    }
+
+    /// Inclusive microseconds per timed call.
+    pub fn inclusive_us_per_call(&self) -> f64 {
+        self.shown.1 as f64 / 1e3 / self.calls.saturating_sub(self.untimed_calls).max(1) as f64
     }
 }
 
@@ -237,7 +253,8 @@ pub fn table(profile: &Profile, lines: bool, view: View) -> String {
     for r in &rows {
         let (exclusive, inclusive) = r.shown;
         let share = if total == 0 { 0.0 } else { 100.0 * exclusive as f64 / total as f64 };
-        let per_call = inclusive as f64 / 1e3 / r.calls.max(1) as f64;
+        let per_call = r.inclusive_us_per_call();
+        let name = if r.throttled { format!("{} [throttled]", r.name) } else { r.name.clone() };
         let _ = writeln!(
             out,
             "{:>6.1} {:>12.3} {:>12.3} {:>12} {:>12} {:>12.3}  {}",
@@ -247,7 +264,7 @@ pub fn table(profile: &Profile, lines: bool, view: View) -> String {
             r.calls,
             r.child_calls,
             per_call,
-            with_line(r.name.clone(), &r.file, r.line, lines)
+            with_line(name, &r.file, r.line, lines)
         );
     }
     let (loops, sites) = event_rows(profile, view);
@@ -330,6 +347,15 @@ fn anomalies(profile: &Profile) -> Vec<String> {
             notes.push(format!("the run ended with {signal}: this is what was measured until then"))
         }
         None => {}
+    }
+    let throttled = profile.functions.iter().filter(|f| f.throttled).count()
+        + profile.loops.iter().filter(|l| l.throttled).count()
+        + profile.callsites.iter().filter(|c| c.throttled).count();
+    if throttled > 0 {
+        notes.push(format!(
+            "{throttled} event(s) throttled (called over 100000 times at under 10 us each): counted exactly, \
+             timed only before; `instrument report --suggest-filter FILE` writes a selection that leaves them out"
+        ));
     }
     if let Some(parent) = profile.forked_from {
         notes.push(format!(

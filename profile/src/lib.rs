@@ -75,6 +75,9 @@ pub struct ThreadEvent {
 pub struct Stats {
     /// Calls (routines, call sites) or executions (loops).
     pub calls: u64,
+    /// Calls counted without timing (throttled); included in `calls`.
+    #[serde(default, skip_serializing_if = "is_zero64")]
+    pub untimed_calls: u64,
     pub child_calls: u64,
     pub exclusive_ns: u64,
     pub inclusive_ns: u64,
@@ -224,6 +227,13 @@ pub struct Function {
     #[serde(default, skip_serializing_if = "is_false")]
     pub recursive: bool,
     pub calls: u64,
+    /// Calls counted without timing after the event was throttled (included in the count;
+    /// the times cover only the others).
+    #[serde(default, skip_serializing_if = "is_zero64")]
+    pub untimed_calls: u64,
+    /// Throttled while the program ran (TAU's rule): only counted from then on.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub throttled: bool,
     /// Calls this routine made to instrumented routines.
     pub child_calls: u64,
     pub exclusive_ns: u64,
@@ -248,6 +258,13 @@ pub struct Loop {
     #[serde(default, skip_serializing_if = "is_zero")]
     pub line: u32,
     pub count: u64,
+    /// Calls counted without timing after the event was throttled (included in the count;
+    /// the times cover only the others).
+    #[serde(default, skip_serializing_if = "is_zero64")]
+    pub untimed_calls: u64,
+    /// Throttled while the program ran (TAU's rule): only counted from then on.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub throttled: bool,
     pub iterations: u64,
     /// Iterations per execution: fewest, most and sum of squares (absent in older profiles).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -285,6 +302,13 @@ pub struct CallSite {
     #[serde(default, skip_serializing_if = "is_zero")]
     pub line: u32,
     pub count: u64,
+    /// Calls counted without timing after the event was throttled (included in the count;
+    /// the times cover only the others).
+    #[serde(default, skip_serializing_if = "is_zero64")]
+    pub untimed_calls: u64,
+    /// Throttled while the program ran (TAU's rule): only counted from then on.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub throttled: bool,
     pub child_calls: u64,
     pub exclusive_ns: u64,
     pub inclusive_ns: u64,
@@ -381,6 +405,8 @@ mod tests {
                 line: 3,
                 language: String::new(),
                 calls: 1,
+                untimed_calls: 0,
+                throttled: false,
                 child_calls: 0,
                 exclusive_ns: 10,
                 inclusive_ns: 10,
@@ -421,6 +447,8 @@ mod tests {
             file: "a.c".into(),
             line: 4,
             count: 1,
+            untimed_calls: 0,
+            throttled: false,
             iterations: 3,
             iteration_stats: None,
             child_calls: 0,
@@ -457,6 +485,7 @@ mod tests {
                 id: 9,
                 stats: Stats {
                     calls: 1,
+                    untimed_calls: 0,
                     child_calls: 0,
                     exclusive_ns: 0,
                     inclusive_ns: 0,

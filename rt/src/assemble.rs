@@ -6,6 +6,7 @@
 
 use crate::callpath;
 use crate::registry::{EventInfo, Kind};
+use crate::switch;
 use crate::thread::{Record, ThreadPaths, ThreadRecords};
 use instrument_profile::{
     CallSite, CallpathRecord, Callpaths, Compensated, Function, IterationStats, Loop, Stats, ThreadCallpaths,
@@ -87,7 +88,8 @@ impl Units {
     /// A record's statistics in nanoseconds.
     fn stats(&self, r: &Record) -> Stats {
         Stats {
-            calls: r.calls,
+            calls: r.calls + r.counted,
+            untimed_calls: r.counted,
             child_calls: r.child_calls,
             exclusive_ns: self.ns(r.excl),
             inclusive_ns: self.ns(r.incl),
@@ -129,9 +131,10 @@ pub fn events(infos: &[EventInfo], records: &[Record], units: &Units) -> Events 
     let mut referenced: Vec<u32> = Vec::new();
     for (id, info) in infos.iter().enumerate() {
         let r = record(id);
-        if r.calls == 0 {
+        if r.calls + r.counted == 0 {
             continue;
         }
+        let throttled = switch::mode(id as u32) == switch::COUNTED;
         match &info.kind {
             Kind::Function { .. } => {}
             Kind::Loop { function, parent } => {
@@ -143,7 +146,9 @@ pub fn events(infos: &[EventInfo], records: &[Record], units: &Units) -> Events 
                     parent: *parent,
                     file: info.file.clone(),
                     line: info.line,
-                    count: r.calls,
+                    count: r.calls + r.counted,
+                    untimed_calls: r.counted,
+                    throttled,
                     iterations: r.iterations,
                     iteration_stats: (r.iter_min1 > 0).then(|| IterationStats {
                         min: r.iter_min1 - 1,
@@ -166,7 +171,9 @@ pub fn events(infos: &[EventInfo], records: &[Record], units: &Units) -> Events 
                     callee: callee.clone(),
                     file: info.file.clone(),
                     line: info.line,
-                    count: r.calls,
+                    count: r.calls + r.counted,
+                    untimed_calls: r.counted,
+                    throttled,
                     child_calls: r.child_calls,
                     exclusive_ns: ns(r.excl),
                     inclusive_ns: ns(r.incl),
@@ -182,7 +189,7 @@ pub fn events(infos: &[EventInfo], records: &[Record], units: &Units) -> Events 
             continue;
         }
         let r = function_records.get(&(id as u32)).copied().unwrap_or_default();
-        if r.calls == 0 && !referenced.contains(&(id as u32)) {
+        if r.calls + r.counted == 0 && !referenced.contains(&(id as u32)) {
             continue;
         }
         functions.push(Function {
@@ -192,7 +199,9 @@ pub fn events(infos: &[EventInfo], records: &[Record], units: &Units) -> Events 
             line: info.line,
             language: (*language).into(),
             recursive: *recursive,
-            calls: r.calls,
+            calls: r.calls + r.counted,
+            untimed_calls: r.counted,
+            throttled: switch::mode(id as u32) == switch::COUNTED,
             child_calls: r.child_calls,
             exclusive_ns: ns(r.excl),
             inclusive_ns: ns(r.incl),

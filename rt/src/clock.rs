@@ -92,6 +92,17 @@ fn anchor() -> (u64, u64) {
     (ticks, before + (after - before) / 2)
 }
 
+/// Ticks per nanosecond measured since start-up, for decisions taken while the program runs
+/// (throttling); None during the first millisecond, when the estimate would be poor.
+pub fn ticks_per_ns_estimate() -> Option<f64> {
+    if !USE_TSC.load(Relaxed) {
+        return Some(1.0);
+    }
+    let (ticks, ns) = anchor();
+    let window = ns.saturating_sub(START_NS.load(Relaxed));
+    (window >= 1_000_000).then(|| ticks.wrapping_sub(START_TICKS.load(Relaxed)) as f64 / window as f64)
+}
+
 /// The tick rate measured since start-up, and the window it was measured over.
 pub struct Calibration {
     pub ticks_per_second: f64,

@@ -26,6 +26,7 @@ mod reconcile;
 mod registry;
 mod settings;
 mod signals;
+mod switch;
 mod thread;
 
 /// Writes the profile now and stops recording (what the exit handler does). Exposed for tests

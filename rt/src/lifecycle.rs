@@ -39,6 +39,7 @@ pub fn start() {
         PID.store(std::process::id(), Ordering::Relaxed);
         clock::init();
         crate::callpath::configure();
+        crate::switch::configure();
         unsafe {
             libc::atexit(at_exit);
             libc::pthread_atfork(Some(before_fork), Some(after_fork_in_parent), Some(after_fork_in_child));

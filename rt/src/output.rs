@@ -196,7 +196,7 @@ fn build(snapshot: &Snapshot, calibration: &Calibration) -> Profile {
     let ns = |ticks: u64| units.ns(ticks);
     let infos = registry::events();
     let events = assemble::events(&infos, &snapshot.records, &units);
-    let calls: u64 = snapshot.records.iter().map(|r| r.calls).sum();
+    let calls: u64 = snapshot.records.iter().map(|r| r.calls + r.counted).sum();
     let c = &snapshot.counters;
     Profile {
         format: FORMAT.into(),

@@ -11,6 +11,7 @@ use crate::clock;
 use crate::compensate::{LOOP, STANDARD};
 use crate::reconcile;
 use crate::registry::{load_id, UNREGISTERED};
+use crate::switch;
 use crate::thread::{self, ThreadState};
 
 #[cfg(target_arch = "x86_64")]
@@ -70,7 +71,21 @@ pub unsafe extern "C" fn enter(id_slot: *const u32, sp: usize) {
     if depth >= ts.frame_cap || id >= ts.record_cap {
         return enter_cold(ts, id, depth, sp);
     }
+    let mode = switch::mode(id);
+    if mode != switch::MEASURED {
+        return enter_unmeasured(ts, id, mode);
+    }
     push(ts, depth, id, sp);
+}
+
+/// Entry of an event that is switched off, or throttled: then its call is counted (for it and
+/// as a child of the frame on top), but no frame is pushed and the clock is not read.
+#[inline(always)]
+unsafe fn enter_unmeasured(ts: &mut ThreadState, id: u32, mode: u8) {
+    if mode == switch::COUNTED {
+        (*ts.records.add(id as usize)).counted += 1;
+        (*ts.frames.add(ts.depth)).child_calls += 1;
+    }
 }
 
 /// Loop exit: the loop's iterations are counted, then it exits like any event.
@@ -112,7 +127,7 @@ unsafe fn exit_at(now: u64, id_slot: *const u32, sp: usize, kind: usize) {
     let id = load_id(id_slot);
     if top.id == id && top.sp == sp {
         reconcile::close_top(ts, depth, now, kind);
-    } else {
+    } else if switch::mode(id) == switch::MEASURED {
         reconcile::exit_mismatch(ts, id, sp, now, kind);
     }
     clock::fence();

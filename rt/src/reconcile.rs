@@ -7,6 +7,7 @@
 
 use crate::compensate::{self, STANDARD};
 use crate::registry::UNREGISTERED;
+use crate::switch;
 use crate::thread::{Frame, Record, ThreadState};
 
 /// Pops the top frame (at `depth`, a probe of `kind`) at time `now` and charges it to its
@@ -27,7 +28,11 @@ pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64, kind: usiz
     } else {
         None
     };
-    charge(&mut *ts.records.add(frame.id as usize), frame, inclusive, compensated);
+    let record = &mut *ts.records.add(frame.id as usize);
+    charge(record, frame, inclusive, compensated);
+    if switch::due(record.calls) {
+        switch::consider(frame.id, record.calls, record.incl);
+    }
     if let Some(tree) = ts.tree.as_mut() {
         charge(&mut tree.node(frame.node).record, frame, inclusive, compensated);
     }

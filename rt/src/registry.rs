@@ -152,6 +152,7 @@ pub unsafe extern "C" fn __instrument_register_module(table: *const ModuleTable)
         });
     }
     register_statics(table, base);
+    crate::switch::apply_selection(&events, base);
     let total = (table.functions + table.loops + table.sites) as usize;
     for i in 0..total {
         (*(table.ids.add(i) as *const AtomicU32)).store(base + i as u32, Relaxed);

@@ -36,7 +36,10 @@ pub struct Frame {
 #[repr(C)]
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
 pub struct Record {
+    /// Measured calls (activations timed on the shadow stack).
     pub calls: u64,
+    /// Calls counted without timing while the event was throttled.
+    pub counted: u64,
     pub child_calls: u64,
     pub excl: u64,
     pub incl: u64,
@@ -60,6 +63,7 @@ pub struct Record {
 impl Record {
     pub fn add(&mut self, other: &Record) {
         self.calls += other.calls;
+        self.counted += other.counted;
         self.child_calls += other.child_calls;
         self.excl += other.excl;
         self.incl += other.incl;
@@ -344,7 +348,7 @@ pub fn reopen_current_frames(saved: SavedFrames) {
 pub fn current_calls() -> u64 {
     let Some(ts) = (unsafe { current().as_ref() }) else { return 0 };
     let used = (registry::count() as usize).min(ts.record_cap as usize);
-    (0..used).map(|id| unsafe { (*ts.records.add(id)).calls }).sum()
+    (0..used).map(|id| unsafe { (*ts.records.add(id)).calls + (*ts.records.add(id)).counted }).sum()
 }
 
 /// Removes every trace of the calibration events from the thread (records, and what its root
@@ -374,7 +378,7 @@ pub fn thread_records(ts: &ThreadState) -> ThreadRecords {
     let used = (registry::count() as usize).min(ts.record_cap as usize);
     let records = (0..used)
         .map(|id| (id as u32, unsafe { *ts.records.add(id) }))
-        .filter(|(_, r)| r.calls > 0)
+        .filter(|(_, r)| r.calls + r.counted > 0)
         .collect();
     ThreadRecords { thread: ts.index, records }
 }

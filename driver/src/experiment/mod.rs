@@ -207,6 +207,8 @@ fn run_trial(
         .current_dir(matrix.directory(program))
         .env("INSTRUMENT_PROFILE_DIR", profiles.path());
     run.env_remove("INSTRUMENT_CALLPATH").env_remove("INSTRUMENT_COMPENSATE");
+    // The paper's levels instrument every routine fully.
+    run.env("INSTRUMENT_THROTTLE", "0");
     if level.callpaths() {
         run.env("INSTRUMENT_CALLPATH", callpath);
     }

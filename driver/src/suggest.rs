@@ -1,0 +1,37 @@
+//! `instrument report --suggest-filter FILE`: a TAU selection file that leaves out the routines
+//! whose probes cost more than they tell, by TAU's throttling rule applied to a profile: called
+//! more than 100000 times at under 10 microseconds of inclusive time per call, or throttled
+//! while the program ran. It serves the next build (`INSTRUMENT_SELECT=FILE`, no probes at
+//! all) or the next run of the same binary (`INSTRUMENT_RUNTIME_SELECT=FILE`).
+
+use crate::names;
+use instrument_profile::{Function, Profile};
+use std::fmt::Write;
+
+/// TAU's defaults (TAU_THROTTLE_NUMCALLS, TAU_THROTTLE_PERCALL).
+pub const CALLS: u64 = 100_000;
+pub const PER_CALL_NS: f64 = 10_000.0;
+
+/// Whether TAU's rule leaves `f` out.
+pub fn too_costly(f: &Function) -> bool {
+    let timed = f.calls.saturating_sub(f.untimed_calls).max(1);
+    f.throttled || (f.calls > CALLS && (f.inclusive_ns as f64 / timed as f64) < PER_CALL_NS)
+}
+
+/// The selection file's text, routines sorted by calls (most first).
+pub fn suggest_filter(profile: &Profile) -> String {
+    let mut chosen: Vec<&Function> = profile.functions.iter().filter(|f| too_costly(f)).collect();
+    chosen.sort_by(|a, b| b.calls.cmp(&a.calls).then_with(|| a.name.cmp(&b.name)));
+    let mut out = String::new();
+    let _ = writeln!(out, "# Suggested by `instrument report --suggest-filter` from the profile of");
+    let _ = writeln!(out, "# `{}` (pid {}):", profile.command.join(" "), profile.pid);
+    let _ = writeln!(out, "# routines called over {CALLS} times at under 10 us each, whose probes cost more");
+    let _ = writeln!(out, "# than they measure. Use it for the next build (INSTRUMENT_SELECT=FILE) or");
+    let _ = writeln!(out, "# run (INSTRUMENT_RUNTIME_SELECT=FILE).");
+    let _ = writeln!(out, "BEGIN_EXCLUDE_LIST");
+    for f in chosen {
+        let _ = writeln!(out, "{}", names::readable_in(&f.name, &f.language));
+    }
+    let _ = writeln!(out, "END_EXCLUDE_LIST");
+    out
+}

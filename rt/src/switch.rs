@@ -1,0 +1,141 @@
+//! Probes switched while the program runs (Paradyn's instrumentation that is free when off)
+//! and TAU's throttling. Every event has a mode byte, read by the entry probe right after the
+//! event id: `MEASURED` (the normal path), `COUNTED` (the call is counted exactly, but neither
+//! the clock nor the shadow stack is touched: a throttled event) or `OFF`. An exit whose frame
+//! is not on top reads the mode before reconciling and returns at once for an event that is not
+//! measured, so an activation that began measured still ends measured, and one that began
+//! switched off costs only that check.
+//!
+//! At start-up, `INSTRUMENT_RUNTIME_SELECT=FILE` switches off the routines a selection file
+//! excludes (TAU's or Score-P's syntax, as at build time), with their loops and call
+//! statements: the same binary serves every selection.
+//!
+//! Throttling uses TAU's rule and defaults: once an event has been called
+//! `INSTRUMENT_THROTTLE_CALLS` (100000) times on a thread and its inclusive time per call there
+//! is under `INSTRUMENT_THROTTLE_PERCALL_US` (10 microseconds), it is only counted from then on.
+//! `INSTRUMENT_THROTTLE=0` turns it off, `=1` on also in callpath and compensation mode (where
+//! it is off by default: callpaths are about every call, and the cost of counted calls is not
+//! calibrated, so compensation would leave it in the parents' times). The profile marks throttled events; their times
+//! cover the calls measured before, their counts every call.
+
+use crate::callpath::MAX_EVENTS;
+use crate::registry::{EventInfo, Kind};
+use crate::{clock, settings};
+use instrument_select::Selection;
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::OnceLock;
+
+pub const MEASURED: u8 = 0;
+pub const COUNTED: u8 = 1;
+pub const OFF: u8 = 2;
+
+/// One byte per event id (zero pages until an event is switched).
+static MODES: [AtomicU8; MAX_EVENTS as usize] = [const { AtomicU8::new(MEASURED) }; MAX_EVENTS as usize];
+/// Calls on one thread after which an event's time per call is checked (`u64::MAX`: never).
+static THROTTLE_CALLS: AtomicU64 = AtomicU64::new(u64::MAX);
+static THROTTLE_PER_CALL_NS: AtomicU64 = AtomicU64::new(10_000);
+const DEFAULT_CALLS: u64 = 100_000;
+const DEFAULT_PER_CALL_US: u64 = 10;
+
+/// The mode of event `id`.
+#[inline(always)]
+pub fn mode(id: u32) -> u8 {
+    match MODES.get(id as usize) {
+        Some(mode) => mode.load(Relaxed),
+        None => MEASURED,
+    }
+}
+
+pub fn set(id: u32, mode: u8) {
+    if let Some(slot) = MODES.get(id as usize) {
+        slot.store(mode, Relaxed);
+    }
+}
+
+/// The run-time selection, read at the first registration.
+static SELECTION: OnceLock<Option<Selection>> = OnceLock::new();
+
+fn selection() -> Option<&'static Selection> {
+    SELECTION
+        .get_or_init(|| {
+            let path = std::env::var_os("INSTRUMENT_RUNTIME_SELECT").filter(|p| !p.is_empty())?;
+            Selection::load(std::path::Path::new(&path))
+                .map_err(|e| eprintln!("instrument: INSTRUMENT_RUNTIME_SELECT: {e}; measuring every routine"))
+                .ok()
+        })
+        .as_ref()
+}
+
+/// Switches off the events from id `first` on (a module being registered, before its ids are
+/// published) that the run-time selection excludes: routines it leaves out, and their loops
+/// and call statements.
+pub fn apply_selection(events: &[EventInfo], first: u32) {
+    let Some(selection) = selection() else { return };
+    for (id, event) in events.iter().enumerate().skip(first as usize) {
+        let off = match &event.kind {
+            Kind::Function { name, .. } => !selection.includes(name, &event.file),
+            Kind::Loop { function, .. } | Kind::CallSite { function, .. } => mode(*function) == OFF,
+        };
+        if off {
+            set(id as u32, OFF);
+        }
+    }
+}
+
+/// Reads the throttling settings (once, at start-up, after the callpath settings).
+pub fn configure() {
+    // Callpaths describe every call, and compensation removes the cost of timed calls only, so
+    // neither is throttled unless asked for.
+    let compensating =
+        std::env::var("INSTRUMENT_COMPENSATE").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "no" | "off"));
+    let default = crate::callpath::depth() == 0 && !compensating;
+    let on = match std::env::var("INSTRUMENT_THROTTLE").as_deref() {
+        Ok("0") => false,
+        Ok("1") => true,
+        Ok(other) => {
+            settings::unknown("INSTRUMENT_THROTTLE", other, "0 or 1", "the default");
+            default
+        }
+        Err(_) => default,
+    };
+    if !on {
+        return;
+    }
+    let calls = settings::number("INSTRUMENT_THROTTLE_CALLS", 1, "100000").unwrap_or(DEFAULT_CALLS);
+    let per_call_us =
+        settings::number("INSTRUMENT_THROTTLE_PERCALL_US", 0, "10").unwrap_or(DEFAULT_PER_CALL_US);
+    THROTTLE_PER_CALL_NS.store(per_call_us.saturating_mul(1000), Relaxed);
+    THROTTLE_CALLS.store(calls, Relaxed);
+}
+
+/// Whether an event called `calls` times on a thread is due for the throttling check.
+#[inline(always)]
+pub fn due(calls: u64) -> bool {
+    calls >= THROTTLE_CALLS.load(Relaxed)
+}
+
+/// TAU's rule for an event that is `due`: throttle it if its calls took under the limit each.
+#[cold]
+#[inline(never)]
+pub fn consider(id: u32, calls: u64, inclusive_ticks: u64) {
+    let Some(ticks_per_ns) = clock::ticks_per_ns_estimate() else { return };
+    let limit = THROTTLE_PER_CALL_NS.load(Relaxed) as f64 * ticks_per_ns * calls as f64;
+    if (inclusive_ticks as f64) < limit {
+        set(id, COUNTED);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_default_to_measured_and_switch() {
+        assert_eq!(mode(5), MEASURED);
+        assert_eq!(mode(u32::MAX), MEASURED, "ids past the table are measured");
+        set(5, OFF);
+        assert_eq!(mode(5), OFF);
+        set(5, MEASURED);
+        assert_eq!(mode(5), MEASURED);
+    }
+}

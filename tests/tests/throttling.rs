@@ -1,0 +1,119 @@
+//! Probes switched while the program runs: TAU's throttling (a routine called over 100000
+//! times at under 10 us each is only counted from then on, its count exact), run-time
+//! selection files that switch routines off in the same binary, and the selection file
+//! `instrument report --suggest-filter` writes from a profile.
+
+use instrument_profile::Profile;
+use instrument_tests::*;
+use std::path::Path;
+use std::process::{Command, Output};
+
+const CALLS: u64 = 2_000_000;
+
+/// Runs `program args` in a new directory under `dir` with `env`; its output and profile.
+fn run_with(
+    program: &Path,
+    dir: &Path,
+    name: &str,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (Output, Profile) {
+    let dir = new_dir(dir, name);
+    let output = run(Command::new(program)
+        .args(args)
+        .current_dir(&dir)
+        .env("INSTRUMENT_PROFILE_DIR", &dir)
+        .env_remove("INSTRUMENT_THROTTLE")
+        .envs(env.iter().copied()));
+    assert_success(&output, name);
+    (output, only_profile(&dir))
+}
+
+#[test]
+fn a_throttled_routine_is_counted_exactly_and_timed_only_before() {
+    let dir = scratch();
+    let plain = build_plain(dir.path(), "throttle");
+    let program = build_instrumented(dir.path(), "throttle", &[]);
+    let calls = CALLS.to_string();
+    let expected = run(Command::new(&plain).arg(&calls));
+    let (output, profile) = run_with(&program, dir.path(), "default", &[&calls], &[]);
+    assert_eq!(output.stdout, expected.stdout, "same checksum");
+    let f = function(&profile, "next_random");
+    assert!(f.throttled);
+    assert_eq!(f.calls, CALLS, "every call counted");
+    let timed = f.calls - f.untimed_calls;
+    assert!((100_000..CALLS / 2).contains(&timed), "throttled after 100000 calls, not much later: {timed}");
+    assert_eq!(function(&profile, "main").child_calls, CALLS, "main's #Subrs still exact");
+    assert!(!function(&profile, "main").throttled);
+    assert_inclusive_covers_exclusive(&profile);
+    let report = run(Command::new(bin("instrument"))
+        .arg("report")
+        .arg(only_profile_path(&dir.path().join("default"))));
+    let text = String::from_utf8_lossy(&report.stdout);
+    assert!(text.contains("next_random [throttled]") && text.contains("1 event(s) throttled"), "{text}");
+
+    let (_, off) = run_with(&program, dir.path(), "off", &[&calls], &[("INSTRUMENT_THROTTLE", "0")]);
+    let f = function(&off, "next_random");
+    assert!(!f.throttled);
+    assert_eq!((f.calls, f.untimed_calls), (CALLS, 0), "INSTRUMENT_THROTTLE=0 times every call");
+
+    let (_, callpaths) =
+        run_with(&program, dir.path(), "callpaths", &[&calls], &[("INSTRUMENT_CALLPATH", "2")]);
+    assert!(!function(&callpaths, "next_random").throttled, "callpath mode is not throttled by default");
+}
+
+#[test]
+fn routines_over_the_time_limit_are_never_throttled() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "throttle", &[]);
+    // 300 calls of 20 us each, checked from the 100th call on; next_random runs 0 times.
+    let (_, profile) =
+        run_with(&program, dir.path(), "slow", &["0", "300"], &[("INSTRUMENT_THROTTLE_CALLS", "100")]);
+    let slow = function(&profile, "slow_step");
+    assert_eq!((slow.calls, slow.untimed_calls, slow.throttled), (300, 0, false));
+    assert!(slow.inclusive_ns >= 300 * 20_000, "every call timed: {} ns", slow.inclusive_ns);
+}
+
+#[test]
+fn a_run_time_selection_switches_routines_off_in_the_same_binary() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "throttle", &[]);
+    let calls = CALLS.to_string();
+    let (_, measured) = run_with(&program, dir.path(), "measured", &[&calls], &[]);
+
+    // The selection that report --suggest-filter writes from that profile...
+    let selection = dir.path().join("suggested.txt");
+    let measured_path = only_profile_path(&dir.path().join("measured"));
+    let output = run(Command::new(bin("instrument"))
+        .args(["report", "--suggest-filter"])
+        .arg(&selection)
+        .arg(&measured_path));
+    assert_success(&output, "report --suggest-filter");
+    let text = std::fs::read_to_string(&selection).unwrap();
+    assert!(text.contains("BEGIN_EXCLUDE_LIST\nnext_random\nEND_EXCLUDE_LIST"), "{text}");
+    assert!(!text.contains("\nmain\n"));
+    assert!(has_function(&measured, "next_random"));
+
+    // ...switches next_random off at run time: it is neither measured nor counted.
+    let selection = selection.to_str().unwrap();
+    let (output, off) =
+        run_with(&program, dir.path(), "switched", &[&calls], &[("INSTRUMENT_RUNTIME_SELECT", selection)]);
+    assert!(output.stderr.is_empty(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(!has_function(&off, "next_random"));
+    assert_eq!(function(&off, "main").calls, 1);
+    assert_eq!(function(&off, "main").child_calls, 0);
+    assert_eq!(off.totals.unmatched_exits, 0, "switched-off exits are not mismatches");
+
+    // A selection file that cannot be used: one line, and everything is measured.
+    let (output, all) = run_with(
+        &program,
+        dir.path(),
+        "missing",
+        &["1000"],
+        &[("INSTRUMENT_RUNTIME_SELECT", "/nonexistent/selection.txt")],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("INSTRUMENT_RUNTIME_SELECT") && stderr.contains("measuring every routine"));
+    assert_eq!(function(&all, "next_random").calls, 1000);
+}
