@@ -14,25 +14,77 @@ use crate::registry::{load_id, UNREGISTERED};
 use crate::switch;
 use crate::thread::{self, ThreadState};
 
+// A probe of a switched-off event returns from the trampoline itself, after two loads (its id
+// and its mode byte, see `switch`): no prologue, no thread state, no clock. An event is switched
+// off when its module registers, before any of its probes run, so no activation of it is open.
+
 #[cfg(target_arch = "x86_64")]
 #[unsafe(naked)]
 #[no_mangle]
 pub unsafe extern "C" fn __instrument_enter(id_slot: *const u32) {
-    core::arch::naked_asm!("mov rsi, rsp", "jmp {}", sym enter)
+    core::arch::naked_asm!(
+        "mov eax, dword ptr [rdi]",
+        "cmp eax, {max}",
+        "jae 2f",
+        "lea rcx, [rip + {modes}]",
+        "cmp byte ptr [rcx + rax], {off}",
+        "je 3f",
+        "2:",
+        "mov rsi, rsp",
+        "jmp {body}",
+        "3:",
+        "ret",
+        max = const switch::TABLE_LEN,
+        modes = sym switch::MODES,
+        off = const switch::OFF,
+        body = sym enter,
+    )
 }
 
 #[cfg(target_arch = "x86_64")]
 #[unsafe(naked)]
 #[no_mangle]
 pub unsafe extern "C" fn __instrument_exit(id_slot: *const u32) {
-    core::arch::naked_asm!("mov rsi, rsp", "jmp {}", sym exit)
+    core::arch::naked_asm!(
+        "mov eax, dword ptr [rdi]",
+        "cmp eax, {max}",
+        "jae 2f",
+        "lea rcx, [rip + {modes}]",
+        "cmp byte ptr [rcx + rax], {off}",
+        "je 3f",
+        "2:",
+        "mov rsi, rsp",
+        "jmp {body}",
+        "3:",
+        "ret",
+        max = const switch::TABLE_LEN,
+        modes = sym switch::MODES,
+        off = const switch::OFF,
+        body = sym exit,
+    )
 }
 
 #[cfg(target_arch = "x86_64")]
 #[unsafe(naked)]
 #[no_mangle]
 pub unsafe extern "C" fn __instrument_loop_exit(id_slot: *const u32, iterations: u64) {
-    core::arch::naked_asm!("mov rdx, rsp", "jmp {}", sym loop_exit)
+    core::arch::naked_asm!(
+        "mov eax, dword ptr [rdi]",
+        "cmp eax, {max}",
+        "jae 2f",
+        "lea rcx, [rip + {modes}]",
+        "cmp byte ptr [rcx + rax], {off}",
+        "je 3f",
+        "2:",
+        "mov rdx, rsp",
+        "jmp {body}",
+        "3:",
+        "ret",
+        max = const switch::TABLE_LEN,
+        modes = sym switch::MODES,
+        off = const switch::OFF,
+        body = sym loop_exit,
+    )
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -90,7 +142,8 @@ unsafe fn enter_unmeasured(ts: &mut ThreadState, id: u32, mode: u8) {
 
 /// Loop exit: the loop's iterations are counted, then it exits like any event.
 pub unsafe extern "C" fn loop_exit(id_slot: *const u32, iterations: u64, sp: usize) {
-    let now = clock::now();
+    let mode = switch::mode(load_id(id_slot));
+    let now = if mode == switch::MEASURED { clock::now() } else { 0 };
     let state = thread::current();
     if !state.is_null() {
         let ts = &mut *state;
@@ -103,12 +156,38 @@ pub unsafe extern "C" fn loop_exit(id_slot: *const u32, iterations: u64, sp: usi
             }
         }
     }
-    exit_at(now, id_slot, sp, LOOP)
+    if mode == switch::MEASURED {
+        exit_at(now, id_slot, sp, LOOP)
+    } else {
+        exit_unmeasured(id_slot, sp, LOOP)
+    }
 }
 
 /// Event exit: pop the top frame if it is this event's, else reconcile.
 pub unsafe extern "C" fn exit(id_slot: *const u32, sp: usize) {
+    if switch::mode(load_id(id_slot)) != switch::MEASURED {
+        return exit_unmeasured(id_slot, sp, STANDARD);
+    }
     exit_at(clock::now(), id_slot, sp, STANDARD)
+}
+
+/// Exit of an event that is switched off or throttled: nothing to do, without reading the
+/// clock, unless the activation began while the event was measured (its frame is on top).
+#[inline(never)]
+unsafe fn exit_unmeasured(id_slot: *const u32, sp: usize, kind: usize) {
+    let state = thread::current();
+    if state.is_null() {
+        return;
+    }
+    let ts = &*state;
+    // On an overflowed shadow stack every entry counted a level, whatever the event's mode.
+    let overflowed = ts.depth >= ts.frame_cap;
+    if overflowed || {
+        let top = &*ts.frames.add(ts.depth);
+        top.id == load_id(id_slot) && top.sp == sp
+    } {
+        exit_at(clock::now(), id_slot, sp, kind);
+    }
 }
 
 #[inline(always)]

@@ -29,8 +29,11 @@ pub const MEASURED: u8 = 0;
 pub const COUNTED: u8 = 1;
 pub const OFF: u8 = 2;
 
-/// One byte per event id (zero pages until an event is switched).
-static MODES: [AtomicU8; MAX_EVENTS as usize] = [const { AtomicU8::new(MEASURED) }; MAX_EVENTS as usize];
+/// Events with a mode byte; later ids are always measured.
+pub const TABLE_LEN: u32 = MAX_EVENTS;
+/// One byte per event id (zero pages until an event is switched). The probe trampolines read
+/// it directly (probes.rs).
+pub static MODES: [AtomicU8; TABLE_LEN as usize] = [const { AtomicU8::new(MEASURED) }; TABLE_LEN as usize];
 /// Calls on one thread after which an event's time per call is checked (`u64::MAX`: never).
 static THROTTLE_CALLS: AtomicU64 = AtomicU64::new(u64::MAX);
 static THROTTLE_PER_CALL_NS: AtomicU64 = AtomicU64::new(10_000);
