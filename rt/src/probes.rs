@@ -1,5 +1,5 @@
-//! The hot path. `__instrument_enter` and `__instrument_exit` are two-instruction trampolines
-//! that add the caller's stack pointer (the identity of the machine frame, used only when a
+//! The hot path. `__instrument_enter` and `__instrument_exit` are trampolines that return at
+//! once for a switched-off event and otherwise add the caller's stack pointer (the identity of the machine frame, used only when a
 //! longjmp or an unwind has skipped exits) and jump to the Rust bodies. The bodies read the
 //! clock, touch the top of the shadow stack and one record, and neither lock nor allocate; the
 //! rare cases (first event of a thread, full tables, mismatched exits) are out of line.
@@ -14,78 +14,41 @@ use crate::registry::{load_id, UNREGISTERED};
 use crate::switch;
 use crate::thread::{self, ThreadState};
 
-// A probe of a switched-off event returns from the trampoline itself, after two loads (its id
-// and its mode byte, see `switch`): no prologue, no thread state, no clock. An event is switched
-// off when its module registers, before any of its probes run, so no activation of it is open.
-
-#[cfg(target_arch = "x86_64")]
-#[unsafe(naked)]
-#[no_mangle]
-pub unsafe extern "C" fn __instrument_enter(id_slot: *const u32) {
-    core::arch::naked_asm!(
-        "mov eax, dword ptr [rdi]",
-        "cmp eax, {max}",
-        "jae 2f",
-        "lea rcx, [rip + {modes}]",
-        "cmp byte ptr [rcx + rax], {off}",
-        "je 3f",
-        "2:",
-        "mov rsi, rsp",
-        "jmp {body}",
-        "3:",
-        "ret",
-        max = const switch::TABLE_LEN,
-        modes = sym switch::MODES,
-        off = const switch::OFF,
-        body = sym enter,
-    )
+/// A probe's entry point: a trampoline that passes the caller's stack pointer in register
+/// `$sp` and jumps to `$body`. A probe of a switched-off event returns from here, after two
+/// loads (its id and its mode byte, see `switch`): no prologue, no thread state, no clock. An
+/// event is switched off when its module registers, before any of its probes run, so no
+/// activation of it is open.
+macro_rules! trampoline {
+    ($name:ident($($arg:ident: $ty:ty),*), $sp:literal, $body:path) => {
+        #[cfg(target_arch = "x86_64")]
+        #[unsafe(naked)]
+        #[no_mangle]
+        pub unsafe extern "C" fn $name($($arg: $ty),*) {
+            core::arch::naked_asm!(
+                "mov eax, dword ptr [rdi]",
+                "cmp eax, {max}",
+                "jae 2f",
+                "lea rcx, [rip + {modes}]",
+                "cmp byte ptr [rcx + rax], {off}",
+                "je 3f",
+                "2:",
+                concat!("mov ", $sp, ", rsp"),
+                "jmp {body}",
+                "3:",
+                "ret",
+                max = const switch::TABLE_LEN,
+                modes = sym switch::MODES,
+                off = const switch::OFF,
+                body = sym $body,
+            )
+        }
+    };
 }
 
-#[cfg(target_arch = "x86_64")]
-#[unsafe(naked)]
-#[no_mangle]
-pub unsafe extern "C" fn __instrument_exit(id_slot: *const u32) {
-    core::arch::naked_asm!(
-        "mov eax, dword ptr [rdi]",
-        "cmp eax, {max}",
-        "jae 2f",
-        "lea rcx, [rip + {modes}]",
-        "cmp byte ptr [rcx + rax], {off}",
-        "je 3f",
-        "2:",
-        "mov rsi, rsp",
-        "jmp {body}",
-        "3:",
-        "ret",
-        max = const switch::TABLE_LEN,
-        modes = sym switch::MODES,
-        off = const switch::OFF,
-        body = sym exit,
-    )
-}
-
-#[cfg(target_arch = "x86_64")]
-#[unsafe(naked)]
-#[no_mangle]
-pub unsafe extern "C" fn __instrument_loop_exit(id_slot: *const u32, iterations: u64) {
-    core::arch::naked_asm!(
-        "mov eax, dword ptr [rdi]",
-        "cmp eax, {max}",
-        "jae 2f",
-        "lea rcx, [rip + {modes}]",
-        "cmp byte ptr [rcx + rax], {off}",
-        "je 3f",
-        "2:",
-        "mov rdx, rsp",
-        "jmp {body}",
-        "3:",
-        "ret",
-        max = const switch::TABLE_LEN,
-        modes = sym switch::MODES,
-        off = const switch::OFF,
-        body = sym loop_exit,
-    )
-}
+trampoline!(__instrument_enter(id_slot: *const u32), "rsi", enter);
+trampoline!(__instrument_exit(id_slot: *const u32), "rsi", exit);
+trampoline!(__instrument_loop_exit(id_slot: *const u32, iterations: u64), "rdx", loop_exit);
 
 #[cfg(target_arch = "x86_64")]
 #[unsafe(naked)]
