@@ -348,7 +348,12 @@ pub fn reopen_current_frames(saved: SavedFrames) {
 pub fn current_calls() -> u64 {
     let Some(ts) = (unsafe { current().as_ref() }) else { return 0 };
     let used = (registry::count() as usize).min(ts.record_cap as usize);
-    (0..used).map(|id| unsafe { (*ts.records.add(id)).calls + (*ts.records.add(id)).counted }).sum()
+    (0..used)
+        .map(|id| {
+            let r = unsafe { &*ts.records.add(id) };
+            r.calls + r.counted
+        })
+        .sum()
 }
 
 /// Removes every trace of the calibration events from the thread (records, and what its root

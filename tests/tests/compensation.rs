@@ -86,12 +86,7 @@ fn report_says_times_are_compensated_and_raw_shows_the_measured_ones() {
     let dir = scratch();
     let program = build_instrumented(dir.path(), "compensation", &[]);
     main_times(dir.path(), &program, &["10000"], true);
-    let path = std::fs::read_dir(dir.path())
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .find(|e| e.file_name().to_string_lossy().ends_with(".instrument.json"))
-        .unwrap()
-        .path();
+    let path = only_profile_path(dir.path());
     let report = run(Command::new(bin("instrument")).arg("report").arg(&path));
     let text = String::from_utf8_lossy(&report.stdout);
     assert!(text.contains("times are compensated: probe cost"), "{text}");

@@ -103,16 +103,7 @@ fn profile_size_does_not_grow_with_run_length() {
     assert_eq!(calls_to(&long, "sqrt")[0].count, 1_000_000);
     let shape = |p: &instrument_profile::Profile| (p.functions.len(), p.loops.len(), p.callsites.len());
     assert_eq!(shape(&short), shape(&long));
-    let size = |d: &tempfile::TempDir| {
-        std::fs::read_dir(d.path())
-            .unwrap()
-            .filter_map(|e| e.ok())
-            .find(|e| e.file_name().to_string_lossy().ends_with(".instrument.json"))
-            .unwrap()
-            .metadata()
-            .unwrap()
-            .len()
-    };
+    let size = |d: &tempfile::TempDir| only_profile_path(d.path()).metadata().unwrap().len();
     let (a, b) = (size(&short_dir) as f64, size(&long_dir) as f64);
     assert!(
         (a - b).abs() / a < 0.02,
@@ -144,12 +135,7 @@ fn events_can_be_chosen_by_environment_variable() {
 #[test]
 fn tree_report_nests_program_procedure_loop_call_statement() {
     let (dir, _) = loops_profile(&[]);
-    let path = std::fs::read_dir(dir.path())
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .find(|e| e.file_name().to_string_lossy().ends_with(".instrument.json"))
-        .unwrap()
-        .path();
+    let path = only_profile_path(dir.path());
     let tree = run(std::process::Command::new(bin("instrument"))
         .args(["report", "--tree", "--focus", "nested"])
         .arg(&path));
