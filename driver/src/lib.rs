@@ -10,6 +10,7 @@ pub mod experiment;
 pub mod export;
 pub mod html;
 pub mod layout;
+pub mod live;
 pub use instrument_select::names;
 pub mod profiles;
 pub mod report;

@@ -154,6 +154,18 @@ enum Command {
         #[arg(long, default_value = "on", value_parser = ["on", "calibrated", "fenced"])]
         compensate: String,
     },
+    /// Watch a running instrumented program: its busiest routines and loops, live
+    #[command(long_about = "Watch a running instrumented program without stopping it: its busiest \
+        routines, loops and call statements of the last interval, with their times and calls so far, \
+        refreshed every second. The program publishes its counters in a shared-memory segment (a memfd \
+        only its owner can open; INSTRUMENT_LIVE=0 turns it off).\n\n  \
+        instrument top 4242                       (full screen: arrows select, space switches off/on)\n  \
+        instrument top 4242 --batch 5 --json      (five updates for scripts)\n  \
+        instrument top 4242 --off 'blas_*'        (stop timing these routines; calls stay counted)\n  \
+        instrument top 4242 --on 'blas_*'\n\n\
+        A probe switched off returns at once (about 1 ns); the profile written at the end marks routines \
+        whose timing was off for part of the run.")]
+    Top(instrument_driver::live::top::TopArgs),
     /// Benchmarks that print ratios measured in one run
     Bench {
         #[command(subcommand)]
@@ -268,6 +280,7 @@ fn run(cli: Cli) -> Result<()> {
             callpath,
             compensate,
         }),
+        Command::Top(args) => instrument_driver::live::top::run(&args),
         Command::Bench { which: BenchCommand::Probes(args) } => bench::probes(&args.settings()),
         Command::Bench { which: BenchCommand::Callpaths(args) } => bench::callpaths(&args.settings()),
     }

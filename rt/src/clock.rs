@@ -76,6 +76,11 @@ pub fn init() {
     START_NS.store(ns, Relaxed);
 }
 
+/// The start anchor: (ticks, CLOCK_MONOTONIC ns), and whether ticks are TSC cycles.
+pub fn start_anchor() -> (u64, u64, bool) {
+    (START_TICKS.load(Relaxed), START_NS.load(Relaxed), USE_TSC.load(Relaxed))
+}
+
 pub fn source_name() -> &'static str {
     if USE_TSC.load(Relaxed) {
         "tsc"

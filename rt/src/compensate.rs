@@ -195,7 +195,7 @@ fn min_pair(mut body: impl FnMut(), inner_total: impl Fn() -> u64) -> (u64, u64)
 mod tests {
     use super::*;
     use crate::reconcile::close_top;
-    use crate::thread::{Counters, Frame, Record, ThreadState};
+    use crate::thread::{Frame, Record, ThreadState};
 
     /// Sets Δi and δ (in ticks) and switches compensation on, as calibration would.
     fn set_costs(outer: u64, own: u64) {
@@ -217,16 +217,11 @@ mod tests {
                 records: vec![Record::default(); 8],
                 ts: unsafe { std::mem::zeroed() },
             });
-            h.ts = ThreadState {
-                depth: 0,
-                frame_cap: 16,
-                frames: h.frames.as_mut_ptr(),
-                records: h.records.as_mut_ptr(),
-                record_cap: 8,
-                counters: Counters::default(),
-                tree: std::ptr::null_mut(),
-                index: 0,
-            };
+            // The rest of the zeroed state is right: depth 0, no tree, no counts.
+            h.ts.frame_cap = 16;
+            h.ts.frames = h.frames.as_mut_ptr();
+            h.ts.records = h.records.as_mut_ptr();
+            h.ts.record_cap = 8;
             h.frames[0].id = crate::thread::SENTINEL_ID;
             h
         }

@@ -19,6 +19,7 @@ pub mod clock;
 mod compensate;
 mod exec;
 mod lifecycle;
+mod live;
 mod output;
 mod pages;
 pub mod probes;

@@ -7,7 +7,7 @@
 //! before the fork and what it measured itself (as TAU's TAU_INCLUDE_PARENT_DATA), marked with
 //! the parent's pid. Before an exec the profile is written as at the end (`exec`).
 
-use crate::{clock, output, thread};
+use crate::{clock, live, output, thread};
 use std::cell::RefCell;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -38,6 +38,7 @@ pub fn start() {
     START.call_once(|| {
         PID.store(std::process::id(), Ordering::Relaxed);
         clock::init();
+        live::init(crate::switch::table());
         crate::callpath::configure();
         crate::switch::configure();
         unsafe {
@@ -111,27 +112,35 @@ fn finish_as(ending: Ending) {
     if let Err(message) = output::write(&snapshot, &calibration, &ending) {
         eprintln!("instrument: {message}");
     }
+    live::finished();
 }
 
 thread_local! {
     /// The runtime's locks, held by the forking thread across fork() so that the child never
     /// inherits one taken by a thread that does not exist in it.
-    static FORK_LOCKS: RefCell<Option<(MutexGuard<'static, thread::Merged>, crate::registry::EventsGuard)>> =
-        const { RefCell::new(None) };
+    static FORK_LOCKS: RefCell<Option<ForkLocks>> = const { RefCell::new(None) };
 }
 
+type ForkLocks =
+    (MutexGuard<'static, thread::Merged>, crate::registry::EventsGuard, MutexGuard<'static, live::Space>);
+
 extern "C" fn before_fork() {
-    let locks = (thread::lock_merged(), crate::registry::lock_events());
+    let mut locks = (thread::lock_merged(), crate::registry::lock_events(), live::lock_space());
+    live::before_fork(&mut locks.2);
     FORK_LOCKS.with(|l| *l.borrow_mut() = Some(locks));
 }
 
 extern "C" fn after_fork_in_parent() {
-    FORK_LOCKS.with(|l| l.borrow_mut().take());
+    if let Some(mut locks) = FORK_LOCKS.with(|l| l.borrow_mut().take()) {
+        live::after_fork_in_parent(&mut locks.2);
+    }
 }
 
 extern "C" fn after_fork_in_child() {
     FORKED_FROM.store(unsafe { libc::getppid() } as u32, Ordering::Relaxed);
     PID.store(std::process::id(), Ordering::Relaxed);
+    if let Some(mut locks) = FORK_LOCKS.with(|l| l.borrow_mut().take()) {
+        live::after_fork_in_child(&mut locks.2);
+    }
     CALLS_AT_FORK.store(thread::current_calls(), Ordering::Relaxed);
-    FORK_LOCKS.with(|l| l.borrow_mut().take());
 }

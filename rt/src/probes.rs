@@ -87,7 +87,7 @@ pub unsafe extern "C" fn enter(id_slot: *const u32, sp: usize) {
         return enter_cold(ts, id, depth, sp);
     }
     let mode = switch::mode(id);
-    if mode != switch::MEASURED {
+    if mode & switch::UNTIMED != 0 {
         return enter_unmeasured(ts, id, mode);
     }
     push(ts, depth, id, sp);
@@ -134,8 +134,8 @@ pub unsafe extern "C" fn exit(id_slot: *const u32, sp: usize) {
     exit_at(clock::now(), id_slot, sp, STANDARD)
 }
 
-/// Exit of an event that is switched off or throttled: nothing to do, without reading the
-/// clock, unless the activation began while the event was measured (its frame is on top).
+/// Exit of an event that is switched off, throttled or lenient: nothing to do, without reading
+/// the clock, unless the activation began while the event was measured (its frame is on top).
 #[inline(never)]
 unsafe fn exit_unmeasured(id_slot: *const u32, sp: usize, kind: usize) {
     let state = thread::current();

@@ -153,6 +153,7 @@ pub unsafe extern "C" fn __instrument_register_module(table: *const ModuleTable)
     }
     register_statics(table, base);
     crate::switch::apply_selection(&events, base);
+    crate::live::publish_names(&events, base as usize, false);
     let total = (table.functions + table.loops + table.sites) as usize;
     for i in 0..total {
         (*(table.ids.add(i) as *const AtomicU32)).store(base + i as u32, Relaxed);
@@ -203,6 +204,7 @@ pub fn register_hidden(names: &[&str]) -> u32 {
             },
         );
     }
+    crate::live::publish_names(&events, base as usize, true);
     COUNT.store(events.len() as u32, Relaxed);
     base
 }

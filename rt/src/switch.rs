@@ -6,6 +6,9 @@
 //! measured, so an activation that began measured still ends measured, and one that began
 //! switched off costs only that check.
 //!
+//! `instrument top` switches events from outside through the live segment (live.rs): off goes
+//! through `COUNTED` until no activation of the event is open, on is `LENIENT`.
+//!
 //! At start-up, `INSTRUMENT_RUNTIME_SELECT=FILE` switches off the routines a selection file
 //! excludes (TAU's or Score-P's syntax, as at build time), with their loops and call
 //! statements: the same binary serves every selection.
@@ -25,15 +28,26 @@ use instrument_select::Selection;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::OnceLock;
 
-pub const MEASURED: u8 = 0;
-pub const COUNTED: u8 = 1;
-pub const OFF: u8 = 2;
+pub use instrument_live::{MODE_COUNTED as COUNTED, MODE_MEASURED as MEASURED, MODE_OFF as OFF};
+/// The bits that make an entry unmeasured (`COUNTED`, `OFF`).
+pub const UNTIMED: u8 = COUNTED | OFF;
 
 /// Events with a mode byte; later ids are always measured.
 pub const TABLE_LEN: u32 = MAX_EVENTS;
 /// One byte per event id (zero pages until an event is switched). The probe trampolines read
-/// it directly (probes.rs).
-pub static MODES: [AtomicU8; TABLE_LEN as usize] = [const { AtomicU8::new(MEASURED) }; TABLE_LEN as usize];
+/// it directly (probes.rs). Page aligned: at start-up the live segment's mode area is mapped
+/// over it (live.rs), so that `instrument top` switches the probes this table drives.
+pub static MODES: Modes = Modes([const { AtomicU8::new(MEASURED) }; TABLE_LEN as usize]);
+
+#[repr(C, align(4096))]
+pub struct Modes([AtomicU8; TABLE_LEN as usize]);
+
+const _: () = assert!(TABLE_LEN as u64 == instrument_live::MAX_EVENTS);
+
+/// The table's address, for the live segment.
+pub fn table() -> *mut u8 {
+    MODES.0.as_ptr() as *mut u8
+}
 /// Calls on one thread after which an event's time per call is checked (`u64::MAX`: never).
 static THROTTLE_CALLS: AtomicU64 = AtomicU64::new(u64::MAX);
 static THROTTLE_PER_CALL_NS: AtomicU64 = AtomicU64::new(10_000);
@@ -43,14 +57,14 @@ const DEFAULT_PER_CALL_US: u64 = 10;
 /// The mode of event `id`.
 #[inline(always)]
 pub fn mode(id: u32) -> u8 {
-    match MODES.get(id as usize) {
+    match MODES.0.get(id as usize) {
         Some(mode) => mode.load(Relaxed),
         None => MEASURED,
     }
 }
 
 pub fn set(id: u32, mode: u8) {
-    if let Some(slot) = MODES.get(id as usize) {
+    if let Some(slot) = MODES.0.get(id as usize) {
         slot.store(mode, Relaxed);
     }
 }
@@ -140,5 +154,12 @@ mod tests {
         assert_eq!(mode(5), OFF);
         set(5, MEASURED);
         assert_eq!(mode(5), MEASURED);
+    }
+
+    #[test]
+    fn only_counted_and_off_entries_are_untimed() {
+        use instrument_live::MODE_LENIENT;
+        let untimed = |mode: u8| mode & UNTIMED != 0;
+        assert_eq!([MEASURED, COUNTED, OFF, MODE_LENIENT].map(untimed), [false, true, true, false]);
     }
 }

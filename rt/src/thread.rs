@@ -5,89 +5,14 @@
 //! nor lose data.
 
 use crate::callpath::{self, Tree};
-use crate::pages;
+use crate::live::{self, Region};
 use crate::registry;
 use std::cell::Cell;
-use std::ptr::{null_mut, NonNull};
+use std::ptr::null_mut;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
 
-/// One activation on the shadow stack.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct Frame {
-    pub id: u32,
-    /// Calls this activation made to instrumented routines.
-    pub child_calls: u32,
-    /// The stack pointer at the probe call: identifies the machine frame for reconciliation.
-    pub sp: usize,
-    pub start: u64,
-    /// Inclusive ticks of the direct children, subtracted to give exclusive time.
-    pub child_incl: u64,
-    /// The callpath node of this activation (callpath mode only).
-    pub node: u32,
-    /// Compensation: the probe cost (Δi, scaled) of every descendant event so far.
-    pub overhead: u64,
-    /// Compensation: the compensated inclusive ticks of the direct children.
-    pub comp_child: i64,
-}
-
-/// Per-function statistics in ticks.
-#[repr(C)]
-#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
-pub struct Record {
-    /// Measured calls (activations timed on the shadow stack).
-    pub calls: u64,
-    /// Calls counted without timing while the event was throttled.
-    pub counted: u64,
-    pub child_calls: u64,
-    pub excl: u64,
-    pub incl: u64,
-    /// Activations currently on the stack: inclusive time is added only when the outermost
-    /// activation exits, so recursion never counts time twice.
-    pub active: u64,
-    /// Loop iterations (header executions), summed over the loop's executions.
-    pub iterations: u64,
-    /// Compensated inclusive and exclusive ticks (compensation mode only; may be negative).
-    pub comp_incl: i64,
-    pub comp_excl: i64,
-    /// Activations whose compensated inclusive time came out negative.
-    pub negative: u64,
-    /// Loops: the fewest iterations of one execution plus one (0: none yet), the most, and the
-    /// sum of squares, so exports can give TAU's user-event statistics.
-    pub iter_min1: u64,
-    pub iter_max: u64,
-    pub iter_sumsq: u128,
-}
-
-impl Record {
-    pub fn add(&mut self, other: &Record) {
-        self.calls += other.calls;
-        self.counted += other.counted;
-        self.child_calls += other.child_calls;
-        self.excl += other.excl;
-        self.incl += other.incl;
-        self.iterations += other.iterations;
-        self.comp_incl += other.comp_incl;
-        self.comp_excl += other.comp_excl;
-        self.negative += other.negative;
-        if other.iter_min1 != 0 && (self.iter_min1 == 0 || other.iter_min1 < self.iter_min1) {
-            self.iter_min1 = other.iter_min1;
-        }
-        self.iter_max = self.iter_max.max(other.iter_max);
-        self.iter_sumsq = self.iter_sumsq.saturating_add(other.iter_sumsq);
-    }
-
-    /// Counts one execution of a loop that ran `iterations` times.
-    #[inline(always)]
-    pub fn add_iterations(&mut self, iterations: u64) {
-        self.iterations += iterations;
-        // Branch-free: an unset minimum (0) wraps to u64::MAX, so the new count wins.
-        self.iter_min1 = self.iter_min1.wrapping_sub(1).min(iterations).wrapping_add(1);
-        self.iter_max = self.iter_max.max(iterations);
-        self.iter_sumsq = self.iter_sumsq.wrapping_add(iterations as u128 * iterations as u128);
-    }
-}
+pub use instrument_live::{Frame, Record};
 
 /// Anomalies, counted instead of crashing (see `instrument_profile::Totals`).
 #[derive(Clone, Copy, Default, Debug)]
@@ -128,6 +53,9 @@ pub struct ThreadRecords {
     pub records: Vec<(u32, Record)>,
 }
 
+/// A thread's state. It sits at the start of the thread's region, before the shadow stack;
+/// live readers find the depth as its first word (`instrument_live::THREAD_HEADER_BYTES`).
+#[repr(C)]
 pub struct ThreadState {
     /// Index of the top frame; frame 0 is a sentinel that is never popped. May exceed
     /// `frame_cap` while the stack overflows: those frames are counted, not stored.
@@ -141,7 +69,15 @@ pub struct ThreadState {
     pub tree: *mut Tree,
     /// Order in which the thread first measured something (0 for the first thread).
     pub index: u64,
+    /// The memory of this state and the frames, and of the records.
+    region: Region,
+    records_region: Region,
+    /// The thread's slot in the live segment, or `live::NO_SLOT`.
+    slot: u32,
 }
+
+const STATE_BYTES: usize = instrument_live::THREAD_HEADER_BYTES as usize;
+const _: () = assert!(size_of::<ThreadState>() <= STATE_BYTES);
 
 /// The sentinel frame's id: never a real id and never `UNREGISTERED`.
 pub const SENTINEL_ID: u32 = u32::MAX - 1;
@@ -218,28 +154,36 @@ pub fn attach() -> *mut ThreadState {
     crate::lifecycle::start();
     let frame_cap = frame_cap();
     let record_cap = (registry::count() + 1024).next_power_of_two().clamp(MIN_RECORDS, callpath::MAX_EVENTS);
-    let Some(frames) = pages::map(frame_cap * size_of::<Frame>()) else {
+    let Some(region) = live::alloc(STATE_BYTES + frame_cap * size_of::<Frame>()) else {
         return null_mut();
     };
-    let Some(records) = pages::map(record_cap as usize * size_of::<Record>()) else {
-        unsafe { pages::unmap(frames, frame_cap * size_of::<Frame>()) };
+    let Some(records) = live::alloc(record_cap as usize * size_of::<Record>()) else {
+        unsafe { live::free(&region) };
         return null_mut();
     };
-    let frames = frames.as_ptr().cast::<Frame>();
+    let state = region.ptr.cast::<ThreadState>();
+    let frames = unsafe { region.ptr.add(STATE_BYTES).cast::<Frame>() };
     unsafe {
         (*frames).id = SENTINEL_ID;
         (*frames).node = callpath::ROOT;
     }
-    let state = Box::into_raw(Box::new(ThreadState {
-        depth: 0,
-        frame_cap,
-        frames,
-        records: records.as_ptr().cast(),
-        record_cap,
-        counters: Counters::default(),
-        tree: Tree::new().map_or(null_mut(), Box::into_raw),
-        index: THREAD_INDEX.fetch_add(1, Relaxed),
-    }));
+    let index = THREAD_INDEX.fetch_add(1, Relaxed);
+    let slot = live::publish_thread(&region, frame_cap, &records, record_cap, index);
+    unsafe {
+        state.write(ThreadState {
+            depth: 0,
+            frame_cap,
+            frames,
+            records: records.ptr.cast(),
+            record_cap,
+            counters: Counters::default(),
+            tree: Tree::new().map_or(null_mut(), Box::into_raw),
+            index,
+            region,
+            records_region: records,
+            slot,
+        })
+    };
     lock_merged().live.push(state as usize);
     CURRENT.with(|c| c.set(state));
     GUARD.with(|_| ()); // registers the thread-exit hook
@@ -255,16 +199,18 @@ pub fn grow_records(ts: &mut ThreadState, id: u32) -> bool {
         return false;
     }
     let new_cap = (id + 1).next_power_of_two() * 2;
-    let Some(new) = pages::map(new_cap as usize * size_of::<Record>()) else {
+    let Some(new) = live::alloc(new_cap as usize * size_of::<Record>()) else {
         return false;
     };
     let _merged = lock_merged(); // a concurrent profile writer may be reading the old array
     unsafe {
-        std::ptr::copy_nonoverlapping(ts.records, new.as_ptr().cast(), ts.record_cap as usize);
-        pages::unmap(NonNull::new_unchecked(ts.records.cast()), ts.record_cap as usize * size_of::<Record>());
+        std::ptr::copy_nonoverlapping(ts.records, new.ptr.cast(), ts.record_cap as usize);
+        live::move_records(ts.slot, &new, new_cap);
+        live::free(&ts.records_region);
     }
-    ts.records = new.as_ptr().cast();
+    ts.records = new.ptr.cast();
     ts.record_cap = new_cap;
+    ts.records_region = new;
     true
 }
 
@@ -291,12 +237,14 @@ pub fn retire_current(now: u64) {
             merged.per_thread.push(records);
         }
         merged.live.retain(|&p| p != state as usize);
+        let used = (registry::count() as usize).min(ts.record_cap as usize);
+        live::retire_thread(ts.slot, std::slice::from_raw_parts(ts.records, used));
         if !ts.tree.is_null() {
             drop(Box::from_raw(ts.tree));
         }
-        pages::unmap(NonNull::new_unchecked(ts.frames.cast()), ts.frame_cap * size_of::<Frame>());
-        pages::unmap(NonNull::new_unchecked(ts.records.cast()), ts.record_cap as usize * size_of::<Record>());
-        drop(Box::from_raw(state));
+        let (region, records) = (ts.region, ts.records_region);
+        live::free(&records);
+        live::free(&region); // the state itself: the last use of `ts`
     }
 }
 

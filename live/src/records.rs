@@ -1,0 +1,79 @@
+//! The runtime's two hot structures, in the layout the live segment shares with its readers:
+//! a shadow-stack frame (one open activation) and an event's record (its statistics in ticks).
+
+/// One activation on the shadow stack.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Frame {
+    pub id: u32,
+    /// Calls this activation made to instrumented routines.
+    pub child_calls: u32,
+    /// The stack pointer at the probe call: identifies the machine frame for reconciliation.
+    pub sp: usize,
+    pub start: u64,
+    /// Inclusive ticks of the direct children, subtracted to give exclusive time.
+    pub child_incl: u64,
+    /// The callpath node of this activation (callpath mode only).
+    pub node: u32,
+    /// Compensation: the probe cost (Δi, scaled) of every descendant event so far.
+    pub overhead: u64,
+    /// Compensation: the compensated inclusive ticks of the direct children.
+    pub comp_child: i64,
+}
+
+/// Per-function statistics in ticks.
+#[repr(C)]
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct Record {
+    /// Measured calls (activations timed on the shadow stack).
+    pub calls: u64,
+    /// Calls counted without timing while the event was throttled.
+    pub counted: u64,
+    pub child_calls: u64,
+    pub excl: u64,
+    pub incl: u64,
+    /// Activations currently on the stack: inclusive time is added only when the outermost
+    /// activation exits, so recursion never counts time twice.
+    pub active: u64,
+    /// Loop iterations (header executions), summed over the loop's executions.
+    pub iterations: u64,
+    /// Compensated inclusive and exclusive ticks (compensation mode only; may be negative).
+    pub comp_incl: i64,
+    pub comp_excl: i64,
+    /// Activations whose compensated inclusive time came out negative.
+    pub negative: u64,
+    /// Loops: the fewest iterations of one execution plus one (0: none yet), the most, and the
+    /// sum of squares, so exports can give TAU's user-event statistics.
+    pub iter_min1: u64,
+    pub iter_max: u64,
+    pub iter_sumsq: u128,
+}
+
+impl Record {
+    pub fn add(&mut self, other: &Record) {
+        self.calls += other.calls;
+        self.counted += other.counted;
+        self.child_calls += other.child_calls;
+        self.excl += other.excl;
+        self.incl += other.incl;
+        self.iterations += other.iterations;
+        self.comp_incl += other.comp_incl;
+        self.comp_excl += other.comp_excl;
+        self.negative += other.negative;
+        if other.iter_min1 != 0 && (self.iter_min1 == 0 || other.iter_min1 < self.iter_min1) {
+            self.iter_min1 = other.iter_min1;
+        }
+        self.iter_max = self.iter_max.max(other.iter_max);
+        self.iter_sumsq = self.iter_sumsq.saturating_add(other.iter_sumsq);
+    }
+
+    /// Counts one execution of a loop that ran `iterations` times.
+    #[inline(always)]
+    pub fn add_iterations(&mut self, iterations: u64) {
+        self.iterations += iterations;
+        // Branch-free: an unset minimum (0) wraps to u64::MAX, so the new count wins.
+        self.iter_min1 = self.iter_min1.wrapping_sub(1).min(iterations).wrapping_add(1);
+        self.iter_max = self.iter_max.max(iterations);
+        self.iter_sumsq = self.iter_sumsq.wrapping_add(iterations as u128 * iterations as u128);
+    }
+}

@@ -1,0 +1,453 @@
+//! Publishing the run while it goes on (the layout is in the `instrument-live` crate): at
+//! start-up the runtime creates a memfd, maps its mode area over the switch table the probes
+//! read, and from then on takes every thread's state, shadow stack and records from the
+//! segment instead of private memory. Nothing is copied on the hot path. What is written
+//! besides is cold: event names at registration, thread slots at thread start and end.
+//!
+//! A forked child gets a segment of its own, copied before the fork while the forking thread
+//! holds still, so parent and child never write each other's counters. `INSTRUMENT_LIVE=0`
+//! turns the segment off; so does any failure to create it, with everything kept in private
+//! memory as before.
+
+use crate::pages;
+use crate::registry::{EventInfo, Kind};
+use crate::thread::Record;
+use instrument_live::{self as layout, EventName, Header, Slot};
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicI32, AtomicPtr, Ordering::*};
+use std::sync::{Mutex, MutexGuard};
+
+/// Memory for a thread's tables: in the segment at `offset`, or private (`PRIVATE`).
+#[derive(Clone, Copy)]
+pub struct Region {
+    pub ptr: *mut u8,
+    pub len: usize,
+    pub offset: u64,
+}
+
+pub const PRIVATE: u64 = u64::MAX;
+/// No slot: the thread is measured but not shown live.
+pub const NO_SLOT: u32 = u32::MAX;
+
+static FD: AtomicI32 = AtomicI32::new(-1);
+/// The header and slot area, the names area and the retired records, mapped at start-up.
+static BASE: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
+static NAMES: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
+static RETIRED: AtomicPtr<Record> = AtomicPtr::new(std::ptr::null_mut());
+
+/// Where the segment is mapped in this process, and which of its parts are free.
+pub struct Space {
+    mappings: Vec<(usize, u64, usize)>,
+    next: u64,
+    free: Vec<(u64, usize)>,
+    free_slots: Vec<u32>,
+    /// The copy made for a fork in progress.
+    fork_fd: i32,
+}
+
+static SPACE: Mutex<Space> = Mutex::new(Space {
+    mappings: Vec::new(),
+    next: layout::THREADS_OFFSET,
+    free: Vec::new(),
+    free_slots: Vec::new(),
+    fork_fd: -1,
+});
+
+pub fn lock_space() -> MutexGuard<'static, Space> {
+    SPACE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn header() -> Option<&'static Header> {
+    unsafe { BASE.load(Acquire).cast::<Header>().as_ref() }
+}
+
+fn slot(index: u32) -> Option<&'static Slot> {
+    let base = BASE.load(Acquire);
+    if base.is_null() || index == NO_SLOT {
+        return None;
+    }
+    unsafe { base.add(layout::slot_offset(index as u64) as usize).cast::<Slot>().as_ref() }
+}
+
+/// Creates the segment (once, at start-up, before any event is switched). `modes` is the
+/// switch table, page aligned, which from then on is the segment's mode area.
+pub fn init(modes: *mut u8) {
+    if std::env::var("INSTRUMENT_LIVE").is_ok_and(|v| matches!(v.trim(), "0" | "no" | "off")) {
+        return;
+    }
+    let Some(fd) = create(layout::THREADS_OFFSET) else { return };
+    let mut space = lock_space();
+    let areas = [
+        (std::ptr::null_mut(), layout::HEADER_OFFSET, layout::MODES_OFFSET),
+        (std::ptr::null_mut(), layout::NAMES_OFFSET, layout::NAMES_CAP),
+        (std::ptr::null_mut(), layout::RETIRED_OFFSET, layout::MAX_EVENTS * layout::RECORD_BYTES),
+        (modes, layout::MODES_OFFSET, layout::MAX_EVENTS),
+    ];
+    let mut mapped = Vec::new();
+    for (at, offset, len) in areas {
+        match unsafe { map_at(fd, at, offset, len as usize) } {
+            Some(ptr) => mapped.push((ptr as usize, offset, len as usize)),
+            None => {
+                // The mode area is mapped last: a failure leaves the switch table untouched.
+                for &(addr, _, len) in &mapped {
+                    unsafe { libc::munmap(addr as *mut _, len) };
+                }
+                unsafe { libc::close(fd) };
+                return;
+            }
+        }
+    }
+    BASE.store(mapped[0].0 as *mut u8, Release);
+    NAMES.store(mapped[1].0 as *mut u8, Release);
+    RETIRED.store(mapped[2].0 as *mut Record, Release);
+    space.mappings = mapped;
+    FD.store(fd, Release);
+    fill_header();
+}
+
+fn fill_header() {
+    let header = BASE.load(Acquire).cast::<Header>();
+    if header.is_null() {
+        return;
+    }
+    let (ticks, ns, tsc) = crate::clock::start_anchor();
+    unsafe {
+        let h = &mut *header;
+        h.version = layout::VERSION;
+        h.pid.store(std::process::id(), Relaxed);
+        h.clock.store(if tsc { layout::CLOCK_TSC } else { layout::CLOCK_MONOTONIC_NS }, Relaxed);
+        h.start_ticks.store(ticks, Relaxed);
+        h.start_ns.store(ns, Relaxed);
+        h.file_len.store(layout::THREADS_OFFSET, Relaxed);
+        h.record_bytes = layout::RECORD_BYTES as u32;
+        h.frame_bytes = layout::FRAME_BYTES as u32;
+        h.slot_bytes = layout::SLOT_BYTES as u32;
+        h.thread_header_bytes = layout::THREAD_HEADER_BYTES as u32;
+        let name =
+            std::env::current_exe().ok().and_then(|p| Some(p.file_name()?.to_string_lossy().into_owned()));
+        let name = name.unwrap_or_default();
+        let n = name.len().min(h.program.len() - 1);
+        h.program[..n].copy_from_slice(&name.as_bytes()[..n]);
+        std::sync::atomic::fence(Release);
+        std::ptr::write_volatile(&mut h.magic, layout::MAGIC);
+    }
+}
+
+/// Whether a file may be `len` bytes long: past the file-size limit, growing it would fail and
+/// raise SIGXFSZ, which kills the program. Without the room the segment is not used.
+fn may_grow_to(len: u64) -> bool {
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    let read = unsafe { libc::getrlimit(libc::RLIMIT_FSIZE, &mut limit) } == 0;
+    read && (limit.rlim_cur == libc::RLIM_INFINITY || len <= limit.rlim_cur)
+}
+
+/// A new owner-only memfd of `len` bytes.
+fn create(len: u64) -> Option<i32> {
+    if !may_grow_to(len) {
+        return None;
+    }
+    let name = std::ffi::CString::new(layout::MEMFD_NAME).ok()?;
+    let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
+    if fd < 0 {
+        return None;
+    }
+    if unsafe { libc::fchmod(fd, 0o600) != 0 || libc::ftruncate(fd, len as libc::off_t) != 0 } {
+        unsafe { libc::close(fd) };
+        return None;
+    }
+    Some(fd)
+}
+
+/// Maps `len` bytes of the segment at `offset`, at address `at` (replacing what is there) or
+/// anywhere when `at` is null.
+unsafe fn map_at(fd: i32, at: *mut u8, offset: u64, len: usize) -> Option<*mut u8> {
+    let fixed = if at.is_null() { 0 } else { libc::MAP_FIXED };
+    let ptr = libc::mmap(
+        at.cast(),
+        len,
+        libc::PROT_READ | libc::PROT_WRITE,
+        libc::MAP_SHARED | libc::MAP_NORESERVE | fixed,
+        fd,
+        offset as libc::off_t,
+    );
+    (ptr != libc::MAP_FAILED).then_some(ptr.cast())
+}
+
+/// Zeroed memory for a thread's tables: from the segment when there is one, else private.
+pub fn alloc(bytes: usize) -> Option<Region> {
+    let len = layout::page_round(bytes as u64) as usize;
+    let fd = FD.load(Acquire);
+    if fd >= 0 {
+        if let Some(region) = alloc_shared(fd, len) {
+            return Some(region);
+        }
+    }
+    pages::map(len).map(|ptr| Region { ptr: ptr.as_ptr(), len, offset: PRIVATE })
+}
+
+fn alloc_shared(fd: i32, len: usize) -> Option<Region> {
+    let mut space = lock_space();
+    let offset = match space.free.iter().position(|&(_, l)| l == len) {
+        Some(i) => space.free.swap_remove(i).0,
+        None => {
+            let offset = space.next;
+            let end = offset + len as u64;
+            if !may_grow_to(end) || unsafe { libc::ftruncate(fd, end as libc::off_t) } != 0 {
+                return None;
+            }
+            space.next = offset + len as u64;
+            if let Some(h) = header() {
+                h.file_len.store(space.next, Release);
+            }
+            offset
+        }
+    };
+    match unsafe { map_at(fd, std::ptr::null_mut(), offset, len) } {
+        Some(ptr) => {
+            space.mappings.push((ptr as usize, offset, len));
+            Some(Region { ptr, len, offset })
+        }
+        None => {
+            space.free.push((offset, len));
+            None
+        }
+    }
+}
+
+/// Gives back a region from `alloc`; the segment's pages are released and read as zeros.
+pub unsafe fn free(region: &Region) {
+    if region.offset == PRIVATE {
+        return pages::unmap(NonNull::new_unchecked(region.ptr), region.len);
+    }
+    let mut space = lock_space();
+    let addr = region.ptr as usize;
+    space.mappings.retain(|&(a, _, _)| a != addr);
+    libc::munmap(region.ptr.cast(), region.len);
+    let fd = FD.load(Acquire);
+    let punch = libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE;
+    if libc::fallocate(fd, punch, region.offset as libc::off_t, region.len as libc::off_t) == 0 {
+        space.free.push((region.offset, region.len));
+    }
+}
+
+/// Shows a thread: its state and stack in `thread` (from `alloc`), its records in `records`.
+/// Returns its slot, or `NO_SLOT` when it cannot be shown.
+pub fn publish_thread(
+    thread: &Region,
+    frame_cap: usize,
+    records: &Region,
+    record_cap: u32,
+    index: u64,
+) -> u32 {
+    let Some(header) = header() else { return NO_SLOT };
+    if thread.offset == PRIVATE || records.offset == PRIVATE {
+        return NO_SLOT;
+    }
+    let index_in_table = {
+        let mut space = lock_space();
+        match space.free_slots.pop() {
+            Some(i) => i,
+            None => {
+                let used = header.slots_used.load(Relaxed);
+                if used >= layout::MAX_SLOTS {
+                    return NO_SLOT;
+                }
+                header.slots_used.store(used + 1, Release);
+                used as u32
+            }
+        }
+    };
+    let Some(s) = slot(index_in_table) else { return NO_SLOT };
+    s.tid.store(unsafe { libc::gettid() } as u32, Relaxed);
+    s.index.store(index, Relaxed);
+    s.thread_offset.store(thread.offset, Relaxed);
+    s.frame_cap.store(frame_cap as u64, Relaxed);
+    s.records_offset.store(records.offset, Relaxed);
+    s.record_cap.store(record_cap as u64, Relaxed);
+    s.state.store(layout::SLOT_LIVE, Release);
+    index_in_table
+}
+
+/// Runs `change` as one step for readers: they never see it half done. The caller holds the
+/// runtime's merge lock, which orders these steps.
+fn step(change: impl FnOnce()) {
+    let Some(header) = header() else { return change() };
+    header.seq.fetch_add(1, AcqRel);
+    change();
+    header.seq.fetch_add(1, AcqRel);
+}
+
+/// A thread's record array moved (it grew). The caller holds the merge lock.
+pub fn move_records(slot_index: u32, records: &Region, record_cap: u32) {
+    let Some(s) = slot(slot_index) else { return };
+    step(|| {
+        let offset = if records.offset == PRIVATE { 0 } else { records.offset };
+        s.records_offset.store(offset, Relaxed);
+        s.record_cap.store(if offset == 0 { 0 } else { record_cap as u64 }, Relaxed);
+    });
+}
+
+/// A thread ended: its records join the retired totals and its slot is freed, in one step.
+/// The caller holds the merge lock.
+pub fn retire_thread(slot_index: u32, records: &[Record]) {
+    let retired = RETIRED.load(Acquire);
+    let (Some(header), Some(s)) = (header(), slot(slot_index)) else { return };
+    step(|| {
+        for (id, record) in records.iter().enumerate().take(layout::MAX_EVENTS as usize) {
+            if record.calls + record.counted > 0 {
+                unsafe { (*retired.add(id)).add(record) };
+            }
+        }
+        s.state.store(layout::SLOT_FREE, Release);
+        header.retired_threads.fetch_add(1, Relaxed);
+    });
+    lock_space().free_slots.push(slot_index);
+}
+
+/// Publishes the names of events `first..` (a module being registered; the caller holds the
+/// registry lock).
+pub fn publish_names(events: &[EventInfo], first: usize, hidden: bool) {
+    let (Some(header), names) = (header(), NAMES.load(Acquire)) else { return };
+    let mut text = Vec::new();
+    for event in events.iter().skip(first) {
+        layout::write_name_line(&mut text, &event_name(event, hidden));
+    }
+    let at = header.names_len.load(Relaxed);
+    if at + text.len() as u64 > layout::NAMES_CAP {
+        return; // ids from here on stay unnamed: top shows them as unknown
+    }
+    unsafe { std::ptr::copy_nonoverlapping(text.as_ptr(), names.add(at as usize), text.len()) };
+    header.names_len.store(at + text.len() as u64, Release);
+    header.events.store(events.len() as u64, Release);
+}
+
+fn event_name(event: &EventInfo, hidden: bool) -> EventName {
+    let (file, line) = (event.file.clone(), event.line);
+    match &event.kind {
+        _ if hidden => EventName::Hidden,
+        Kind::Function { name, .. } => EventName::Function { name: name.clone(), file, line },
+        Kind::Loop { function, .. } => EventName::Loop { function: *function, file, line },
+        Kind::CallSite { function, callee, .. } => {
+            EventName::CallSite { function: *function, callee: callee.clone(), file, line }
+        }
+    }
+}
+
+/// The profile is written: readers show the final numbers.
+pub fn finished() {
+    if let Some(header) = header() {
+        header.state.store(layout::FINISHED, Release);
+    }
+}
+
+/// Before fork (the caller holds `space` and every other runtime lock, and the forking thread
+/// is in here): copies the segment, so that the child can continue in its own.
+pub fn before_fork(space: &mut Space) {
+    let fd = FD.load(Acquire);
+    if fd < 0 {
+        return;
+    }
+    let len = unsafe { libc::lseek(fd, 0, libc::SEEK_END) };
+    let Some(copy) = (len > 0).then(|| create(len as u64)).flatten() else { return };
+    if copy_data(fd, copy) {
+        space.fork_fd = copy;
+    } else {
+        unsafe { libc::close(copy) };
+    }
+}
+
+/// In the parent after fork: the copy is the child's.
+pub fn after_fork_in_parent(space: &mut Space) {
+    if space.fork_fd >= 0 {
+        unsafe { libc::close(space.fork_fd) };
+        space.fork_fd = -1;
+    }
+}
+
+/// In the child after fork: every mapping moves to the copy. Without a copy the segment is
+/// dropped and each mapping becomes private memory with the same contents.
+pub fn after_fork_in_child(space: &mut Space) {
+    let old = FD.swap(-1, AcqRel);
+    if old < 0 {
+        return;
+    }
+    let copy = std::mem::replace(&mut space.fork_fd, -1);
+    for &(addr, offset, len) in &space.mappings {
+        let moved = copy >= 0 && unsafe { map_at(copy, addr as *mut u8, offset, len) }.is_some();
+        if !moved {
+            unsafe { make_private(old, addr as *mut u8, offset, len) };
+        }
+    }
+    unsafe { libc::close(old) };
+    if copy >= 0 {
+        FD.store(copy, Release);
+        if let Some(h) = header() {
+            h.pid.store(std::process::id(), Relaxed);
+        }
+    } else {
+        BASE.store(std::ptr::null_mut(), Release);
+        space.mappings.clear();
+    }
+}
+
+/// Replaces the shared mapping of `len` bytes of segment `fd` at `offset` by private memory
+/// with the same contents (only the parts that hold data are copied).
+unsafe fn make_private(fd: i32, addr: *mut u8, offset: u64, len: usize) {
+    let Some(copy) = pages::map(len) else { return };
+    for (start, n) in data_extents(fd, offset, offset + len as u64) {
+        let at = (start - offset) as usize;
+        std::ptr::copy_nonoverlapping(addr.add(at), copy.as_ptr().add(at), n as usize);
+    }
+    libc::mremap(copy.as_ptr().cast(), len, len, libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED, addr);
+}
+
+/// The parts of `fd` between `start` and `end` that hold data (not holes): (offset, length).
+fn data_extents(fd: i32, start: u64, end: u64) -> Vec<(u64, u64)> {
+    let mut extents = Vec::new();
+    let mut at = start;
+    while at < end {
+        let data = unsafe { libc::lseek(fd, at as libc::off_t, libc::SEEK_DATA) };
+        if data < 0 || data as u64 >= end {
+            break; // ENXIO: no data after `at`
+        }
+        let hole = unsafe { libc::lseek(fd, data, libc::SEEK_HOLE) };
+        let hole = if hole < 0 { end } else { (hole as u64).min(end) };
+        extents.push((data as u64, hole - data as u64));
+        at = hole;
+    }
+    extents
+}
+
+/// Copies the data (not the holes) of segment `from` into `to`.
+fn copy_data(from: i32, to: i32) -> bool {
+    data_extents(from, 0, u64::MAX >> 1).into_iter().all(|(start, len)| copy_range(from, to, start, len))
+}
+
+/// Copies `len` bytes at `start` from `from` to the same place in `to`: in the kernel when it
+/// can, else through a buffer.
+fn copy_range(from: i32, to: i32, start: u64, len: u64) -> bool {
+    let (mut src, mut dst) = (start as libc::off_t, start as libc::off_t);
+    let mut left = len as usize;
+    while left > 0 {
+        let n = unsafe { libc::copy_file_range(from, &mut src, to, &mut dst, left, 0) };
+        if n <= 0 {
+            return copy_buffered(from, to, src as u64, left as u64);
+        }
+        left -= n as usize;
+    }
+    true
+}
+
+fn copy_buffered(from: i32, to: i32, start: u64, len: u64) -> bool {
+    let mut buffer = vec![0u8; 1 << 16];
+    let mut at = start;
+    while at < start + len {
+        let want = buffer.len().min((start + len - at) as usize);
+        let n = unsafe { libc::pread(from, buffer.as_mut_ptr().cast(), want, at as libc::off_t) };
+        if n <= 0 || unsafe { libc::pwrite(to, buffer.as_ptr().cast(), n as usize, at as libc::off_t) } != n {
+            return false;
+        }
+        at += n as u64;
+    }
+    true
+}
