@@ -2,7 +2,7 @@
  * (about 50 microseconds of arithmetic) until STOPFILE exists (at most 60 s), then prints how
  * many times it called it: the exact count a profile must match. With `fork`, it forks first
  * and parent and child both work; the parent prints "child PID" first and waits for the child.
- * It prints "started" once it is running. */
+ * It prints "started" once work() has run 100 times. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -30,6 +30,10 @@ __attribute__((noinline)) long work_until(const char *stop) {
     while (access(stop, F_OK) != 0 && seconds() < end) {
         for (int i = 0; i < 100; i++, calls++)
             work();
+        if (calls == 100) {
+            printf("started\n");
+            fflush(stdout);
+        }
     }
     return calls;
 }
@@ -42,7 +46,6 @@ int main(int argc, char **argv) {
     pid_t child = argc > 2 ? fork() : -1;
     if (child > 0)
         printf("child %d\n", (int)child);
-    printf("started\n");
     fflush(stdout);
     long calls = work_until(argv[1]);
     if (child > 0)

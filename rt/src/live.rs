@@ -35,9 +35,29 @@ static BASE: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
 static NAMES: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
 static RETIRED: AtomicPtr<Record> = AtomicPtr::new(std::ptr::null_mut());
 
+/// What a mapping of the segment holds, which tells the part of it a fork copies.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Area {
+    Header,
+    Modes,
+    Names,
+    Retired,
+    /// A thread's state and shadow stack.
+    Stack,
+    Records,
+}
+
+#[derive(Clone, Copy)]
+struct Mapping {
+    addr: usize,
+    offset: u64,
+    len: usize,
+    area: Area,
+}
+
 /// Where the segment is mapped in this process, and which of its parts are free.
 pub struct Space {
-    mappings: Vec<(usize, u64, usize)>,
+    mappings: Vec<Mapping>,
     next: u64,
     free: Vec<(u64, usize)>,
     free_slots: Vec<u32>,
@@ -78,28 +98,33 @@ pub fn init(modes: *mut u8) {
     let Some(fd) = create(layout::THREADS_OFFSET) else { return };
     let mut space = lock_space();
     let areas = [
-        (std::ptr::null_mut(), layout::HEADER_OFFSET, layout::MODES_OFFSET),
-        (std::ptr::null_mut(), layout::NAMES_OFFSET, layout::NAMES_CAP),
-        (std::ptr::null_mut(), layout::RETIRED_OFFSET, layout::MAX_EVENTS * layout::RECORD_BYTES),
-        (modes, layout::MODES_OFFSET, layout::MAX_EVENTS),
+        (std::ptr::null_mut(), layout::HEADER_OFFSET, layout::MODES_OFFSET, Area::Header),
+        (std::ptr::null_mut(), layout::NAMES_OFFSET, layout::NAMES_CAP, Area::Names),
+        (
+            std::ptr::null_mut(),
+            layout::RETIRED_OFFSET,
+            layout::MAX_EVENTS * layout::RECORD_BYTES,
+            Area::Retired,
+        ),
+        (modes, layout::MODES_OFFSET, layout::MAX_EVENTS, Area::Modes),
     ];
-    let mut mapped = Vec::new();
-    for (at, offset, len) in areas {
+    let mut mapped: Vec<Mapping> = Vec::new();
+    for (at, offset, len, area) in areas {
         match unsafe { map_at(fd, at, offset, len as usize) } {
-            Some(ptr) => mapped.push((ptr as usize, offset, len as usize)),
+            Some(ptr) => mapped.push(Mapping { addr: ptr as usize, offset, len: len as usize, area }),
             None => {
                 // The mode area is mapped last: a failure leaves the switch table untouched.
-                for &(addr, _, len) in &mapped {
-                    unsafe { libc::munmap(addr as *mut _, len) };
+                for m in &mapped {
+                    unsafe { libc::munmap(m.addr as *mut _, m.len) };
                 }
                 unsafe { libc::close(fd) };
                 return;
             }
         }
     }
-    BASE.store(mapped[0].0 as *mut u8, Release);
-    NAMES.store(mapped[1].0 as *mut u8, Release);
-    RETIRED.store(mapped[2].0 as *mut Record, Release);
+    BASE.store(mapped[0].addr as *mut u8, Release);
+    NAMES.store(mapped[1].addr as *mut u8, Release);
+    RETIRED.store(mapped[2].addr as *mut Record, Release);
     space.mappings = mapped;
     FD.store(fd, Release);
     fill_header();
@@ -173,19 +198,20 @@ unsafe fn map_at(fd: i32, at: *mut u8, offset: u64, len: usize) -> Option<*mut u
     (ptr != libc::MAP_FAILED).then_some(ptr.cast())
 }
 
-/// Zeroed memory for a thread's tables: from the segment when there is one, else private.
-pub fn alloc(bytes: usize) -> Option<Region> {
+/// Zeroed memory for a thread's tables (`area` is `Stack` or `Records`): from the segment
+/// when there is one, else private.
+pub fn alloc(bytes: usize, area: Area) -> Option<Region> {
     let len = layout::page_round(bytes as u64) as usize;
     let fd = FD.load(Acquire);
     if fd >= 0 {
-        if let Some(region) = alloc_shared(fd, len) {
+        if let Some(region) = alloc_shared(fd, len, area) {
             return Some(region);
         }
     }
     pages::map(len).map(|ptr| Region { ptr: ptr.as_ptr(), len, offset: PRIVATE })
 }
 
-fn alloc_shared(fd: i32, len: usize) -> Option<Region> {
+fn alloc_shared(fd: i32, len: usize, area: Area) -> Option<Region> {
     let mut space = lock_space();
     let offset = match space.free.iter().position(|&(_, l)| l == len) {
         Some(i) => space.free.swap_remove(i).0,
@@ -204,7 +230,7 @@ fn alloc_shared(fd: i32, len: usize) -> Option<Region> {
     };
     match unsafe { map_at(fd, std::ptr::null_mut(), offset, len) } {
         Some(ptr) => {
-            space.mappings.push((ptr as usize, offset, len));
+            space.mappings.push(Mapping { addr: ptr as usize, offset, len, area });
             Some(Region { ptr, len, offset })
         }
         None => {
@@ -221,7 +247,7 @@ pub unsafe fn free(region: &Region) {
     }
     let mut space = lock_space();
     let addr = region.ptr as usize;
-    space.mappings.retain(|&(a, _, _)| a != addr);
+    space.mappings.retain(|m| m.addr != addr);
     libc::munmap(region.ptr.cast(), region.len);
     let fd = FD.load(Acquire);
     let punch = libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE;
@@ -341,7 +367,8 @@ pub fn finished() {
 }
 
 /// Before fork (the caller holds `space` and every other runtime lock, and the forking thread
-/// is in here): copies the segment, so that the child can continue in its own.
+/// is in here): copies what the segment holds into a new one, so that the child can continue
+/// in its own. Only the parts in use are copied, from this process's own mappings.
 pub fn before_fork(space: &mut Space) {
     let fd = FD.load(Acquire);
     if fd < 0 {
@@ -349,11 +376,29 @@ pub fn before_fork(space: &mut Space) {
     }
     let len = unsafe { libc::lseek(fd, 0, libc::SEEK_END) };
     let Some(copy) = (len > 0).then(|| create(len as u64)).flatten() else { return };
-    if copy_data(fd, copy) {
+    if space.mappings.iter().all(|m| copy_mapping(fd, copy, m)) {
         space.fork_fd = copy;
     } else {
         unsafe { libc::close(copy) };
     }
+}
+
+/// Copies what mapping `m` holds into segment `copy`. Other threads go on running meanwhile;
+/// a shadow stack's depth is copied before its frames, and its frames are found after, so the
+/// copy never has a depth whose frames were not copied.
+fn copy_mapping(fd: i32, copy: i32, m: &Mapping) -> bool {
+    let write = |at: usize, n: usize| unsafe {
+        libc::pwrite(copy, (m.addr + at) as *const _, n, (m.offset + at as u64) as libc::off_t) == n as isize
+    };
+    let state = layout::THREAD_HEADER_BYTES as usize;
+    if m.area == Area::Stack && !write(0, state) {
+        return false;
+    }
+    used(fd, m).into_iter().all(|(at, n)| match m.area {
+        Area::Stack if at + n <= state => true,
+        Area::Stack if at < state => write(state, n - (state - at)),
+        _ => write(at, n),
+    })
 }
 
 /// In the parent after fork: the copy is the child's.
@@ -372,10 +417,10 @@ pub fn after_fork_in_child(space: &mut Space) {
         return;
     }
     let copy = std::mem::replace(&mut space.fork_fd, -1);
-    for &(addr, offset, len) in &space.mappings {
-        let moved = copy >= 0 && unsafe { map_at(copy, addr as *mut u8, offset, len) }.is_some();
+    for m in &space.mappings {
+        let moved = copy >= 0 && unsafe { map_at(copy, m.addr as *mut u8, m.offset, m.len) }.is_some();
         if !moved {
-            unsafe { make_private(old, addr as *mut u8, offset, len) };
+            unsafe { make_private(old, m) };
         }
     }
     unsafe { libc::close(old) };
@@ -390,19 +435,40 @@ pub fn after_fork_in_child(space: &mut Space) {
     }
 }
 
-/// Replaces the shared mapping of `len` bytes of segment `fd` at `offset` by private memory
-/// with the same contents (only the parts that hold data are copied).
-unsafe fn make_private(fd: i32, addr: *mut u8, offset: u64, len: usize) {
-    let Some(copy) = pages::map(len) else { return };
-    for (start, n) in data_extents(fd, offset, offset + len as u64) {
-        let at = (start - offset) as usize;
-        std::ptr::copy_nonoverlapping(addr.add(at), copy.as_ptr().add(at), n as usize);
+/// Replaces a shared mapping by private memory with the same contents.
+unsafe fn make_private(fd: i32, m: &Mapping) {
+    let Some(copy) = pages::map(m.len) else { return };
+    for (at, n) in used(fd, m) {
+        std::ptr::copy_nonoverlapping((m.addr + at) as *const u8, copy.as_ptr().add(at), n);
     }
-    libc::mremap(copy.as_ptr().cast(), len, len, libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED, addr);
+    libc::mremap(copy.as_ptr().cast(), m.len, m.len, libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED, m.addr);
 }
 
-/// The parts of `fd` between `start` and `end` that hold data (not holes): (offset, length).
-fn data_extents(fd: i32, start: u64, end: u64) -> Vec<(u64, u64)> {
+/// The parts of mapping `m` (of segment `fd`) that hold data: (start in the mapping, length).
+fn used(fd: i32, m: &Mapping) -> Vec<(usize, usize)> {
+    let Some(h) = header() else { return Vec::new() };
+    let events = h.events.load(Acquire).min(layout::MAX_EVENTS);
+    let prefix = match m.area {
+        Area::Header => layout::PAGE + h.slots_used.load(Acquire) * layout::SLOT_BYTES,
+        Area::Modes => events,
+        Area::Names => h.names_len.load(Acquire),
+        Area::Retired if h.retired_threads.load(Acquire) > 0 => events * layout::RECORD_BYTES,
+        Area::Retired => 0,
+        Area::Records => events * layout::RECORD_BYTES,
+        // A shadow stack is touched from its start to the deepest the thread has been.
+        Area::Stack => return data_extents(fd, m.offset, m.offset + m.len as u64),
+    };
+    let n = (prefix as usize).min(m.len);
+    if n == 0 {
+        Vec::new()
+    } else {
+        vec![(0, n)]
+    }
+}
+
+/// The parts of segment `fd` between `start` and `end` that hold data (not holes), as (start
+/// relative to `start`, length).
+fn data_extents(fd: i32, start: u64, end: u64) -> Vec<(usize, usize)> {
     let mut extents = Vec::new();
     let mut at = start;
     while at < end {
@@ -412,42 +478,8 @@ fn data_extents(fd: i32, start: u64, end: u64) -> Vec<(u64, u64)> {
         }
         let hole = unsafe { libc::lseek(fd, data, libc::SEEK_HOLE) };
         let hole = if hole < 0 { end } else { (hole as u64).min(end) };
-        extents.push((data as u64, hole - data as u64));
+        extents.push(((data as u64 - start) as usize, (hole - data as u64) as usize));
         at = hole;
     }
     extents
-}
-
-/// Copies the data (not the holes) of segment `from` into `to`.
-fn copy_data(from: i32, to: i32) -> bool {
-    data_extents(from, 0, u64::MAX >> 1).into_iter().all(|(start, len)| copy_range(from, to, start, len))
-}
-
-/// Copies `len` bytes at `start` from `from` to the same place in `to`: in the kernel when it
-/// can, else through a buffer.
-fn copy_range(from: i32, to: i32, start: u64, len: u64) -> bool {
-    let (mut src, mut dst) = (start as libc::off_t, start as libc::off_t);
-    let mut left = len as usize;
-    while left > 0 {
-        let n = unsafe { libc::copy_file_range(from, &mut src, to, &mut dst, left, 0) };
-        if n <= 0 {
-            return copy_buffered(from, to, src as u64, left as u64);
-        }
-        left -= n as usize;
-    }
-    true
-}
-
-fn copy_buffered(from: i32, to: i32, start: u64, len: u64) -> bool {
-    let mut buffer = vec![0u8; 1 << 16];
-    let mut at = start;
-    while at < start + len {
-        let want = buffer.len().min((start + len - at) as usize);
-        let n = unsafe { libc::pread(from, buffer.as_mut_ptr().cast(), want, at as libc::off_t) };
-        if n <= 0 || unsafe { libc::pwrite(to, buffer.as_ptr().cast(), n as usize, at as libc::off_t) } != n {
-            return false;
-        }
-        at += n as u64;
-    }
-    true
 }

@@ -5,7 +5,7 @@
 //! nor lose data.
 
 use crate::callpath::{self, Tree};
-use crate::live::{self, Region};
+use crate::live::{self, Area, Region};
 use crate::registry;
 use std::cell::Cell;
 use std::ptr::null_mut;
@@ -154,10 +154,10 @@ pub fn attach() -> *mut ThreadState {
     crate::lifecycle::start();
     let frame_cap = frame_cap();
     let record_cap = (registry::count() + 1024).next_power_of_two().clamp(MIN_RECORDS, callpath::MAX_EVENTS);
-    let Some(region) = live::alloc(STATE_BYTES + frame_cap * size_of::<Frame>()) else {
+    let Some(region) = live::alloc(STATE_BYTES + frame_cap * size_of::<Frame>(), Area::Stack) else {
         return null_mut();
     };
-    let Some(records) = live::alloc(record_cap as usize * size_of::<Record>()) else {
+    let Some(records) = live::alloc(record_cap as usize * size_of::<Record>(), Area::Records) else {
         unsafe { live::free(&region) };
         return null_mut();
     };
@@ -199,7 +199,7 @@ pub fn grow_records(ts: &mut ThreadState, id: u32) -> bool {
         return false;
     }
     let new_cap = (id + 1).next_power_of_two() * 2;
-    let Some(new) = live::alloc(new_cap as usize * size_of::<Record>()) else {
+    let Some(new) = live::alloc(new_cap as usize * size_of::<Record>(), Area::Records) else {
         return false;
     };
     let _merged = lock_merged(); // a concurrent profile writer may be reading the old array
