@@ -7,7 +7,8 @@
 //!   (`probes`).
 //!
 //! The hot path reads the clock, touches one thread-local shadow stack and one per-thread record
-//! array, and never locks or allocates (`thread`). Everything else (registration, thread start and
+//! array, and never locks or allocates (`thread`). Both live in a shared-memory segment that
+//! `instrument top` reads while the program runs (`live`). Everything else (registration, thread start and
 //! end, the profile at exit) is cold and may lock and allocate. The runtime itself is never
 //! instrumented: it is compiled by rustc without the pass and linked natively.
 

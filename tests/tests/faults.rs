@@ -297,6 +297,7 @@ fn bad_run_time_settings_are_one_line_each_and_change_nothing() {
         ("INSTRUMENT_CLOCK", "sundial"),
         ("INSTRUMENT_STACK_FRAMES", "-3"),
         ("INSTRUMENT_CALLPATH_NODES", "many"),
+        ("INSTRUMENT_LIVE", "maybe"),
     ];
     let output = run(Command::new(&b.instrumented)
         .arg("exit5")

@@ -18,9 +18,14 @@ struct Running {
 
 /// Starts the live fixture in `dir` and waits for its "started" line.
 fn start(program: &Path, dir: &Path, fork: bool) -> (Running, Option<u32>) {
+    start_with(program, dir, fork, &[])
+}
+
+fn start_with(program: &Path, dir: &Path, fork: bool, env: &[(&str, &str)]) -> (Running, Option<u32>) {
     let stop = dir.join("stop");
     let mut command = Command::new(program);
     command.arg(&stop).current_dir(dir).env("INSTRUMENT_PROFILE_DIR", dir).env("INSTRUMENT_THROTTLE", "0");
+    command.envs(env.iter().copied());
     if fork {
         command.arg("fork");
     }
@@ -213,6 +218,11 @@ fn top_explains_what_it_cannot_attach_to() {
     sleeper.wait().unwrap();
     let stderr = String::from_utf8_lossy(&plain.stderr);
     assert!(stderr.contains("has no live segment: it is not an instrumented program"), "{stderr}");
+    let dir = scratch();
+    let (running, _) = start_with(&live_build(dir.path()), dir.path(), false, &[("INSTRUMENT_LIVE", "0")]);
+    let off = top(&[&running.pid().to_string()]);
+    assert!(String::from_utf8_lossy(&off.stderr).contains("runs with INSTRUMENT_LIVE=0"));
+    running.finish();
     let bad = top(&["1", "--interval", "0"]);
     assert!(String::from_utf8_lossy(&bad.stderr).contains("is not a number of seconds between 0.05 and 3600"));
 }
