@@ -18,6 +18,7 @@ pub mod rewrite;
 pub mod run;
 pub mod runtime;
 pub mod suggest;
+pub mod timeline;
 pub mod toolchain;
 pub mod tree;
 pub mod wrapper;

@@ -70,6 +70,11 @@ enum Command {
         /// at the next build or INSTRUMENT_RUNTIME_SELECT at the next run
         #[arg(long, value_name = "FILE", conflicts_with_all = ["tree", "json", "callpaths", "cct", "html"])]
         suggest_filter: Option<PathBuf>,
+        /// Show the time histograms recorded with `instrument run --timeline`: sparklines here,
+        /// or a chart with --timeline=OUT.svg
+        #[arg(long, value_name = "OUT.svg", num_args = 0..=1, default_missing_value = "-", require_equals = true,
+              conflicts_with_all = ["tree", "json", "callpaths", "cct", "html", "suggest_filter"])]
+        timeline: Option<String>,
     },
     /// Write a profile for other tools: folded stacks, flame graph, speedscope, TAU, pprof
     #[command(long_about = "Write a profile for other tools.\n\n  \
@@ -105,6 +110,10 @@ enum Command {
         /// Where to write the profile (default: INSTRUMENT_PROFILE_DIR or the working directory)
         #[arg(long, value_name = "DIR")]
         profile_dir: Option<PathBuf>,
+        /// Sample time histograms of the N busiest routines and loops while the program runs
+        /// (from outside, through its live segment) into its profile: see report --timeline
+        #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "8", require_equals = true)]
+        timeline: Option<usize>,
         /// The program and its arguments
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true, value_name = "PROGRAM")]
         program: Vec<String>,
@@ -213,6 +222,18 @@ fn main() {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
+        Command::Report { timeline: Some(out), profile, .. } => {
+            let profile = load(profile)?;
+            if out == "-" {
+                print!("{}", instrument_driver::timeline::sparklines(&profile)?);
+                Ok(())
+            } else {
+                write_atomically(
+                    std::path::Path::new(&out),
+                    instrument_driver::timeline::svg(&profile)?.as_bytes(),
+                )
+            }
+        }
         Command::Report { suggest_filter: Some(out), profile, .. } => {
             let profile = load(profile)?;
             write_atomically(&out, instrument_driver::suggest::suggest_filter(&profile).as_bytes())
@@ -254,8 +275,8 @@ fn run(cli: Cli) -> Result<()> {
         Command::Export { profiles, format, output, thread, raw } => {
             export_command(profiles, format, output, thread.map_or(Threads::Merged, Threads::One), raw)
         }
-        Command::Run { callpath, compensate, profile_dir, program } => {
-            let code = run::run(&run::RunOptions { callpath, compensate, profile_dir, program })?;
+        Command::Run { callpath, compensate, profile_dir, timeline, program } => {
+            let code = run::run(&run::RunOptions { callpath, compensate, profile_dir, timeline, program })?;
             std::process::exit(code)
         }
         Command::Demo => demo::run(),

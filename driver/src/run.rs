@@ -3,13 +3,15 @@
 
 use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Command, ExitStatus};
 
 pub struct RunOptions {
     /// Callpath depth: None = flat, Some(0) = unlimited, Some(k).
     pub callpath: Option<u32>,
     pub compensate: bool,
     pub profile_dir: Option<PathBuf>,
+    /// Sample time histograms of this many of the busiest events into the profile.
+    pub timeline: Option<usize>,
     pub program: Vec<String>,
 }
 
@@ -31,8 +33,48 @@ pub fn run(options: &RunOptions) -> Result<i32> {
         command.env("INSTRUMENT_PROFILE_DIR", dir);
     }
     command.env("INSTRUMENT_VERBOSE", "1");
-    let status = command.status().with_context(|| format!("cannot run {program}"))?;
+    let status = match options.timeline {
+        None => command.status().with_context(|| format!("cannot run {program}"))?,
+        Some(keep) => with_timeline(&mut command, program, options.profile_dir.clone(), keep)?,
+    };
     Ok(status.code().unwrap_or(128 + signal_of(&status)))
+}
+
+/// Runs the program while sampling its time histograms, then adds them to its profile.
+fn with_timeline(
+    command: &mut Command,
+    program: &str,
+    dir: Option<PathBuf>,
+    keep: usize,
+) -> Result<ExitStatus> {
+    let mut child = command.spawn().with_context(|| format!("cannot run {program}"))?;
+    // Like `time`: an interrupt from the terminal ends the program, which writes its profile;
+    // the sampler waits for that to add the timeline.
+    let previous = unsafe { libc::signal(libc::SIGINT, libc::SIG_IGN) };
+    let sampled = crate::live::sampler::sample(&mut child, keep);
+    unsafe { libc::signal(libc::SIGINT, previous) };
+    let (status, timeline) = sampled?;
+    let Some(timeline) = timeline else {
+        eprintln!("instrument: no timeline: {program} showed no live segment (not instrumented, or INSTRUMENT_LIVE=0)");
+        return Ok(status);
+    };
+    let dir = dir
+        .or_else(|| std::env::var_os("INSTRUMENT_PROFILE_DIR").map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from("."));
+    let (series, buckets, width) = (
+        timeline.series.len() / 2,
+        timeline.series.first().map_or(0, |s| s.values.len()),
+        timeline.bucket_ns,
+    );
+    match crate::live::sampler::add_to_profile(&dir, child.id(), timeline) {
+        Ok(path) => eprintln!(
+            "instrument: timeline of {series} events ({buckets} buckets of {} ms) added to {}",
+            width as f64 / 1e6,
+            path.display()
+        ),
+        Err(e) => eprintln!("instrument: no timeline: {e:#}"),
+    }
+    Ok(status)
 }
 
 fn signal_of(status: &std::process::ExitStatus) -> i32 {

@@ -3,7 +3,7 @@
 use instrument_driver::callpaths::{self, Threads};
 use instrument_driver::export::{self, Format};
 use instrument_driver::report::{self, View};
-use instrument_driver::{html, tree};
+use instrument_driver::{html, timeline, tree};
 use instrument_profile::Profile;
 
 pub fn render_all(profile: &Profile) {
@@ -23,4 +23,6 @@ pub fn render_all(profile: &Profile) {
     }
     let _ = callpaths::render_cct(profile, Threads::Merged);
     let _ = callpaths::render_cct(profile, Threads::One(0));
+    let _ = timeline::sparklines(profile);
+    let _ = timeline::svg(profile);
 }

@@ -49,6 +49,30 @@ pub struct Profile {
     /// are `functions`, `loops` and `callsites`). Empty for single-threaded programs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub threads: Vec<ThreadEvents>,
+    /// Time histograms sampled while the program ran (`instrument run --timeline`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeline: Option<Timeline>,
+}
+
+/// Paradyn's time histograms: every series has the same buckets, each `bucket_ns` wide from
+/// the program's start; the width doubled (neighbouring buckets added up) whenever the buckets
+/// were full.
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Timeline {
+    pub bucket_ns: u64,
+    /// The busiest events' series, busiest first.
+    pub series: Vec<TimelineSeries>,
+}
+
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TimelineSeries {
+    /// The event, as reports name it (`solve`, `loop at cg.c:412 in conj_grad`).
+    pub name: String,
+    /// `exclusive_ns` (time spent in the event itself during each bucket) or `calls`.
+    pub metric: String,
+    pub values: Vec<f64>,
 }
 
 /// One thread's share of every event it ran, keyed by event id (routine, loop or call site).
@@ -417,6 +441,7 @@ mod tests {
             callpaths: None,
             compensation: None,
             threads: Vec::new(),
+            timeline: None,
         }
     }
 

@@ -63,6 +63,24 @@ pub fn check(profile: &Profile) -> Result<(), String> {
             profile.clock.ticks_per_second
         ));
     }
+    check_timeline(profile)
+}
+
+/// Time histograms have a bucket width, at most `MAX_BUCKETS` buckets, and numbers in them.
+fn check_timeline(profile: &Profile) -> Result<(), String> {
+    const MAX_BUCKETS: usize = 4096;
+    let Some(timeline) = &profile.timeline else { return Ok(()) };
+    if timeline.bucket_ns == 0 {
+        return Err("the timeline's buckets have no width".into());
+    }
+    for s in &timeline.series {
+        if s.values.len() > MAX_BUCKETS || s.values.iter().any(|v| !v.is_finite()) {
+            return Err(format!(
+                "the timeline of {} ({}) is not a list of at most {MAX_BUCKETS} numbers",
+                s.name, s.metric
+            ));
+        }
+    }
     Ok(())
 }
 

@@ -226,6 +226,7 @@ fn build(snapshot: &Snapshot, calibration: &Calibration) -> Profile {
         callsites: events.callsites,
         callpaths: assemble::callpaths(&snapshot.callpaths, &infos, &events.canonical, &units),
         threads: assemble::threads(&snapshot.per_thread, &infos, &events.canonical, &units),
+        timeline: None, // added by `instrument run --timeline`, which samples from outside
         compensation: costs.map(|costs| {
             let cost = |kind: usize| {
                 let (outer, own) = (

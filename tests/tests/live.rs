@@ -226,3 +226,64 @@ fn top_explains_what_it_cannot_attach_to() {
     let bad = top(&["1", "--interval", "0"]);
     assert!(String::from_utf8_lossy(&bad.stderr).contains("is not a number of seconds between 0.05 and 3600"));
 }
+
+fn series<'a>(timeline: &'a instrument_profile::Timeline, name: &str, metric: &str) -> &'a [f64] {
+    let s = timeline.series.iter().find(|s| s.name == name && s.metric == metric);
+    &s.unwrap_or_else(|| panic!("no {metric} series for {name}: {timeline:?}")).values
+}
+
+#[test]
+fn run_with_timeline_samples_time_histograms_into_the_profile() {
+    let dir = scratch();
+    let program = live_build(dir.path());
+    let stop = dir.path().join("stop");
+    let stopper = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(2000));
+            std::fs::write(&stop, "").unwrap();
+        })
+    };
+    let output = run(Command::new(bin("instrument"))
+        .args(["run", "--timeline=3", "--profile-dir"])
+        .arg(dir.path())
+        .arg("--")
+        .arg(&program)
+        .arg(&stop)
+        .env("INSTRUMENT_THROTTLE", "0"));
+    stopper.join().unwrap();
+    assert_success(&output, "instrument run --timeline");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("timeline of 3 events"), "{stderr}");
+    let profile = only_profile(dir.path());
+    let timeline = profile.timeline.as_ref().expect("a timeline in the profile");
+    // About 2 s: past the 128 buckets of 10 ms (1.28 s), so the width doubled once.
+    assert_eq!(timeline.bucket_ns, 20_000_000, "{timeline:?}");
+    assert_eq!(timeline.series.len(), 6, "three events, two metrics each");
+    assert_eq!(timeline.series[0].name, "work", "busiest first");
+    let work = function(&profile, "work");
+    let calls = series(timeline, "work", "calls");
+    assert_eq!(calls.iter().sum::<f64>() as u64, work.calls, "the buckets add up to every call");
+    let exclusive: f64 = series(timeline, "work", "exclusive_ns").iter().sum();
+    let error = (exclusive - work.exclusive_ns as f64).abs() / work.exclusive_ns as f64;
+    assert!(error < 0.01, "buckets {exclusive} ns vs profile {} ns", work.exclusive_ns);
+    let busy = calls.iter().filter(|&&c| c > 0.0).count();
+    assert!(busy * 2 >= calls.len(), "work runs all along: {calls:?}");
+    let report = run(Command::new(bin("instrument"))
+        .args(["report", "--timeline"])
+        .arg(only_profile_path(dir.path())));
+    assert_success(&report, "report --timeline");
+    let text = String::from_utf8_lossy(&report.stdout);
+    assert!(text.starts_with("timeline: ") && text.contains("buckets of 20.0 ms"), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("work ") && l.contains('█')), "{text}");
+    let svg = dir.path().join("timeline.svg");
+    assert_success(
+        &run(Command::new(bin("instrument"))
+            .arg("report")
+            .arg(format!("--timeline={}", svg.display()))
+            .arg(only_profile_path(dir.path()))),
+        "report --timeline OUT.svg",
+    );
+    let chart = std::fs::read_to_string(&svg).unwrap();
+    assert!(chart.starts_with("<svg") && chart.contains(">work</text>") && chart.contains("<polygon"));
+}

@@ -3,7 +3,9 @@
 //! switching its probes.
 
 pub mod control;
+pub mod histogram;
 pub mod rows;
+pub mod sampler;
 mod screen;
 pub mod segment;
 pub mod snapshot;
