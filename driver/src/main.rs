@@ -170,10 +170,11 @@ enum Command {
         only its owner can open; INSTRUMENT_LIVE=0 turns it off).\n\n  \
         instrument top 4242                       (full screen: arrows select, space switches off/on)\n  \
         instrument top 4242 --batch 5 --json      (five updates for scripts)\n  \
-        instrument top 4242 --off 'blas_*'        (stop timing these routines; calls stay counted)\n  \
+        instrument top 4242 --off 'blas_*'        (stop measuring these routines)\n  \
         instrument top 4242 --on 'blas_*'\n\n\
-        A probe switched off returns at once (about 1 ns); the profile written at the end marks routines \
-        whose timing was off for part of the run.")]
+        A probe switched off returns at once (about 1 ns) and counts nothing; until no call of the routine \
+        is open it still counts calls without timing them. The profile written at the end holds what was \
+        measured while the probes were on.")]
     Top(instrument_driver::live::top::TopArgs),
     /// Benchmarks that print ratios measured in one run
     Bench {

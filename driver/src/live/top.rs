@@ -31,7 +31,8 @@ pub struct TopArgs {
     pub routines: bool,
     /// Switch off the probes of these routines (names or TAU-style wildcards such as 'std::*'),
     /// with their loops and call statements, or of one loop or call statement by the name top
-    /// shows; then exit. Open activations finish measured; calls stay counted until then.
+    /// shows; then exit. Calls already open finish measured; new calls are counted untimed until
+    /// none is open, then not at all.
     #[arg(long, value_name = "NAME")]
     pub off: Vec<String>,
     /// Switch these probes on again; then exit
