@@ -14,7 +14,7 @@ use crate::registry::{EventInfo, Kind};
 use crate::thread::Record;
 use instrument_live::{self as layout, EventName, Header, Slot};
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicI32, AtomicPtr, Ordering::*};
+use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicU64, Ordering::*};
 use std::sync::{Mutex, MutexGuard};
 
 /// Memory for a thread's tables: in the segment at `offset`, or private (`PRIVATE`).
@@ -30,6 +30,9 @@ pub const PRIVATE: u64 = u64::MAX;
 pub const NO_SLOT: u32 = u32::MAX;
 
 static FD: AtomicI32 = AtomicI32::new(-1);
+/// The segment's device and inode, to recognise its descriptor (`segment_fd`).
+static DEV: AtomicU64 = AtomicU64::new(0);
+static INO: AtomicU64 = AtomicU64::new(0);
 /// The header and slot area, the names area and the retired records, mapped at start-up.
 static BASE: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
 static NAMES: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
@@ -128,7 +131,7 @@ pub fn init(modes: *mut u8) {
     NAMES.store(mapped[1].addr as *mut u8, Release);
     RETIRED.store(mapped[2].addr as *mut Record, Release);
     space.mappings = mapped;
-    FD.store(fd, Release);
+    adopt(fd);
     fill_header();
 }
 
@@ -157,6 +160,36 @@ fn fill_header() {
         h.program[..n].copy_from_slice(&name.as_bytes()[..n]);
         std::sync::atomic::fence(Release);
         std::ptr::write_volatile(&mut h.magic, layout::MAGIC);
+    }
+}
+
+/// Makes `fd` the segment's descriptor.
+fn adopt(fd: i32) {
+    let (dev, ino) = identity(fd).unwrap_or((0, 0));
+    DEV.store(dev, Relaxed);
+    INO.store(ino, Relaxed);
+    FD.store(fd, Release);
+}
+
+fn identity(fd: i32) -> Option<(u64, u64)> {
+    let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+    (unsafe { libc::fstat(fd, &mut stat) } == 0).then_some((stat.st_dev, stat.st_ino))
+}
+
+/// The segment's descriptor, if it still is: a program may close descriptors it did not open
+/// (daemons close them all) and get the number again for a file of its own, which the runtime
+/// must never truncate or punch. The mappings stay valid without it; only new threads then use
+/// private memory.
+fn segment_fd() -> Option<i32> {
+    let fd = FD.load(Acquire);
+    if fd < 0 {
+        return None;
+    }
+    if identity(fd) == Some((DEV.load(Relaxed), INO.load(Relaxed))) {
+        Some(fd)
+    } else {
+        FD.store(-1, Release);
+        None
     }
 }
 
@@ -204,8 +237,7 @@ unsafe fn map_at(fd: i32, at: *mut u8, offset: u64, len: usize) -> Option<*mut u
 /// when there is one, else private.
 pub fn alloc(bytes: usize, area: Area) -> Option<Region> {
     let len = layout::page_round(bytes as u64) as usize;
-    let fd = FD.load(Acquire);
-    if fd >= 0 {
+    if let Some(fd) = segment_fd() {
         if let Some(region) = alloc_shared(fd, len, area) {
             return Some(region);
         }
@@ -251,7 +283,7 @@ pub unsafe fn free(region: &Region) {
     let addr = region.ptr as usize;
     space.mappings.retain(|m| m.addr != addr);
     libc::munmap(region.ptr.cast(), region.len);
-    let fd = FD.load(Acquire);
+    let Some(fd) = segment_fd() else { return };
     let punch = libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE;
     if libc::fallocate(fd, punch, region.offset as libc::off_t, region.len as libc::off_t) == 0 {
         space.free.push((region.offset, region.len));
@@ -372,35 +404,39 @@ pub fn finished() {
 /// is in here): copies what the segment holds into a new one, so that the child can continue
 /// in its own. Only the parts in use are copied, from this process's own mappings.
 pub fn before_fork(space: &mut Space) {
-    let fd = FD.load(Acquire);
-    if fd < 0 {
+    if segment_fd().is_none() {
         return;
     }
-    let len = unsafe { libc::lseek(fd, 0, libc::SEEK_END) };
-    let Some(copy) = (len > 0).then(|| create(len as u64)).flatten() else { return };
-    if space.mappings.iter().all(|m| copy_mapping(fd, copy, m)) {
+    let Some(copy) = create(space.next) else { return };
+    if space.mappings.iter().all(|m| copy_mapping(copy, m)) {
         space.fork_fd = copy;
     } else {
         unsafe { libc::close(copy) };
     }
 }
 
-/// Copies what mapping `m` holds into segment `copy`. Other threads go on running meanwhile;
-/// a shadow stack's depth is copied before its frames, and its frames are found after, so the
-/// copy never has a depth whose frames were not copied.
-fn copy_mapping(fd: i32, copy: i32, m: &Mapping) -> bool {
-    let write = |at: usize, n: usize| unsafe {
-        libc::pwrite(copy, (m.addr + at) as *const _, n, (m.offset + at as u64) as libc::off_t) == n as isize
+/// Copies what mapping `m` holds into segment `copy`. Other threads go on running meanwhile: a
+/// shadow stack's state is copied first, then the frames up to the depth in that copy, all of
+/// which were pushed before it was taken.
+fn copy_mapping(copy: i32, m: &Mapping) -> bool {
+    let write = |from: *const u8, at: usize, n: usize| unsafe {
+        libc::pwrite(copy, from.cast(), n, (m.offset + at as u64) as libc::off_t) == n as isize
     };
-    let state = layout::THREAD_HEADER_BYTES as usize;
-    if m.area == Area::Stack && !write(0, state) {
-        return false;
+    if m.area != Area::Stack {
+        return used(m).into_iter().all(|(at, n)| write((m.addr + at) as *const u8, at, n));
     }
-    used(fd, m).into_iter().all(|(at, n)| match m.area {
-        Area::Stack if at + n <= state => true,
-        Area::Stack if at < state => write(state, n - (state - at)),
-        _ => write(at, n),
-    })
+    let mut state = [0u8; layout::THREAD_HEADER_BYTES as usize];
+    unsafe { std::ptr::copy_nonoverlapping(m.addr as *const u8, state.as_mut_ptr(), state.len()) };
+    let depth = usize::from_ne_bytes(state[..size_of::<usize>()].try_into().unwrap_or_default());
+    let frames = stack_bytes(m, depth) - state.len();
+    write(state.as_ptr(), 0, state.len()) && write((m.addr + state.len()) as *const u8, state.len(), frames)
+}
+
+/// The bytes of a thread region in use at stack depth `depth`: the state and frames 0 to depth.
+fn stack_bytes(m: &Mapping, depth: usize) -> usize {
+    let state = layout::THREAD_HEADER_BYTES as usize;
+    let frames = (m.len - state) / layout::FRAME_BYTES as usize;
+    state + (depth.min(frames.saturating_sub(1)) + 1) * layout::FRAME_BYTES as usize
 }
 
 /// In the parent after fork: the copy is the child's.
@@ -414,20 +450,23 @@ pub fn after_fork_in_parent(space: &mut Space) {
 /// In the child after fork: every mapping moves to the copy. Without a copy the segment is
 /// dropped and each mapping becomes private memory with the same contents.
 pub fn after_fork_in_child(space: &mut Space) {
-    let old = FD.swap(-1, AcqRel);
-    if old < 0 {
+    if space.mappings.is_empty() {
         return;
     }
+    let old = segment_fd();
+    FD.store(-1, Release);
     let copy = std::mem::replace(&mut space.fork_fd, -1);
     for m in &space.mappings {
         let moved = copy >= 0 && unsafe { map_at(copy, m.addr as *mut u8, m.offset, m.len) }.is_some();
         if !moved {
-            unsafe { make_private(old, m) };
+            unsafe { make_private(m) };
         }
     }
-    unsafe { libc::close(old) };
+    if let Some(old) = old {
+        unsafe { libc::close(old) };
+    }
     if copy >= 0 {
-        FD.store(copy, Release);
+        adopt(copy);
         if let Some(h) = header() {
             h.pid.store(std::process::id(), Relaxed);
         }
@@ -437,17 +476,18 @@ pub fn after_fork_in_child(space: &mut Space) {
     }
 }
 
-/// Replaces a shared mapping by private memory with the same contents.
-unsafe fn make_private(fd: i32, m: &Mapping) {
+/// Replaces a shared mapping by private memory with the same contents (in the child, where no
+/// other thread runs).
+unsafe fn make_private(m: &Mapping) {
     let Some(copy) = pages::map(m.len) else { return };
-    for (at, n) in used(fd, m) {
+    for (at, n) in used(m) {
         std::ptr::copy_nonoverlapping((m.addr + at) as *const u8, copy.as_ptr().add(at), n);
     }
     libc::mremap(copy.as_ptr().cast(), m.len, m.len, libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED, m.addr);
 }
 
-/// The parts of mapping `m` (of segment `fd`) that hold data: (start in the mapping, length).
-fn used(fd: i32, m: &Mapping) -> Vec<(usize, usize)> {
+/// The part of mapping `m` that holds data: (start in the mapping, length).
+fn used(m: &Mapping) -> Vec<(usize, usize)> {
     let Some(h) = header() else { return Vec::new() };
     let events = h.events.load(Acquire).min(layout::MAX_EVENTS);
     let prefix = match m.area {
@@ -457,8 +497,7 @@ fn used(fd: i32, m: &Mapping) -> Vec<(usize, usize)> {
         Area::Retired if h.retired_threads.load(Acquire) > 0 => events * layout::RECORD_BYTES,
         Area::Retired => 0,
         Area::Records => events * layout::RECORD_BYTES,
-        // A shadow stack is touched from its start to the deepest the thread has been.
-        Area::Stack => return data_extents(fd, m.offset, m.offset + m.len as u64),
+        Area::Stack => stack_bytes(m, unsafe { *(m.addr as *const usize) }) as u64,
     };
     let n = (prefix as usize).min(m.len);
     if n == 0 {
@@ -466,22 +505,4 @@ fn used(fd: i32, m: &Mapping) -> Vec<(usize, usize)> {
     } else {
         vec![(0, n)]
     }
-}
-
-/// The parts of segment `fd` between `start` and `end` that hold data (not holes), as (start
-/// relative to `start`, length).
-fn data_extents(fd: i32, start: u64, end: u64) -> Vec<(usize, usize)> {
-    let mut extents = Vec::new();
-    let mut at = start;
-    while at < end {
-        let data = unsafe { libc::lseek(fd, at as libc::off_t, libc::SEEK_DATA) };
-        if data < 0 || data as u64 >= end {
-            break; // ENXIO: no data after `at`
-        }
-        let hole = unsafe { libc::lseek(fd, data, libc::SEEK_HOLE) };
-        let hole = if hole < 0 { end } else { (hole as u64).min(end) };
-        extents.push(((data as u64 - start) as usize, (hole - data as u64) as usize));
-        at = hole;
-    }
-    extents
 }

@@ -287,3 +287,20 @@ fn run_with_timeline_samples_time_histograms_into_the_profile() {
     let chart = std::fs::read_to_string(&svg).unwrap();
     assert!(chart.starts_with("<svg") && chart.contains(">work</text>") && chart.contains("<polygon"));
 }
+
+#[test]
+fn a_program_that_closes_the_segment_and_reuses_its_descriptor_keeps_its_file() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "closefds", &[]);
+    let output = run(Command::new(&program)
+        .arg(dir.path().join("own.txt"))
+        .current_dir(dir.path())
+        .env("INSTRUMENT_PROFILE_DIR", dir.path()));
+    assert_success(&output, "closefds");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "3 5\n", "the program's own file is untouched");
+    assert_eq!(std::fs::read_to_string(dir.path().join("own.txt")).unwrap(), "hello");
+    let parent =
+        profile_paths(dir.path()).iter().map(|p| load_profile(p)).find(|p| p.forked_from.is_none()).unwrap();
+    assert_eq!(function(&parent, "worker").calls, 1, "the thread is measured in private memory");
+    assert_eq!(parent.totals.threads, 2);
+}
