@@ -13,17 +13,17 @@ use std::collections::BTreeMap;
 const SETTLE_NS: u64 = 20_000_000;
 
 /// The events `pattern` names: routines by readable or linked name (with `*` and `?`), with
-/// their loops and call statements; or one loop or call statement by its display name.
-pub fn matching(names: &[EventName], pattern: &str) -> Vec<u32> {
+/// their loops and call statements; or one loop or call statement by its display name
+/// (`labels`, from `display_names`).
+pub fn matching(names: &[EventName], labels: &[Option<String>], pattern: &str) -> Vec<u32> {
     let glob = wildmatch::WildMatch::new(pattern);
-    let labels = super::rows::display_names(names);
     let mut ids: Vec<u32> = Vec::new();
     for (id, event) in names.iter().enumerate() {
         let linked = match event {
             EventName::Function { name, .. } => Some(name.as_str()),
             _ => None,
         };
-        let label = labels[id].as_deref();
+        let label = labels.get(id).and_then(Option::as_deref);
         if label.is_some_and(|l| glob.matches(l)) || linked.is_some_and(|l| glob.matches(l)) {
             ids.push(id as u32);
             if linked.is_some() {
@@ -101,9 +101,10 @@ mod tests {
 
     #[test]
     fn a_routine_brings_its_loops_and_call_statements() {
-        assert_eq!(matching(&names(), "work_*"), [1, 2, 3]);
-        assert_eq!(matching(&names(), "main"), [0]);
-        assert_eq!(matching(&names(), "loop at a.c:6 in work_step"), [2]);
-        assert!(matching(&names(), "nothing").is_empty());
+        let (names, labels) = (names(), super::super::rows::display_names(&names()));
+        assert_eq!(matching(&names, &labels, "work_*"), [1, 2, 3]);
+        assert_eq!(matching(&names, &labels, "main"), [0]);
+        assert_eq!(matching(&names, &labels, "loop at a.c:6 in work_step"), [2]);
+        assert!(matching(&names, &labels, "nothing").is_empty());
     }
 }

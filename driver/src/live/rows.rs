@@ -58,10 +58,16 @@ pub fn display_names(names: &[EventName]) -> Vec<Option<String>> {
         .collect()
 }
 
-/// The rows of the events that have run, busiest first. `since` is the previous snapshot, or
-/// None to measure the interval from `start_ns` (the program's start).
-pub fn rows(names: &[EventName], now: &Snapshot, since: Option<&Snapshot>, start_ns: u64) -> Vec<Row> {
-    let labels = display_names(names);
+/// The rows of the events that have run, busiest first (`labels` from `display_names`).
+/// `since` is the previous snapshot, or None to measure the interval from `start_ns` (the
+/// program's start).
+pub fn rows(
+    names: &[EventName],
+    labels: &[Option<String>],
+    now: &Snapshot,
+    since: Option<&Snapshot>,
+    start_ns: u64,
+) -> Vec<Row> {
     let seconds = (now.at_ns.saturating_sub(since.map_or(start_ns, |s| s.at_ns)) as f64 / 1e9).max(1e-9);
     let mut rows: Vec<Row> = now
         .totals

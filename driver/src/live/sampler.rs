@@ -4,7 +4,6 @@
 //! program writes at its end.
 
 use super::histogram::Histograms;
-use super::rows::display_names;
 use super::segment::Segment;
 use super::snapshot::{Reader, Snapshot};
 use anyhow::{Context, Result};
@@ -82,7 +81,7 @@ fn record(h: &mut Histograms<(u32, Metric)>, now: &Snapshot, previous: Option<&S
 
 /// The series of the `keep` events with the most exclusive time, both metrics each.
 fn timeline(h: &Histograms<(u32, Metric)>, reader: &Reader, keep: usize) -> Timeline {
-    let names = display_names(&reader.names);
+    let names = &reader.labels;
     let total = |values: &Vec<f64>| values.iter().sum::<f64>();
     let mut busiest: Vec<(u32, f64)> = h
         .series

@@ -77,7 +77,7 @@ fn refresh(view: &mut View, reader: &mut Reader, args: &TopArgs) -> Result<()> {
     let snapshot = reader.take()?;
     view.switcher.settle(&reader.segment, &snapshot);
     let fit = terminal_rows().saturating_sub(4);
-    let all = rows(&reader.names, &snapshot, view.previous.as_ref(), start_ns);
+    let all = rows(&reader.names, &reader.labels, &snapshot, view.previous.as_ref(), start_ns);
     view.shown = shown_rows(all, view.routines_only, args.rows.unwrap_or(fit));
     view.title = title(reader, &snapshot);
     if view.selected.is_none() {

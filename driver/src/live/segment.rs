@@ -86,7 +86,19 @@ impl Segment {
     /// `len` bytes at `offset` (clamped to the mapping).
     pub fn bytes(&self, offset: u64, len: u64) -> Vec<u8> {
         let end = offset.saturating_add(len).min(self.map.len() as u64);
-        (offset..end).map(|at| self.read::<u8>(at).unwrap_or(0)).collect()
+        if end <= offset {
+            return Vec::new();
+        }
+        let mut bytes = vec![0u8; (end - offset) as usize];
+        // SAFETY: in bounds; the source is another process's memory, copied as it is now.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                self.map.as_ptr().add(offset as usize),
+                bytes.as_mut_ptr(),
+                bytes.len(),
+            )
+        };
+        bytes
     }
 
     /// Sets event `id`'s mode byte, which its probes read on their next call.

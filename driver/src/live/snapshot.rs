@@ -31,12 +31,14 @@ pub struct Snapshot {
 pub struct Reader {
     pub segment: Segment,
     pub names: Vec<EventName>,
+    /// The names as shown (routines demangled), by id; None for the runtime's own events.
+    pub labels: Vec<Option<String>>,
     names_len: u64,
 }
 
 impl Reader {
     pub fn new(segment: Segment) -> Reader {
-        Reader { segment, names: Vec::new(), names_len: 0 }
+        Reader { segment, names: Vec::new(), labels: Vec::new(), names_len: 0 }
     }
 
     pub fn program(&self) -> String {
@@ -69,6 +71,7 @@ impl Reader {
         let len = self.segment.header().names_len.load(std::sync::atomic::Ordering::Acquire);
         if len != self.names_len {
             self.names = instrument_live::parse_names(&self.segment.bytes(layout::NAMES_OFFSET, len));
+            self.labels = super::rows::display_names(&self.names);
             self.names_len = len;
         }
     }

@@ -65,7 +65,7 @@ fn switch(reader: &mut Reader, args: &TopArgs) -> Result<()> {
     let mut switcher = Switcher::default();
     for (patterns, on) in [(&args.off, false), (&args.on, true)] {
         for pattern in patterns {
-            let ids = matching(&reader.names, pattern);
+            let ids = matching(&reader.names, &reader.labels, pattern);
             if ids.is_empty() {
                 bail!("no routine, loop or call statement of process {} is named {pattern:?}", args.pid);
             }
@@ -89,7 +89,7 @@ fn switch(reader: &mut Reader, args: &TopArgs) -> Result<()> {
             return Ok(());
         }
     }
-    let labels = super::rows::display_names(&reader.names);
+    let labels = &reader.labels;
     let open: Vec<String> =
         switcher.pending().filter_map(|id| labels.get(id as usize).cloned().flatten()).collect();
     println!("still open, so counted but not timed until they return: {}", open.join(", "));
@@ -112,7 +112,7 @@ fn batch(reader: &mut Reader, args: &TopArgs, updates: u32) -> Result<()> {
             std::thread::sleep(Duration::from_secs_f64(args.interval));
         }
         let snapshot = reader.take()?;
-        let all = rows(&reader.names, &snapshot, previous.as_ref(), start_ns);
+        let all = rows(&reader.names, &reader.labels, &snapshot, previous.as_ref(), start_ns);
         let shown = shown_rows(all, args.routines, args.rows.unwrap_or(20));
         if args.json {
             println!("{}", serde_json::to_string(&json_update(reader, &snapshot, &shown))?);
