@@ -373,17 +373,9 @@ fn parse_depth(text: &str) -> Result<u32, String> {
     }
 }
 
-/// Writes `bytes` to `path` through a temporary file and a rename, so a reader never sees half.
+/// Writes a report or export file atomically, readable by everyone.
 fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-    let mut file =
-        tempfile::NamedTempFile::new_in(dir).with_context(|| format!("cannot write in {}", dir.display()))?;
-    std::io::Write::write_all(&mut file, bytes)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(file.path(), std::fs::Permissions::from_mode(0o644))?;
-    file.persist(path).map_err(|e| e.error).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+    profiles::write_atomically(path, bytes, 0o644)
 }
 
 fn default_profile_dir() -> PathBuf {

@@ -4,6 +4,20 @@ use anyhow::{bail, Context, Result};
 use instrument_profile::Profile;
 use std::path::{Path, PathBuf};
 
+/// Writes `bytes` to `path` with permissions `mode` through a temporary file in the same
+/// directory and a rename, so a reader never sees half a file.
+pub fn write_atomically(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let mut file =
+        tempfile::NamedTempFile::new_in(dir).with_context(|| format!("cannot write in {}", dir.display()))?;
+    std::io::Write::write_all(&mut file, bytes)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    std::fs::set_permissions(file.path(), std::fs::Permissions::from_mode(mode))?;
+    file.persist(path).map_err(|e| e.error).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}
+
 pub fn load(path: &Path) -> Result<Profile> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read profile {}", path.display()))?;

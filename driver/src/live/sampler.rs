@@ -114,11 +114,8 @@ pub fn add_to_profile(dir: &Path, pid: u32, timeline: Timeline) -> Result<PathBu
         .with_context(|| format!("process {pid} wrote no profile in {}", dir.display()))?;
     let mut profile = crate::profiles::load(&path)?;
     profile.timeline = Some(timeline);
-    let text = serde_json::to_string(&profile)?;
-    let mut file =
-        tempfile::NamedTempFile::new_in(dir).with_context(|| format!("cannot write in {}", dir.display()))?;
-    std::io::Write::write_all(&mut file, text.as_bytes()).context("cannot write the timeline")?;
-    file.persist(&path).map_err(|e| e.error).with_context(|| format!("cannot write {}", path.display()))?;
+    // Owner-only, as the runtime writes profiles.
+    crate::profiles::write_atomically(&path, serde_json::to_string(&profile)?.as_bytes(), 0o600)?;
     Ok(path)
 }
 
