@@ -5,6 +5,7 @@
 
 pub mod bench;
 pub mod callpaths;
+pub mod cost;
 pub mod demo;
 pub mod experiment;
 pub mod export;

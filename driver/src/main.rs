@@ -102,7 +102,7 @@ enum Command {
     /// Run an instrumented program with measurement settings
     Run {
         /// Record callpaths of depth K (`all` for the whole calling context); default: flat
-        #[arg(long, value_name = "K", value_parser = parse_depth)]
+        #[arg(long, value_name = "K", value_parser = run::parse_depth)]
         callpath: Option<u32>,
         /// Calibrate the probes at start-up and remove their cost from every time
         #[arg(long)]
@@ -176,6 +176,19 @@ enum Command {
         is open it still counts calls without timing them. The profile written at the end holds what was \
         measured while the probes were on.")]
     Top(instrument_driver::live::top::TopArgs),
+    /// Predict what instrumentation costs, from an earlier profile and probe costs measured now
+    #[command(long_about = "Predict what instrumenting a program costs before building or running it \
+        again: the calls of an earlier profile times what each probe costs on this machine, measured now \
+        by a tiny instrumented program in the setting asked for. Change the build or the run on the \
+        command line to see what it would save:\n\n  \
+        instrument cost                              (the newest profile's build and run)\n  \
+        instrument cost --select filter.txt          (a build leaving out filter.txt's routines)\n  \
+        instrument cost --runtime-select filter.txt  (the same binary, those probes switched off)\n  \
+        instrument cost --throttle off               (every call timed)\n  \
+        instrument cost --callpath 4 --compensate\n\n\
+        `instrument report --suggest-filter FILE` writes a filter to try. Every profile also says what \
+        its own probes cost (its `overhead` section, and the `probes:` line of `instrument report`).")]
+    Cost(instrument_driver::cost::CostArgs),
     /// Benchmarks that print ratios measured in one run
     Bench {
         #[command(subcommand)]
@@ -303,6 +316,13 @@ fn run(cli: Cli) -> Result<()> {
             compensate,
         }),
         Command::Top(args) => instrument_driver::live::top::run(&args),
+        Command::Cost(args) => {
+            let path = match &args.profile {
+                Some(p) => p.clone(),
+                None => profiles::newest(&default_profile_dir())?,
+            };
+            instrument_driver::cost::run(&args, path)
+        }
         Command::Bench { which: BenchCommand::Probes(args) } => bench::probes(&args.settings()),
         Command::Bench { which: BenchCommand::Callpaths(args) } => bench::callpaths(&args.settings()),
     }
@@ -360,17 +380,6 @@ fn load(profile: Option<PathBuf>) -> Result<instrument_profile::Profile> {
         None => profiles::newest(&default_profile_dir())?,
     };
     profiles::load(&path)
-}
-
-/// `all`/`unlimited` (0 internally) or a depth of at least 1.
-fn parse_depth(text: &str) -> Result<u32, String> {
-    match text {
-        "all" | "unlimited" => Ok(0),
-        _ => match text.parse::<u32>() {
-            Ok(0) | Err(_) => Err(format!("{text:?} is not a callpath depth (1, 2, ... or all)")),
-            Ok(k) => Ok(k),
-        },
-    }
 }
 
 /// Writes a report or export file atomically, readable by everyone.

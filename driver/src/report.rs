@@ -3,7 +3,7 @@
 
 use crate::names;
 use crate::tree::{callee_name, location, with_line};
-use instrument_profile::{Compensated, Function, Profile};
+use instrument_profile::{Compensated, Function, ProbeKind, Profile};
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -52,6 +52,9 @@ pub struct Row {
     pub inclusive_ns: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compensated: Option<Compensated>,
+    /// What its probes cost (activations times the measured probe costs).
+    #[serde(skip_serializing_if = "is_zero_f64")]
+    pub overhead_ns: f64,
     /// The times the table shows (compensated or raw).
     #[serde(skip)]
     pub shown: (i64, i64),
@@ -65,8 +68,12 @@ fn is_zero64(v: &u64) -> bool {
     *v == 0
 }
 
+fn is_zero_f64(v: &f64) -> bool {
+    *v == 0.0
+}
+
 impl Row {
-    fn from_function(f: &Function, view: View) -> Row {
+    fn from_function(profile: &Profile, f: &Function, view: View) -> Row {
         Row {
             name: names::readable_in(&f.name, &f.language),
             mangled: f.name.clone(),
@@ -79,6 +86,7 @@ impl Row {
             exclusive_ns: f.exclusive_ns,
             inclusive_ns: f.inclusive_ns,
             compensated: f.compensated,
+            overhead_ns: profile.overhead_of(ProbeKind::Routine, f.calls, f.untimed_calls),
             shown: view.times(f.exclusive_ns, f.inclusive_ns, f.compensated),
         }
     }
@@ -91,7 +99,7 @@ impl Row {
 
 /// Rows sorted by the exclusive time shown (largest first), then by name for a stable order.
 pub fn rows(profile: &Profile, view: View) -> Vec<Row> {
-    let mut rows: Vec<Row> = profile.functions.iter().map(|f| Row::from_function(f, view)).collect();
+    let mut rows: Vec<Row> = profile.functions.iter().map(|f| Row::from_function(profile, f, view)).collect();
     rows.sort_by(|a, b| b.shown.0.cmp(&a.shown.0).then_with(|| a.name.cmp(&b.name)));
     rows
 }
@@ -115,6 +123,8 @@ pub struct EventRow {
     pub inclusive_ns: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compensated: Option<Compensated>,
+    #[serde(skip_serializing_if = "is_zero_f64")]
+    pub overhead_ns: f64,
     #[serde(skip)]
     pub shown: (i64, i64),
 }
@@ -147,6 +157,7 @@ pub fn event_rows(profile: &Profile, view: View) -> (Vec<EventRow>, Vec<EventRow
                 exclusive_ns: l.exclusive_ns,
                 inclusive_ns: l.inclusive_ns,
                 compensated: l.compensated,
+                overhead_ns: profile.overhead_of(ProbeKind::Loop, l.count, l.untimed_calls),
                 shown: view.times(l.exclusive_ns, l.inclusive_ns, l.compensated),
             }
         })
@@ -169,6 +180,7 @@ pub fn event_rows(profile: &Profile, view: View) -> (Vec<EventRow>, Vec<EventRow
                 exclusive_ns: c.exclusive_ns,
                 inclusive_ns: c.inclusive_ns,
                 compensated: c.compensated,
+                overhead_ns: profile.overhead_of(ProbeKind::Routine, c.count, c.untimed_calls),
                 shown: view.times(c.exclusive_ns, c.inclusive_ns, c.compensated),
             }
         })
@@ -188,6 +200,8 @@ struct JsonReport<'a> {
     totals: &'a instrument_profile::Totals,
     #[serde(skip_serializing_if = "Option::is_none")]
     compensation: Option<&'a instrument_profile::Compensation>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    overhead: Option<&'a instrument_profile::Overhead>,
     functions: Vec<Row>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     loops: Vec<EventRow>,
@@ -204,6 +218,7 @@ pub fn json(profile: &Profile) -> String {
         clock: &profile.clock,
         totals: &profile.totals,
         compensation: profile.compensation.as_ref(),
+        overhead: profile.overhead.as_ref(),
         functions: rows(profile, View::Raw),
         loops,
         callsites,
@@ -247,6 +262,9 @@ pub fn table(profile: &Profile, lines: bool, view: View) -> String {
     }
     if let Some(c) = &profile.compensation {
         let _ = writeln!(out, "{}", compensation_note(c, view));
+    }
+    if let Some(note) = overhead_note(profile) {
+        let _ = writeln!(out, "{note}");
     }
     let _ = writeln!(out);
     pprof_header(&mut out, "Name");
@@ -334,6 +352,46 @@ pub fn compensation_note(c: &instrument_profile::Compensation, view: View) -> St
         ));
     }
     note
+}
+
+/// One line saying what the probes cost in this run, in total and where most of it came from.
+pub fn overhead_note(profile: &Profile) -> Option<String> {
+    let o = profile.overhead.as_ref()?;
+    let mut note = format!(
+        "probes: {:.3} ms, {:.1} % of the run ({:.1} ns per timed call, {:.1} counted, {:.1} off)",
+        o.total_ns / 1e6,
+        o.percent_of_run,
+        o.routine.measured_ns,
+        o.routine.counted_ns,
+        o.routine.off_ns
+    );
+    let top = profile
+        .activations()
+        .map(|(id, kind, calls, untimed)| (id, o.of(kind, calls, untimed)))
+        .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
+    if let Some((id, ns)) = top.filter(|&(_, ns)| ns > 0.0 && o.total_ns > 0.0) {
+        let _ = write!(note, "; most from {} ({:.0} %)", event_name(profile, id), 100.0 * ns / o.total_ns);
+    }
+    Some(note)
+}
+
+/// The readable name of any event: a routine, `loop at FILE:LINE in F`, `call G at ... in F`.
+pub fn event_name(profile: &Profile, id: u32) -> String {
+    if let Some(f) = profile.functions.iter().find(|f| f.id == id) {
+        return names::readable_in(&f.name, &f.language);
+    }
+    if let Some(l) = profile.loops.iter().find(|l| l.id == id) {
+        return format!("loop at {} in {}", location(&l.file, l.line), function_name(profile, l.function));
+    }
+    match profile.callsites.iter().find(|c| c.id == id) {
+        Some(c) => format!(
+            "call {} at {} in {}",
+            callee_name(profile, c),
+            location(&c.file, c.line),
+            function_name(profile, c.function)
+        ),
+        None => format!("event {id}"),
+    }
 }
 
 fn anomalies(profile: &Profile) -> Vec<String> {

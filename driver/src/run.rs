@@ -15,6 +15,17 @@ pub struct RunOptions {
     pub program: Vec<String>,
 }
 
+/// `all`/`unlimited` (0 internally) or a depth of at least 1.
+pub fn parse_depth(text: &str) -> Result<u32, String> {
+    match text {
+        "all" | "unlimited" => Ok(0),
+        _ => match text.parse::<u32>() {
+            Ok(0) | Err(_) => Err(format!("{text:?} is not a callpath depth (1, 2, ... or all)")),
+            Ok(k) => Ok(k),
+        },
+    }
+}
+
 /// Runs the program and returns its exit code (the caller exits with it).
 pub fn run(options: &RunOptions) -> Result<i32> {
     let Some((program, args)) = options.program.split_first() else {

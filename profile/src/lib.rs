@@ -4,7 +4,10 @@
 
 use serde::{Deserialize, Serialize};
 
+mod overhead;
 mod validate;
+
+pub use overhead::{Overhead, PairCosts, ProbeKind};
 
 /// Identifies the file kind; written as the `format` field.
 pub const FORMAT: &str = "instrument-profile";
@@ -45,6 +48,10 @@ pub struct Profile {
     /// event then also carries `compensated` times.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compensation: Option<Compensation>,
+    /// What the probes cost, measured at start-up, and what they added to this run (absent in
+    /// profiles from before the cost model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overhead: Option<Overhead>,
     /// Per-thread statistics when more than one thread measured something (the merged ones
     /// are `functions`, `loops` and `callsites`). Empty for single-threaded programs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -258,6 +265,9 @@ pub struct Function {
     /// Throttled while the program ran (TAU's rule): only counted from then on.
     #[serde(default, skip_serializing_if = "is_false")]
     pub throttled: bool,
+    /// Switched off while the program ran (`instrument top --off`): what it measured before.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub switched_off: bool,
     /// Calls this routine made to instrumented routines.
     pub child_calls: u64,
     pub exclusive_ns: u64,
@@ -289,6 +299,9 @@ pub struct Loop {
     /// Throttled while the program ran (TAU's rule): only counted from then on.
     #[serde(default, skip_serializing_if = "is_false")]
     pub throttled: bool,
+    /// Switched off while the program ran (`instrument top --off`): what it measured before.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub switched_off: bool,
     pub iterations: u64,
     /// Iterations per execution: fewest, most and sum of squares (absent in older profiles).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -333,6 +346,9 @@ pub struct CallSite {
     /// Throttled while the program ran (TAU's rule): only counted from then on.
     #[serde(default, skip_serializing_if = "is_false")]
     pub throttled: bool,
+    /// Switched off while the program ran (`instrument top --off`): what it measured before.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub switched_off: bool,
     pub child_calls: u64,
     pub exclusive_ns: u64,
     pub inclusive_ns: u64,
@@ -431,6 +447,7 @@ mod tests {
                 calls: 1,
                 untimed_calls: 0,
                 throttled: false,
+                switched_off: false,
                 child_calls: 0,
                 exclusive_ns: 10,
                 inclusive_ns: 10,
@@ -442,6 +459,7 @@ mod tests {
             compensation: None,
             threads: Vec::new(),
             timeline: None,
+            overhead: None,
         }
     }
 
@@ -474,6 +492,7 @@ mod tests {
             count: 1,
             untimed_calls: 0,
             throttled: false,
+            switched_off: false,
             iterations: 3,
             iteration_stats: None,
             child_calls: 0,

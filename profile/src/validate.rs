@@ -63,7 +63,18 @@ pub fn check(profile: &Profile) -> Result<(), String> {
             profile.clock.ticks_per_second
         ));
     }
-    check_timeline(profile)
+    check_timeline(profile)?;
+    check_overhead(profile)
+}
+
+/// Probe costs and the overhead are numbers of nanoseconds, none negative.
+fn check_overhead(profile: &Profile) -> Result<(), String> {
+    let Some(o) = &profile.overhead else { return Ok(()) };
+    let costs = [o.routine, o.loop_probe].into_iter().flat_map(|c| [c.measured_ns, c.counted_ns, c.off_ns]);
+    if costs.chain([o.total_ns, o.percent_of_run]).any(|v| !(v.is_finite() && v >= 0.0)) {
+        return Err("the probe costs and overhead are not all numbers of nanoseconds".into());
+    }
+    Ok(())
 }
 
 /// Time histograms have a bucket width, at most `MAX_BUCKETS` buckets, and numbers in them.

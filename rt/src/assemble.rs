@@ -134,7 +134,7 @@ pub fn events(infos: &[EventInfo], records: &[Record], units: &Units) -> Events 
         if r.calls + r.counted == 0 {
             continue;
         }
-        let throttled = switch::mode(id as u32) == switch::COUNTED;
+        let (throttled, switched_off) = switch::ending(id as u32);
         match &info.kind {
             Kind::Function { .. } => {}
             Kind::Loop { function, parent } => {
@@ -149,6 +149,7 @@ pub fn events(infos: &[EventInfo], records: &[Record], units: &Units) -> Events 
                     count: r.calls + r.counted,
                     untimed_calls: r.counted,
                     throttled,
+                    switched_off,
                     iterations: r.iterations,
                     iteration_stats: (r.iter_min1 > 0).then(|| IterationStats {
                         min: r.iter_min1 - 1,
@@ -174,6 +175,7 @@ pub fn events(infos: &[EventInfo], records: &[Record], units: &Units) -> Events 
                     count: r.calls + r.counted,
                     untimed_calls: r.counted,
                     throttled,
+                    switched_off,
                     child_calls: r.child_calls,
                     exclusive_ns: ns(r.excl),
                     inclusive_ns: ns(r.incl),
@@ -192,6 +194,7 @@ pub fn events(infos: &[EventInfo], records: &[Record], units: &Units) -> Events 
         if r.calls + r.counted == 0 && !referenced.contains(&(id as u32)) {
             continue;
         }
+        let (throttled, switched_off) = switch::ending(id as u32);
         functions.push(Function {
             id: id as u32,
             name: name.clone(),
@@ -201,7 +204,8 @@ pub fn events(infos: &[EventInfo], records: &[Record], units: &Units) -> Events 
             recursive: *recursive,
             calls: r.calls + r.counted,
             untimed_calls: r.counted,
-            throttled: switch::mode(id as u32) == switch::COUNTED,
+            throttled,
+            switched_off,
             child_calls: r.child_calls,
             exclusive_ns: ns(r.excl),
             inclusive_ns: ns(r.incl),

@@ -20,33 +20,27 @@
 //! injected null probes, was measured and dropped: the injected timestamps sit next to the
 //! event's own and measure rdtsc's throughput, not the probe's marginal cost.)
 //!
-//! Both strategies calibrate at start-up on the exact probe path the program runs (fenced or
-//! not, flat or callpath mode, routine/call-statement probes and loop probes) with the paper's
-//! two-level experiment: k probe pairs in a tight loop, repeated j times, the minimum kept, less
-//! the cost of the same empty loop.
+//! Both strategies take their costs from the start-up measurement of every run (overhead.rs),
+//! made on the exact probe path the program runs with the paper's two-level experiment. A
+//! throttled event's counted-only probes are compensated too: each costs its parent the
+//! measured counted pair.
 //!
 //! A compensated time that comes out negative is kept, counted and reported, never clamped.
 
-use crate::{clock, probes, registry, thread};
+use crate::clock;
+use crate::overhead::{Costs, SCALE};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 
-/// Probe kinds with their own calibrated costs: routine and call-statement probes share code.
-pub const STANDARD: usize = 0;
-pub const LOOP: usize = 1;
+pub use crate::overhead::{LOOP, STANDARD};
 
 static ENABLED: AtomicBool = AtomicBool::new(false);
 /// Δi per kind, in ticks (scaled by 2^16 for sub-tick precision).
 static OUTER: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
-/// δ per kind, in ticks (scaled by 2^16).
-static OWN: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
-static CALIBRATION_TICKS: AtomicU64 = AtomicU64::new(0);
+/// A counted-only probe pair (a throttled event), scaled; charged to the frame on top.
+static COUNTED: AtomicU64 = AtomicU64::new(0);
 /// δ / Δi from calibration, scaled by 2^16: the share of an estimated pair cost inside the
 /// event's own interval.
 static OWN_SHARE: AtomicU64 = AtomicU64::new(0);
-
-const SCALE: u32 = 16;
-const REPEATS: usize = 25;
-const ITERATIONS: usize = 2000;
 
 #[inline(always)]
 pub fn enabled() -> bool {
@@ -57,27 +51,6 @@ pub fn enabled() -> bool {
 pub fn scaled_to_ticks(scaled: u64) -> u64 {
     (scaled + (1 << (SCALE - 1))) >> SCALE
 }
-
-/// The measured costs for the profile: (Δi, δ) per kind in ticks, and the time calibration took.
-pub struct Calibrated {
-    pub outer: [f64; 2],
-    pub own: [f64; 2],
-    pub ticks: u64,
-}
-
-pub fn calibrated() -> Option<Calibrated> {
-    enabled().then(|| {
-        let unscale = |v: u64| v as f64 / f64::from(1u32 << SCALE);
-        Calibrated {
-            outer: [unscale(OUTER[0].load(Relaxed)), unscale(OUTER[1].load(Relaxed))],
-            own: [unscale(OWN[0].load(Relaxed)), unscale(OWN[1].load(Relaxed))],
-            ticks: CALIBRATION_TICKS.load(Relaxed),
-        }
-    })
-}
-
-static PARENT: AtomicU32 = AtomicU32::new(registry::UNREGISTERED);
-static CHILD: AtomicU32 = AtomicU32::new(registry::UNREGISTERED);
 
 /// How probe costs are estimated (`INSTRUMENT_COMPENSATE`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -99,7 +72,7 @@ pub fn strategy() -> Strategy {
 
 /// `INSTRUMENT_COMPENSATE`: unset, empty, 0, no or off: no compensation; 1, on, yes: the
 /// default strategy; or a strategy by name.
-fn requested() -> Option<Strategy> {
+pub fn requested() -> Option<Strategy> {
     match std::env::var("INSTRUMENT_COMPENSATE").ok()?.trim() {
         "" | "0" | "no" | "off" => None,
         "calibrated" => Some(Strategy::Calibrated),
@@ -116,52 +89,29 @@ fn requested() -> Option<Strategy> {
 
 const DEFAULT_STRATEGY: Strategy = Strategy::Fenced;
 
-/// Measures the probe costs on the calling thread and switches compensation on, when
-/// `INSTRUMENT_COMPENSATE` asks for it. Runs once, at start-up, before any program event.
-pub fn calibrate_if_requested() {
-    let Some(strategy) = requested() else { return };
-    STRATEGY.store(strategy as u32, Relaxed);
-    clock::set_serialized(strategy == Strategy::Fenced);
-    let started = clock::now();
-    let base = registry::register_hidden(&["__instrument_calibration", "__instrument_calibration_probe"]);
-    PARENT.store(base, Relaxed);
-    CHILD.store(base + 1, Relaxed);
-    let state = match thread::current() {
-        s if !s.is_null() => s,
-        _ => thread::attach(),
-    };
-    if state.is_null() {
-        eprintln!("instrument: cannot calibrate the probes; times are not compensated");
-        return;
+/// Before the probe costs are measured: the probes take the path `strategy` gives them
+/// (fenced or not, with the compensation arithmetic, whose costs are still zero); None leaves
+/// compensation off.
+pub fn prepare(strategy: Option<Strategy>) {
+    STRATEGY.store(strategy.map_or(0, |s| s as u32), Relaxed);
+    clock::set_serialized(strategy == Some(Strategy::Fenced));
+    ENABLED.store(strategy.is_some(), Relaxed);
+}
+
+/// Compensation's costs, from the measured ones.
+pub fn set_costs(costs: &Costs) {
+    for kind in [STANDARD, LOOP] {
+        OUTER[kind].store(costs.measured[kind], Relaxed);
     }
-    let parent = PARENT.as_ptr().cast_const();
-    let child = CHILD.as_ptr().cast_const();
-    // Measure the exact path the program will run: with the compensation arithmetic (its costs
-    // are still zero here).
-    ENABLED.store(true, Relaxed);
-    unsafe {
-        probes::__instrument_enter(parent);
-        let baseline = min_pair(|| std::hint::black_box(()), || 0).0;
-        for kind in [STANDARD, LOOP] {
-            let pair = || {
-                probes::__instrument_enter(child);
-                if kind == LOOP {
-                    probes::__instrument_loop_exit(child, 0);
-                } else {
-                    probes::__instrument_exit(child);
-                }
-            };
-            let own = || (*(*state).records.add(CHILD.load(Relaxed) as usize)).incl;
-            let (outer, inner) = min_pair(pair, own);
-            OUTER[kind].store(outer.saturating_sub(baseline), Relaxed);
-            OWN[kind].store(inner, Relaxed);
-        }
-        probes::__instrument_exit(parent);
-        thread::forget_calibration(&mut *state, &[base, base + 1]);
-    }
-    let (outer, own) = (OUTER[STANDARD].load(Relaxed), OWN[STANDARD].load(Relaxed));
+    COUNTED.store(costs.counted[STANDARD], Relaxed);
+    let (outer, own) = (costs.measured[STANDARD], costs.own[STANDARD]);
     OWN_SHARE.store(((own << SCALE) + outer / 2).checked_div(outer).unwrap_or(0).min(1 << SCALE), Relaxed);
-    CALIBRATION_TICKS.store(clock::now().saturating_sub(started), Relaxed);
+}
+
+/// What a counted-only activation adds to the frame on top, scaled (0 without compensation).
+#[inline(always)]
+pub fn counted_cost() -> u64 {
+    COUNTED.load(Relaxed)
 }
 
 /// The probe pair cost (Δi, scaled) of a probe of `kind`, and the part of it inside the
@@ -170,25 +120,6 @@ pub fn calibrate_if_requested() {
 pub fn pair_cost(kind: usize) -> (u64, u64) {
     let cost = OUTER[kind].load(Relaxed);
     (cost, (cost * OWN_SHARE.load(Relaxed) + (1 << (SCALE - 1))) >> SCALE)
-}
-
-/// The smallest (outer time, inner time) per iteration over the repetitions, scaled by 2^16:
-/// outer is the loop's wall time, inner the growth of `inner_total` (the probed event's own
-/// inclusive time).
-fn min_pair(mut body: impl FnMut(), inner_total: impl Fn() -> u64) -> (u64, u64) {
-    let (mut best_outer, mut best_inner) = (u64::MAX, u64::MAX);
-    for _ in 0..REPEATS {
-        let inner_before = inner_total();
-        let t0 = clock::now();
-        for _ in 0..ITERATIONS {
-            body();
-        }
-        let t1 = clock::now();
-        let inner = inner_total() - inner_before;
-        best_outer = best_outer.min(((t1 - t0) << SCALE) / ITERATIONS as u64);
-        best_inner = best_inner.min((inner << SCALE) / ITERATIONS as u64);
-    }
-    (best_outer, best_inner)
 }
 
 #[cfg(test)]

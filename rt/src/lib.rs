@@ -22,6 +22,7 @@ mod exec;
 mod lifecycle;
 mod live;
 mod output;
+mod overhead;
 mod pages;
 pub mod probes;
 mod reconcile;

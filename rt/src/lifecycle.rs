@@ -49,7 +49,7 @@ pub fn start() {
     });
     // Calibration attaches the calling thread, which calls start() again: skip it then.
     if !CALIBRATING.swap(true, Ordering::AcqRel) {
-        CALIBRATION.call_once(crate::compensate::calibrate_if_requested);
+        CALIBRATION.call_once(crate::overhead::measure);
     }
 }
 

@@ -4,11 +4,13 @@
 
 use crate::assemble;
 use crate::clock::Calibration;
-use crate::compensate;
 use crate::lifecycle::Ending;
 use crate::registry;
 use crate::thread::{self, Counters, Record};
-use instrument_profile::{Clock, Compensation, ProbeCost, Profile, Totals, FORMAT, VERSION};
+use crate::{compensate, overhead};
+use instrument_profile::{
+    Clock, Compensation, Overhead, PairCosts, ProbeCost, Profile, Totals, FORMAT, VERSION,
+};
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
@@ -190,15 +192,17 @@ fn command_line() -> Vec<String> {
 }
 
 fn build(snapshot: &Snapshot, calibration: &Calibration) -> Profile {
-    let costs = compensate::calibrated();
-    let units =
-        assemble::Units { ticks_per_second: calibration.ticks_per_second, compensated: costs.is_some() };
+    let costs = overhead::costs();
+    let units = assemble::Units {
+        ticks_per_second: calibration.ticks_per_second,
+        compensated: compensate::enabled(),
+    };
     let ns = |ticks: u64| units.ns(ticks);
     let infos = registry::events();
     let events = assemble::events(&infos, &snapshot.records, &units);
     let calls: u64 = snapshot.records.iter().map(|r| r.calls + r.counted).sum();
     let c = &snapshot.counters;
-    Profile {
+    let mut profile = Profile {
         format: FORMAT.into(),
         version: VERSION,
         command: command_line(),
@@ -227,22 +231,48 @@ fn build(snapshot: &Snapshot, calibration: &Calibration) -> Profile {
         callpaths: assemble::callpaths(&snapshot.callpaths, &infos, &events.canonical, &units),
         threads: assemble::threads(&snapshot.per_thread, &infos, &events.canonical, &units),
         timeline: None, // added by `instrument run --timeline`, which samples from outside
-        compensation: costs.map(|costs| {
-            let cost = |kind: usize| {
-                let (outer, own) = (
-                    costs.outer[kind] * 1e9 / units.ticks_per_second,
-                    costs.own[kind] * 1e9 / units.ticks_per_second,
-                );
-                ProbeCost { inclusive_overhead_ns: outer, own_ns: own, exclusive_overhead_ns: outer - own }
-            };
-            Compensation {
-                strategy: format!("{:?}", compensate::strategy()).to_lowercase(),
-                routine: cost(compensate::STANDARD),
-                loop_probe: cost(compensate::LOOP),
-                calibration_ns: ns(costs.ticks),
-                removed_ns: ns(compensate::scaled_to_ticks(c.overhead)),
-                negative_results: snapshot.records.iter().map(|r| r.negative).sum(),
-            }
+        compensation: costs.filter(|_| compensate::enabled()).map(|costs| Compensation {
+            strategy: format!("{:?}", compensate::strategy()).to_lowercase(),
+            routine: probe_cost(costs, overhead::STANDARD, &units),
+            loop_probe: probe_cost(costs, overhead::LOOP, &units),
+            calibration_ns: ns(costs.ticks),
+            removed_ns: ns(compensate::scaled_to_ticks(c.overhead)),
+            negative_results: snapshot.records.iter().map(|r| r.negative).sum(),
         }),
-    }
+        overhead: None,
+    };
+    profile.overhead = costs.map(|costs| overhead_section(&profile, costs, &units));
+    profile
+}
+
+/// Scaled ticks in nanoseconds.
+fn scaled_ns(scaled: u64, units: &assemble::Units) -> f64 {
+    scaled as f64 / f64::from(1u32 << overhead::SCALE) * 1e9 / units.ticks_per_second
+}
+
+/// Malony and Shende's Δi, δ and Δe of one probe kind.
+fn probe_cost(costs: &overhead::Costs, kind: usize, units: &assemble::Units) -> ProbeCost {
+    let (outer, own) = (scaled_ns(costs.measured[kind], units), scaled_ns(costs.own[kind], units));
+    ProbeCost { inclusive_overhead_ns: outer, own_ns: own, exclusive_overhead_ns: outer - own }
+}
+
+/// The measured costs, and every event's activations times them.
+fn overhead_section(profile: &Profile, costs: &overhead::Costs, units: &assemble::Units) -> Overhead {
+    let pair = |kind: usize| PairCosts {
+        measured_ns: scaled_ns(costs.measured[kind], units),
+        counted_ns: scaled_ns(costs.counted[kind], units),
+        off_ns: scaled_ns(costs.off[kind], units),
+    };
+    let mut section = Overhead {
+        routine: pair(overhead::STANDARD),
+        loop_probe: pair(overhead::LOOP),
+        calibration_ns: units.ns(costs.ticks),
+        total_ns: 0.0,
+        percent_of_run: 0.0,
+    };
+    section.total_ns =
+        profile.activations().map(|(_, kind, calls, untimed)| section.of(kind, calls, untimed)).sum();
+    let wall = profile.totals.wall_ns as f64;
+    section.percent_of_run = if wall > 0.0 { 100.0 * section.total_ns / wall } else { 0.0 };
+    section
 }

@@ -8,7 +8,7 @@
 //! probes themselves stays outside the measured interval as far as possible.
 
 use crate::clock;
-use crate::compensate::{LOOP, STANDARD};
+use crate::overhead::{LOOP, STANDARD};
 use crate::reconcile;
 use crate::registry::{load_id, UNREGISTERED};
 use crate::switch;
@@ -99,7 +99,9 @@ pub unsafe extern "C" fn enter(id_slot: *const u32, sp: usize) {
 unsafe fn enter_unmeasured(ts: &mut ThreadState, id: u32, mode: u8) {
     if mode == switch::COUNTED {
         (*ts.records.add(id as usize)).counted += 1;
-        (*ts.frames.add(ts.depth)).child_calls += 1;
+        let top = &mut *ts.frames.add(ts.depth);
+        top.child_calls += 1;
+        top.overhead += crate::compensate::counted_cost();
     }
 }
 

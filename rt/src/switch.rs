@@ -48,6 +48,11 @@ const _: () = assert!(TABLE_LEN as u64 == instrument_live::MAX_EVENTS);
 pub fn table() -> *mut u8 {
     MODES.0.as_ptr() as *mut u8
 }
+/// One bit per event id: throttled at some point of the run (a counted event that is not
+/// throttled was switched off from outside).
+static THROTTLED: [AtomicU64; TABLE_LEN as usize / 64] =
+    [const { AtomicU64::new(0) }; TABLE_LEN as usize / 64];
+
 /// Calls on one thread after which an event's time per call is checked (`u64::MAX`: never).
 static THROTTLE_CALLS: AtomicU64 = AtomicU64::new(u64::MAX);
 static THROTTLE_PER_CALL_NS: AtomicU64 = AtomicU64::new(10_000);
@@ -125,6 +130,14 @@ pub fn configure() {
     THROTTLE_CALLS.store(calls, Relaxed);
 }
 
+/// Runs `f` with throttling suspended (the start-up measurement of the probe costs).
+pub fn without_throttling<R>(f: impl FnOnce() -> R) -> R {
+    let saved = THROTTLE_CALLS.swap(u64::MAX, Relaxed);
+    let result = f();
+    THROTTLE_CALLS.store(saved, Relaxed);
+    result
+}
+
 /// Whether an event called `calls` times on a thread is due for the throttling check.
 #[inline(always)]
 pub fn due(calls: u64) -> bool {
@@ -139,7 +152,18 @@ pub fn consider(id: u32, calls: u64, inclusive_ticks: u64) {
     let limit = THROTTLE_PER_CALL_NS.load(Relaxed) as f64 * ticks_per_ns * calls as f64;
     if (inclusive_ticks as f64) < limit {
         set(id, COUNTED);
+        if let Some(word) = THROTTLED.get(id as usize / 64) {
+            word.fetch_or(1 << (id % 64), Relaxed);
+        }
     }
+}
+
+/// What the profile says of event `id`'s mode at the end: (throttled during the run, switched
+/// off from outside or by the run-time selection).
+pub fn ending(id: u32) -> (bool, bool) {
+    let throttled = THROTTLED.get(id as usize / 64).is_some_and(|w| w.load(Relaxed) & (1 << (id % 64)) != 0);
+    let mode = mode(id);
+    (throttled, mode == OFF || (mode == COUNTED && !throttled))
 }
 
 #[cfg(test)]

@@ -1,0 +1,82 @@
+//! What the probes cost (Paradyn's cost model): the runtime measures one probe pair of every
+//! kind and mode at start-up, on the path the program runs, and an event's overhead is its
+//! activations times those costs. The same arithmetic serves the profile (measured counts) and
+//! `instrument cost` (counts from an earlier run, predicted for another build or setting).
+
+use serde::{Deserialize, Serialize};
+
+/// The measured probe costs and the overhead they add up to in this run.
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Overhead {
+    /// Routine and call-statement probes.
+    pub routine: PairCosts,
+    /// Loop probes.
+    #[serde(rename = "loop")]
+    pub loop_probe: PairCosts,
+    /// How long measuring the costs took at start-up (not part of `total_ns`).
+    pub calibration_ns: u64,
+    /// Every event's activations times its probe costs, all threads.
+    pub total_ns: f64,
+    /// `total_ns` as a share of the run's wall time, in percent (threads add up, so a
+    /// multi-threaded run can exceed 100).
+    pub percent_of_run: f64,
+}
+
+/// One probe kind's cost per activation (entry and exit probe) in each mode, in nanoseconds.
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct PairCosts {
+    /// Timed: both clock reads and the shadow-stack work.
+    pub measured_ns: f64,
+    /// Counted only (throttled, or being switched off).
+    pub counted_ns: f64,
+    /// Switched off: the probes return after testing the mode byte.
+    pub off_ns: f64,
+}
+
+impl PairCosts {
+    /// The cost of `timed` measured and `counted` counted activations.
+    pub fn of(&self, timed: u64, counted: u64) -> f64 {
+        timed as f64 * self.measured_ns + counted as f64 * self.counted_ns
+    }
+}
+
+/// The probe kinds whose costs differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProbeKind {
+    Routine,
+    Loop,
+}
+
+impl Overhead {
+    /// The cost of `calls` activations of a `kind` event, `untimed` of them counted only.
+    pub fn of(&self, kind: ProbeKind, calls: u64, untimed: u64) -> f64 {
+        self.costs(kind).of(calls.saturating_sub(untimed), untimed)
+    }
+
+    pub fn costs(&self, kind: ProbeKind) -> &PairCosts {
+        match kind {
+            ProbeKind::Routine => &self.routine,
+            ProbeKind::Loop => &self.loop_probe,
+        }
+    }
+}
+
+impl crate::Profile {
+    /// Every event (routine, loop, call statement) with its id, probe kind, activations and
+    /// the activations counted without timing.
+    pub fn activations(&self) -> impl Iterator<Item = (u32, ProbeKind, u64, u64)> + '_ {
+        let routines = self.functions.iter().map(|f| (f.id, ProbeKind::Routine, f.calls, f.untimed_calls));
+        let loops = self.loops.iter().map(|l| (l.id, ProbeKind::Loop, l.count, l.untimed_calls));
+        let sites = self.callsites.iter().map(|c| (c.id, ProbeKind::Routine, c.count, c.untimed_calls));
+        routines.chain(loops).chain(sites)
+    }
+
+    /// The probe overhead in nanoseconds of `calls` activations of a `kind` event, `untimed` of
+    /// them counted only, at the profile's measured costs (0 when the profile has none).
+    pub fn overhead_of(&self, kind: ProbeKind, calls: u64, untimed: u64) -> f64 {
+        self.overhead.as_ref().map_or(0.0, |o| o.of(kind, calls, untimed))
+    }
+}
