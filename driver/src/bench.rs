@@ -5,12 +5,14 @@
 //! minimum over the repetitions is kept. Event counts come from the instrumented run's profile.
 //! Throttling is off for these runs (they measure the full probe), except for the last two
 //! rows: the leaf routine switched off at run time, and throttled (only counted), each against
-//! the cost of the uninstrumented call itself.
+//! the cost of the uninstrumented call itself. Next to every measured cost stands the cost
+//! model's (the probe pair the run measured at its start-up), and their ratio: how well
+//! `instrument cost` predicts in place.
 
 use crate::{layout, profiles, toolchain};
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use instrument_profile::Profile;
+use instrument_profile::{ProbeKind, Profile};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -78,6 +80,10 @@ struct FixtureResult {
     instrumented_ns: u64,
     ns_per_event: f64,
     ratio: f64,
+    /// The cost model's ns per event: the probe pair cost the run measured at its start-up.
+    model_ns_per_event: f64,
+    /// model_ns_per_event / ns_per_event: how well the cost model predicts in place.
+    model_ratio: f64,
 }
 
 #[derive(Serialize)]
@@ -106,6 +112,9 @@ struct Switched {
     /// ns added per call once leaf is throttled (counted only).
     counted_ns_per_call: f64,
     counted_ratio_to_call: f64,
+    /// The cost model's switched-off and counted pair costs, measured at start-up.
+    model_off_ns: f64,
+    model_counted_ns: f64,
 }
 
 pub fn probes(settings: &Settings) -> Result<()> {
@@ -144,11 +153,14 @@ pub fn probes(settings: &Settings) -> Result<()> {
         let arg = argument(f);
         let plain_ns = min_kernel_ns(plain, &arg, dir, settings.repeat, &progress, &[])?;
         let instrumented_ns = min_kernel_ns(instrumented, &arg, dir, settings.repeat, &progress, &[])?;
-        let events = (f.count)(&profiles::load(&profiles::newest(dir)?)?);
+        let profile = profiles::load(&profiles::newest(dir)?)?;
+        let events = (f.count)(&profile);
         if events == 0 {
             bail!("the profile of {} counted no events", f.name);
         }
         let ns_per_event = instrumented_ns.saturating_sub(plain_ns) as f64 / events as f64;
+        let kind = if f.kind == "loop" { ProbeKind::Loop } else { ProbeKind::Routine };
+        let model_ns_per_event = profile.overhead_of(kind, 1, 0);
         fixtures.push(FixtureResult {
             name: f.name,
             kind: f.kind,
@@ -157,6 +169,8 @@ pub fn probes(settings: &Settings) -> Result<()> {
             instrumented_ns,
             ns_per_event,
             ratio: ns_per_event / clock_pair_ns,
+            model_ns_per_event,
+            model_ratio: model_ns_per_event / ns_per_event,
         });
     }
     let switched = switched_leaf(&builds, dir, loops, settings.repeat, &progress)?;
@@ -204,6 +218,7 @@ fn switched_leaf(
     let off_ns = min_kernel_ns(instrumented, &arg, dir, repeat, progress, &off)?;
     let throttled = [("INSTRUMENT_THROTTLE", "1"), ("INSTRUMENT_THROTTLE_CALLS", "1")];
     let counted_ns = min_kernel_ns(instrumented, &arg, dir, repeat, progress, &throttled)?;
+    let model = profiles::load(&profiles::newest(dir)?)?.overhead.map(|o| o.routine).unwrap_or_default();
     let per_call = |ns: u64| ns.saturating_sub(plain_ns) as f64 / loops as f64;
     let call_ns = plain_ns as f64 / loops as f64;
     Ok(Switched {
@@ -212,6 +227,8 @@ fn switched_leaf(
         off_ratio_to_call: per_call(off_ns) / call_ns,
         counted_ns_per_call: per_call(counted_ns),
         counted_ratio_to_call: per_call(counted_ns) / call_ns,
+        model_off_ns: model.off_ns,
+        model_counted_ns: model.counted_ns,
     })
 }
 
@@ -278,19 +295,29 @@ fn min_kernel_ns(
 fn print_table(report: &Report) {
     println!("cost of two clock reads (rdtsc pair): {:.2} ns", report.clock_pair_ns);
     println!(
-        "{:<9} {:<9} {:>12} {:>12} {:>14} {:>11} {:>8}",
-        "fixture", "events", "count", "plain ms", "instrumented", "ns/event", "ratio"
+        "{:<9} {:<9} {:>12} {:>12} {:>14} {:>11} {:>8} {:>11} {:>10}",
+        "fixture",
+        "events",
+        "count",
+        "plain ms",
+        "instrumented",
+        "ns/event",
+        "ratio",
+        "model ns",
+        "model/real"
     );
     for f in &report.fixtures {
         println!(
-            "{:<9} {:<9} {:>12} {:>12.2} {:>14.2} {:>11.2} {:>8.3}",
+            "{:<9} {:<9} {:>12} {:>12.2} {:>14.2} {:>11.2} {:>8.3} {:>11.2} {:>10.2}",
             f.name,
             f.kind,
             f.events,
             f.plain_ns as f64 / 1e6,
             f.instrumented_ns as f64 / 1e6,
             f.ns_per_event,
-            f.ratio
+            f.ratio,
+            f.model_ns_per_event,
+            f.model_ratio
         );
     }
     println!(
@@ -303,6 +330,11 @@ fn print_table(report: &Report) {
         "leaf switched off: {:.2} ns per call = {:.2} x an uninstrumented call ({:.2} ns); throttled (counted only): \
          {:.2} ns = {:.2} x",
         s.off_ns_per_call, s.off_ratio_to_call, s.call_ns, s.counted_ns_per_call, s.counted_ratio_to_call
+    );
+    println!(
+        "cost model (probe pairs measured at start-up): off {:.2} ns, counted {:.2} ns; model/real per fixture in \
+         the table (instrument cost predicts with these)",
+        s.model_off_ns, s.model_counted_ns
     );
 }
 

@@ -47,6 +47,9 @@ pub struct Row {
     pub untimed_calls: u64,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub throttled: bool,
+    /// Switched off from outside for part of the run.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub switched_off: bool,
     pub child_calls: u64,
     pub exclusive_ns: u64,
     pub inclusive_ns: u64,
@@ -82,6 +85,7 @@ impl Row {
             calls: f.calls,
             untimed_calls: f.untimed_calls,
             throttled: f.throttled,
+            switched_off: f.switched_off,
             child_calls: f.child_calls,
             exclusive_ns: f.exclusive_ns,
             inclusive_ns: f.inclusive_ns,
@@ -413,6 +417,15 @@ fn anomalies(profile: &Profile) -> Vec<String> {
         notes.push(format!(
             "{throttled} event(s) throttled (called over 100000 times at under 10 us each): counted exactly, \
              timed only before; `instrument report --suggest-filter FILE` writes a selection that leaves them out"
+        ));
+    }
+    let switched = profile.functions.iter().filter(|f| f.switched_off).count()
+        + profile.loops.iter().filter(|l| l.switched_off).count()
+        + profile.callsites.iter().filter(|c| c.switched_off).count();
+    if switched > 0 {
+        notes.push(format!(
+            "{switched} event(s) switched off from outside (instrument top) for part of the run: \
+             their counts and times cover only the calls made while they were on"
         ));
     }
     if let Some(parent) = profile.forked_from {

@@ -265,7 +265,8 @@ pub struct Function {
     /// Throttled while the program ran (TAU's rule): only counted from then on.
     #[serde(default, skip_serializing_if = "is_false")]
     pub throttled: bool,
-    /// Switched off while the program ran (`instrument top --off`): what it measured before.
+    /// Switched off from outside while the program ran (`instrument top --off`), perhaps back
+    /// on since: its counts and times cover only the calls made while it was on.
     #[serde(default, skip_serializing_if = "is_false")]
     pub switched_off: bool,
     /// Calls this routine made to instrumented routines.
@@ -299,7 +300,8 @@ pub struct Loop {
     /// Throttled while the program ran (TAU's rule): only counted from then on.
     #[serde(default, skip_serializing_if = "is_false")]
     pub throttled: bool,
-    /// Switched off while the program ran (`instrument top --off`): what it measured before.
+    /// Switched off from outside while the program ran (`instrument top --off`), perhaps back
+    /// on since: its counts and times cover only the calls made while it was on.
     #[serde(default, skip_serializing_if = "is_false")]
     pub switched_off: bool,
     pub iterations: u64,
@@ -346,7 +348,8 @@ pub struct CallSite {
     /// Throttled while the program ran (TAU's rule): only counted from then on.
     #[serde(default, skip_serializing_if = "is_false")]
     pub throttled: bool,
-    /// Switched off while the program ran (`instrument top --off`): what it measured before.
+    /// Switched off from outside while the program ran (`instrument top --off`), perhaps back
+    /// on since: its counts and times cover only the calls made while it was on.
     #[serde(default, skip_serializing_if = "is_false")]
     pub switched_off: bool,
     pub child_calls: u64,

@@ -17,9 +17,10 @@
 //! `INSTRUMENT_THROTTLE_CALLS` (100000) times on a thread and its inclusive time per call there
 //! is under `INSTRUMENT_THROTTLE_PERCALL_US` (10 microseconds), it is only counted from then on.
 //! `INSTRUMENT_THROTTLE=0` turns it off, `=1` on also in callpath and compensation mode (where
-//! it is off by default: callpaths are about every call, and the cost of counted calls is not
-//! calibrated, so compensation would leave it in the parents' times). The profile marks throttled events; their times
-//! cover the calls measured before, their counts every call.
+//! it is off by default: callpaths are about every call, and compensation is about true times
+//! of every event, which a throttled event no longer has; when it is on there, compensation
+//! removes the measured cost of each counted call from its parents). The profile marks
+//! throttled events; their times cover the calls measured before, their counts every call.
 
 use crate::callpath::MAX_EVENTS;
 use crate::registry::{EventInfo, Kind};
@@ -106,7 +107,7 @@ pub fn apply_selection(events: &[EventInfo], first: u32) {
 
 /// Reads the throttling settings (once, at start-up, after the callpath settings).
 pub fn configure() {
-    // Callpaths describe every call, and compensation removes the cost of timed calls only, so
+    // Callpaths describe every call, and compensation gives every event its true time, so
     // neither is throttled unless asked for.
     let compensating =
         std::env::var("INSTRUMENT_COMPENSATE").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "no" | "off"));
@@ -158,12 +159,14 @@ pub fn consider(id: u32, calls: u64, inclusive_ticks: u64) {
     }
 }
 
-/// What the profile says of event `id`'s mode at the end: (throttled during the run, switched
-/// off from outside or by the run-time selection).
+/// What the profile says of event `id` at the end: (throttled during the run, switched off
+/// from outside). Only `instrument top` (or the run-time selection, before the event ran) sets
+/// a mode the runtime itself never does: `OFF`, `COUNTED` on an event that was not throttled,
+/// or `LENIENT` when it switched the event back on.
 pub fn ending(id: u32) -> (bool, bool) {
     let throttled = THROTTLED.get(id as usize / 64).is_some_and(|w| w.load(Relaxed) & (1 << (id % 64)) != 0);
     let mode = mode(id);
-    (throttled, mode == OFF || (mode == COUNTED && !throttled))
+    (throttled, mode != MEASURED && !(mode == COUNTED && throttled))
 }
 
 #[cfg(test)]

@@ -68,6 +68,8 @@ fn report_json_snapshot() {
         ".functions[].exclusive_ns" => "[ns]",
         ".functions[].inclusive_ns" => "[ns]",
         ".functions[].file" => "[file]",
+        ".functions[].overhead_ns" => "[ns]",
+        ".overhead" => "[overhead]",
     });
 }
 

@@ -151,6 +151,8 @@ fn probes_switched_off_and_on_from_outside_keep_the_profile_consistent() {
         "calls while off are not counted: {work:?}"
     );
     assert_eq!(function(&profile, "main").calls, 1, "main's one activation closed by its own exit");
+    assert!(work.switched_off && function(&profile, "main").switched_off, "marked as switched from outside");
+    assert!(!function(&profile, "work_until").switched_off);
     assert_eq!(profile.totals.unmatched_exits + profile.totals.frames_reconciled, 0, "{:?}", profile.totals);
     assert_eq!(profile.totals.frames_closed_at_exit, 0);
     assert_inclusive_covers_exclusive(&profile);

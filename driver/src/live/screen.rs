@@ -10,7 +10,7 @@ use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind};
 use ratatui::layout::{Constraint, Layout};
 use ratatui::style::{Style, Stylize};
 use ratatui::widgets::{Paragraph, Row as TableRow, Table, TableState};
-use ratatui::DefaultTerminal;
+use ratatui::{DefaultTerminal, Frame};
 use std::time::{Duration, Instant};
 
 const HELP: &str = " q quit   ↑↓ select   space switch the selected probe off/on   r routines only/all";
@@ -114,32 +114,82 @@ fn toggle(view: &mut View, reader: &Reader) {
 }
 
 fn draw(terminal: &mut DefaultTerminal, view: &View) -> Result<()> {
-    terminal.draw(|frame| {
-        let [head, body, status, foot] = Layout::vertical([
-            Constraint::Length(1),
-            Constraint::Min(1),
-            Constraint::Length(1),
-            Constraint::Length(1),
-        ])
-        .areas(frame.area());
-        frame.render_widget(Paragraph::new(format!(" instrument top: {}", view.title)).bold(), head);
-        let widths = [
-            Constraint::Length(7),
-            Constraint::Length(10),
-            Constraint::Length(10),
-            Constraint::Length(12),
-            Constraint::Length(10),
-            Constraint::Length(8),
-            Constraint::Fill(1),
-        ];
-        let rows = view.shown.iter().map(|r| TableRow::new(cells(r)));
-        let table = Table::new(rows, widths)
-            .header(TableRow::new(HEADINGS).style(Style::new().bold().underlined()))
-            .row_highlight_style(Style::new().reversed());
-        let mut state = TableState::default().with_selected(selected_index(view));
-        frame.render_stateful_widget(table, body, &mut state);
-        frame.render_widget(Paragraph::new(format!(" {}", view.message)), status);
-        frame.render_widget(Paragraph::new(HELP).dim(), foot);
-    })?;
+    terminal.draw(|frame| render(frame, view))?;
     Ok(())
+}
+
+/// One screen: the title, the table with the selected row reversed, a message, the keys.
+fn render(frame: &mut Frame, view: &View) {
+    let [head, body, status, foot] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(1),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(frame.area());
+    frame.render_widget(Paragraph::new(format!(" instrument top: {}", view.title)).bold(), head);
+    let widths = [
+        Constraint::Length(7),
+        Constraint::Length(10),
+        Constraint::Length(10),
+        Constraint::Length(12),
+        Constraint::Length(10),
+        Constraint::Length(8),
+        Constraint::Fill(1),
+    ];
+    let rows = view.shown.iter().map(|r| TableRow::new(cells(r)));
+    let table = Table::new(rows, widths)
+        .header(TableRow::new(HEADINGS).style(Style::new().bold().underlined()))
+        .row_highlight_style(Style::new().reversed());
+    let mut state = TableState::default().with_selected(selected_index(view));
+    frame.render_stateful_widget(table, body, &mut state);
+    frame.render_widget(Paragraph::new(format!(" {}", view.message)), status);
+    frame.render_widget(Paragraph::new(HELP).dim(), foot);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::live::rows::What;
+    use ratatui::backend::TestBackend;
+    use ratatui::style::Modifier;
+    use ratatui::Terminal;
+
+    fn row(id: u32, name: &str, share: f64, calls: u64, mode: &'static str) -> Row {
+        Row {
+            id,
+            what: What::Routine,
+            name: name.into(),
+            calls,
+            counted: 0,
+            calls_per_s: calls as f64 / 2.0,
+            exclusive_s: share / 100.0 * 2.0,
+            inclusive_s: 2.0,
+            share,
+            mode,
+            open: 0,
+        }
+    }
+
+    #[test]
+    fn the_screen_shows_the_title_the_rows_the_selection_message_and_keys() {
+        let view = View {
+            previous: None,
+            shown: vec![row(3, "work", 91.5, 40000, "on"), row(1, "main", 8.5, 1, "counted")],
+            title: "pid 42, 1 thread, 2.0 s".into(),
+            selected: Some(1),
+            routines_only: false,
+            switcher: Switcher::default(),
+            message: "switching off main (it finishes its open calls first)".into(),
+        };
+        let (width, height) = (100, 7);
+        let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+        terminal.draw(|frame| render(frame, &view)).unwrap();
+        let buffer = terminal.backend().buffer();
+        let line =
+            |y: u16| (0..width).map(|x| buffer[(x, y)].symbol()).collect::<String>().trim_end().to_string();
+        insta::assert_snapshot!((0..height).map(line).collect::<Vec<_>>().join("\n"));
+        let reversed = |y: u16| buffer[(0, y)].modifier.contains(Modifier::REVERSED);
+        assert_eq!((reversed(2), reversed(3)), (false, true), "the selected row (main) is highlighted");
+    }
 }
