@@ -25,6 +25,9 @@ pub struct Settings {
 
 const HEADER: &str = include_str!("../../c-fixtures/bench/bench_clock.h");
 const CLOCK_PAIR: &str = include_str!("../../c-fixtures/bench/clock_pair.c");
+const IS_LIKE: &str = include_str!("../../c-fixtures/bench/is_like.c");
+const RANDDP: &str = include_str!("../../bench-nas/common/randdp.c");
+const NPB_HEADER: &str = include_str!("../../bench-nas/common/npb-C.h");
 
 /// A benchmark fixture: its source, the events it is instrumented with, and how to read the
 /// number of events its kernel caused from its profile.
@@ -98,6 +101,22 @@ struct Report {
     repeat: u32,
     fixtures: Vec<FixtureResult>,
     switched: Switched,
+    is_like: IsLike,
+}
+
+/// IS's key generation (4 randlc calls per key) plainly and with TAU's throttling (the
+/// default): the overhead throttling leaves (target <= 5 %) and whether the count is exact.
+#[derive(Serialize)]
+struct IsLike {
+    calls: u64,
+    counted_calls: u64,
+    plain_ns: u64,
+    throttled_ns: u64,
+    /// (throttled - plain) / plain, in %.
+    overhead_percent: f64,
+    /// The cost model's estimate of the same (the profile's probe overhead over the plain
+    /// kernel), an upper bound where probes overlap a dependency chain.
+    model_percent: f64,
 }
 
 /// The leaf routine's calls with its probes switched off, and throttled.
@@ -131,7 +150,7 @@ pub fn probes(settings: &Settings) -> Result<()> {
 
     let clang = toolchain::CLANG.find()?;
     let cc = layout::sibling("instrument-cc")?;
-    let progress = progress_bar(settings, (FIXTURES.len() as u64 * 2 + 4) * u64::from(settings.repeat) + 9);
+    let progress = progress_bar(settings, (FIXTURES.len() as u64 * 2 + 6) * u64::from(settings.repeat) + 11);
     progress.set_message("building");
     let clock_pair = build(&clang, dir, "clock_pair", "plain", &[])?;
     let mut builds = Vec::new();
@@ -174,6 +193,7 @@ pub fn probes(settings: &Settings) -> Result<()> {
         });
     }
     let switched = switched_leaf(&builds, dir, loops, settings.repeat, &progress)?;
+    let is_like = is_like(dir, loops / 4, settings.repeat, &progress)?;
     progress.finish_and_clear();
     let per_kind = |kind: &str| {
         let chosen: Vec<_> = fixtures.iter().filter(|f| f.kind == kind).collect();
@@ -190,6 +210,7 @@ pub fn probes(settings: &Settings) -> Result<()> {
         repeat: settings.repeat,
         fixtures,
         switched,
+        is_like,
     };
     if settings.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -197,6 +218,33 @@ pub fn probes(settings: &Settings) -> Result<()> {
         print_table(&report);
     }
     Ok(())
+}
+
+/// IS's key generation, plainly and throttled (TAU's rule, as every flat run by default).
+fn is_like(dir: &Path, keys: u64, repeat: u32, progress: &ProgressBar) -> Result<IsLike> {
+    for (file, text) in [("is_like.c", IS_LIKE), ("randdp.c", RANDDP), ("npb-C.h", NPB_HEADER)] {
+        std::fs::write(dir.join(file), text)?;
+    }
+    let randdp = dir.join("randdp.c").display().to_string();
+    let plain = build(&toolchain::CLANG.find()?, dir, "is_like", "plain", &["-DCLASS_S", &randdp])?;
+    let instrumented =
+        build(&layout::sibling("instrument-cc")?, dir, "is_like", "instrumented", &["-DCLASS_S", &randdp])?;
+    progress.inc(2);
+    let arg = keys.to_string();
+    let plain_ns = min_kernel_ns(&plain, &arg, dir, repeat, progress, &[])?;
+    let throttle = [("INSTRUMENT_THROTTLE", "1")];
+    let throttled_ns = min_kernel_ns(&instrumented, &arg, dir, repeat, progress, &throttle)?;
+    let profile = profiles::load(&profiles::newest(dir)?)?;
+    let randlc = profile.functions.iter().find(|f| f.name == "randlc").context("no randlc in the profile")?;
+    let model_ns = profile.overhead.as_ref().map_or(0.0, |o| o.total_ns);
+    Ok(IsLike {
+        calls: randlc.calls,
+        counted_calls: randlc.untimed_calls,
+        plain_ns,
+        throttled_ns,
+        overhead_percent: 100.0 * (throttled_ns as f64 - plain_ns as f64) / plain_ns as f64,
+        model_percent: 100.0 * model_ns / plain_ns as f64,
+    })
 }
 
 /// The leaf fixture plainly, with leaf switched off, and throttled from its first call.
@@ -330,6 +378,17 @@ fn print_table(report: &Report) {
         "leaf switched off: {:.2} ns per call = {:.2} x an uninstrumented call ({:.2} ns); throttled (counted only): \
          {:.2} ns = {:.2} x",
         s.off_ns_per_call, s.off_ratio_to_call, s.call_ns, s.counted_ns_per_call, s.counted_ratio_to_call
+    );
+    let is = &report.is_like;
+    println!(
+        "IS-like key generation (randlc {} calls, {} counted after throttling): {:.2} ms plain, {:.2} ms throttled: \
+         overhead {:.1} % (target <= 5 %; the cost model says {:.1} %)",
+        is.calls,
+        is.counted_calls,
+        is.plain_ns as f64 / 1e6,
+        is.throttled_ns as f64 / 1e6,
+        is.overhead_percent,
+        is.model_percent
     );
     println!(
         "cost model (probe pairs measured at start-up): off {:.2} ns, counted {:.2} ns; model/real per fixture in \

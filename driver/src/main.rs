@@ -30,7 +30,8 @@ struct Cli {
 enum Command {
     /// Print a profile as a table sorted by exclusive time (or as JSON)
     Report {
-        /// The profile file; default: the newest *.instrument.json in INSTRUMENT_PROFILE_DIR or here
+        /// The profile file, or a directory to take the newest from; default: the newest
+        /// *.instrument.json in INSTRUMENT_PROFILE_DIR or here
         profile: Option<PathBuf>,
         /// Print JSON for scripts instead of the table
         #[arg(long, conflicts_with_all = ["tree"])]
@@ -186,6 +187,8 @@ enum Command {
         instrument cost --runtime-select filter.txt  (the same binary, those probes switched off)\n  \
         instrument cost --throttle off               (every call timed)\n  \
         instrument cost --callpath 4 --compensate\n\n\
+        The costs are those of probes back to back, so the prediction is close for short independent \
+        routines and an upper bound next to long dependency chains, which hide the probes. \
         `instrument report --suggest-filter FILE` writes a filter to try. Every profile also says what \
         its own probes cost (its `overhead` section, and the `probes:` line of `instrument report`).")]
     Cost(instrument_driver::cost::CostArgs),
@@ -317,10 +320,7 @@ fn run(cli: Cli) -> Result<()> {
         }),
         Command::Top(args) => instrument_driver::live::top::run(&args),
         Command::Cost(args) => {
-            let path = match &args.profile {
-                Some(p) => p.clone(),
-                None => profiles::newest(&default_profile_dir())?,
-            };
+            let path = profile_path(args.profile.clone())?;
             instrument_driver::cost::run(&args, path)
         }
         Command::Bench { which: BenchCommand::Probes(args) } => bench::probes(&args.settings()),
@@ -375,11 +375,16 @@ fn parse_level(text: &str) -> Result<experiment::stats::Level, String> {
 }
 
 fn load(profile: Option<PathBuf>) -> Result<instrument_profile::Profile> {
-    let path = match profile {
-        Some(p) => p,
-        None => profiles::newest(&default_profile_dir())?,
-    };
-    profiles::load(&path)
+    profiles::load(&profile_path(profile)?)
+}
+
+/// The profile given, the newest one in a directory given, or the newest in the default place.
+fn profile_path(profile: Option<PathBuf>) -> Result<PathBuf> {
+    match profile {
+        Some(dir) if dir.is_dir() => profiles::newest(&dir),
+        Some(path) => Ok(path),
+        None => profiles::newest(&default_profile_dir()),
+    }
 }
 
 /// Writes a report or export file atomically, readable by everyone.
