@@ -266,7 +266,8 @@ fn switched_leaf(
     let off_ns = min_kernel_ns(instrumented, &arg, dir, repeat, progress, &off)?;
     let throttled = [("INSTRUMENT_THROTTLE", "1"), ("INSTRUMENT_THROTTLE_CALLS", "1")];
     let counted_ns = min_kernel_ns(instrumented, &arg, dir, repeat, progress, &throttled)?;
-    let model = profiles::load(&profiles::newest(dir)?)?.overhead.map(|o| o.routine).unwrap_or_default();
+    let model =
+        profiles::load(&profiles::newest(dir)?)?.overhead.map(|o| o.costs.routine).unwrap_or_default();
     let per_call = |ns: u64| ns.saturating_sub(plain_ns) as f64 / loops as f64;
     let call_ns = plain_ns as f64 / loops as f64;
     Ok(Switched {

@@ -3,7 +3,7 @@
 
 use crate::names;
 use crate::tree::{callee_name, location, with_line};
-use instrument_profile::{Compensated, Function, ProbeKind, Profile};
+use instrument_profile::{CallSite, Compensated, Function, Loop, ProbeKind, Profile};
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -147,46 +147,39 @@ pub fn event_rows(profile: &Profile, view: View) -> (Vec<EventRow>, Vec<EventRow
     let mut loops: Vec<EventRow> = profile
         .loops
         .iter()
-        .map(|l| {
-            let function = function_name(profile, l.function);
-            EventRow {
-                name: format!("loop at {} in {function}", location(&l.file, l.line)),
-                function,
-                file: l.file.clone(),
-                line: l.line,
-                count: l.count,
-                iterations: Some(l.iterations),
-                callee: None,
-                child_calls: l.child_calls,
-                exclusive_ns: l.exclusive_ns,
-                inclusive_ns: l.inclusive_ns,
-                compensated: l.compensated,
-                overhead_ns: profile.overhead_of(ProbeKind::Loop, l.count, l.untimed_calls),
-                shown: view.times(l.exclusive_ns, l.inclusive_ns, l.compensated),
-            }
+        .map(|l| EventRow {
+            name: loop_name(profile, l),
+            function: function_name(profile, l.function),
+            file: l.file.clone(),
+            line: l.line,
+            count: l.count,
+            iterations: Some(l.iterations),
+            callee: None,
+            child_calls: l.child_calls,
+            exclusive_ns: l.exclusive_ns,
+            inclusive_ns: l.inclusive_ns,
+            compensated: l.compensated,
+            overhead_ns: profile.overhead_of(ProbeKind::Loop, l.count, l.untimed_calls),
+            shown: view.times(l.exclusive_ns, l.inclusive_ns, l.compensated),
         })
         .collect();
     let mut sites: Vec<EventRow> = profile
         .callsites
         .iter()
-        .map(|c| {
-            let function = function_name(profile, c.function);
-            let callee = callee_name(profile, c);
-            EventRow {
-                name: format!("call {callee} at {} in {function}", location(&c.file, c.line)),
-                function,
-                file: c.file.clone(),
-                line: c.line,
-                count: c.count,
-                iterations: None,
-                callee: Some(callee),
-                child_calls: c.child_calls,
-                exclusive_ns: c.exclusive_ns,
-                inclusive_ns: c.inclusive_ns,
-                compensated: c.compensated,
-                overhead_ns: profile.overhead_of(ProbeKind::Routine, c.count, c.untimed_calls),
-                shown: view.times(c.exclusive_ns, c.inclusive_ns, c.compensated),
-            }
+        .map(|c| EventRow {
+            name: call_name(profile, c),
+            function: function_name(profile, c.function),
+            file: c.file.clone(),
+            line: c.line,
+            count: c.count,
+            iterations: None,
+            callee: Some(callee_name(profile, c)),
+            child_calls: c.child_calls,
+            exclusive_ns: c.exclusive_ns,
+            inclusive_ns: c.inclusive_ns,
+            compensated: c.compensated,
+            overhead_ns: profile.overhead_of(ProbeKind::Routine, c.count, c.untimed_calls),
+            shown: view.times(c.exclusive_ns, c.inclusive_ns, c.compensated),
         })
         .collect();
     for list in [&mut loops, &mut sites] {
@@ -365,13 +358,13 @@ pub fn overhead_note(profile: &Profile) -> Option<String> {
         "probes: {:.3} ms, {:.1} % of the run ({:.1} ns per timed call, {:.1} counted, {:.1} off)",
         o.total_ns / 1e6,
         o.percent_of_run,
-        o.routine.measured_ns,
-        o.routine.counted_ns,
-        o.routine.off_ns
+        o.costs.routine.measured_ns,
+        o.costs.routine.counted_ns,
+        o.costs.routine.off_ns
     );
     let top = profile
         .activations()
-        .map(|(id, kind, calls, untimed)| (id, o.of(kind, calls, untimed)))
+        .map(|(id, kind, calls, untimed)| (id, o.costs.of(kind, calls, untimed)))
         .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
     if let Some((id, ns)) = top.filter(|&(_, ns)| ns > 0.0 && o.total_ns > 0.0) {
         let _ = write!(note, "; most from {} ({:.0} %)", event_name(profile, id), 100.0 * ns / o.total_ns);
@@ -385,17 +378,23 @@ pub fn event_name(profile: &Profile, id: u32) -> String {
         return names::readable_in(&f.name, &f.language);
     }
     if let Some(l) = profile.loops.iter().find(|l| l.id == id) {
-        return format!("loop at {} in {}", location(&l.file, l.line), function_name(profile, l.function));
+        return loop_name(profile, l);
     }
     match profile.callsites.iter().find(|c| c.id == id) {
-        Some(c) => format!(
-            "call {} at {} in {}",
-            callee_name(profile, c),
-            location(&c.file, c.line),
-            function_name(profile, c.function)
-        ),
+        Some(c) => call_name(profile, c),
         None => format!("event {id}"),
     }
+}
+
+/// `loop at cg.c:412 in conj_grad`
+fn loop_name(profile: &Profile, l: &Loop) -> String {
+    format!("loop at {} in {}", location(&l.file, l.line), function_name(profile, l.function))
+}
+
+/// `call solve at main.c:30 in main`
+fn call_name(profile: &Profile, c: &CallSite) -> String {
+    let (callee, function) = (callee_name(profile, c), function_name(profile, c.function));
+    format!("call {callee} at {} in {function}", location(&c.file, c.line))
 }
 
 fn anomalies(profile: &Profile) -> Vec<String> {

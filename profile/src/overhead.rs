@@ -15,11 +15,8 @@ use serde::{Deserialize, Serialize};
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Overhead {
-    /// Routine and call-statement probes.
-    pub routine: PairCosts,
-    /// Loop probes.
-    #[serde(rename = "loop")]
-    pub loop_probe: PairCosts,
+    #[serde(flatten)]
+    pub costs: ProbeCosts,
     /// How long measuring the costs took at start-up (not part of `total_ns`).
     pub calibration_ns: u64,
     /// Every event's activations times its probe costs, all threads.
@@ -27,6 +24,17 @@ pub struct Overhead {
     /// `total_ns` as a share of the run's wall time, in percent (threads add up, so a
     /// multi-threaded run can exceed 100).
     pub percent_of_run: f64,
+}
+
+/// What a probe pair costs, per probe kind.
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct ProbeCosts {
+    /// Routine and call-statement probes.
+    pub routine: PairCosts,
+    /// Loop probes.
+    #[serde(rename = "loop")]
+    pub loop_probe: PairCosts,
 }
 
 /// One probe kind's cost per activation (entry and exit probe) in each mode, in nanoseconds.
@@ -56,13 +64,13 @@ pub enum ProbeKind {
     Loop,
 }
 
-impl Overhead {
+impl ProbeCosts {
     /// The cost of `calls` activations of a `kind` event, `untimed` of them counted only.
     pub fn of(&self, kind: ProbeKind, calls: u64, untimed: u64) -> f64 {
-        self.costs(kind).of(calls.saturating_sub(untimed), untimed)
+        self.kind(kind).of(calls.saturating_sub(untimed), untimed)
     }
 
-    pub fn costs(&self, kind: ProbeKind) -> &PairCosts {
+    pub fn kind(&self, kind: ProbeKind) -> &PairCosts {
         match kind {
             ProbeKind::Routine => &self.routine,
             ProbeKind::Loop => &self.loop_probe,
@@ -83,6 +91,6 @@ impl crate::Profile {
     /// The probe overhead in nanoseconds of `calls` activations of a `kind` event, `untimed` of
     /// them counted only, at the profile's measured costs (0 when the profile has none).
     pub fn overhead_of(&self, kind: ProbeKind, calls: u64, untimed: u64) -> f64 {
-        self.overhead.as_ref().map_or(0.0, |o| o.of(kind, calls, untimed))
+        self.overhead.as_ref().map_or(0.0, |o| o.costs.of(kind, calls, untimed))
     }
 }

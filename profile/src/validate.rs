@@ -70,7 +70,9 @@ pub fn check(profile: &Profile) -> Result<(), String> {
 /// Probe costs and the overhead are numbers of nanoseconds, none negative.
 fn check_overhead(profile: &Profile) -> Result<(), String> {
     let Some(o) = &profile.overhead else { return Ok(()) };
-    let costs = [o.routine, o.loop_probe].into_iter().flat_map(|c| [c.measured_ns, c.counted_ns, c.off_ns]);
+    let costs = [o.costs.routine, o.costs.loop_probe]
+        .into_iter()
+        .flat_map(|c| [c.measured_ns, c.counted_ns, c.off_ns]);
     if costs.chain([o.total_ns, o.percent_of_run]).any(|v| !(v.is_finite() && v >= 0.0)) {
         return Err("the probe costs and overhead are not all numbers of nanoseconds".into());
     }

@@ -9,7 +9,7 @@ use crate::registry;
 use crate::thread::{self, Counters, Record};
 use crate::{compensate, overhead};
 use instrument_profile::{
-    Clock, Compensation, Overhead, PairCosts, ProbeCost, Profile, Totals, FORMAT, VERSION,
+    Clock, Compensation, Overhead, PairCosts, ProbeCost, ProbeCosts, Profile, Totals, FORMAT, VERSION,
 };
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
@@ -264,14 +264,13 @@ fn overhead_section(profile: &Profile, costs: &overhead::Costs, units: &assemble
         off_ns: scaled_ns(costs.off[kind], units),
     };
     let mut section = Overhead {
-        routine: pair(overhead::STANDARD),
-        loop_probe: pair(overhead::LOOP),
+        costs: ProbeCosts { routine: pair(overhead::STANDARD), loop_probe: pair(overhead::LOOP) },
         calibration_ns: units.ns(costs.ticks),
         total_ns: 0.0,
         percent_of_run: 0.0,
     };
     section.total_ns =
-        profile.activations().map(|(_, kind, calls, untimed)| section.of(kind, calls, untimed)).sum();
+        profile.activations().map(|(_, kind, calls, untimed)| section.costs.of(kind, calls, untimed)).sum();
     let wall = profile.totals.wall_ns as f64;
     section.percent_of_run = if wall > 0.0 { 100.0 * section.total_ns / wall } else { 0.0 };
     section

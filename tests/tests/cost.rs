@@ -51,7 +51,7 @@ fn every_profile_says_what_its_probes_cost_per_event_and_in_total() {
     let dir = scratch();
     let (path, profile) = profiled(dir.path(), "throttled", &[]);
     let o = profile.overhead.as_ref().expect("an overhead section");
-    for c in [o.routine, o.loop_probe] {
+    for c in [o.costs.routine, o.costs.loop_probe] {
         assert!(c.measured_ns > c.counted_ns && c.counted_ns > 0.0, "{c:?}");
         assert!(c.measured_ns > c.off_ns && c.off_ns > 0.0, "{c:?}");
     }
@@ -61,10 +61,10 @@ fn every_profile_says_what_its_probes_cost_per_event_and_in_total() {
     let row = |name: &str| rows.iter().find(|r| r["name"] == name).unwrap();
     let f = function(&profile, "next_random");
     assert!(f.throttled && f.untimed_calls > 0);
-    let expected = (f.calls - f.untimed_calls) as f64 * o.routine.measured_ns
-        + f.untimed_calls as f64 * o.routine.counted_ns;
+    let expected = (f.calls - f.untimed_calls) as f64 * o.costs.routine.measured_ns
+        + f.untimed_calls as f64 * o.costs.routine.counted_ns;
     assert!(close(row("next_random")["overhead_ns"].as_f64().unwrap(), expected));
-    assert!(close(row("main")["overhead_ns"].as_f64().unwrap(), o.routine.measured_ns));
+    assert!(close(row("main")["overhead_ns"].as_f64().unwrap(), o.costs.routine.measured_ns));
     let sum: f64 = rows.iter().map(|r| r["overhead_ns"].as_f64().unwrap_or(0.0)).sum();
     assert!(close(sum, o.total_ns), "per-event overheads add up to the total: {sum} vs {}", o.total_ns);
     assert!(close(o.percent_of_run, 100.0 * o.total_ns / profile.totals.wall_ns as f64));
@@ -90,7 +90,8 @@ fn cost_predicts_the_measured_overhead_and_what_throttling_and_filters_change() 
     let random = event(&throttled, "next_random");
     assert_eq!((random["fate"].as_str(), random["timed"].as_u64()), (Some("throttled"), Some(100_000)));
     assert_eq!(random["counted"].as_u64(), Some(CALLS - 100_000));
-    let expected = 100_000.0 * o.routine.measured_ns + (CALLS - 100_000) as f64 * o.routine.counted_ns;
+    let expected =
+        100_000.0 * o.costs.routine.measured_ns + (CALLS - 100_000) as f64 * o.costs.routine.counted_ns;
     assert!(close(random["overhead_ns"].as_f64().unwrap(), expected));
     assert_eq!(event(&throttled, "main")["fate"], "measured");
 
@@ -114,12 +115,12 @@ fn cost_predicts_the_measured_overhead_and_what_throttling_and_filters_change() 
         (event(&built, "next_random")["fate"].as_str(), event(&built, "next_random")["overhead_ns"].as_f64()),
         (Some("excluded"), Some(0.0))
     );
-    let random_cost = CALLS as f64 * o.routine.measured_ns;
+    let random_cost = CALLS as f64 * o.costs.routine.measured_ns;
     assert!(close(built["total_ns"].as_f64().unwrap(), o.total_ns - random_cost));
     let off = instrument_json(&["cost", "--costs-from-profile", "--runtime-select", filter, "--json", path]);
     let random = event(&off, "next_random");
     assert_eq!((random["fate"].as_str(), random["off"].as_u64()), (Some("off"), Some(CALLS)));
-    assert!(close(random["overhead_ns"].as_f64().unwrap(), CALLS as f64 * o.routine.off_ns));
+    assert!(close(random["overhead_ns"].as_f64().unwrap(), CALLS as f64 * o.costs.routine.off_ns));
 }
 
 #[test]

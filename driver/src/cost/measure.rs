@@ -3,11 +3,10 @@
 //! its profile, so a program with nothing but `main`, built with `instrument-cc` and run a few
 //! times, tells them; the cheapest run of each cost is kept (noise only adds).
 
-use super::model::Costs;
 use crate::{layout, profiles};
 use anyhow::{bail, Context, Result};
 use indicatif::ProgressBar;
-use instrument_profile::PairCosts;
+use instrument_profile::{PairCosts, ProbeCosts as Costs};
 use std::path::Path;
 use std::process::Command;
 
@@ -75,7 +74,7 @@ fn run_once(program: &Path, dir: &Path, run: &Run) -> Result<Costs> {
     }
     let profile = profiles::load(&profiles::newest(profiles_dir.path())?)?;
     let o = profile.overhead.context("the calibration program's profile has no probe costs")?;
-    Ok(Costs { routine: o.routine, loop_probe: o.loop_probe })
+    Ok(o.costs)
 }
 
 fn cheapest(a: &Costs, b: &Costs) -> Costs {

@@ -11,9 +11,10 @@ use crate::report::event_name;
 use crate::{profiles, suggest};
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
+use instrument_profile::ProbeCosts as Costs;
 use instrument_profile::Profile;
 use instrument_select::Selection;
-use model::{Costs, Fate, Predicted, Setting, Throttle};
+use model::{Fate, Predicted, Setting, Throttle};
 use serde::Serialize;
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -103,7 +104,7 @@ pub fn run(args: &CostArgs, profile_path: PathBuf) -> Result<()> {
                 profile_path.display()
             )
         })?;
-        (Costs { routine: o.routine, loop_probe: o.loop_probe }, "the profile")
+        (o.costs, "the profile")
     } else {
         let progress = progress_bar(args.json);
         let run = measure::Run { callpath: args.callpath, compensate: args.compensate };

@@ -3,27 +3,10 @@
 //! probe costs per activation. Pure arithmetic on a profile, so it is tested without running
 //! anything.
 
-use instrument_profile::{PairCosts, ProbeKind, Profile, Stats};
+use instrument_profile::{ProbeCosts as Costs, ProbeKind, Profile, Stats};
 use instrument_select::Selection;
 use serde::Serialize;
 use std::collections::HashMap;
-
-/// The probe costs to predict with, per probe kind.
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct Costs {
-    pub routine: PairCosts,
-    #[serde(rename = "loop")]
-    pub loop_probe: PairCosts,
-}
-
-impl Costs {
-    fn of(&self, kind: ProbeKind) -> &PairCosts {
-        match kind {
-            ProbeKind::Routine => &self.routine,
-            ProbeKind::Loop => &self.loop_probe,
-        }
-    }
-}
 
 /// TAU's throttling rule: after `calls` timed calls on a thread at under `per_call_ns` each,
 /// an event is only counted.
@@ -85,7 +68,7 @@ pub fn predict(profile: &Profile, costs: &Costs, setting: &Setting) -> Vec<Predi
                 Fate::Off => p.off = calls,
                 _ => split(&mut p, shares.get(&id).map_or(&[][..], Vec::as_slice), setting.throttle),
             }
-            let c = costs.of(kind);
+            let c = costs.kind(kind);
             p.overhead_ns = c.of(p.timed, p.counted) + p.off as f64 * c.off_ns;
             p
         })
@@ -154,6 +137,7 @@ fn split(p: &mut Predicted, shares: &[Share], throttle: Option<Throttle>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use instrument_profile::PairCosts;
 
     fn profile() -> Profile {
         let text = r#"{"format":"instrument-profile","version":2,"command":["./a"],"pid":1,
