@@ -83,7 +83,9 @@ unsafe fn measure_on(state: &mut ThreadState, timed_budget: Budget) -> Costs {
     let child = CHILD.as_ptr().cast_const();
     let mut costs = Costs { measured: [0; 2], own: [0; 2], counted: [0; 2], off: [0; 2], ticks: 0 };
     probes::__instrument_enter(parent);
-    let baseline = |budget| min_pair(budget, || std::hint::black_box(()), || 0).0;
+    // The empty loop's cost, once per budget.
+    let empty = |budget| min_pair(budget, || std::hint::black_box(()), || 0).0;
+    let (timed_baseline, quick_baseline) = (empty(timed_budget), empty(QUICK));
     for kind in [STANDARD, LOOP] {
         let pair = || {
             probes::__instrument_enter(child);
@@ -96,11 +98,11 @@ unsafe fn measure_on(state: &mut ThreadState, timed_budget: Budget) -> Costs {
         let records = state.records;
         let own = || (*records.add(child_id as usize)).incl;
         let (outer, inner) = min_pair(timed_budget, pair, own);
-        costs.measured[kind] = outer.saturating_sub(baseline(timed_budget));
+        costs.measured[kind] = outer.saturating_sub(timed_baseline);
         costs.own[kind] = inner;
         for (mode, cost) in [(switch::COUNTED, &mut costs.counted), (switch::OFF, &mut costs.off)] {
             switch::set(child_id, mode);
-            cost[kind] = min_pair(QUICK, pair, || 0).0.saturating_sub(baseline(QUICK));
+            cost[kind] = min_pair(QUICK, pair, || 0).0.saturating_sub(quick_baseline);
             switch::set(child_id, switch::MEASURED);
         }
     }
