@@ -9,12 +9,14 @@ use crate::{bin, run};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// A seed whose program or module broke something, with what broke and where its input is.
+/// A seed whose program or module broke something, with what broke, where its input is, and
+/// (csmith) the compiler wrapper that built the instrumented program.
 #[derive(Debug)]
 pub struct Failure {
     pub seed: u64,
     pub what: String,
     pub input: PathBuf,
+    pub wrapper: PathBuf,
 }
 
 /// What a campaign did: seeds checked, seeds skipped (the generator's or the plain build's own
@@ -68,6 +70,7 @@ pub fn llvm_stress_seed(seed: u64, work: &Path, outcome: &mut Outcome) {
                 seed,
                 what: format!("rewrite to {output}: {}", stderr_of(&rewrite)),
                 input,
+                wrapper: bin("instrument"),
             });
             return;
         }
@@ -81,8 +84,16 @@ pub fn csmith_include() -> &'static str {
 
 /// One csmith seed: generate, build both ways, run both, compare.
 pub fn csmith_seed(seed: u64, work: &Path, outcome: &mut Outcome) {
+    csmith_seed_with(seed, &[], &bin("instrument-cc"), work, outcome)
+}
+
+/// One csmith seed generated with extra csmith options (e.g. smaller programs), its
+/// instrumented program built by `wrapper` (instrument-cc, or a deliberately wrong compiler in
+/// the test of the reduction).
+pub fn csmith_seed_with(seed: u64, options: &[&str], wrapper: &Path, work: &Path, outcome: &mut Outcome) {
     let source = work.join(format!("random{seed}.c"));
-    let generated = run(Command::new("csmith").args(["--seed", &seed.to_string()]).arg("-o").arg(&source));
+    let generated =
+        run(Command::new("csmith").args(["--seed", &seed.to_string()]).args(options).arg("-o").arg(&source));
     let plain = work.join("plain");
     let instrumented = work.join("instrumented");
     let built = run(Command::new("clang-22").args(build_flags()).arg(&source).arg("-o").arg(&plain));
@@ -90,7 +101,7 @@ pub fn csmith_seed(seed: u64, work: &Path, outcome: &mut Outcome) {
         outcome.skipped += 1;
         return;
     }
-    let wrapped = run(Command::new(bin("instrument-cc"))
+    let wrapped = run(Command::new(wrapper)
         .env("INSTRUMENT_EVENTS", "all")
         .args(build_flags())
         .arg(&source)
@@ -102,6 +113,7 @@ pub fn csmith_seed(seed: u64, work: &Path, outcome: &mut Outcome) {
             seed,
             what: format!("instrument-cc failed: {}", stderr_of(&wrapped)),
             input,
+            wrapper: wrapper.to_path_buf(),
         });
         return;
     }
@@ -138,7 +150,7 @@ pub fn csmith_seed(seed: u64, work: &Path, outcome: &mut Outcome) {
             got.status.code(),
             String::from_utf8_lossy(&got.stdout).trim()
         );
-        outcome.failures.push(Failure { seed, what, input });
+        outcome.failures.push(Failure { seed, what, input, wrapper: wrapper.to_path_buf() });
         return;
     }
     std::fs::remove_file(&source).ok();
@@ -150,21 +162,21 @@ fn build_flags() -> Vec<String> {
 }
 
 /// A creduce interestingness test for a csmith program named `name` in the working directory:
-/// it still builds plainly and terminates, and its instrumented build behaves differently.
-pub fn interestingness_script(name: &str) -> String {
+/// it still builds plainly, ends with status 0 and prints csmith's checksum line, the same at
+/// -O0 and -O1 (so no undefined behaviour creeps in, such as `void main` returning garbage),
+/// and its build by `wrapper` behaves differently (fails to build, fails, or prints otherwise).
+pub fn interestingness_script(name: &str, wrapper: &Path) -> String {
     let flags = build_flags().join(" ");
-    let wrapper = bin("instrument-cc");
     format!(
         "#!/bin/sh\n\
-         # creduce: interesting while the plain build terminates and the instrumented one differs\n\
+         # creduce: interesting while the plain build works and the instrumented one differs\n\
          clang-22 {flags} {name} -o plain >/dev/null 2>&1 || exit 1\n\
-         INSTRUMENT_EVENTS=all {wrapper} {flags} {name} -o instrumented >/dev/null 2>&1 || exit 0\n\
          clang-22 {flags} -O0 {name} -o plain0 >/dev/null 2>&1 || exit 1\n\
-         timeout 2 ./plain >plain.out 2>/dev/null; a=$?\n\
-         [ $a -eq 124 ] || [ $a -gt 128 ] && exit 1\n\
-         timeout 2 ./plain0 >plain0.out 2>/dev/null; [ $? -eq $a ] && cmp -s plain.out plain0.out || exit 1\n\
-         INSTRUMENT_CALLPATH=all INSTRUMENT_PROFILE_DIR=. timeout 120 ./instrumented >instrumented.out 2>/dev/null; b=$?\n\
-         [ $a -ne $b ] && exit 0\n\
+         timeout 2 ./plain >plain.out 2>/dev/null || exit 1\n\
+         grep -q '^checksum = ' plain.out || exit 1\n\
+         timeout 2 ./plain0 >plain0.out 2>/dev/null && cmp -s plain.out plain0.out || exit 1\n\
+         INSTRUMENT_EVENTS=all {wrapper} {flags} {name} -o instrumented >/dev/null 2>&1 || exit 0\n\
+         INSTRUMENT_CALLPATH=all INSTRUMENT_PROFILE_DIR=. timeout 120 ./instrumented >instrumented.out 2>/dev/null || exit 0\n\
          cmp -s plain.out instrumented.out && exit 1\n\
          exit 0\n",
         wrapper = wrapper.display()
@@ -178,7 +190,7 @@ pub fn reduce(failure: &Failure, dest: &Path) -> std::io::Result<PathBuf> {
     let name = "program.c";
     std::fs::copy(&failure.input, dir.path().join(name))?;
     let script = dir.path().join("interesting.sh");
-    std::fs::write(&script, interestingness_script(name))?;
+    std::fs::write(&script, interestingness_script(name, &failure.wrapper))?;
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))?;
     let status = Command::new("creduce")
         .arg("--n")
@@ -186,6 +198,7 @@ pub fn reduce(failure: &Failure, dest: &Path) -> std::io::Result<PathBuf> {
         .arg(&script)
         .arg(name)
         .current_dir(dir.path())
+        .stdout(std::process::Stdio::null())
         .status()?;
     if !status.success() {
         return Err(std::io::Error::other("creduce failed"));
