@@ -19,6 +19,9 @@ pub const EXPORTED_SYMBOLS: &[&str] = &[
     "__instrument_unwind",
     "__instrument_register_module",
     "__instrument_finish",
+    "__instrument_now",
+    "__instrument_mpi_record",
+    "__instrument_mpi_rank",
 ];
 
 /// libc functions the runtime wraps (`--wrap`): the exec family, which would otherwise end the
@@ -48,6 +51,11 @@ pub fn sealed() -> Result<PathBuf> {
     seal(&archive, &directory, &sealed)
         .with_context(|| format!("cannot seal the runtime {}", archive.display()))?;
     Ok(sealed)
+}
+
+/// Where built parts of the runtime are kept: beside the runtime archive, or in the user's cache.
+pub fn cache() -> Result<PathBuf> {
+    cache_directory(&layout::runtime_archive()?)
 }
 
 fn cache_directory(archive: &Path) -> Result<PathBuf> {
@@ -97,7 +105,7 @@ fn seal(archive: &Path, directory: &Path, sealed: &Path) -> Result<()> {
         .with_context(|| format!("cannot move the sealed runtime to {}", sealed.display()))
 }
 
-fn run(command: &mut Command) -> Result<()> {
+pub(crate) fn run(command: &mut Command) -> Result<()> {
     let output = command.output().with_context(|| format!("cannot run {:?}", command.get_program()))?;
     if !output.status.success() {
         bail!("{:?} failed: {}", command.get_program(), String::from_utf8_lossy(&output.stderr).trim());

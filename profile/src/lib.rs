@@ -59,6 +59,50 @@ pub struct Profile {
     /// Time histograms sampled while the program ran (`instrument run --timeline`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeline: Option<Timeline>,
+    /// The MPI rank this process was (one profile per rank).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mpi: Option<Mpi>,
+    /// Communication recorded by the PMPI layer: one record per call site, operation and peer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub communication: Vec<Communication>,
+}
+
+/// Which rank of which MPI job wrote the profile.
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mpi {
+    /// The rank in MPI_COMM_WORLD.
+    pub rank: u32,
+    /// The number of ranks in MPI_COMM_WORLD.
+    pub size: u32,
+    /// The launcher's job id (the same in every rank's profile of one run); empty if unknown.
+    #[serde(default)]
+    pub job: String,
+}
+
+/// Li and Zhang's COM record: what one communication statement did with one peer.
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Communication {
+    /// The event open when the call was made (the call statement when call statements are
+    /// measured, otherwise the calling routine or loop); None outside every event.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub site: Option<u32>,
+    /// The MPI operation (`MPI_Send`, `MPI_Recv`, `MPI_Allreduce`...).
+    pub operation: String,
+    /// The peer's rank in MPI_COMM_WORLD (destination of a send, source of a receive, root of
+    /// a rooted collective); None for collectives without a root and for waits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peer: Option<u32>,
+    pub calls: u64,
+    /// Bytes sent or received (for a collective: this rank's send buffer).
+    pub bytes: u64,
+    /// Time inside the calls.
+    pub time_ns: u64,
+    /// The part of `time_ns` spent waiting for the peer (synchronisation delay: a receive
+    /// before its message arrived, a wait before its request completed); the rest is
+    /// transmission.
+    pub wait_ns: u64,
 }
 
 /// Paradyn's time histograms: every series has the same buckets, each `bucket_ns` wide from
@@ -222,8 +266,16 @@ pub struct Totals {
     pub wall_ns: u64,
     /// Threads whose events are in this profile.
     pub threads: u64,
-    /// Threads still running when the profile was written (their counts are a snapshot).
+    /// Threads still inside measured events when the profile was written (their counts are a
+    /// snapshot).
     pub threads_running_at_exit: u64,
+    /// Threads alive but outside every measured event when the profile was written (an OpenMP
+    /// or other thread pool's idle workers): their counts are complete.
+    #[serde(default, skip_serializing_if = "is_zero64")]
+    pub threads_idle_at_exit: u64,
+    /// Communication records the PMPI layer could not keep (its table was full).
+    #[serde(default, skip_serializing_if = "is_zero64")]
+    pub communication_dropped: u64,
     /// Probe events recorded (each call is an entry and an exit event).
     pub events: u64,
     /// Frames left open at exit (exit() deep in the stack, noreturn calls) and closed then.
@@ -463,6 +515,8 @@ mod tests {
             threads: Vec::new(),
             timeline: None,
             overhead: None,
+            mpi: None,
+            communication: Vec::new(),
         }
     }
 

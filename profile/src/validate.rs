@@ -64,7 +64,36 @@ pub fn check(profile: &Profile) -> Result<(), String> {
         ));
     }
     check_timeline(profile)?;
+    check_communication(profile, &kinds)?;
     check_overhead(profile)
+}
+
+/// Communication records sit at known events, peers are ranks of the job, and the waiting
+/// is part of the time.
+fn check_communication(profile: &Profile, kinds: &HashMap<u32, &str>) -> Result<(), String> {
+    if let Some(mpi) = profile.mpi.as_ref().filter(|m| m.rank >= m.size) {
+        return Err(format!("rank {} is not one of the job's {} ranks", mpi.rank, mpi.size));
+    }
+    for c in &profile.communication {
+        if let Some(site) = c.site.filter(|s| !kinds.contains_key(s)) {
+            return Err(format!(
+                "{} is recorded at event {site}, which the profile does not have",
+                c.operation
+            ));
+        }
+        if let (Some(peer), Some(mpi)) = (c.peer, &profile.mpi) {
+            if peer >= mpi.size {
+                return Err(format!(
+                    "{} has peer {peer}, not one of the job's {} ranks",
+                    c.operation, mpi.size
+                ));
+            }
+        }
+        if c.wait_ns > c.time_ns {
+            return Err(format!("{} waited longer than it took", c.operation));
+        }
+    }
+    Ok(())
 }
 
 /// Probe costs and the overhead are numbers of nanoseconds, none negative.

@@ -112,7 +112,7 @@ impl Units {
 }
 
 /// The runtime's own events (calibration) never appear in a profile.
-fn hidden(info: &EventInfo) -> bool {
+pub fn hidden(info: &EventInfo) -> bool {
     matches!(&info.kind, Kind::Function { name, .. } if name.starts_with("__instrument_"))
 }
 

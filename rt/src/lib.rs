@@ -21,6 +21,7 @@ mod compensate;
 mod exec;
 mod lifecycle;
 mod live;
+mod mpi;
 mod output;
 mod overhead;
 mod pages;

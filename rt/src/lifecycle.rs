@@ -38,6 +38,7 @@ pub fn start() {
     START.call_once(|| {
         PID.store(std::process::id(), Ordering::Relaxed);
         clock::init();
+        crate::mpi::from_environment();
         live::init(crate::switch::table());
         crate::callpath::configure();
         crate::switch::configure();

@@ -7,9 +7,10 @@ use crate::clock::Calibration;
 use crate::lifecycle::Ending;
 use crate::registry;
 use crate::thread::{self, Counters, Record};
-use crate::{compensate, overhead};
+use crate::{compensate, mpi, overhead};
 use instrument_profile::{
-    Clock, Compensation, Overhead, PairCosts, ProbeCost, ProbeCosts, Profile, Totals, FORMAT, VERSION,
+    Clock, Communication, Compensation, Mpi, Overhead, PairCosts, ProbeCost, ProbeCosts, Profile, Totals,
+    FORMAT, VERSION,
 };
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
@@ -26,6 +27,7 @@ pub struct Snapshot {
     counters: Counters,
     threads: u64,
     running: u64,
+    idle: u64,
     end_ticks: u64,
     callpaths: Vec<thread::ThreadPaths>,
     per_thread: Vec<thread::ThreadRecords>,
@@ -52,6 +54,10 @@ impl Snapshot {
             callpaths.extend(thread::thread_paths(ts));
             per_thread.push(thread::thread_records(ts));
         }
+        // Alive but outside every event (a thread pool's idle workers): their data is complete.
+        let idle =
+            merged.live.iter().filter(|&&s| unsafe { (*(s as *const thread::ThreadState)).depth } == 0);
+        let idle = idle.count() as u64;
         callpaths.sort_by_key(|t| t.thread);
         per_thread.retain(|t| !t.records.is_empty());
         per_thread.sort_by_key(|t| t.thread);
@@ -59,7 +65,8 @@ impl Snapshot {
             records: all.records,
             counters: all.counters,
             threads: all.threads,
-            running: merged.live.len() as u64,
+            running: merged.live.len() as u64 - idle,
+            idle,
             end_ticks,
             callpaths,
             per_thread,
@@ -74,7 +81,10 @@ pub fn write(snapshot: &Snapshot, calibration: &Calibration, ending: &Ending) ->
     profile.ended_by = ending.ended_by.map(String::from);
     profile.forked_from = ending.forked_from;
     let directory = profile_directory();
-    let base = format!("{}.{}", program_name(&profile.command), profile.pid);
+    let base = match &profile.mpi {
+        Some(mpi) => format!("{}.rank{}.{}", program_name(&profile.command), mpi.rank, profile.pid),
+        None => format!("{}.{}", program_name(&profile.command), profile.pid),
+    };
     let name = format!("{base}.{PROFILE_SUFFIX}");
     // A file-size limit must fail the write (EFBIG), not kill the program with SIGXFSZ.
     let previous = unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
@@ -218,6 +228,8 @@ fn build(snapshot: &Snapshot, calibration: &Calibration) -> Profile {
             wall_ns: ns(snapshot.end_ticks.saturating_sub(calibration.start_ticks)),
             threads: snapshot.threads,
             threads_running_at_exit: snapshot.running,
+            threads_idle_at_exit: snapshot.idle,
+            communication_dropped: 0,
             events: 2 * calls,
             frames_closed_at_exit: c.closed_at_exit,
             frames_reconciled: c.reconciled,
@@ -240,9 +252,48 @@ fn build(snapshot: &Snapshot, calibration: &Calibration) -> Profile {
             negative_results: snapshot.records.iter().map(|r| r.negative).sum(),
         }),
         overhead: None,
+        mpi: mpi::rank().map(|(rank, size, job)| Mpi { rank, size, job }),
+        communication: Vec::new(),
     };
+    let (records, dropped) = mpi::records();
+    profile.communication = communication(&records, &events.canonical, &infos, &units);
+    profile.totals.communication_dropped = dropped;
     profile.overhead = costs.map(|costs| overhead_section(&profile, costs, &units));
     profile
+}
+
+/// The PMPI layer's COM records with canonical event ids (a site the profile hides, such as a
+/// calibration event, becomes no site), sorted by site, operation and peer.
+fn communication(
+    records: &[mpi::Record],
+    canonical: &[u32],
+    infos: &[registry::EventInfo],
+    units: &assemble::Units,
+) -> Vec<Communication> {
+    let site = |id: u32| {
+        infos.get(id as usize).filter(|i| !assemble::hidden(i))?;
+        Some(canonical.get(id as usize).copied().unwrap_or(id))
+    };
+    let mut merged: std::collections::BTreeMap<_, (u64, u64, u64, u64)> = Default::default();
+    for r in records {
+        let totals = merged.entry((r.site.and_then(site), r.operation, r.peer)).or_default();
+        totals.0 += r.calls;
+        totals.1 += r.bytes;
+        totals.2 += r.ticks;
+        totals.3 += r.wait_ticks;
+    }
+    merged
+        .into_iter()
+        .map(|((site, operation, peer), (calls, bytes, ticks, wait))| Communication {
+            site,
+            operation: operation.into(),
+            peer,
+            calls,
+            bytes,
+            time_ns: units.ns(ticks),
+            wait_ns: units.ns(wait).min(units.ns(ticks)),
+        })
+        .collect()
 }
 
 /// Scaled ticks in nanoseconds.

@@ -5,6 +5,7 @@
 //! exit codes, signals and diagnostics are the compiler's own.
 
 mod args;
+mod mpi;
 
 pub use args::{classify, Invocation};
 
@@ -91,6 +92,9 @@ pub fn command(language: Language, args: &[String]) -> Result<Command> {
     if invocation.generates_code && !passed.iter().any(|a| a.starts_with("-g")) {
         // Source files and lines for every routine; debug info does not change generated code.
         full.push("-gline-tables-only".into());
+    }
+    if invocation.links_executable && mpi::links_mpi(&passed) {
+        full.push(mpi::pmpi_object(&passed)?.into());
     }
     full.extend(passed.iter().map(OsString::from));
     if invocation.links_executable {
