@@ -160,7 +160,7 @@ pub fn from_environment() {
 pub fn rank() -> Option<(u32, u32, String)> {
     let (rank, size) = (RANK.load(Relaxed), SIZE.load(Relaxed));
     let job = JOB.lock().unwrap_or_else(|e| e.into_inner()).clone();
-    (rank >= 0).then(|| (rank as u32, size as u32, job))
+    (rank >= 0).then_some((rank as u32, size as u32, job))
 }
 
 /// One COM record as the table holds it (ids are the runtime's, times in ticks).
