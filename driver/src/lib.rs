@@ -19,6 +19,7 @@ pub mod rewrite;
 pub mod run;
 pub mod runtime;
 pub mod suggest;
+pub mod summary;
 pub mod timeline;
 pub mod toolchain;
 pub mod tree;

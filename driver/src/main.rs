@@ -31,8 +31,9 @@ enum Command {
     /// Print a profile as a table sorted by exclusive time (or as JSON)
     Report {
         /// The profile file, or a directory to take the newest from; default: the newest
-        /// *.instrument.json in INSTRUMENT_PROFILE_DIR or here
-        profile: Option<PathBuf>,
+        /// *.instrument.json in INSTRUMENT_PROFILE_DIR or here. The newest profile of an MPI
+        /// run brings the other ranks' beside it; several files are reported together
+        profile: Vec<PathBuf>,
         /// Print JSON for scripts instead of the table
         #[arg(long, conflicts_with_all = ["tree"])]
         json: bool,
@@ -54,9 +55,16 @@ enum Command {
         /// Show the calling-context tree; needs a callpath recording
         #[arg(long, conflicts_with_all = ["tree", "json"])]
         cct: bool,
-        /// With --callpaths or --cct: one thread (0 is the first) instead of all merged
+        /// One thread's numbers (0 is the first) instead of all threads merged
         #[arg(long, value_name = "N")]
         thread: Option<u64>,
+        /// One rank of an MPI run instead of the summary over all ranks
+        #[arg(long, value_name = "R")]
+        rank: Option<u32>,
+        /// TAU pprof's summary over the units of execution (every thread of every rank): per
+        /// event the total, mean, min, max and standard deviation; the default for MPI runs
+        #[arg(long, conflicts_with_all = ["tree", "json", "callpaths", "cct", "thread"])]
+        summary: bool,
         /// Show raw times even when the profile has compensated ones
         #[arg(long)]
         raw: bool,
@@ -239,8 +247,8 @@ fn main() {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Report { timeline: Some(out), profile, .. } => {
-            let profile = load(profile)?;
+        Command::Report { timeline: Some(out), profile, rank, .. } => {
+            let profile = load_one(profile, rank)?;
             if out == "-" {
                 print!("{}", instrument_driver::timeline::sparklines(&profile)?);
                 Ok(())
@@ -251,24 +259,50 @@ fn run(cli: Cli) -> Result<()> {
                 )
             }
         }
-        Command::Report { suggest_filter: Some(out), profile, .. } => {
-            let profile = load(profile)?;
+        Command::Report { suggest_filter: Some(out), profile, rank, .. } => {
+            let profile = load_one(profile, rank)?;
             write_atomically(&out, instrument_driver::suggest::suggest_filter(&profile).as_bytes())
         }
-        Command::Report { html: Some(out), experiment, profile, raw, .. } => {
+        Command::Report { html: Some(out), experiment, profile, raw, rank, .. } => {
             let page = match experiment {
                 Some(dir) => experiment_html(&dir)?,
                 None => {
-                    let profile = load(profile)?;
+                    let profile = load_one(profile, rank)?;
                     instrument_driver::html::profile_page(&profile, report::View::for_profile(&profile, raw))?
                 }
             };
             write_atomically(&out, page.as_bytes())
         }
-        Command::Report { profile, json, tree, focus, lines, callpaths, depth, cct, thread, raw, .. } => {
-            let profile = load(profile)?;
-            let view = report::View::for_profile(&profile, raw);
+        Command::Report {
+            profile,
+            json,
+            tree,
+            focus,
+            lines,
+            callpaths,
+            depth,
+            cct,
+            thread,
+            raw,
+            rank,
+            summary,
+            ..
+        } => {
+            let run = load_run(profile, rank)?;
+            if summary || (run.len() > 1 && !(json || tree || callpaths || cct)) {
+                let view = report::View::for_profile(&run[0], raw);
+                let text =
+                    instrument_driver::summary::render(&instrument_driver::summary::collect(&run, view));
+                print!("{}{}", run_header(&run), text + &instrument_driver::summary::communication(&run));
+                return Ok(());
+            }
+            let profile = single(run)?;
             let threads = thread.map_or(Threads::Merged, Threads::One);
+            let profile = match thread {
+                Some(n) if !(callpaths || cct) => instrument_driver::summary::one_thread(&profile, n)?,
+                _ => profile,
+            };
+            let view = report::View::for_profile(&profile, raw);
             let text = if callpaths {
                 let rows = callpaths::table(&profile, depth, threads).map_err(anyhow::Error::msg)?;
                 callpaths::render_table(&profile, &rows)
@@ -376,6 +410,56 @@ fn parse_level(text: &str) -> Result<experiment::stats::Level, String> {
 
 fn load(profile: Option<PathBuf>) -> Result<instrument_profile::Profile> {
     profiles::load(&profile_path(profile)?)
+}
+
+/// The profiles a report covers: those given, or the newest (in the directory given or the
+/// default place) with the other ranks of its MPI run beside it; `rank` keeps one rank.
+fn load_run(paths: Vec<PathBuf>, rank: Option<u32>) -> Result<Vec<instrument_profile::Profile>> {
+    let mut run = if paths.len() > 1 {
+        paths.into_iter().map(|p| load(Some(p))).collect::<Result<Vec<_>>>()?
+    } else {
+        profiles::with_other_ranks(&profile_path(paths.into_iter().next())?)?
+    };
+    if let Some(r) = rank {
+        run.retain(|p| p.mpi.as_ref().is_some_and(|m| m.rank == r));
+        if run.is_empty() {
+            anyhow::bail!(
+                "no profile of rank {r} (the profiles are not from an MPI run, or it had fewer ranks)"
+            );
+        }
+    }
+    Ok(run)
+}
+
+fn single(mut run: Vec<instrument_profile::Profile>) -> Result<instrument_profile::Profile> {
+    if run.len() > 1 {
+        anyhow::bail!("{} profiles (the ranks of an MPI run): choose one with --rank R", run.len());
+    }
+    Ok(run.remove(0))
+}
+
+fn load_one(paths: Vec<PathBuf>, rank: Option<u32>) -> Result<instrument_profile::Profile> {
+    single(load_run(paths, rank)?)
+}
+
+/// The first lines of a report over several profiles: the program and its ranks.
+fn run_header(run: &[instrument_profile::Profile]) -> String {
+    let first = &run[0];
+    let ranks = match first.mpi.as_ref() {
+        Some(m) => {
+            format!("{} of {} ranks, job {}", run.len(), m.size, if m.job.is_empty() { "?" } else { &m.job })
+        }
+        None => format!("{} profile(s)", run.len()),
+    };
+    let wall = run.iter().map(|p| p.totals.wall_ns).max().unwrap_or(0);
+    format!(
+        "Profile of: {}
+{ranks}, longest wall {:.3} ms
+
+",
+        first.command.join(" "),
+        wall as f64 / 1e6
+    )
 }
 
 /// The profile given, the newest one in a directory given, or the newest in the default place.

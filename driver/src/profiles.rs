@@ -45,3 +45,32 @@ pub fn newest(directory: &Path) -> Result<PathBuf> {
         ),
     }
 }
+
+/// The profile at `path` and, when it is a rank of an MPI job, the other ranks' profiles of
+/// that job beside it (`<program>.rank<R>.<pid>...`), in rank order.
+pub fn with_other_ranks(path: &Path) -> Result<Vec<Profile>> {
+    let first = load(path)?;
+    let Some(job) = first.mpi.as_ref().map(|m| m.job.clone()).filter(|j| !j.is_empty()) else {
+        return Ok(vec![first]);
+    };
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let Some((program, _)) = name.split_once(".rank") else { return Ok(vec![first]) };
+    let directory = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let prefix = format!("{program}.rank");
+    let mut run = Vec::new();
+    for entry in
+        std::fs::read_dir(directory).with_context(|| format!("cannot list {}", directory.display()))?
+    {
+        let entry = entry?;
+        let file = entry.file_name().to_string_lossy().into_owned();
+        if !file.starts_with(&prefix) || !file.ends_with(".instrument.json") {
+            continue;
+        }
+        let profile = load(&entry.path())?;
+        if profile.mpi.as_ref().is_some_and(|m| m.job == job) {
+            run.push(profile);
+        }
+    }
+    run.sort_by_key(|p| p.mpi.as_ref().map(|m| m.rank));
+    Ok(run)
+}

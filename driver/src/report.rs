@@ -254,6 +254,9 @@ pub fn table(profile: &Profile, lines: bool, view: View) -> String {
         profile.clock.source,
         profile.clock.ticks_per_second / 1e9
     );
+    if let Some(mpi) = &profile.mpi {
+        let _ = writeln!(out, "MPI rank {} of {}", mpi.rank, mpi.size);
+    }
     for note in anomalies(profile) {
         let _ = writeln!(out, "note: {note}");
     }
@@ -309,6 +312,7 @@ pub fn table(profile: &Profile, lines: bool, view: View) -> String {
             );
         }
     }
+    out.push_str(&crate::summary::communication(std::slice::from_ref(profile)));
     out
 }
 
@@ -446,5 +450,6 @@ fn anomalies(profile: &Profile) -> Vec<String> {
     note(t.unmatched_exits, "exit event(s) had no matching entry");
     note(t.unregistered_events, "event(s) came from modules not yet registered");
     note(t.threads_running_at_exit, "thread(s) were still running at exit (their counts are a snapshot)");
+    note(t.communication_dropped, "MPI call(s) were not recorded: the communication table was full");
     notes
 }

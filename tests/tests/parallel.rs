@@ -1,0 +1,173 @@
+//! Threads, OpenMP and MPI: per-thread numbers and pprof's summary over threads, thousands of
+//! short-lived threads, and one profile per MPI rank with the PMPI layer's communication
+//! records (c-fixtures/openmp.c, short_threads.c, mpi/ring.c), with 2 and 4 ranks.
+
+use instrument_profile::{Communication, Profile};
+use instrument_tests::*;
+use std::path::Path;
+use std::process::Command;
+
+fn report(args: &[&str], dir: &Path) -> String {
+    let output = run(Command::new(bin("instrument")).arg("report").args(args).current_dir(dir));
+    assert_success(&output, &format!("report {args:?}"));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// The summary line of `name`: its numbers as written (Excl total, mean, min, max, std,
+/// Incl mean, #Call total, #Call mean).
+fn summary_row(text: &str, name: &str) -> Vec<f64> {
+    let line = text
+        .lines()
+        .find(|l| l.trim_end().ends_with(&format!("  {name}")))
+        .unwrap_or_else(|| panic!("no summary row for {name}:\n{text}"));
+    line.split_whitespace().take(8).map(|v| v.parse().unwrap()).collect()
+}
+
+#[test]
+fn openmp_threads_are_profiled_per_thread_and_summarised() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "openmp", &["-fopenmp"]);
+    let plain = compile(
+        Path::new("clang-22"),
+        dir.path(),
+        "openmp-plain",
+        &[fixtures().join("openmp.c")],
+        &["-O2", "-fopenmp"],
+    );
+    let (output, profile) = run_profiled(&program, dir.path());
+    assert_success(&output, "openmp");
+    assert_eq!(output.stdout, run(&mut Command::new(&plain)).stdout, "same output instrumented");
+    assert_eq!(function(&profile, "work").calls, 1000);
+    assert_eq!(profile.totals.threads, 4);
+    assert_eq!(profile.totals.threads_running_at_exit, 0, "{:?}", profile.totals);
+    assert_eq!(profile.totals.threads_idle_at_exit, 3, "the pool's workers wait outside every event");
+    let work = function(&profile, "work").id;
+    let per_thread: Vec<u64> = profile
+        .threads
+        .iter()
+        .map(|t| t.events.iter().find(|e| e.id == work).map_or(0, |e| e.stats.calls))
+        .collect();
+    assert_eq!(per_thread, [250, 250, 250, 250], "schedule(static): 250 iterations each");
+
+    let summary = report(&["--summary"], dir.path());
+    assert!(summary.contains("Summary over 4 units (thread: 0 1 2 3)"), "{summary}");
+    let row = summary_row(&summary, "work");
+    assert_eq!((row[6], row[7]), (1000.0, 250.0), "calls total and mean: {summary}");
+    assert!(row[2] <= row[1] && row[1] <= row[3], "min <= mean <= max: {row:?}");
+    let one = report(&["--thread", "2"], dir.path());
+    assert!(one.contains(" 250 ") && one.contains("work"), "thread 2 ran work 250 times:\n{one}");
+    assert!(!one.lines().any(|l| l.ends_with("  main")), "main ran on thread 0 only:\n{one}");
+}
+
+#[test]
+fn thousands_of_short_lived_threads_lose_nothing() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "short_threads", &[]);
+    let (output, profile) = run_profiled_with(&program, dir.path(), &["3000"]);
+    assert_success(&output, "short_threads");
+    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "sink=9000");
+    assert_eq!(function(&profile, "work").calls, 9000);
+    assert_eq!(function(&profile, "short_lived").calls, 3000);
+    assert_eq!(profile.totals.threads, 3001);
+    assert_eq!(profile.threads.len(), 3001, "every thread's share is kept");
+    assert_eq!(profile.totals.threads_running_at_exit + profile.totals.threads_idle_at_exit, 0);
+    let summary = report(&["--summary"], dir.path());
+    assert_eq!(summary_row(&summary, "work")[6], 9000.0, "{summary}");
+}
+
+/// Builds c-fixtures/mpi/ring.c with mpicc around `compiler`.
+fn build_mpi(dir: &Path, compiler: &Path, name: &str) -> std::path::PathBuf {
+    let out = dir.join(name);
+    let output = run(Command::new("mpicc")
+        .env("OMPI_CC", compiler)
+        .args(["-O2"])
+        .arg(fixtures().join("mpi/ring.c"))
+        .arg("-o")
+        .arg(&out));
+    assert_success(&output, &format!("mpicc with {}", compiler.display()));
+    out
+}
+
+fn mpirun(ranks: usize, program: &Path, dir: &Path) -> std::process::Output {
+    let output = run(Command::new("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "-np", &ranks.to_string()])
+        .arg(program)
+        .current_dir(dir)
+        .env("INSTRUMENT_PROFILE_DIR", dir));
+    assert_success(&output, &format!("mpirun -np {ranks}"));
+    output
+}
+
+fn record<'a>(profile: &'a Profile, operation: &str) -> &'a Communication {
+    profile
+        .communication
+        .iter()
+        .find(|c| c.operation == operation)
+        .unwrap_or_else(|| panic!("no {operation} record: {:#?}", profile.communication))
+}
+
+fn ring(ranks: usize) {
+    let dir = scratch();
+    let program = build_mpi(dir.path(), &bin("instrument-cc"), "ring");
+    let plain = build_mpi(dir.path(), Path::new("clang-22"), "ring-plain");
+    let plain_output = mpirun(ranks, &plain, dir.path());
+    assert!(profile_paths(dir.path()).is_empty(), "the plain build writes no profile");
+    let output = mpirun(ranks, &program, dir.path());
+    assert_eq!(output.stdout, plain_output.stdout, "same output instrumented");
+
+    let mut profiles: Vec<Profile> = profile_paths(dir.path()).iter().map(|p| load_profile(p)).collect();
+    profiles.sort_by_key(|p| p.mpi.as_ref().map(|m| m.rank));
+    assert_eq!(profiles.len(), ranks, "one profile per rank");
+    let job = &profiles[0].mpi.as_ref().unwrap().job;
+    for (rank, profile) in profiles.iter().enumerate() {
+        let mpi = profile.mpi.as_ref().expect("rank recorded");
+        assert_eq!((mpi.rank as usize, mpi.size as usize, &mpi.job), (rank, ranks, job));
+        assert_eq!(function(profile, "pass_token").calls, 3);
+        let pass_token = function(profile, "pass_token").id;
+        let (next, previous) = ((rank + 1) % ranks, (rank + ranks - 1) % ranks);
+        let send = record(profile, "MPI_Send");
+        assert_eq!(
+            (send.site, send.peer, send.calls, send.bytes),
+            (Some(pass_token), Some(next as u32), 3, 36)
+        );
+        let recv = record(profile, "MPI_Recv");
+        assert_eq!(
+            (recv.site, recv.peer, recv.calls, recv.bytes),
+            (Some(pass_token), Some(previous as u32), 3, 36)
+        );
+        if rank != 0 {
+            // Rank 0 busy-waits 20 ms before each lap's send: everyone else waits for it.
+            assert!(recv.wait_ns >= 55_000_000, "rank {rank} waited {} ns", recv.wait_ns);
+            assert!(recv.wait_ns <= recv.time_ns);
+        }
+        let reduce = record(profile, "MPI_Allreduce");
+        assert_eq!(
+            (reduce.site, reduce.peer, reduce.calls, reduce.bytes),
+            (Some(function(profile, "share").id), None, 5, 160)
+        );
+        let gather = record(profile, "MPI_Gather");
+        assert_eq!((gather.peer, gather.calls, gather.bytes), (Some(0), 1, 4));
+        assert_eq!(profile.totals.communication_dropped, 0);
+    }
+
+    let summary = report(&[], dir.path());
+    assert!(summary.contains(&format!("{ranks} of {ranks} ranks, job {job}")), "{summary}");
+    let row = summary_row(&summary, "pass_token");
+    assert_eq!((row[6], row[7]), (3.0 * ranks as f64, 3.0), "{summary}");
+    assert_eq!(summary.matches("MPI_Send").count(), ranks, "one send record per rank:\n{summary}");
+    let one = report(&["--rank", "1"], dir.path());
+    assert!(one.contains(&format!("MPI rank 1 of {ranks}")), "{one}");
+    let error = run(Command::new(bin("instrument")).args(["report", "--json"]).current_dir(dir.path()));
+    assert!(!error.status.success());
+    assert!(String::from_utf8_lossy(&error.stderr).contains("choose one with --rank R"));
+}
+
+#[test]
+fn mpi_two_ranks_give_one_profile_each_with_communication_records() {
+    ring(2);
+}
+
+#[test]
+fn mpi_four_ranks_give_one_profile_each_with_communication_records() {
+    ring(4);
+}
