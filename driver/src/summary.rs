@@ -91,16 +91,8 @@ fn units_of(profile: &Profile, view: View) -> Vec<(u64, BTreeMap<String, Sample>
     }
     let mut events = BTreeMap::new();
     for f in &profile.functions {
-        let stats = Stats {
-            calls: f.calls,
-            untimed_calls: f.untimed_calls,
-            child_calls: f.child_calls,
-            exclusive_ns: f.exclusive_ns,
-            inclusive_ns: f.inclusive_ns,
-            iterations: 0,
-            compensated: f.compensated,
-        };
-        events.insert(event_name(profile, f.id), sample(&stats, view));
+        let (exclusive_ns, inclusive_ns) = view.times(f.exclusive_ns, f.inclusive_ns, f.compensated);
+        events.insert(event_name(profile, f.id), Sample { calls: f.calls, exclusive_ns, inclusive_ns });
     }
     for l in &profile.loops {
         let (exclusive_ns, inclusive_ns) = view.times(l.exclusive_ns, l.inclusive_ns, l.compensated);
