@@ -80,11 +80,16 @@ fn sample(stats: &Stats, view: View) -> Sample {
 /// One profile's units: its threads, or the whole process as thread 0.
 fn units_of(profile: &Profile, view: View) -> Vec<(u64, BTreeMap<String, Sample>)> {
     if !profile.threads.is_empty() {
+        // Named once per event, not once per thread (event_name scans the event lists).
+        let mut names: std::collections::HashMap<u32, String> = std::collections::HashMap::new();
+        for e in profile.threads.iter().flat_map(|t| &t.events) {
+            names.entry(e.id).or_insert_with(|| event_name(profile, e.id));
+        }
         return profile
             .threads
             .iter()
             .map(|t| {
-                let events = t.events.iter().map(|e| (event_name(profile, e.id), sample(&e.stats, view)));
+                let events = t.events.iter().map(|e| (names[&e.id].clone(), sample(&e.stats, view)));
                 (t.thread, events.collect())
             })
             .collect();

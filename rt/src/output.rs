@@ -48,16 +48,15 @@ impl Snapshot {
         };
         let mut callpaths = merged.callpaths.clone();
         let mut per_thread = merged.per_thread.clone();
+        // Alive but outside every event (a thread pool's idle workers): their data is complete.
+        let mut idle = 0;
         for &state in &merged.live {
             let ts = unsafe { &*(state as *const thread::ThreadState) };
+            idle += u64::from(ts.depth == 0);
             thread::merge_into(&mut all, ts);
             callpaths.extend(thread::thread_paths(ts));
             per_thread.push(thread::thread_records(ts));
         }
-        // Alive but outside every event (a thread pool's idle workers): their data is complete.
-        let idle =
-            merged.live.iter().filter(|&&s| unsafe { (*(s as *const thread::ThreadState)).depth } == 0);
-        let idle = idle.count() as u64;
         callpaths.sort_by_key(|t| t.thread);
         per_thread.retain(|t| !t.records.is_empty());
         per_thread.sort_by_key(|t| t.thread);
