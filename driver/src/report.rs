@@ -352,6 +352,14 @@ pub fn compensation_note(c: &instrument_profile::Compensation, view: View) -> St
             c.negative_results
         ));
     }
+    if let Some(p) = &c.piggyback {
+        note.push_str(&format!(
+            "\nacross ranks: {:.3} ms of other ranks' overhead inherited by waiting and removed ({} message(s) carried an overhead; piggybacking cost {:.3} ms, also removed)",
+            p.inherited_ns as f64 / 1e6,
+            p.messages,
+            p.cost_ns as f64 / 1e6
+        ));
+    }
     note
 }
 

@@ -22,6 +22,10 @@ pub const EXPORTED_SYMBOLS: &[&str] = &[
     "__instrument_now",
     "__instrument_mpi_record",
     "__instrument_mpi_rank",
+    "__instrument_mpi_piggyback",
+    "__instrument_mpi_overhead",
+    "__instrument_mpi_inherit",
+    "__instrument_mpi_piggyback_cost",
 ];
 
 /// libc functions the runtime wraps (`--wrap`): the exec family, which would otherwise end the

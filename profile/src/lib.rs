@@ -182,6 +182,22 @@ pub struct Compensation {
     /// Event activations whose compensated inclusive time came out negative (kept, not
     /// clamped: the probe cost varies more than the event lasts).
     pub negative_results: u64,
+    /// Compensation across MPI ranks: what this rank inherited from the senders it waited for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub piggyback: Option<Piggyback>,
+}
+
+/// The overhead a rank inherited from other ranks' messages and removed (see
+/// rt/src/piggyback.rs), and what piggybacking itself cost.
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Piggyback {
+    /// Messages and collectives that brought another rank's overhead.
+    pub messages: u64,
+    /// Overhead inherited from them and removed.
+    pub inherited_ns: u64,
+    /// Time the PMPI layer spent piggybacking, removed as measurement overhead.
+    pub cost_ns: u64,
 }
 
 /// One probe kind's cost (Malony and Shende's Δi and Δe).

@@ -9,14 +9,30 @@
  * receives exactly that message (MPI_Mrecv): the time before the probe matched is the
  * synchronisation delay (the sender was late), the rest is transmission. Waits on requests
  * are all synchronisation delay. Collectives are timed whole. Peers are ranks in
- * MPI_COMM_WORLD. */
+ * MPI_COMM_WORLD.
+ *
+ * With compensation on, the layer also piggybacks each rank's accumulated measurement overhead
+ * (rt/src/piggyback.rs): every send is preceded by a one-word message on a shadow
+ * communicator (a duplicate of MPI_COMM_WORLD, to the same world rank, with the same tag), and
+ * every completed receive takes the matching word if it is there (MPI keeps messages between
+ * two ranks with one tag in order, on each communicator). A receive never blocks on the
+ * shadow: a message sent by code the layer does not see (Fortran bindings, MPI_Bsend,
+ * persistent requests) has no overhead word, and its receiver simply inherits nothing. After
+ * each collective, the ranks combine their overheads with one more collective of one word, in
+ * the direction data flowed (all to all, root to all, all to root). */
 #include <mpi.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 extern uint64_t __instrument_now(void);
 extern void __instrument_mpi_rank(int rank, int size);
 extern void __instrument_mpi_record(unsigned operation, int peer, uint64_t bytes, uint64_t start,
                                     uint64_t transfer, uint64_t end);
+extern int __instrument_mpi_piggyback(void);
+extern uint64_t __instrument_mpi_overhead(void);
+extern void __instrument_mpi_inherit(uint64_t sender_ns, uint64_t wait_ticks);
+extern void __instrument_mpi_piggyback_cost(uint64_t ticks);
 
 /* The order of rt/src/mpi.rs OPERATIONS. */
 enum operation {
@@ -51,6 +67,147 @@ static int world_peer(MPI_Comm comm, int rank) {
     return world_rank == MPI_UNDEFINED ? NO_PEER : world_rank;
 }
 
+/* ---- piggybacked overheads ---- */
+
+static MPI_Comm shadow = MPI_COMM_NULL; /* set while piggybacking */
+
+/* Overhead words in flight: an Isend's buffer must live until it completes, and the requests
+ * are freed at once, so words are taken round a ring much larger than any backlog. */
+enum { RING = 8192 };
+static uint64_t ring[RING];
+static unsigned ring_next;
+
+static void piggyback_send(MPI_Comm comm, int dest, int tag) {
+    if (shadow == MPI_COMM_NULL)
+        return;
+    int peer = world_peer(comm, dest);
+    if (peer < 0)
+        return;
+    uint64_t start = __instrument_now();
+    uint64_t *word = &ring[__atomic_fetch_add(&ring_next, 1, __ATOMIC_RELAXED) % RING];
+    *word = __instrument_mpi_overhead();
+    MPI_Request request;
+    if (PMPI_Isend(word, 1, MPI_UINT64_T, peer, tag, shadow, &request) == MPI_SUCCESS)
+        PMPI_Request_free(&request);
+    __instrument_mpi_piggyback_cost(__instrument_now() - start);
+}
+
+/* The overhead word that came with the message `status` describes, if it is there. */
+static int piggyback_take(MPI_Comm comm, const MPI_Status *status, uint64_t *sender) {
+    if (shadow == MPI_COMM_NULL || status->MPI_SOURCE < 0 || status->MPI_SOURCE == MPI_PROC_NULL)
+        return 0;
+    int peer = world_peer(comm, status->MPI_SOURCE);
+    if (peer < 0)
+        return 0;
+    uint64_t start = __instrument_now();
+    int flag = 0;
+    for (int tries = 0; !flag && tries < 64; tries++)
+        PMPI_Iprobe(peer, status->MPI_TAG, shadow, &flag, MPI_STATUS_IGNORE);
+    if (flag)
+        flag = PMPI_Recv(sender, 1, MPI_UINT64_T, peer, status->MPI_TAG, shadow, MPI_STATUS_IGNORE) ==
+               MPI_SUCCESS;
+    __instrument_mpi_piggyback_cost(__instrument_now() - start);
+    return flag;
+}
+
+static void piggyback_receive(MPI_Comm comm, const MPI_Status *status, uint64_t wait) {
+    uint64_t sender = 0;
+    if (piggyback_take(comm, status, &sender))
+        __instrument_mpi_inherit(sender, wait);
+}
+
+/* Which way a collective's data flows, for combining overheads after it. */
+enum flow { ALL_TO_ALL, ROOT_TO_ALL, ALL_TO_ROOT };
+
+static void piggyback_collective(MPI_Comm comm, enum flow flow, int root, uint64_t start) {
+    int inter = 0;
+    if (shadow == MPI_COMM_NULL || comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) ||
+        inter)
+        return;
+    uint64_t begin = __instrument_now(), wait = begin - start;
+    uint64_t own = __instrument_mpi_overhead(), max = own;
+    int rank = 0, ok;
+    PMPI_Comm_rank(comm, &rank);
+    if (flow == ALL_TO_ALL)
+        ok = PMPI_Allreduce(&own, &max, 1, MPI_UINT64_T, MPI_MAX, comm) == MPI_SUCCESS;
+    else if (flow == ROOT_TO_ALL)
+        ok = PMPI_Bcast(&max, 1, MPI_UINT64_T, root, comm) == MPI_SUCCESS && rank != root;
+    else
+        ok = PMPI_Reduce(&own, &max, 1, MPI_UINT64_T, MPI_MAX, root, comm) == MPI_SUCCESS &&
+             rank == root;
+    __instrument_mpi_piggyback_cost(__instrument_now() - begin);
+    if (ok)
+        __instrument_mpi_inherit(max, wait);
+}
+
+/* Receive requests in flight (MPI_Irecv), to find their communicator when they complete. */
+enum { TRACKED = 256 };
+static struct {
+    MPI_Request request;
+    MPI_Comm comm;
+} receives[TRACKED];
+static int receives_used;
+static char receives_lock;
+
+static void lock(void) {
+    while (__atomic_test_and_set(&receives_lock, __ATOMIC_ACQUIRE))
+        ;
+}
+
+static void unlock(void) { __atomic_clear(&receives_lock, __ATOMIC_RELEASE); }
+
+static void track_receive(MPI_Request request, MPI_Comm comm) {
+    if (shadow == MPI_COMM_NULL || request == MPI_REQUEST_NULL)
+        return;
+    lock();
+    if (receives_used < TRACKED) {
+        receives[receives_used].request = request;
+        receives[receives_used++].comm = comm;
+    }
+    unlock();
+}
+
+/* The communicator of a tracked receive request, which is forgotten (MPI_COMM_NULL if none). */
+static MPI_Comm forget_receive(MPI_Request request) {
+    MPI_Comm comm = MPI_COMM_NULL;
+    if (shadow == MPI_COMM_NULL || request == MPI_REQUEST_NULL)
+        return comm;
+    lock();
+    for (int i = 0; i < receives_used; i++)
+        if (receives[i].request == request) {
+            comm = receives[i].comm;
+            receives[i] = receives[--receives_used];
+            break;
+        }
+    unlock();
+    return comm;
+}
+
+static void start_piggyback(void) {
+    if (__instrument_mpi_piggyback() && PMPI_Comm_dup(MPI_COMM_WORLD, &shadow) != MPI_SUCCESS)
+        shadow = MPI_COMM_NULL;
+}
+
+/* Takes the overhead words nobody received, then frees the shadow communicator. */
+static void stop_piggyback(void) {
+    if (shadow == MPI_COMM_NULL)
+        return;
+    PMPI_Barrier(shadow);
+    int flag = 1;
+    while (flag) {
+        MPI_Status status;
+        uint64_t word;
+        PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, shadow, &flag, &status);
+        if (flag)
+            PMPI_Recv(&word, 1, MPI_UINT64_T, status.MPI_SOURCE, status.MPI_TAG, shadow,
+                      MPI_STATUS_IGNORE);
+    }
+    PMPI_Comm_free(&shadow);
+    shadow = MPI_COMM_NULL;
+}
+
+/* ---- the MPI calls ---- */
+
 static void record_rank(void) {
     int initialized = 0, rank = 0, size = 0;
     PMPI_Initialized(&initialized);
@@ -62,13 +219,20 @@ static void record_rank(void) {
 int MPI_Init(int *argc, char ***argv) {
     int result = PMPI_Init(argc, argv);
     record_rank();
+    start_piggyback();
     return result;
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
     int result = PMPI_Init_thread(argc, argv, required, provided);
     record_rank();
+    start_piggyback();
     return result;
+}
+
+int MPI_Finalize(void) {
+    stop_piggyback();
+    return PMPI_Finalize();
 }
 
 static int point_to_point(enum operation op, MPI_Comm comm, int peer, uint64_t bytes, uint64_t start,
@@ -79,12 +243,14 @@ static int point_to_point(enum operation op, MPI_Comm comm, int peer, uint64_t b
 }
 
 int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+    piggyback_send(comm, dest, tag);
     uint64_t start = __instrument_now();
     int result = PMPI_Send(buf, count, type, dest, tag, comm);
     return point_to_point(SEND, comm, dest, bytes_of(count, type), start, result);
 }
 
 int MPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+    piggyback_send(comm, dest, tag);
     uint64_t start = __instrument_now();
     int result = PMPI_Ssend(buf, count, type, dest, tag, comm);
     return point_to_point(SSEND, comm, dest, bytes_of(count, type), start, result);
@@ -92,6 +258,7 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag, 
 
 int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
               MPI_Request *request) {
+    piggyback_send(comm, dest, tag);
     uint64_t start = __instrument_now();
     int result = PMPI_Isend(buf, count, type, dest, tag, comm, request);
     return point_to_point(ISEND, comm, dest, bytes_of(count, type), start, result);
@@ -101,6 +268,8 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
               MPI_Request *request) {
     uint64_t start = __instrument_now();
     int result = PMPI_Irecv(buf, count, type, source, tag, comm, request);
+    if (result == MPI_SUCCESS)
+        track_receive(*request, comm);
     return point_to_point(IRECV, comm, source, bytes_of(count, type), start, result);
 }
 
@@ -125,16 +294,24 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_C
         received = 0;
     __instrument_mpi_record(RECV, world_peer(comm, st->MPI_SOURCE), bytes_of(received, type), start,
                             transfer, end);
+    if (result == MPI_SUCCESS)
+        piggyback_receive(comm, st, transfer - start);
     return result;
 }
 
 int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                  MPI_Comm comm, MPI_Status *status) {
+    piggyback_send(comm, dest, sendtag);
     uint64_t start = __instrument_now();
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
     int result = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
-                               recvtype, source, recvtag, comm, status);
-    return point_to_point(SENDRECV, comm, dest, bytes_of(sendcount, sendtype), start, result);
+                               recvtype, source, recvtag, comm, st);
+    point_to_point(SENDRECV, comm, dest, bytes_of(sendcount, sendtype), start, result);
+    if (result == MPI_SUCCESS)
+        piggyback_receive(comm, st, __instrument_now() - start);
+    return result;
 }
 
 static int waited(enum operation op, uint64_t start, int result) {
@@ -145,49 +322,119 @@ static int waited(enum operation op, uint64_t start, int result) {
 
 int MPI_Wait(MPI_Request *request, MPI_Status *status) {
     uint64_t start = __instrument_now();
-    return waited(WAIT, start, PMPI_Wait(request, status));
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    MPI_Comm comm = forget_receive(*request);
+    int result = waited(WAIT, start, PMPI_Wait(request, st));
+    if (result == MPI_SUCCESS && comm != MPI_COMM_NULL)
+        piggyback_receive(comm, st, __instrument_now() - start);
+    return result;
 }
+
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    MPI_Request before = *request;
+    int result = PMPI_Test(request, flag, st);
+    if (result == MPI_SUCCESS && *flag) {
+        MPI_Comm comm = forget_receive(before);
+        if (comm != MPI_COMM_NULL)
+            piggyback_receive(comm, st, 0);
+    }
+    return result;
+}
+
+/* The requests of a Waitall that are tracked receives: their communicators, and statuses for
+ * them when the caller ignores statuses. Small calls use the stack. */
+enum { SMALL = 32 };
 
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
     uint64_t start = __instrument_now();
-    return waited(WAITALL, start, PMPI_Waitall(count, requests, statuses));
+    if (shadow == MPI_COMM_NULL || count <= 0)
+        return waited(WAITALL, start, PMPI_Waitall(count, requests, statuses));
+    MPI_Comm small_comms[SMALL];
+    MPI_Status small_statuses[SMALL];
+    int large = count > SMALL;
+    MPI_Comm *comms = large ? malloc(sizeof(MPI_Comm) * (size_t)count) : small_comms;
+    MPI_Status *st = statuses != MPI_STATUSES_IGNORE ? statuses
+                     : large ? malloc(sizeof(MPI_Status) * (size_t)count) : small_statuses;
+    if (!comms || !st) {
+        if (large)
+            free(comms), free(st == statuses ? NULL : st);
+        return waited(WAITALL, start, PMPI_Waitall(count, requests, statuses));
+    }
+    for (int i = 0; i < count; i++)
+        comms[i] = forget_receive(requests[i]);
+    int result = waited(WAITALL, start, PMPI_Waitall(count, requests, st));
+    uint64_t wait = __instrument_now() - start, sender = 0, most = 0;
+    int any = 0;
+    for (int i = 0; result == MPI_SUCCESS && i < count; i++)
+        if (comms[i] != MPI_COMM_NULL && piggyback_take(comms[i], &st[i], &sender)) {
+            most = sender > most ? sender : most;
+            any = 1;
+        }
+    if (any)
+        __instrument_mpi_inherit(most, wait);
+    if (large) {
+        free(comms);
+        if (st != statuses)
+            free(st);
+    }
+    return result;
 }
 
 int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status) {
     uint64_t start = __instrument_now();
-    return waited(WAITANY, start, PMPI_Waitany(count, requests, index, status));
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    MPI_Request small[SMALL];
+    MPI_Request *before = shadow == MPI_COMM_NULL || count <= 0 ? NULL
+                          : count > SMALL ? malloc(sizeof(MPI_Request) * (size_t)count) : small;
+    if (before)
+        memcpy(before, requests, sizeof(MPI_Request) * (size_t)count);
+    int result = waited(WAITANY, start, PMPI_Waitany(count, requests, index, st));
+    if (before && result == MPI_SUCCESS && *index != MPI_UNDEFINED) {
+        MPI_Comm comm = forget_receive(before[*index]);
+        if (comm != MPI_COMM_NULL)
+            piggyback_receive(comm, st, __instrument_now() - start);
+    }
+    if (before != small)
+        free(before);
+    return result;
 }
 
-static int collective(enum operation op, MPI_Comm comm, int root, uint64_t bytes, uint64_t start,
-                      int result) {
+static int collective(enum operation op, MPI_Comm comm, enum flow flow, int root, uint64_t bytes,
+                      uint64_t start, int result) {
     uint64_t end = __instrument_now();
     __instrument_mpi_record(op, root < 0 ? NO_PEER : world_peer(comm, root), bytes, start, start, end);
+    if (result == MPI_SUCCESS)
+        piggyback_collective(comm, flow, root, start);
     return result;
 }
 
 int MPI_Barrier(MPI_Comm comm) {
     uint64_t start = __instrument_now();
-    return collective(BARRIER, comm, NO_PEER, 0, start, PMPI_Barrier(comm));
+    return collective(BARRIER, comm, ALL_TO_ALL, NO_PEER, 0, start, PMPI_Barrier(comm));
 }
 
 int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
     uint64_t start = __instrument_now();
     int result = PMPI_Bcast(buf, count, type, root, comm);
-    return collective(BCAST, comm, root, bytes_of(count, type), start, result);
+    return collective(BCAST, comm, ROOT_TO_ALL, root, bytes_of(count, type), start, result);
 }
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
                MPI_Comm comm) {
     uint64_t start = __instrument_now();
     int result = PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
-    return collective(REDUCE, comm, root, bytes_of(count, type), start, result);
+    return collective(REDUCE, comm, ALL_TO_ROOT, root, bytes_of(count, type), start, result);
 }
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
                   MPI_Comm comm) {
     uint64_t start = __instrument_now();
     int result = PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
-    return collective(ALLREDUCE, comm, NO_PEER, bytes_of(count, type), start, result);
+    return collective(ALLREDUCE, comm, ALL_TO_ALL, NO_PEER, bytes_of(count, type), start, result);
 }
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -196,7 +443,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     int size = 0;
     PMPI_Comm_size(comm, &size);
     int result = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    return collective(ALLTOALL, comm, NO_PEER, bytes_of(sendcount, sendtype) * (uint64_t)size, start,
+    return collective(ALLTOALL, comm, ALL_TO_ALL, NO_PEER, bytes_of(sendcount, sendtype) * (uint64_t)size, start,
                       result);
 }
 
@@ -211,26 +458,26 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
         bytes += bytes_of(sendcounts[i], sendtype);
     int result = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                                 recvtype, comm);
-    return collective(ALLTOALLV, comm, NO_PEER, bytes, start, result);
+    return collective(ALLTOALLV, comm, ALL_TO_ALL, NO_PEER, bytes, start, result);
 }
 
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
     uint64_t start = __instrument_now();
     int result = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    return collective(GATHER, comm, root, bytes_of(sendcount, sendtype), start, result);
+    return collective(GATHER, comm, ALL_TO_ROOT, root, bytes_of(sendcount, sendtype), start, result);
 }
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
     uint64_t start = __instrument_now();
     int result = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    return collective(ALLGATHER, comm, NO_PEER, bytes_of(sendcount, sendtype), start, result);
+    return collective(ALLGATHER, comm, ALL_TO_ALL, NO_PEER, bytes_of(sendcount, sendtype), start, result);
 }
 
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
     uint64_t start = __instrument_now();
     int result = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    return collective(SCATTER, comm, root, bytes_of(recvcount, recvtype), start, result);
+    return collective(SCATTER, comm, ROOT_TO_ALL, root, bytes_of(recvcount, recvtype), start, result);
 }

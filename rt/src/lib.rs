@@ -25,6 +25,7 @@ mod mpi;
 mod output;
 mod overhead;
 mod pages;
+mod piggyback;
 pub mod probes;
 mod reconcile;
 mod registry;

@@ -9,8 +9,8 @@ use crate::registry;
 use crate::thread::{self, Counters, Record};
 use crate::{compensate, mpi, overhead};
 use instrument_profile::{
-    Clock, Communication, Compensation, Mpi, Overhead, PairCosts, ProbeCost, ProbeCosts, Profile, Totals,
-    FORMAT, VERSION,
+    Clock, Communication, Compensation, Mpi, Overhead, PairCosts, Piggyback, ProbeCost, ProbeCosts, Profile,
+    Totals, FORMAT, VERSION,
 };
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
@@ -249,6 +249,7 @@ fn build(snapshot: &Snapshot, calibration: &Calibration) -> Profile {
             calibration_ns: ns(costs.ticks),
             removed_ns: ns(compensate::scaled_to_ticks(c.overhead)),
             negative_results: snapshot.records.iter().map(|r| r.negative).sum(),
+            piggyback: piggyback(&units),
         }),
         overhead: None,
         mpi: mpi::rank().map(|(rank, size, job)| Mpi { rank, size, job }),
@@ -301,6 +302,16 @@ fn scaled_ns(scaled: u64, units: &assemble::Units) -> f64 {
 }
 
 /// Malony and Shende's Δi, δ and Δe of one probe kind.
+/// What piggybacking did, when this rank sent or received an overhead.
+fn piggyback(units: &assemble::Units) -> Option<Piggyback> {
+    let (messages, inherited, cost) = crate::piggyback::totals();
+    (messages > 0 || cost > 0).then(|| Piggyback {
+        messages,
+        inherited_ns: units.ns(inherited),
+        cost_ns: units.ns(cost),
+    })
+}
+
 fn probe_cost(costs: &overhead::Costs, kind: usize, units: &assemble::Units) -> ProbeCost {
     let (outer, own) = (scaled_ns(costs.measured[kind], units), scaled_ns(costs.own[kind], units));
     ProbeCost { inclusive_overhead_ns: outer, own_ns: own, exclusive_overhead_ns: outer - own }

@@ -72,7 +72,7 @@ fn dl(id: &str, rows: &[(&str, String)]) -> String {
 
 fn compensation(profile: &Profile, view: View) -> String {
     let Some(c) = &profile.compensation else { return String::new() };
-    let rows = vec![
+    let mut rows = vec![
         (
             "Times shown",
             if view == View::Compensated { "compensated" } else { "raw (as measured)" }.to_string(),
@@ -88,6 +88,13 @@ fn compensation(profile: &Profile, view: View) -> String {
         ("Probe time removed", format!("{:.3} ms", c.removed_ns as f64 / MS)),
         ("Negative compensated results (kept, not clamped)", c.negative_results.to_string()),
     ];
+    if let Some(p) = &c.piggyback {
+        rows.push((
+            "Inherited from other ranks and removed",
+            format!("{:.3} ms", p.inherited_ns as f64 / MS),
+        ));
+        rows.push(("Messages that carried an overhead", p.messages.to_string()));
+    }
     format!(
         "<section id=\"section-compensation\"><h2>Overhead compensation</h2>{}</section>\n",
         dl("compensation", &rows)
