@@ -143,7 +143,11 @@ enum Command {
         (compensated), CA (callpaths), CA-comp. Main's inclusive time is compared with MO's as a % error of \
         the minimum and of the mean.\n\nPrograms come from a TOML matrix file (see driver/src/experiment/matrix.rs) \
         or, by default, the bench-nas kernels at --class. Results go to --out (Markdown, CSV, JSON, SVG); every \
-        trial is cached there, so an interrupted run resumes.")]
+        trial is cached there, so an interrupted run resumes.\n\nMPI programs (--ranks N, or `ranks` in the \
+        matrix) run under mpirun; every rank's main is measured and the results follow the paper's Table 2: \
+        per level the highest and lowest of the per-rank minima, and the % error of the rank-by-rank mean and \
+        of the highest against MO. With compensation on, ranks piggyback their overhead on their messages \
+        (INSTRUMENT_PIGGYBACK=0 in a program's env turns that off).")]
     Experiment {
         /// The matrix file (TOML); default: the bench-nas kernels
         matrix: Option<PathBuf>,
@@ -171,6 +175,10 @@ enum Command {
         /// Compensation strategy for the -comp levels
         #[arg(long, default_value = "on", value_parser = ["on", "calibrated", "fenced"])]
         compensate: String,
+        /// Run every program under mpirun with N ranks and report the paper's Table 2 (the
+        /// default suite becomes bench-nas's MPI kernels)
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        ranks: Option<u32>,
     },
     /// Watch a running instrumented program: its busiest routines and loops, live
     #[command(long_about = "Watch a running instrumented program without stopping it: its busiest \
@@ -341,6 +349,7 @@ fn run(cli: Cli) -> Result<()> {
             callpath,
             out,
             compensate,
+            ranks,
         } => experiment::run(&experiment::Settings {
             matrix,
             class,
@@ -351,6 +360,7 @@ fn run(cli: Cli) -> Result<()> {
             placement,
             callpath,
             compensate,
+            ranks,
         }),
         Command::Top(args) => instrument_driver::live::top::run(&args),
         Command::Cost(args) => {

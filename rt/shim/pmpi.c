@@ -481,3 +481,166 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     int result = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     return collective(SCATTER, comm, ROOT_TO_ALL, root, bytes_of(recvcount, recvtype), start, result);
 }
+
+/* ---- Fortran (mpif.h) ----
+ * Open MPI's Fortran bindings call PMPI_* directly, so the C functions above never see a
+ * Fortran program's calls. These take the Fortran calls (flang's names: lower case with one
+ * trailing underscore), convert the handles and go through the same C functions. The
+ * Fortran MPI_IN_PLACE and MPI_BOTTOM are addresses of the MPI library's own common blocks
+ * (Open MPI's and MPICH's names, weak so that either library links). Not covered: calls not
+ * listed here (their Fortran bindings go straight to PMPI, unrecorded). */
+extern int mpi_fortran_in_place_ __attribute__((weak));
+extern int mpi_fortran_bottom_ __attribute__((weak));
+extern int MPIR_F_MPI_IN_PLACE __attribute__((weak));
+extern int MPIR_F_MPI_BOTTOM __attribute__((weak));
+
+#ifdef MPI_F_STATUS_SIZE
+enum { F_STATUS_SIZE = MPI_F_STATUS_SIZE };
+#else
+enum { F_STATUS_SIZE = sizeof(MPI_Status) / sizeof(MPI_Fint) };
+#endif
+
+static void *f_buffer(void *buffer) {
+    if ((&mpi_fortran_in_place_ && buffer == &mpi_fortran_in_place_) ||
+        (&MPIR_F_MPI_IN_PLACE && buffer == &MPIR_F_MPI_IN_PLACE))
+        return MPI_IN_PLACE;
+    if ((&mpi_fortran_bottom_ && buffer == &mpi_fortran_bottom_) ||
+        (&MPIR_F_MPI_BOTTOM && buffer == &MPIR_F_MPI_BOTTOM))
+        return MPI_BOTTOM;
+    return buffer;
+}
+
+static void f_status(const MPI_Status *status, MPI_Fint *f) {
+    if (f != MPI_F_STATUS_IGNORE)
+        MPI_Status_c2f(status, f);
+}
+
+void mpi_init_(MPI_Fint *ierr) { *ierr = MPI_Init(NULL, NULL); }
+
+void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr) {
+    int p = 0;
+    *ierr = MPI_Init_thread(NULL, NULL, *required, &p);
+    *provided = p;
+}
+
+void mpi_finalize_(MPI_Fint *ierr) { *ierr = MPI_Finalize(); }
+
+void mpi_send_(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *dest, MPI_Fint *tag,
+               MPI_Fint *comm, MPI_Fint *ierr) {
+    *ierr = MPI_Send(f_buffer(buf), *count, MPI_Type_f2c(*type), *dest, *tag, MPI_Comm_f2c(*comm));
+}
+
+void mpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *dest, MPI_Fint *tag,
+                MPI_Fint *comm, MPI_Fint *ierr) {
+    *ierr = MPI_Ssend(f_buffer(buf), *count, MPI_Type_f2c(*type), *dest, *tag, MPI_Comm_f2c(*comm));
+}
+
+void mpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *source, MPI_Fint *tag,
+               MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr) {
+    MPI_Status s;
+    *ierr = MPI_Recv(f_buffer(buf), *count, MPI_Type_f2c(*type), *source, *tag, MPI_Comm_f2c(*comm), &s);
+    f_status(&s, status);
+}
+
+void mpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *dest, MPI_Fint *tag,
+                MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
+    MPI_Request r;
+    *ierr = MPI_Isend(f_buffer(buf), *count, MPI_Type_f2c(*type), *dest, *tag, MPI_Comm_f2c(*comm), &r);
+    if (*ierr == MPI_SUCCESS)
+        *request = MPI_Request_c2f(r);
+}
+
+void mpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *source, MPI_Fint *tag,
+                MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
+    MPI_Request r;
+    *ierr = MPI_Irecv(f_buffer(buf), *count, MPI_Type_f2c(*type), *source, *tag, MPI_Comm_f2c(*comm), &r);
+    if (*ierr == MPI_SUCCESS)
+        *request = MPI_Request_c2f(r);
+}
+
+void mpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest,
+                   MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype,
+                   MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status,
+                   MPI_Fint *ierr) {
+    MPI_Status s;
+    *ierr = MPI_Sendrecv(f_buffer(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), *dest, *sendtag,
+                         f_buffer(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *source, *recvtag,
+                         MPI_Comm_f2c(*comm), &s);
+    f_status(&s, status);
+}
+
+void mpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr) {
+    MPI_Request r = MPI_Request_f2c(*request);
+    MPI_Status s;
+    *ierr = MPI_Wait(&r, &s);
+    if (*ierr == MPI_SUCCESS) {
+        *request = MPI_Request_c2f(r);
+        f_status(&s, status);
+    }
+}
+
+void mpi_waitall_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *statuses, MPI_Fint *ierr) {
+    int n = *count > 0 ? *count : 0;
+    MPI_Request *r = malloc(sizeof(MPI_Request) * (size_t)(n ? n : 1));
+    MPI_Status *s = malloc(sizeof(MPI_Status) * (size_t)(n ? n : 1));
+    if (!r || !s) {
+        free(r), free(s);
+        *ierr = MPI_ERR_NO_MEM;
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        r[i] = MPI_Request_f2c(requests[i]);
+    *ierr = MPI_Waitall(n, r, s);
+    for (int i = 0; *ierr == MPI_SUCCESS && i < n; i++) {
+        requests[i] = MPI_Request_c2f(r[i]);
+        if (statuses != MPI_F_STATUSES_IGNORE)
+            MPI_Status_c2f(&s[i], statuses + (size_t)i * F_STATUS_SIZE);
+    }
+    free(r);
+    free(s);
+}
+
+void mpi_barrier_(MPI_Fint *comm, MPI_Fint *ierr) { *ierr = MPI_Barrier(MPI_Comm_f2c(*comm)); }
+
+void mpi_bcast_(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *root, MPI_Fint *comm,
+                MPI_Fint *ierr) {
+    *ierr = MPI_Bcast(f_buffer(buf), *count, MPI_Type_f2c(*type), *root, MPI_Comm_f2c(*comm));
+}
+
+void mpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op,
+                 MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr) {
+    *ierr = MPI_Reduce(f_buffer(sendbuf), f_buffer(recvbuf), *count, MPI_Type_f2c(*type),
+                       MPI_Op_f2c(*op), *root, MPI_Comm_f2c(*comm));
+}
+
+void mpi_allreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op,
+                    MPI_Fint *comm, MPI_Fint *ierr) {
+    *ierr = MPI_Allreduce(f_buffer(sendbuf), f_buffer(recvbuf), *count, MPI_Type_f2c(*type),
+                          MPI_Op_f2c(*op), MPI_Comm_f2c(*comm));
+}
+
+void mpi_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                   MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr) {
+    *ierr = MPI_Alltoall(f_buffer(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), f_buffer(recvbuf),
+                         *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
+}
+
+void mpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                 MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                 MPI_Fint *ierr) {
+    *ierr = MPI_Gather(f_buffer(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), f_buffer(recvbuf),
+                       *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm));
+}
+
+void mpi_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                    MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr) {
+    *ierr = MPI_Allgather(f_buffer(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), f_buffer(recvbuf),
+                          *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
+}
+
+void mpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                  MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+                  MPI_Fint *ierr) {
+    *ierr = MPI_Scatter(f_buffer(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), f_buffer(recvbuf),
+                        *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm));
+}

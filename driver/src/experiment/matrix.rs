@@ -4,16 +4,22 @@
 //! trials = 10                 # per program and level (default 10)
 //! callpath = "all"            # depth for the CA levels (default all)
 //! placement = "early"         # probes before inlining (early) or after optimisation (late)
+//! ranks = 1                   # MPI ranks per run (default 1: no launcher)
+//! launcher = "mpirun -np {ranks}"
 //!
 //! [[program]]
 //! name = "cg.W"
 //! directory = "bench-nas"     # relative to this file; commands run there
 //! build = "make BUILD={build} CLASS=W CC='{cc}' FC='{fc}' {build}/cg"
 //! run = "{build}/cg"
+//! ranks = 4                   # this program's ranks (default: the matrix's)
+//! env = { INSTRUMENT_PIGGYBACK = "0" }   # extra environment for its runs
 //! ```
 //!
 //! `{build}` is a build directory per program and variant; `{cc}`, `{cxx}` and `{fc}` are the
-//! compiler wrappers with the variant's options (MO: only `main` instrumented).
+//! compiler wrappers with the variant's options (MO: only `main` instrumented). With more than
+//! one rank the run command is started by the launcher (or the launcher replaces `{mpirun}` in
+//! it), and every rank's main is measured: the results then follow the paper's Table 2.
 
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
@@ -28,6 +34,10 @@ pub struct Matrix {
     pub callpath: String,
     #[serde(default = "default_placement")]
     pub placement: String,
+    #[serde(default = "default_ranks")]
+    pub ranks: u32,
+    #[serde(default = "default_launcher")]
+    pub launcher: String,
     #[serde(rename = "program")]
     pub programs: Vec<Program>,
     /// Where relative directories start (the matrix file's directory).
@@ -43,6 +53,10 @@ pub struct Program {
     pub directory: Option<PathBuf>,
     pub build: String,
     pub run: String,
+    #[serde(default)]
+    pub ranks: Option<u32>,
+    #[serde(default)]
+    pub env: std::collections::BTreeMap<String, String>,
 }
 
 fn default_trials() -> u32 {
@@ -57,6 +71,14 @@ fn default_placement() -> String {
     "early".into()
 }
 
+fn default_ranks() -> u32 {
+    1
+}
+
+fn default_launcher() -> String {
+    "mpirun -np {ranks}".into()
+}
+
 impl Matrix {
     pub fn load(path: &Path) -> Result<Matrix> {
         let text = std::fs::read_to_string(path)
@@ -68,27 +90,37 @@ impl Matrix {
         Ok(matrix)
     }
 
-    /// The bench-nas kernels at `class`, the default suite.
-    pub fn bench_nas(bench_nas: &Path, class: &str) -> Result<Matrix> {
+    /// The bench-nas kernels at `class`, the default suite; with more than one rank, its MPI
+    /// kernels.
+    pub fn bench_nas(bench_nas: &Path, class: &str, ranks: u32) -> Result<Matrix> {
         if !bench_nas.join("Makefile").is_file() {
             bail!(
                 "bench-nas not found at {} (set INSTRUMENT_BENCH_NAS or give a matrix file)",
                 bench_nas.display()
             );
         }
-        let programs = ["ep", "is", "cg", "mg", "ft", "bt", "ep_f", "cg_f"]
+        let kernels: &[&str] = if ranks > 1 {
+            &["ep_mpi", "is_mpi", "cg_mpi"]
+        } else {
+            &["ep", "is", "cg", "mg", "ft", "bt", "ep_f", "cg_f"]
+        };
+        let programs = kernels
             .iter()
             .map(|k| Program {
-                name: format!("{}.{class}", k.to_uppercase().replace("_F", "-f")),
+                name: format!("{}.{class}", k.to_uppercase().replace("_F", "-f").replace("_MPI", "-mpi")),
                 directory: Some(bench_nas.to_path_buf()),
                 build: format!("make -s BUILD={{build}} CLASS={class} CC='{{cc}}' FC='{{fc}}' {{build}}/{k}"),
                 run: format!("{{build}}/{k}"),
+                ranks: None,
+                env: Default::default(),
             })
             .collect();
         let matrix = Matrix {
             trials: default_trials(),
             callpath: default_callpath(),
             placement: default_placement(),
+            ranks,
+            launcher: default_launcher(),
             programs,
             base: bench_nas.to_path_buf(),
         };
@@ -104,12 +136,35 @@ impl Matrix {
             bail!("placement = {:?} is not \"early\" or \"late\"", self.placement);
         }
         let mut names = std::collections::HashSet::new();
+        if self.ranks == 0 || self.programs.iter().any(|p| p.ranks == Some(0)) {
+            bail!("ranks must be at least 1");
+        }
         for p in &self.programs {
             if !names.insert(p.name.as_str()) {
                 bail!("program {:?} appears twice in the matrix", p.name);
             }
         }
         Ok(())
+    }
+
+    /// The ranks `program` runs with.
+    pub fn ranks(&self, program: &Program) -> u32 {
+        program.ranks.unwrap_or(self.ranks)
+    }
+
+    /// The command that runs `program` (`{build}` still to fill in): under the launcher when
+    /// it has more than one rank.
+    pub fn run_command(&self, program: &Program) -> String {
+        let ranks = self.ranks(program);
+        if ranks <= 1 {
+            return program.run.replace("{mpirun}", "");
+        }
+        let launcher = self.launcher.replace("{ranks}", &ranks.to_string());
+        if program.run.contains("{mpirun}") {
+            program.run.replace("{mpirun}", &launcher)
+        } else {
+            format!("{launcher} {}", program.run)
+        }
     }
 
     pub fn directory(&self, program: &Program) -> PathBuf {
@@ -141,5 +196,18 @@ mod tests {
         )
         .unwrap();
         assert!(format!("{:#}", Matrix::load(&path).unwrap_err()).contains("sideways"));
+        std::fs::write(
+            &path,
+            "ranks = 2\n[[program]]\nname = \"a\"\nbuild = \"b\"\nrun = \"./a\"\n\
+             [[program]]\nname = \"b\"\nbuild = \"b\"\nrun = \"env X=1 {mpirun} ./b\"\nranks = 4\n\
+             [[program]]\nname = \"c\"\nbuild = \"b\"\nrun = \"./c\"\nranks = 1\nenv = { Y = \"2\" }\n",
+        )
+        .unwrap();
+        let m = Matrix::load(&path).unwrap();
+        let commands: Vec<String> = m.programs.iter().map(|p| m.run_command(p)).collect();
+        assert_eq!(commands, ["mpirun -np 2 ./a", "env X=1 mpirun -np 4 ./b", "./c"]);
+        assert_eq!(m.programs[2].env.get("Y").map(String::as_str), Some("2"));
+        std::fs::write(&path, "ranks = 0\n[[program]]\nname = \"a\"\nbuild = \"b\"\nrun = \"r\"\n").unwrap();
+        assert!(format!("{:#}", Matrix::load(&path).unwrap_err()).contains("at least 1"));
     }
 }

@@ -4,6 +4,8 @@
 //! callpath mode switched on at run time); main's inclusive time (compensated where the level
 //! says so) is compared with MO's. Every finished trial is appended to a cache, so a run killed
 //! half-way resumes where it stopped; a failing build or run is recorded and the rest goes on.
+//! An MPI program runs under the launcher with its ranks; every rank's main is kept, for the
+//! paper's Table 2 (the high and low of the per-process minima).
 
 pub mod matrix;
 pub mod output;
@@ -30,6 +32,8 @@ pub struct Settings {
     pub callpath: Option<String>,
     /// INSTRUMENT_COMPENSATE for the -comp levels (on, calibrated, fenced).
     pub compensate: String,
+    /// MPI ranks for every program (the default suite becomes bench-nas's MPI kernels).
+    pub ranks: Option<u32>,
 }
 
 const CACHE: &str = "trials.jsonl";
@@ -37,8 +41,13 @@ const CACHE: &str = "trials.jsonl";
 pub fn run(settings: &Settings) -> Result<()> {
     let mut matrix = match &settings.matrix {
         Some(path) => Matrix::load(path)?,
-        None => Matrix::bench_nas(&layout::bench_nas()?, &settings.class)?,
+        None => Matrix::bench_nas(&layout::bench_nas()?, &settings.class, settings.ranks.unwrap_or(1))?,
     };
+    if let Some(ranks) = settings.ranks {
+        anyhow::ensure!(ranks >= 1, "--ranks must be at least 1");
+        matrix.ranks = ranks;
+        matrix.programs.iter_mut().for_each(|p| p.ranks = None);
+    }
     if !settings.programs.is_empty() {
         matrix.programs.retain(|p| {
             settings.programs.iter().any(|n| {
@@ -103,7 +112,14 @@ pub fn run(settings: &Settings) -> Result<()> {
             run_trial(&matrix, program, level, &out, &callpath, &settings.compensate)
         };
         let record = match result {
-            Ok(ns) => Trial { program: program.name.clone(), level, trial, main_ns: Some(ns), error: None },
+            Ok(ranks) => Trial {
+                program: program.name.clone(),
+                level,
+                trial,
+                main_ns: ranks.first().copied(),
+                ranks_ns: if ranks.len() > 1 { ranks } else { Vec::new() },
+                error: None,
+            },
             Err(e) => {
                 bar.println(format!("{} {} trial {}: {e:#}", program.name, level.name(), trial + 1));
                 Trial {
@@ -111,6 +127,7 @@ pub fn run(settings: &Settings) -> Result<()> {
                     level,
                     trial,
                     main_ns: None,
+                    ranks_ns: Vec::new(),
                     error: Some(format!("{e:#}")),
                 }
             }
@@ -189,7 +206,8 @@ fn build(
     Ok(())
 }
 
-/// Runs one trial and returns main's inclusive time (compensated at the -comp levels).
+/// Runs one trial and returns main's inclusive time (compensated at the -comp levels), one
+/// per rank.
 fn run_trial(
     matrix: &Matrix,
     program: &Program,
@@ -197,16 +215,21 @@ fn run_trial(
     out: &Path,
     callpath: &str,
     compensate: &str,
-) -> Result<f64> {
+) -> Result<Vec<f64>> {
     let build = build_dir(out, program, level.main_only());
     let profiles = tempfile::Builder::new().prefix("trial").tempdir_in(out)?;
-    let command = program.run.replace("{build}", &build.display().to_string());
+    let command = matrix.run_command(program).replace("{build}", &build.display().to_string());
     let mut run = Command::new("sh");
     run.arg("-c")
         .arg(&command)
         .current_dir(matrix.directory(program))
         .env("INSTRUMENT_PROFILE_DIR", profiles.path());
     run.env_remove("INSTRUMENT_CALLPATH").env_remove("INSTRUMENT_COMPENSATE");
+    // Open MPI's mpirun refuses root and more ranks than cores unless told.
+    run.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_rmaps_base_oversubscribe", "1");
+    run.envs(&program.env);
     // The paper's levels instrument every routine fully.
     run.env("INSTRUMENT_THROTTLE", "0");
     if level.callpaths() {
@@ -219,11 +242,42 @@ fn run_trial(
     if !output.status.success() {
         anyhow::bail!("`{command}` exited with {}", output.status);
     }
-    let profile = crate::profiles::load(&crate::profiles::newest(profiles.path())?)?;
+    let ranks = matrix.ranks(program);
+    if ranks <= 1 {
+        let profile = crate::profiles::load(&crate::profiles::newest(profiles.path())?)?;
+        return Ok(vec![main_time(&profile, level)?]);
+    }
+    rank_times(profiles.path(), ranks, level)
+}
+
+/// Main's time in one profile, compensated at the -comp levels.
+fn main_time(profile: &instrument_profile::Profile, level: Level) -> Result<f64> {
     let main = profile.functions.iter().find(|f| f.name == "main").context("the profile has no main")?;
     Ok(match (level.compensated(), main.compensated) {
         (true, Some(c)) => c.inclusive_ns as f64,
         (true, None) => anyhow::bail!("the profile is not compensated"),
         (false, _) => main.inclusive_ns as f64,
     })
+}
+
+/// Main's time on every rank of an MPI run, by rank.
+fn rank_times(dir: &Path, ranks: u32, level: Level) -> Result<Vec<f64>> {
+    let mut times = vec![None; ranks as usize];
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if !path.to_string_lossy().ends_with(".instrument.json") {
+            continue;
+        }
+        let profile = crate::profiles::load(&path)?;
+        let rank = profile.mpi.as_ref().map(|m| m.rank).with_context(|| {
+            format!("{} has no MPI rank (is the program an MPI program?)", path.display())
+        })?;
+        let slot = times.get_mut(rank as usize).with_context(|| format!("rank {rank} of {ranks}?"))?;
+        *slot = Some(main_time(&profile, level)?);
+    }
+    times
+        .iter()
+        .enumerate()
+        .map(|(rank, t)| t.with_context(|| format!("no profile from rank {rank} of {ranks}")))
+        .collect()
 }

@@ -1,12 +1,33 @@
-//! The experiment's results in the paper's Table 1 layout (as text and Markdown), as CSV and
-//! JSON for scripts, and as an SVG chart of the errors against MO.
+//! The experiment's results in the paper's Table 1 layout (as text and Markdown; MPI programs
+//! in its Table 2 layout), as CSV and JSON for scripts, and as an SVG chart of the errors
+//! against MO.
 
-use super::stats::{Level, ProgramSummary};
+use super::stats::{Level, ProgramSummary, RankCell};
 use anyhow::Result;
 use std::fmt::Write;
 use std::path::Path;
 
-/// Table 1: per program a `min` row, a `mean` row (microseconds) and a `%error (min:mean)` row.
+/// Table 2's rows for an MPI program: the highest and lowest per-rank minima (microseconds)
+/// and `%error (mean:high)`.
+fn rank_rows(s: &ProgramSummary, cells: &[(Level, Option<RankCell>)]) -> Vec<Vec<String>> {
+    let us = |f: fn(&RankCell) -> f64| -> Vec<String> {
+        cells.iter().map(|(_, c)| c.as_ref().map_or("-".into(), |c| format!("{:.0}", f(c) / 1e3))).collect()
+    };
+    let ranks = cells.iter().find_map(|(_, c)| c.map(|c| c.ranks)).unwrap_or(0);
+    let mut high = vec![format!("{} ({ranks} ranks)", s.program), "min (high)".into()];
+    high.extend(us(|c| c.high_ns));
+    let mut low = vec![String::new(), "min (low)".into()];
+    low.extend(us(|c| c.low_ns));
+    let mut error = vec![String::new(), "%error (mean:high)".into()];
+    error.extend(cells.iter().map(|(_, c)| match c {
+        Some(RankCell { error_mean_pct: Some(a), error_high_pct: Some(b), .. }) => format!("{a:.1} : {b:.1}"),
+        _ => String::new(),
+    }));
+    vec![high, low, error]
+}
+
+/// Table 1: per program a `min` row, a `mean` row (microseconds) and a `%error (min:mean)` row;
+/// Table 2's rows for MPI programs.
 pub fn table(summaries: &[ProgramSummary], markdown: bool) -> String {
     let levels: Vec<Level> =
         summaries.first().map(|s| s.cells.iter().map(|(l, _)| *l).collect()).unwrap_or_default();
@@ -14,6 +35,11 @@ pub fn table(summaries: &[ProgramSummary], markdown: bool) -> String {
     let mut header = vec!["Experiment".to_string(), String::new()];
     header.extend(levels.iter().map(|l| format!("{} usecs", l.name())));
     for s in summaries {
+        if let Some(cells) = &s.ranks {
+            rows.extend(rank_rows(s, cells));
+            push_failures(&mut rows, s, levels.len());
+            continue;
+        }
         let us = |f: fn(&super::stats::Cell) -> f64| -> Vec<String> {
             s.cells
                 .iter()
@@ -32,11 +58,7 @@ pub fn table(summaries: &[ProgramSummary], markdown: bool) -> String {
             _ => String::new(),
         }));
         rows.extend([min, mean, error]);
-        if s.failures > 0 {
-            let mut note = vec![String::new(), format!("{} failed trial(s)", s.failures)];
-            note.extend(levels.iter().map(|_| String::new()));
-            rows.push(note);
-        }
+        push_failures(&mut rows, s, levels.len());
     }
     if markdown {
         let mut out = format!("| {} |\n", header.join(" | "));
@@ -70,6 +92,14 @@ pub fn table(summaries: &[ProgramSummary], markdown: bool) -> String {
     out
 }
 
+fn push_failures(rows: &mut Vec<Vec<String>>, s: &ProgramSummary, levels: usize) {
+    if s.failures > 0 {
+        let mut note = vec![String::new(), format!("{} failed trial(s)", s.failures)];
+        note.extend((0..levels).map(|_| String::new()));
+        rows.push(note);
+    }
+}
+
 pub fn csv(summaries: &[ProgramSummary], path: &Path) -> Result<()> {
     let mut writer = csv::Writer::from_path(path)?;
     writer.write_record([
@@ -80,11 +110,18 @@ pub fn csv(summaries: &[ProgramSummary], path: &Path) -> Result<()> {
         "mean_us",
         "error_min_pct",
         "error_mean_pct",
+        "ranks",
+        "high_us",
+        "low_us",
+        "error_rank_mean_pct",
+        "error_high_pct",
     ])?;
+    let pct = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
     for s in summaries {
         for (level, cell) in &s.cells {
             let Some(c) = cell else { continue };
-            let pct = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
+            let r = s.ranks.as_ref().and_then(|r| r.iter().find(|(l, _)| l == level)).and_then(|(_, c)| *c);
+            let us = |v: f64| format!("{:.3}", v / 1e3);
             writer.write_record([
                 s.program.as_str(),
                 level.name(),
@@ -93,6 +130,11 @@ pub fn csv(summaries: &[ProgramSummary], path: &Path) -> Result<()> {
                 &format!("{:.3}", c.mean_ns / 1e3),
                 &pct(c.error_min_pct),
                 &pct(c.error_mean_pct),
+                &r.map(|r| r.ranks.to_string()).unwrap_or_default(),
+                &r.map(|r| us(r.high_ns)).unwrap_or_default(),
+                &r.map(|r| us(r.low_ns)).unwrap_or_default(),
+                &pct(r.and_then(|r| r.error_mean_pct)),
+                &pct(r.and_then(|r| r.error_high_pct)),
             ])?;
         }
     }

@@ -1,5 +1,8 @@
 //! The paper's evaluation: per program and instrumentation level, the minimum and the mean of
-//! main's inclusive time over the trials, and their percentage error against main-only (MO).
+//! main's inclusive time over the trials, and their percentage error against main-only (MO)
+//! (Table 1); for MPI programs also the paper's Table 2: each rank's minimum over the trials,
+//! the highest and lowest of them, the mean of the rank-by-rank errors against MO's minima,
+//! and the error of the highest.
 
 use serde::{Deserialize, Serialize};
 
@@ -55,8 +58,12 @@ pub struct Trial {
     pub program: String,
     pub level: Level,
     pub trial: u32,
+    /// Rank 0's main for an MPI program.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub main_ns: Option<f64>,
+    /// Every rank's main, by rank (MPI programs only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ranks_ns: Vec<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
@@ -73,11 +80,28 @@ pub struct Cell {
     pub error_mean_pct: Option<f64>,
 }
 
+/// Table 2's cell: the per-rank minima of one level.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RankCell {
+    pub ranks: usize,
+    pub high_ns: f64,
+    pub low_ns: f64,
+    /// Mean over ranks of each rank's minimum's % error against that rank's MO minimum.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_mean_pct: Option<f64>,
+    /// % error of the highest minimum against MO's highest.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_high_pct: Option<f64>,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ProgramSummary {
     pub program: String,
     pub cells: Vec<(Level, Option<Cell>)>,
     pub failures: usize,
+    /// Table 2, for MPI programs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranks: Option<Vec<(Level, Option<RankCell>)>>,
 }
 
 pub fn percent_error(value: f64, reference: f64) -> f64 {
@@ -119,9 +143,49 @@ pub fn summarize(programs: &[String], levels: &[Level], trials: &[Trial]) -> Vec
                 })
                 .collect();
             let failures = trials.iter().filter(|t| &t.program == program && t.error.is_some()).count();
-            ProgramSummary { program: program.clone(), cells, failures }
+            let ranks = rank_cells(program, levels, trials);
+            ProgramSummary { program: program.clone(), cells, failures, ranks }
         })
         .collect()
+}
+
+/// Each rank's minimum over the trials of `program` at `level`.
+fn rank_minima(program: &str, level: Level, trials: &[Trial]) -> Vec<f64> {
+    let mut minima: Vec<f64> = Vec::new();
+    for t in trials.iter().filter(|t| t.program == program && t.level == level) {
+        if minima.len() < t.ranks_ns.len() {
+            minima.resize(t.ranks_ns.len(), f64::INFINITY);
+        }
+        for (m, &v) in minima.iter_mut().zip(&t.ranks_ns) {
+            *m = m.min(v);
+        }
+    }
+    minima
+}
+
+fn rank_cells(program: &str, levels: &[Level], trials: &[Trial]) -> Option<Vec<(Level, Option<RankCell>)>> {
+    if !trials.iter().any(|t| t.program == program && !t.ranks_ns.is_empty()) {
+        return None;
+    }
+    let high = |m: &[f64]| m.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let mo = rank_minima(program, Level::Mo, trials);
+    let cell = |level: Level| {
+        let minima = rank_minima(program, level, trials);
+        (!minima.is_empty()).then(|| {
+            let compared = level != Level::Mo && mo.len() == minima.len();
+            RankCell {
+                ranks: minima.len(),
+                high_ns: high(&minima),
+                low_ns: minima.iter().copied().fold(f64::INFINITY, f64::min),
+                error_mean_pct: compared.then(|| {
+                    minima.iter().zip(&mo).map(|(&v, &r)| percent_error(v, r)).sum::<f64>()
+                        / minima.len() as f64
+                }),
+                error_high_pct: compared.then(|| percent_error(high(&minima), high(&mo))),
+            }
+        })
+    };
+    Some(levels.iter().map(|&level| (level, cell(level))).collect())
 }
 
 #[cfg(test)]
@@ -129,7 +193,31 @@ mod tests {
     use super::*;
 
     fn trial(level: Level, ns: f64) -> Trial {
-        Trial { program: "p".into(), level, trial: 0, main_ns: Some(ns), error: None }
+        Trial { program: "p".into(), level, trial: 0, main_ns: Some(ns), ranks_ns: Vec::new(), error: None }
+    }
+
+    fn ranks(level: Level, ns: &[f64]) -> Trial {
+        Trial { ranks_ns: ns.to_vec(), ..trial(level, ns[0]) }
+    }
+
+    #[test]
+    fn table_2_high_low_and_rank_by_rank_errors() {
+        let trials = vec![
+            ranks(Level::Mo, &[100.0, 90.0]),
+            ranks(Level::Mo, &[110.0, 80.0]),
+            ranks(Level::Pa, &[120.0, 85.0]),
+            ranks(Level::Pa, &[115.0, 95.0]),
+        ];
+        let s = summarize(&["p".into()], &[Level::Mo, Level::Pa], &trials);
+        let cells = s[0].ranks.as_ref().unwrap();
+        let mo = cells[0].1.unwrap();
+        assert_eq!((mo.ranks, mo.high_ns, mo.low_ns, mo.error_mean_pct), (2, 100.0, 80.0, None));
+        let pa = cells[1].1.unwrap();
+        assert_eq!((pa.high_ns, pa.low_ns), (115.0, 85.0));
+        // Rank 0: 115 against 100 (+15 %); rank 1: 85 against 80 (+6.25 %).
+        assert!((pa.error_mean_pct.unwrap() - 10.625).abs() < 1e-9, "{pa:?}");
+        assert!((pa.error_high_pct.unwrap() - 15.0).abs() < 1e-9, "{pa:?}");
+        assert!(summarize(&["p".into()], &[Level::Mo], &[trial(Level::Mo, 1.0)])[0].ranks.is_none());
     }
 
     #[test]
@@ -145,6 +233,7 @@ mod tests {
                 level: Level::PaComp,
                 trial: 0,
                 main_ns: None,
+                ranks_ns: Vec::new(),
                 error: Some("crashed".into()),
             },
         ];

@@ -75,6 +75,9 @@ pub fn command(language: Language, args: &[String]) -> Result<Command> {
         }
     }
     check_selection(&mut command)?;
+    if language == Language::Fortran {
+        passed = mpi::fortran_includes(&passed)?;
+    }
     let invocation = classify(&passed);
     let mut full: Vec<OsString> = Vec::new();
     if invocation.generates_code {

@@ -3,12 +3,20 @@
 //! options of the link line (mpicc passes them when it links too), and linked as an object: its
 //! MPI_* functions then come before the library's and forward to PMPI_*. The object is cached
 //! under a hash of the source, the compiler and those options; concurrent links (make -j) each
-//! write a private temporary and rename it into place.
+//! write a private temporary and rename it into place. A link line without include options
+//! (a Fortran program linked with `mpifort --showme:link`) finds mpi.h beside its -L
+//! directories.
+//!
+//! Fortran: Open MPI's mpif.h includes mpif-sizeof.h, whose MPI_Sizeof interface flang rejects
+//! (its specific procedures are not distinguishable to flang). When a Fortran compile's include
+//! path holds that file, the wrapper puts a directory in front of it with a copy of mpif.h and
+//! an empty mpif-sizeof.h (flang looks for an include beside the including file first), so
+//! everything but MPI_Sizeof, which old-style Fortran MPI code does not call, compiles.
 
 use crate::{runtime, toolchain};
 use anyhow::{Context, Result};
 use std::hash::{Hash, Hasher};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const SOURCE: &str = include_str!("../../../rt/shim/pmpi.c");
@@ -36,10 +44,34 @@ fn header_options(args: &[String]) -> Vec<String> {
     options
 }
 
+/// An `-I` option for mpi.h when no include directory of the link line has it: the `include`
+/// directory next to a -L or -I directory or one of its parents (Open MPI's layout).
+fn include_beside_libraries(args: &[String]) -> Vec<String> {
+    let dirs: Vec<&Path> = args
+        .iter()
+        .enumerate()
+        .filter_map(|(i, a)| match a.strip_prefix("-L").or_else(|| a.strip_prefix("-I")) {
+            Some("") => args.get(i + 1).map(|d| Path::new(d.as_str())),
+            Some(dir) => Some(Path::new(dir)),
+            None => None,
+        })
+        .collect();
+    if dirs.iter().any(|d| d.join("mpi.h").is_file()) {
+        return Vec::new();
+    }
+    dirs.iter()
+        .flat_map(|d| d.ancestors().take(4))
+        .map(|d| d.join("include"))
+        .find(|d| d.join("mpi.h").is_file())
+        .map(|d| vec![format!("-I{}", d.display())])
+        .unwrap_or_default()
+}
+
 /// The PMPI layer's object for this link, compiled if not cached yet.
 pub fn pmpi_object(args: &[String]) -> Result<PathBuf> {
     let compiler = toolchain::CLANG.find()?;
-    let options = header_options(args);
+    let mut options = header_options(args);
+    options.extend(include_beside_libraries(args));
     let mut hasher = std::hash::DefaultHasher::new();
     (SOURCE, &compiler, &options).hash(&mut hasher);
     let directory = runtime::cache()?;
@@ -62,6 +94,50 @@ pub fn pmpi_object(args: &[String]) -> Result<PathBuf> {
     .context("cannot compile the PMPI layer against this program's mpi.h")?;
     std::fs::rename(&staged, &object).with_context(|| format!("cannot move it to {}", object.display()))?;
     Ok(object)
+}
+
+/// `args` of a Fortran compile with the mpif.h workaround in front of the include directory
+/// that holds Open MPI's mpif-sizeof.h (unchanged when none does).
+pub fn fortran_includes(args: &[String]) -> Result<Vec<String>> {
+    let mut out = Vec::with_capacity(args.len() + 1);
+    let mut iter = args.iter().peekable();
+    while let Some(arg) = iter.next() {
+        let dir = match arg.strip_prefix("-I") {
+            Some("") => iter.peek().map(|d| d.as_str()),
+            Some(dir) => Some(dir),
+            None => None,
+        };
+        if let Some(dir) = dir.map(Path::new).filter(|d| d.join("mpif-sizeof.h").is_file()) {
+            out.push(format!("-I{}", mpif_shadow(dir)?.display()));
+        }
+        out.push(arg.clone());
+    }
+    Ok(out)
+}
+
+/// The directory with a copy of `dir`'s mpif.h and an empty mpif-sizeof.h, made once.
+fn mpif_shadow(dir: &Path) -> Result<PathBuf> {
+    let mpif =
+        std::fs::read(dir.join("mpif.h")).with_context(|| format!("cannot read {}/mpif.h", dir.display()))?;
+    let mut hasher = std::hash::DefaultHasher::new();
+    (dir, &mpif).hash(&mut hasher);
+    let cache = runtime::cache()?;
+    let shadow = cache.join(format!("mpif-{:016x}", hasher.finish()));
+    if shadow.join("mpif.h").is_file() {
+        return Ok(shadow);
+    }
+    let work = tempfile::Builder::new().prefix(".instrument-mpif").tempdir_in(&cache)?;
+    std::fs::write(work.path().join("mpif.h"), &mpif)?;
+    std::fs::write(
+        work.path().join("mpif-sizeof.h"),
+        "! instrument-fc: MPI_Sizeof left out; this MPI's mpif-sizeof.h does not compile with flang\n",
+    )?;
+    match std::fs::rename(work.path(), &shadow) {
+        Ok(()) => {}
+        Err(_) if shadow.join("mpif.h").is_file() => {} // a concurrent compile made it
+        Err(e) => return Err(e).with_context(|| format!("cannot create {}", shadow.display())),
+    }
+    Ok(shadow)
 }
 
 #[cfg(test)]
