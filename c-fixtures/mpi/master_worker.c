@@ -29,7 +29,7 @@ __attribute__((noinline)) double work(int task, long calls) {
     return sum / (double)calls;
 }
 
-static void worker(long calls) {
+__attribute__((noinline)) void worker(long calls) {
     for (;;) {
         int task;
         MPI_Status status;

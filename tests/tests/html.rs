@@ -90,6 +90,7 @@ fn experiment_page_renders_table_1_and_the_chart() {
         level,
         trial,
         main_ns: Some(ms * 1e6),
+        ranks_ns: Vec::new(),
         error: None,
     };
     let trials = vec![
