@@ -34,6 +34,8 @@ pub const OPERATIONS: &[&str] = &[
     "MPI_Scatter",
     "MPI_Ssend",
     "MPI_Waitany",
+    "MPI_Init",
+    "MPI_Finalize",
 ];
 
 const SLOTS: usize = 4096;

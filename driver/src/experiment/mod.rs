@@ -52,7 +52,7 @@ pub fn run(settings: &Settings) -> Result<()> {
         matrix.programs.retain(|p| {
             settings.programs.iter().any(|n| {
                 p.name.eq_ignore_ascii_case(n)
-                    || p.name.split('.').next().is_some_and(|k| k.eq_ignore_ascii_case(n))
+                    || p.name.split(['.', '-']).next().is_some_and(|k| k.eq_ignore_ascii_case(n))
             })
         });
         if matrix.programs.is_empty() {
@@ -141,6 +141,11 @@ pub fn run(settings: &Settings) -> Result<()> {
     let names: Vec<String> = matrix.programs.iter().map(|p| p.name.clone()).collect();
     let summaries = stats::summarize(&names, levels, &done);
     print!("{}", output::table(&summaries, false));
+    if summaries.iter().any(|s| s.ranks.is_some()) {
+        println!(
+            "(MPI programs: each rank's main less its MPI_Init and MPI_Finalize, the launcher's start-up and tear-down)"
+        );
+    }
     std::fs::write(out.join("results.md"), output::table(&summaries, true))?;
     std::fs::write(out.join("results.json"), serde_json::to_string_pretty(&summaries)?)?;
     output::csv(&summaries, &out.join("results.csv"))?;
@@ -250,14 +255,24 @@ fn run_trial(
     rank_times(profiles.path(), ranks, level)
 }
 
-/// Main's time in one profile, compensated at the -comp levels.
+/// Main's time in one profile, compensated at the -comp levels. An MPI program's time in
+/// MPI_Init and MPI_Finalize is left out: it is the launcher's start-up and tear-down (the
+/// ranks meet there), which varies by tens of milliseconds from run to run whatever is
+/// measured.
 fn main_time(profile: &instrument_profile::Profile, level: Level) -> Result<f64> {
     let main = profile.functions.iter().find(|f| f.name == "main").context("the profile has no main")?;
-    Ok(match (level.compensated(), main.compensated) {
+    let time = match (level.compensated(), main.compensated) {
         (true, Some(c)) => c.inclusive_ns as f64,
         (true, None) => anyhow::bail!("the profile is not compensated"),
         (false, _) => main.inclusive_ns as f64,
-    })
+    };
+    let start_up: u64 = profile
+        .communication
+        .iter()
+        .filter(|c| matches!(c.operation.as_str(), "MPI_Init" | "MPI_Finalize"))
+        .map(|c| c.time_ns)
+        .sum();
+    Ok(time - start_up as f64)
 }
 
 /// Main's time on every rank of an MPI run, by rank.
