@@ -260,3 +260,12 @@ pub fn callpath_calls(dir: &Path, args: &[&str]) -> std::collections::BTreeMap<S
         })
         .collect()
 }
+
+/// The MPI communication record of `operation` in `profile` (the first, if several).
+pub fn record<'a>(profile: &'a Profile, operation: &str) -> &'a instrument_profile::Communication {
+    profile
+        .communication
+        .iter()
+        .find(|c| c.operation == operation)
+        .unwrap_or_else(|| panic!("no {operation} record: {:#?}", profile.communication))
+}

@@ -3,7 +3,7 @@
 //! (c-fixtures/mpi/ring.f90), bench-nas's MPI kernels instrumented, and the experiment runner
 //! under mpirun with the paper's Table 2.
 
-use instrument_profile::{Communication, Profile};
+use instrument_profile::Profile;
 use instrument_tests::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -40,14 +40,6 @@ fn take_profiles(dir: &Path, ranks: usize) -> Vec<Profile> {
     profiles.sort_by_key(|p| p.mpi.as_ref().expect("an MPI rank").rank);
     assert_eq!(profiles.len(), ranks, "one profile per rank");
     profiles
-}
-
-fn record<'a>(profile: &'a Profile, operation: &str) -> &'a Communication {
-    profile
-        .communication
-        .iter()
-        .find(|c| c.operation == operation)
-        .unwrap_or_else(|| panic!("no {operation} record: {:#?}", profile.communication))
 }
 
 /// `name`'s (raw, compensated) inclusive ns.

@@ -2,7 +2,7 @@
 //! short-lived threads, and one profile per MPI rank with the PMPI layer's communication
 //! records (c-fixtures/openmp.c, short_threads.c, mpi/ring.c), with 2 and 4 ranks.
 
-use instrument_profile::{Communication, Profile};
+use instrument_profile::Profile;
 use instrument_tests::*;
 use std::path::Path;
 use std::process::Command;
@@ -96,14 +96,6 @@ fn mpirun(ranks: usize, program: &Path, dir: &Path) -> std::process::Output {
         .env("INSTRUMENT_PROFILE_DIR", dir));
     assert_success(&output, &format!("mpirun -np {ranks}"));
     output
-}
-
-fn record<'a>(profile: &'a Profile, operation: &str) -> &'a Communication {
-    profile
-        .communication
-        .iter()
-        .find(|c| c.operation == operation)
-        .unwrap_or_else(|| panic!("no {operation} record: {:#?}", profile.communication))
 }
 
 fn ring(ranks: usize) {
