@@ -114,6 +114,35 @@ fn experiment_page_renders_table_1_and_the_chart() {
     assert_eq!(table[2][3..], ["50.0 : 53.5", "1.0 : 1.0"]);
     let chart = &dom[dom.find("id=\"section-chart\"").unwrap()..];
     assert!(chart.contains("<svg") && chart.contains("<title>ep.W PA: 50.00 %</title>"), "{chart}");
+    assert!(!dom.contains("section-table2"), "Table 2 only for MPI programs");
+}
+
+#[test]
+fn experiment_page_renders_table_2_for_mpi_programs() {
+    let dir = scratch();
+    let trial = |level, trial, ms: [f64; 2]| Trial {
+        program: "cg-mpi.W".into(),
+        level,
+        trial,
+        main_ns: Some(ms[0] * 1e6),
+        ranks_ns: ms.iter().map(|m| m * 1e6).collect(),
+        error: None,
+    };
+    let trials = vec![
+        trial(Level::Mo, 0, [100.0, 90.0]),
+        trial(Level::Mo, 1, [110.0, 80.0]),
+        trial(Level::Pa, 0, [120.0, 85.0]),
+        trial(Level::Pa, 1, [115.0, 95.0]),
+    ];
+    let summaries = stats::summarize(&["cg-mpi.W".into()], &[Level::Mo, Level::Pa], &trials);
+    std::fs::write(dir.path().join("results.json"), serde_json::to_string(&summaries).unwrap()).unwrap();
+    let page = dir.path().join("experiment.html");
+    report_html(&["--experiment", dir.path().to_str().unwrap()], &page);
+    let table = rows(&chromium_dom(&page, ""), "table2");
+    // Per-rank minima: MO 100 and 80, PA 115 and 85 (+15 % and +6.25 %).
+    assert_eq!(table[0], ["cg-mpi.W (2 ranks)", "min (high)", "100000", "115000"]);
+    assert_eq!(table[1], ["cg-mpi.W (2 ranks)", "min (low)", "80000", "85000"]);
+    assert_eq!(table[2][3..], ["10.6 : 15.0"]);
 }
 
 #[test]

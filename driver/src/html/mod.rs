@@ -70,7 +70,48 @@ pub fn table_section(title: &str, id: &str, filter: bool) -> String {
 }
 
 /// The experiment's results: Table 1 (per program min, mean and % error against MO at each
-/// level) and the error chart.
+/// level; rank 0 of an MPI program), Table 2 for MPI programs, and the error chart.
+/// Table 2 for the MPI programs (none without): the highest and lowest per-rank minima and
+/// `% error (mean : high)`, each rank's main less MPI_Init and MPI_Finalize.
+fn table_2(summaries: &[ProgramSummary]) -> String {
+    use crate::experiment::stats::RankCell;
+    let parallel: Vec<(&ProgramSummary, &Vec<_>)> =
+        summaries.iter().filter_map(|s| Some((s, s.ranks.as_ref()?))).collect();
+    let Some((_, first)) = parallel.first() else { return String::new() };
+    let mut body = String::from(
+        "<section id=\"section-table2\"><h2>Table 2 (MPI programs)</h2><p class=\"meta\">Per rank the minimum \
+         over the trials of main less MPI_Init and MPI_Finalize; the highest and lowest of them, the mean of the \
+         rank-by-rank % errors against MO and the % error of the highest.</p><table><thead><tr>\
+         <th class=\"text\">Program</th><th class=\"text\"></th>",
+    );
+    for (level, _) in first.iter() {
+        body.push_str(&format!("<th>{} µs</th>", level.name()));
+    }
+    body.push_str("</tr></thead><tbody>\n");
+    for (s, cells) in parallel {
+        let ranks = cells.iter().find_map(|(_, c)| c.map(|c| c.ranks)).unwrap_or(0);
+        let name = format!("{} ({ranks} ranks)", s.program);
+        let row = |label: &str, value: &dyn Fn(&RankCell) -> String| {
+            let tds: String = cells
+                .iter()
+                .map(|(_, c)| format!("<td>{}</td>", c.as_ref().map_or("-".into(), value)))
+                .collect();
+            format!(
+                "<tr><td class=\"text\">{}</td><td class=\"text\">{label}</td>{tds}</tr>\n",
+                escape(&name)
+            )
+        };
+        body.push_str(&row("min (high)", &|c| format!("{:.0}", c.high_ns / 1e3)));
+        body.push_str(&row("min (low)", &|c| format!("{:.0}", c.low_ns / 1e3)));
+        body.push_str(&row("% error (mean : high)", &|c| match (c.error_mean_pct, c.error_high_pct) {
+            (Some(a), Some(b)) => format!("{a:.1} : {b:.1}"),
+            _ => String::new(),
+        }));
+    }
+    body.push_str("</tbody></table></section>\n");
+    body
+}
+
 pub fn experiment_page(summaries: &[ProgramSummary], source: &str) -> String {
     let levels: Vec<_> =
         summaries.first().map(|s| s.cells.iter().map(|(l, _)| *l).collect()).unwrap_or_default();
@@ -102,7 +143,9 @@ pub fn experiment_page(summaries: &[ProgramSummary], source: &str) -> String {
             _ => String::new(),
         }));
     }
-    body.push_str("</tbody></table></section>\n<section id=\"section-chart\"><h2>Error against MO</h2>\n");
+    body.push_str("</tbody></table></section>\n");
+    body.push_str(&table_2(summaries));
+    body.push_str("<section id=\"section-chart\"><h2>Error against MO</h2>\n");
     body.push_str(&output::svg(summaries));
     body.push_str("</section>\n");
     page("Experiment results", &body, &[])
