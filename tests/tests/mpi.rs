@@ -93,6 +93,25 @@ fn piggybacked_overheads_let_the_master_remove_what_it_inherited_from_its_worker
     }
 }
 
+#[test]
+fn waitall_waitany_and_test_take_the_overhead_of_the_messages_they_complete() {
+    let dir = scratch();
+    let program = mpicc(dir.path(), &bin("instrument-cc"), "mpi/nonblocking.c", "nonblocking");
+    let output = mpirun(2, &program, &[], dir.path(), &[("INSTRUMENT_COMPENSATE", "1")]);
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "sum = 33\n");
+    let profiles = take_profiles(dir.path(), 2);
+    let receiver = profiles[0].compensation.as_ref().unwrap().piggyback.as_ref().unwrap();
+    // Three receives, each completed by a different call: three overhead words; rank 0 waited
+    // for rank 1's instrumented work each time.
+    assert_eq!(receiver.messages, 3, "{receiver:?}");
+    let produce = function(&profiles[1], "produce");
+    let overhead = produce.inclusive_ns as f64 - produce.compensated.unwrap().inclusive_ns as f64;
+    assert!(receiver.inherited_ns as f64 > 0.5 * overhead, "{receiver:?}, overhead {overhead}");
+    for operation in ["MPI_Waitall", "MPI_Waitany"] {
+        assert_eq!(record(&profiles[0], operation).calls, 1);
+    }
+}
+
 /// flang-22 with Open MPI's mpif.h (the wrapper works around mpif-sizeof.h, which plain
 /// flang-22 rejects) and the mpif.h link libraries.
 fn fortran_ring(dir: &Path, compiler: &Path, name: &str) -> PathBuf {
