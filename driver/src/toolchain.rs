@@ -37,7 +37,7 @@ impl Tool {
     }
 }
 
-fn search_path(name: &std::path::Path) -> Option<PathBuf> {
+pub fn search_path(name: &std::path::Path) -> Option<PathBuf> {
     if name.components().count() > 1 {
         return is_executable(name).then(|| name.to_path_buf());
     }

@@ -246,4 +246,12 @@ fn the_experiment_runner_runs_mpi_programs_and_prints_table_2() {
         assert!(c["high_ns"].as_f64().unwrap() >= c["low_ns"].as_f64().unwrap(), "{cell}");
     }
     assert!(cells[1][1]["error_mean_pct"].is_number() && cells[1][1]["error_high_pct"].is_number());
+
+    // A launcher that is not installed stops the run at once, with one clear line.
+    let text = std::fs::read_to_string(&matrix).unwrap();
+    std::fs::write(&matrix, format!("launcher = \"no-such-mpirun -np {{ranks}}\"\n{text}")).unwrap();
+    let output = run(Command::new(bin("instrument")).arg("experiment").arg(&matrix).arg("--out").arg(&out));
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("the MPI launcher `no-such-mpirun` is not on PATH"), "{stderr}");
 }

@@ -59,6 +59,7 @@ pub fn run(settings: &Settings) -> Result<()> {
             anyhow::bail!("no program of the matrix matches {:?}", settings.programs);
         }
     }
+    check_launcher(&matrix)?;
     let trials = settings.trials.unwrap_or(matrix.trials).max(1);
     let placement = settings.placement.clone().unwrap_or_else(|| matrix.placement.clone());
     let callpath = settings.callpath.clone().unwrap_or_else(|| matrix.callpath.clone());
@@ -154,6 +155,22 @@ pub fn run(settings: &Settings) -> Result<()> {
         "\nwritten: {0}/results.md, results.csv, results.json, errors.svg ({0}/{CACHE} holds every trial)",
         out.display()
     );
+    Ok(())
+}
+
+/// Fails at once, instead of at every trial, when MPI programs need a launcher that is not
+/// installed.
+fn check_launcher(matrix: &Matrix) -> Result<()> {
+    if !matrix.programs.iter().any(|p| matrix.ranks(p) > 1) {
+        return Ok(());
+    }
+    let launcher = matrix.launcher.split_whitespace().next().unwrap_or_default();
+    if crate::toolchain::search_path(Path::new(launcher)).is_none() {
+        anyhow::bail!(
+            "the MPI launcher `{launcher}` is not on PATH (install Open MPI: apt-get install openmpi-bin \
+             libopenmpi-dev, or set `launcher` in the matrix)"
+        );
+    }
     Ok(())
 }
 
