@@ -247,6 +247,19 @@ fn the_experiment_runner_runs_mpi_programs_and_prints_table_2() {
     }
     assert!(cells[1][1]["error_mean_pct"].is_number() && cells[1][1]["error_high_pct"].is_number());
 
+    // Another number of ranks measures again instead of mixing its trials with the cached ones.
+    let output = run(Command::new(bin("instrument"))
+        .arg("experiment")
+        .arg(&matrix)
+        .args(["--ranks", "3", "--levels", "MO", "--trials", "1", "--out"])
+        .arg(&out));
+    assert_success(&output, "instrument experiment --ranks 3");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("ignoring 6 cached trial(s) measured with another number of ranks"), "{text}");
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    assert_eq!(results[0]["ranks"][0][1]["ranks"], 3, "{results}");
+
     // A launcher that is not installed stops the run at once, with one clear line.
     let text = std::fs::read_to_string(&matrix).unwrap();
     std::fs::write(&matrix, format!("launcher = \"no-such-mpirun -np {{ranks}}\"\n{text}")).unwrap();

@@ -67,6 +67,11 @@ pub fn run(settings: &Settings) -> Result<()> {
         .with_context(|| format!("cannot create {}", settings.out.display()))?;
     let out = settings.out.canonicalize()?;
     let mut done = load_cache(&out.join(CACHE))?;
+    let cached = done.len();
+    done.retain(|t| measured_like(&matrix, t));
+    if done.len() < cached {
+        println!("ignoring {} cached trial(s) measured with another number of ranks", cached - done.len());
+    }
     let done_keys: HashSet<(String, Level, u32)> =
         done.iter().map(|t| (t.program.clone(), t.level, t.trial)).collect();
     let levels = &settings.levels;
@@ -156,6 +161,14 @@ pub fn run(settings: &Settings) -> Result<()> {
         out.display()
     );
     Ok(())
+}
+
+/// Whether a cached trial was measured with the ranks its program runs with now (failed
+/// trials and programs no longer in the matrix are kept as they are).
+fn measured_like(matrix: &Matrix, trial: &Trial) -> bool {
+    let Some(program) = matrix.programs.iter().find(|p| p.name == trial.program) else { return true };
+    let ranks = matrix.ranks(program) as usize;
+    trial.error.is_some() || trial.ranks_ns.len() == if ranks > 1 { ranks } else { 0 }
 }
 
 /// Fails at once, instead of at every trial, when MPI programs need a launcher that is not
