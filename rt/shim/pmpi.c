@@ -77,11 +77,9 @@ enum { RING = 8192 };
 static uint64_t ring[RING];
 static unsigned ring_next;
 
-static void piggyback_send(MPI_Comm comm, int dest, int tag) {
-    if (shadow == MPI_COMM_NULL)
-        return;
-    int peer = world_peer(comm, dest);
-    if (peer < 0)
+/* Sends the overhead word ahead of a message to world rank `peer` (NO_PEER: none). */
+static void piggyback_send(int peer, int tag) {
+    if (shadow == MPI_COMM_NULL || peer < 0)
         return;
     uint64_t start = __instrument_now();
     uint64_t *word = &ring[__atomic_fetch_add(&ring_next, 1, __ATOMIC_RELAXED) % RING];
@@ -92,28 +90,31 @@ static void piggyback_send(MPI_Comm comm, int dest, int tag) {
     __instrument_mpi_piggyback_cost(__instrument_now() - start);
 }
 
-/* The overhead word that came with the message `status` describes, if it is there. */
-static int piggyback_take(MPI_Comm comm, const MPI_Status *status, uint64_t *sender) {
-    if (shadow == MPI_COMM_NULL || status->MPI_SOURCE < 0 || status->MPI_SOURCE == MPI_PROC_NULL)
-        return 0;
-    int peer = world_peer(comm, status->MPI_SOURCE);
-    if (peer < 0)
+/* The overhead word that came with a message from world rank `peer` with `tag`, if it is
+ * there. */
+static int piggyback_take(int peer, int tag, uint64_t *sender) {
+    if (shadow == MPI_COMM_NULL || peer < 0)
         return 0;
     uint64_t start = __instrument_now();
     int flag = 0;
     for (int tries = 0; !flag && tries < 64; tries++)
-        PMPI_Iprobe(peer, status->MPI_TAG, shadow, &flag, MPI_STATUS_IGNORE);
+        PMPI_Iprobe(peer, tag, shadow, &flag, MPI_STATUS_IGNORE);
     if (flag)
-        flag = PMPI_Recv(sender, 1, MPI_UINT64_T, peer, status->MPI_TAG, shadow, MPI_STATUS_IGNORE) ==
-               MPI_SUCCESS;
+        flag = PMPI_Recv(sender, 1, MPI_UINT64_T, peer, tag, shadow, MPI_STATUS_IGNORE) == MPI_SUCCESS;
     __instrument_mpi_piggyback_cost(__instrument_now() - start);
     return flag;
 }
 
-static void piggyback_receive(MPI_Comm comm, const MPI_Status *status, uint64_t wait) {
+static void piggyback_from(int peer, int tag, uint64_t wait) {
     uint64_t sender = 0;
-    if (piggyback_take(comm, status, &sender))
+    if (piggyback_take(peer, tag, &sender))
         __instrument_mpi_inherit(sender, wait);
+}
+
+/* Takes the overhead of the message `status` describes, received on `comm`. */
+static void piggyback_receive(MPI_Comm comm, const MPI_Status *status, uint64_t wait) {
+    if (shadow != MPI_COMM_NULL)
+        piggyback_from(world_peer(comm, status->MPI_SOURCE), status->MPI_TAG, wait);
 }
 
 /* Which way a collective's data flows, for combining overheads after it. */
@@ -224,22 +225,21 @@ static void record_rank(void) {
 
 /* MPI_Init and MPI_Finalize are recorded too: they hold the launcher's start-up and
  * tear-down, which the experiment runner leaves out of main's time. */
-int MPI_Init(int *argc, char ***argv) {
-    uint64_t start = __instrument_now();
-    int result = PMPI_Init(argc, argv);
+static int initialized(uint64_t start, int result) {
     record_rank();
     start_piggyback();
     __instrument_mpi_record(INIT, NO_PEER, 0, start, start, __instrument_now());
     return result;
 }
 
+int MPI_Init(int *argc, char ***argv) {
+    uint64_t start = __instrument_now();
+    return initialized(start, PMPI_Init(argc, argv));
+}
+
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
     uint64_t start = __instrument_now();
-    int result = PMPI_Init_thread(argc, argv, required, provided);
-    record_rank();
-    start_piggyback();
-    __instrument_mpi_record(INIT, NO_PEER, 0, start, start, __instrument_now());
-    return result;
+    return initialized(start, PMPI_Init_thread(argc, argv, required, provided));
 }
 
 int MPI_Finalize(void) {
@@ -250,35 +250,38 @@ int MPI_Finalize(void) {
     return result;
 }
 
-static int point_to_point(enum operation op, MPI_Comm comm, int peer, uint64_t bytes, uint64_t start,
-                          int result) {
+/* Records a point-to-point call with world rank `peer`. */
+static int point_to_point(enum operation op, int peer, uint64_t bytes, uint64_t start, int result) {
     uint64_t end = __instrument_now();
-    __instrument_mpi_record(op, world_peer(comm, peer), bytes, start, start, end);
+    __instrument_mpi_record(op, peer, bytes, start, start, end);
     return result;
 }
 
 int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-    piggyback_send(comm, dest, tag);
+    int peer = world_peer(comm, dest);
+    piggyback_send(peer, tag);
     uint64_t start = __instrument_now();
     int result = PMPI_Send(buf, count, type, dest, tag, comm);
-    return point_to_point(SEND, comm, dest, bytes_of(count, type), start, result);
+    return point_to_point(SEND, peer, bytes_of(count, type), start, result);
 }
 
 int MPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-    piggyback_send(comm, dest, tag);
+    int peer = world_peer(comm, dest);
+    piggyback_send(peer, tag);
     uint64_t start = __instrument_now();
     int result = PMPI_Ssend(buf, count, type, dest, tag, comm);
-    return point_to_point(SSEND, comm, dest, bytes_of(count, type), start, result);
+    return point_to_point(SSEND, peer, bytes_of(count, type), start, result);
 }
 
 int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
               MPI_Request *request) {
-    piggyback_send(comm, dest, tag);
+    int peer = world_peer(comm, dest);
+    piggyback_send(peer, tag);
     uint64_t start = __instrument_now();
     int result = PMPI_Isend(buf, count, type, dest, tag, comm, request);
     if (result == MPI_SUCCESS)
         forget_receive(*request);
-    return point_to_point(ISEND, comm, dest, bytes_of(count, type), start, result);
+    return point_to_point(ISEND, peer, bytes_of(count, type), start, result);
 }
 
 int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
@@ -287,7 +290,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
     int result = PMPI_Irecv(buf, count, type, source, tag, comm, request);
     if (result == MPI_SUCCESS)
         track_receive(*request, comm);
-    return point_to_point(IRECV, comm, source, bytes_of(count, type), start, result);
+    return point_to_point(IRECV, world_peer(comm, source), bytes_of(count, type), start, result);
 }
 
 int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
@@ -309,23 +312,24 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_C
     int received = 0;
     if (result == MPI_SUCCESS && PMPI_Get_count(st, type, &received) != MPI_SUCCESS)
         received = 0;
-    __instrument_mpi_record(RECV, world_peer(comm, st->MPI_SOURCE), bytes_of(received, type), start,
-                            transfer, end);
+    int from = world_peer(comm, st->MPI_SOURCE);
+    __instrument_mpi_record(RECV, from, bytes_of(received, type), start, transfer, end);
     if (result == MPI_SUCCESS)
-        piggyback_receive(comm, st, transfer - start);
+        piggyback_from(from, st->MPI_TAG, transfer - start);
     return result;
 }
 
 int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                  MPI_Comm comm, MPI_Status *status) {
-    piggyback_send(comm, dest, sendtag);
+    int peer = world_peer(comm, dest);
+    piggyback_send(peer, sendtag);
     uint64_t start = __instrument_now();
     MPI_Status own;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
     int result = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
                                recvtype, source, recvtag, comm, st);
-    point_to_point(SENDRECV, comm, dest, bytes_of(sendcount, sendtype), start, result);
+    point_to_point(SENDRECV, peer, bytes_of(sendcount, sendtype), start, result);
     if (result == MPI_SUCCESS)
         piggyback_receive(comm, st, __instrument_now() - start);
     return result;
@@ -354,6 +358,8 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
     MPI_Request before = *request;
     int result = PMPI_Test(request, flag, st);
     if (result == MPI_SUCCESS && *flag) {
+        /* A test does not know how long its caller has been waiting: the word is taken, to
+         * keep the pairing, but nothing is inherited. */
         MPI_Comm comm = forget_receive(before);
         if (comm != MPI_COMM_NULL)
             piggyback_receive(comm, st, 0);
@@ -386,7 +392,8 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
     uint64_t wait = __instrument_now() - start, sender = 0, most = 0;
     int any = 0;
     for (int i = 0; result == MPI_SUCCESS && i < count; i++)
-        if (comms[i] != MPI_COMM_NULL && piggyback_take(comms[i], &st[i], &sender)) {
+        if (comms[i] != MPI_COMM_NULL &&
+            piggyback_take(world_peer(comms[i], st[i].MPI_SOURCE), st[i].MPI_TAG, &sender)) {
             most = sender > most ? sender : most;
             any = 1;
         }
