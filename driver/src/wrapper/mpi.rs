@@ -44,17 +44,19 @@ fn header_options(args: &[String]) -> Vec<String> {
     options
 }
 
+/// The directory `args[i]` names with `flag`: `-Idir`, or `-I dir` (then in `args[i + 1]`).
+fn directory<'a>(args: &'a [String], i: usize, flag: &str) -> Option<&'a Path> {
+    match args[i].strip_prefix(flag)? {
+        "" => args.get(i + 1).map(Path::new),
+        dir => Some(Path::new(dir)),
+    }
+}
+
 /// An `-I` option for mpi.h when no include directory of the link line has it: the `include`
 /// directory next to a -L or -I directory or one of its parents (Open MPI's layout).
 fn include_beside_libraries(args: &[String]) -> Vec<String> {
-    let dirs: Vec<&Path> = args
-        .iter()
-        .enumerate()
-        .filter_map(|(i, a)| match a.strip_prefix("-L").or_else(|| a.strip_prefix("-I")) {
-            Some("") => args.get(i + 1).map(|d| Path::new(d.as_str())),
-            Some(dir) => Some(Path::new(dir)),
-            None => None,
-        })
+    let dirs: Vec<&Path> = (0..args.len())
+        .filter_map(|i| directory(args, i, "-L").or_else(|| directory(args, i, "-I")))
         .collect();
     if dirs.iter().any(|d| d.join("mpi.h").is_file()) {
         return Vec::new();
@@ -100,14 +102,8 @@ pub fn pmpi_object(args: &[String]) -> Result<PathBuf> {
 /// that holds Open MPI's mpif-sizeof.h (unchanged when none does).
 pub fn fortran_includes(args: &[String]) -> Result<Vec<String>> {
     let mut out = Vec::with_capacity(args.len() + 1);
-    let mut iter = args.iter().peekable();
-    while let Some(arg) = iter.next() {
-        let dir = match arg.strip_prefix("-I") {
-            Some("") => iter.peek().map(|d| d.as_str()),
-            Some(dir) => Some(dir),
-            None => None,
-        };
-        if let Some(dir) = dir.map(Path::new).filter(|d| d.join("mpif-sizeof.h").is_file()) {
+    for (i, arg) in args.iter().enumerate() {
+        if let Some(dir) = directory(args, i, "-I").filter(|d| d.join("mpif-sizeof.h").is_file()) {
             out.push(format!("-I{}", mpif_shadow(dir)?.display()));
         }
         out.push(arg.clone());
