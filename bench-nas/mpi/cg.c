@@ -28,6 +28,7 @@
 #include <math.h>
 #include <mpi.h>
 #include "npb-C.h"
+#include "npb-mpi.h"
 
 #if CLASS == 'S'
 #define NA 1400
@@ -52,7 +53,6 @@
 #define RCOND 1.0e-1
 #define NZ (NA * (NONZER + 1) * (NONZER + 1))
 #define NAZ (NA * (NONZER + 1))
-#define MAX_PROCS 4
 
 #if NA % 4 != 0
 #error "NA must be divisible by 1, 2 and 4"
@@ -106,12 +106,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
 
-    if (nprocs < 1 || nprocs > MAX_PROCS || (nprocs & (nprocs - 1)) != 0 ||
-        NA % nprocs != 0) {
-        if (me == 0)
-            fprintf(stderr, "CG (MPI): the number of processes must be 1, 2 or 4 "
-                            "(a power of two up to %d), got %d\n",
-                    MAX_PROCS, nprocs);
+    if (!npb_mpi_ranks_ok("CG", me, nprocs, NA % nprocs == 0)) {
         MPI_Finalize();
         return 1;
     }

@@ -14,6 +14,7 @@
 #include <math.h>
 #include <mpi.h>
 #include "npb-C.h"
+#include "npb-mpi.h"
 
 #if CLASS == 'S'
 #define M 24
@@ -31,7 +32,6 @@
 #define EPSILON 1.0e-8
 #define A 1220703125.0
 #define S 271828183.0
-#define MAX_PROCS 4
 
 static double x[2 * NK];
 static double q[NQ];
@@ -53,11 +53,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
 
     /* 1, 2 or 4 ranks: a power of two that divides the 2^MM batches. */
-    if (nprocs < 1 || nprocs > MAX_PROCS || (nprocs & (nprocs - 1)) != 0) {
-        if (me == 0)
-            fprintf(stderr, "EP (MPI): the number of processes must be 1, 2 or 4 "
-                            "(a power of two up to %d), got %d\n",
-                    MAX_PROCS, nprocs);
+    if (!npb_mpi_ranks_ok("EP", me, nprocs, 1)) {
         MPI_Finalize();
         return 1;
     }

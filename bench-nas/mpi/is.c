@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <mpi.h>
 #include "npb-C.h"
+#include "npb-mpi.h"
 
 #if CLASS == 'S'
 #define TOTAL_KEYS_LOG_2 16
@@ -48,7 +49,6 @@
 
 #define MAX_ITERATIONS 10
 #define TEST_ARRAY_SIZE 5
-#define MAX_PROCS 4
 
 typedef int INT_TYPE;
 
@@ -325,12 +325,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &comm_size);
 
-    if (comm_size < 1 || comm_size > MAX_PROCS ||
-        (comm_size & (comm_size - 1)) != 0) {
-        if (my_rank == 0)
-            fprintf(stderr, "IS (MPI): the number of processes must be 1, 2 or 4 "
-                            "(a power of two up to %d), got %d\n",
-                    MAX_PROCS, comm_size);
+    if (!npb_mpi_ranks_ok("IS", my_rank, comm_size, 1)) {
         MPI_Finalize();
         return 1;
     }
