@@ -112,6 +112,9 @@ fn experiment_page_renders_table_1_and_the_chart() {
     assert_eq!(table[0], ["ep.W", "min", "100000", "150000", "101000"]);
     assert_eq!(table[1], ["ep.W", "mean", "101000", "155000", "102000"]);
     assert_eq!(table[2][3..], ["50.0 : 53.5", "1.0 : 1.0"]);
+    // Two standard errors in ms, as % of MO's mean 101 ms: MO's own 2 * 1 (2.0 %); PA
+    // 2 * sqrt(1 + 25) = 10.20 (10.1 %); PA-comp 2 * sqrt(1 + 1) = 2.83 (2.8 %).
+    assert_eq!(table[3], ["ep.W", "noise (±2 s.e.)", "±2.0", "±10.1", "±2.8"]);
     let chart = &dom[dom.find("id=\"section-chart\"").unwrap()..];
     assert!(chart.contains("<svg") && chart.contains("<title>ep.W PA: 50.00 %</title>"), "{chart}");
     assert!(!dom.contains("section-table2"), "Table 2 only for MPI programs");

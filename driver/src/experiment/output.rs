@@ -26,8 +26,8 @@ fn rank_rows(s: &ProgramSummary, cells: &[(Level, Option<RankCell>)]) -> Vec<Vec
     vec![high, low, error]
 }
 
-/// Table 1: per program a `min` row, a `mean` row (microseconds) and a `%error (min:mean)` row;
-/// Table 2's rows for MPI programs.
+/// Table 1: per program a `min` row, a `mean` row (microseconds), a `%error (min:mean)` row
+/// and a `noise (±2 s.e.)` row (see `stats`); Table 2's rows for MPI programs.
 pub fn table(summaries: &[ProgramSummary], markdown: bool) -> String {
     let levels: Vec<Level> =
         summaries.first().map(|s| s.cells.iter().map(|(l, _)| *l).collect()).unwrap_or_default();
@@ -57,7 +57,13 @@ pub fn table(summaries: &[ProgramSummary], markdown: bool) -> String {
             }
             _ => String::new(),
         }));
-        rows.extend([min, mean, error]);
+        let mut noise = vec![String::new(), NOISE_LABEL.into()];
+        noise.extend(
+            s.cells
+                .iter()
+                .map(|(_, c)| c.and_then(|c| c.noise_pct).map_or(String::new(), |n| format!("±{n:.1}"))),
+        );
+        rows.extend([min, mean, error, noise]);
         push_failures(&mut rows, s, levels.len());
     }
     if markdown {
@@ -92,6 +98,9 @@ pub fn table(summaries: &[ProgramSummary], markdown: bool) -> String {
     out
 }
 
+/// The label of the row holding each mean error's noise (`stats::Cell::noise_pct`).
+pub const NOISE_LABEL: &str = "noise (±2 s.e.)";
+
 fn push_failures(rows: &mut Vec<Vec<String>>, s: &ProgramSummary, levels: usize) {
     if s.failures > 0 {
         let mut note = vec![String::new(), format!("{} failed trial(s)", s.failures)];
@@ -110,6 +119,7 @@ pub fn csv(summaries: &[ProgramSummary], path: &Path) -> Result<()> {
         "mean_us",
         "error_min_pct",
         "error_mean_pct",
+        "noise_pct",
         "ranks",
         "high_us",
         "low_us",
@@ -130,6 +140,7 @@ pub fn csv(summaries: &[ProgramSummary], path: &Path) -> Result<()> {
                 &format!("{:.3}", c.mean_ns / 1e3),
                 &pct(c.error_min_pct),
                 &pct(c.error_mean_pct),
+                &pct(c.noise_pct),
                 &r.map(|r| r.ranks.to_string()).unwrap_or_default(),
                 &r.map(|r| us(r.high_ns)).unwrap_or_default(),
                 &r.map(|r| us(r.low_ns)).unwrap_or_default(),

@@ -2,7 +2,9 @@
 //! main's inclusive time over the trials, and their percentage error against main-only (MO)
 //! (Table 1); for MPI programs also the paper's Table 2: each rank's minimum over the trials,
 //! the highest and lowest of them, the mean of the rank-by-rank errors against MO's minima,
-//! and the error of the highest.
+//! and the error of the highest. Beside each mean's error goes its noise: two standard errors
+//! of the difference of the two means, so a reader can tell an error from the machine's
+//! run-to-run variation (MO's own column holds the noise of MO's mean).
 
 use serde::{Deserialize, Serialize};
 
@@ -72,12 +74,18 @@ pub struct Trial {
 pub struct Cell {
     pub min_ns: f64,
     pub mean_ns: f64,
+    /// Sample standard deviation over the trials (0 with one trial).
+    #[serde(default)]
+    pub sd_ns: f64,
     pub trials: usize,
     /// % error of min and mean against MO's (None for MO itself or without MO).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error_min_pct: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error_mean_pct: Option<f64>,
+    /// Two standard errors of `error_mean_pct` (for MO: of its own mean), in % of MO's mean.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise_pct: Option<f64>,
 }
 
 /// Table 2's cell: the per-rank minima of one level.
@@ -108,6 +116,26 @@ pub fn percent_error(value: f64, reference: f64) -> f64 {
     (value - reference) / reference * 100.0
 }
 
+/// The sample standard deviation of `v`.
+fn std_dev(v: &[f64], mean: f64) -> f64 {
+    if v.len() < 2 {
+        return 0.0;
+    }
+    (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (v.len() - 1) as f64).sqrt()
+}
+
+/// Two standard errors of the difference between `cell`'s mean and MO's, in % of MO's mean;
+/// for MO itself (`cell` is None), two standard errors of its own mean. None with fewer than
+/// two trials on either side.
+fn noise_pct(mo: &Cell, cell: Option<&Cell>) -> Option<f64> {
+    let variance = |c: &Cell| (c.trials > 1).then(|| c.sd_ns.powi(2) / c.trials as f64);
+    let sum = match cell {
+        None => variance(mo)?,
+        Some(c) => variance(mo)? + variance(c)?,
+    };
+    Some(2.0 * sum.sqrt() / mo.mean_ns * 100.0)
+}
+
 pub fn summarize(programs: &[String], levels: &[Level], trials: &[Trial]) -> Vec<ProgramSummary> {
     programs
         .iter()
@@ -120,12 +148,17 @@ pub fn summarize(programs: &[String], levels: &[Level], trials: &[Trial]) -> Vec
                     .collect()
             };
             let cell_of = |v: &[f64]| {
-                (!v.is_empty()).then(|| Cell {
-                    min_ns: v.iter().copied().fold(f64::INFINITY, f64::min),
-                    mean_ns: v.iter().sum::<f64>() / v.len() as f64,
-                    trials: v.len(),
-                    error_min_pct: None,
-                    error_mean_pct: None,
+                (!v.is_empty()).then(|| {
+                    let mean_ns = v.iter().sum::<f64>() / v.len() as f64;
+                    Cell {
+                        min_ns: v.iter().copied().fold(f64::INFINITY, f64::min),
+                        mean_ns,
+                        sd_ns: std_dev(v, mean_ns),
+                        trials: v.len(),
+                        error_min_pct: None,
+                        error_mean_pct: None,
+                        noise_pct: None,
+                    }
                 })
             };
             let mo = cell_of(&times(Level::Mo));
@@ -136,6 +169,9 @@ pub fn summarize(programs: &[String], levels: &[Level], trials: &[Trial]) -> Vec
                         if let (Some(mo), false) = (mo, level == Level::Mo) {
                             c.error_min_pct = Some(percent_error(c.min_ns, mo.min_ns));
                             c.error_mean_pct = Some(percent_error(c.mean_ns, mo.mean_ns));
+                            c.noise_pct = noise_pct(&mo, Some(&c));
+                        } else if let Some(mo) = mo {
+                            c.noise_pct = noise_pct(&mo, None);
                         }
                         c
                     });
@@ -218,6 +254,24 @@ mod tests {
         assert!((pa.error_mean_pct.unwrap() - 10.625).abs() < 1e-9, "{pa:?}");
         assert!((pa.error_high_pct.unwrap() - 15.0).abs() < 1e-9, "{pa:?}");
         assert!(summarize(&["p".into()], &[Level::Mo], &[trial(Level::Mo, 1.0)])[0].ranks.is_none());
+    }
+
+    #[test]
+    fn noise_is_two_standard_errors_of_the_difference_of_means() {
+        let trials = [(Level::Mo, 100.0), (Level::Mo, 104.0), (Level::Pa, 110.0), (Level::Pa, 120.0)];
+        let trials: Vec<Trial> = trials.iter().map(|&(l, ns)| trial(l, ns)).collect();
+        let s = summarize(&["p".into()], &[Level::Mo, Level::Pa], &trials);
+        let (mo, pa) = (s[0].cells[0].1.unwrap(), s[0].cells[1].1.unwrap());
+        // MO: mean 102, sd 2.828 (variance of the mean 4); PA: mean 115, sd 7.071 (25).
+        assert!((mo.sd_ns - 8f64.sqrt()).abs() < 1e-9 && (pa.sd_ns - 50f64.sqrt()).abs() < 1e-9);
+        // MO's own mean: 2 * sqrt(4) / 102 = 3.92 %; PA against MO: 2 * sqrt(4 + 25) / 102 = 10.56 %.
+        assert!((mo.noise_pct.unwrap() - 3.9216).abs() < 1e-3, "{mo:?}");
+        assert!((pa.noise_pct.unwrap() - 10.5589).abs() < 1e-3, "{pa:?}");
+        let single = summarize(&["p".into()], &[Level::Mo, Level::Pa], &trials[1..]);
+        assert_eq!(
+            (single[0].cells[0].1.unwrap().noise_pct, single[0].cells[1].1.unwrap().noise_pct),
+            (None, None)
+        );
     }
 
     #[test]

@@ -142,6 +142,9 @@ pub fn experiment_page(summaries: &[ProgramSummary], source: &str) -> String {
             (Some(a), Some(b)) => format!("{a:.1} : {b:.1}"),
             _ => String::new(),
         }));
+        body.push_str(&row(output::NOISE_LABEL, &|c| {
+            c.noise_pct.map_or(String::new(), |n| format!("±{n:.1}"))
+        }));
     }
     body.push_str("</tbody></table></section>\n");
     body.push_str(&table_2(summaries));
