@@ -360,6 +360,16 @@ pub fn compensation_note(c: &instrument_profile::Compensation, view: View) -> St
             p.cost_ns as f64 / 1e6
         ));
     }
+    if let Some(r) = &c.recalibration {
+        note.push_str(&format!(
+            "
+recalibrated {} time(s) while running: Δi {:.2} to {:.2} ns ({:.3} ms, removed)",
+            r.rounds,
+            r.routine_low_ns,
+            r.routine_high_ns,
+            r.cost_ns as f64 / 1e6
+        ));
+    }
     note
 }
 

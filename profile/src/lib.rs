@@ -185,6 +185,21 @@ pub struct Compensation {
     /// Compensation across MPI ranks: what this rank inherited from the senders it waited for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub piggyback: Option<Piggyback>,
+    /// The probe costs measured again while the program ran (rt/src/recalibrate.rs); the
+    /// costs above are the start-up ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recalibration: Option<Recalibration>,
+}
+
+/// Recalibration while the program ran: how often, at what cost (removed as measurement
+/// overhead), and the range of routine Δi it measured.
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Recalibration {
+    pub rounds: u64,
+    pub cost_ns: u64,
+    pub routine_low_ns: f64,
+    pub routine_high_ns: f64,
 }
 
 /// The overhead a rank inherited from other ranks' messages and removed (see

@@ -21,7 +21,8 @@
 //! event's own and measure rdtsc's throughput, not the probe's marginal cost.)
 //!
 //! Both strategies take their costs from the start-up measurement of every run (overhead.rs),
-//! made on the exact probe path the program runs with the paper's two-level experiment. A
+//! made on the exact probe path the program runs with the paper's two-level experiment, and
+//! from the shorter rounds that measure them again while the program runs (recalibrate.rs). A
 //! throttled event's counted-only probes are compensated too: each costs its parent the
 //! measured counted pair.
 //!
@@ -100,11 +101,17 @@ pub fn prepare(strategy: Option<Strategy>) {
 
 /// Compensation's costs, from the measured ones.
 pub fn set_costs(costs: &Costs) {
-    for kind in [STANDARD, LOOP] {
-        OUTER[kind].store(costs.measured[kind], Relaxed);
-    }
+    set_pair_costs(costs.measured, costs.own[STANDARD]);
     COUNTED.store(costs.counted[STANDARD], Relaxed);
-    let (outer, own) = (costs.measured[STANDARD], costs.own[STANDARD]);
+}
+
+/// Δi per kind and the routine pair's δ (scaled), from a measurement at start-up or while the
+/// program runs (recalibrate.rs).
+pub fn set_pair_costs(measured: [u64; 2], own: u64) {
+    for kind in [STANDARD, LOOP] {
+        OUTER[kind].store(measured[kind], Relaxed);
+    }
+    let outer = measured[STANDARD];
     OWN_SHARE.store(((own << SCALE) + outer / 2).checked_div(outer).unwrap_or(0).min(1 << SCALE), Relaxed);
 }
 

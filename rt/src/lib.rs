@@ -27,6 +27,7 @@ mod overhead;
 mod pages;
 mod piggyback;
 pub mod probes;
+mod recalibrate;
 mod reconcile;
 mod registry;
 mod settings;

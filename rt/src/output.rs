@@ -10,7 +10,7 @@ use crate::thread::{self, Counters, Record};
 use crate::{compensate, mpi, overhead};
 use instrument_profile::{
     Clock, Communication, Compensation, Mpi, Overhead, PairCosts, Piggyback, ProbeCost, ProbeCosts, Profile,
-    Totals, FORMAT, VERSION,
+    Recalibration, Totals, FORMAT, VERSION,
 };
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
@@ -250,6 +250,7 @@ fn build(snapshot: &Snapshot, calibration: &Calibration) -> Profile {
             removed_ns: ns(compensate::scaled_to_ticks(c.overhead)),
             negative_results: snapshot.records.iter().map(|r| r.negative).sum(),
             piggyback: piggyback(&units),
+            recalibration: recalibration(&units),
         }),
         overhead: None,
         mpi: mpi::rank().map(|(rank, size, job)| Mpi { rank, size, job }),
@@ -309,6 +310,16 @@ fn piggyback(units: &assemble::Units) -> Option<Piggyback> {
         messages,
         inherited_ns: units.ns(inherited),
         cost_ns: units.ns(cost),
+    })
+}
+
+fn recalibration(units: &assemble::Units) -> Option<Recalibration> {
+    let (rounds, spent, low, high) = crate::recalibrate::summary()?;
+    Some(Recalibration {
+        rounds,
+        cost_ns: units.ns(spent),
+        routine_low_ns: scaled_ns(low, units),
+        routine_high_ns: scaled_ns(high, units),
     })
 }
 

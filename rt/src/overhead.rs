@@ -6,8 +6,12 @@
 //!
 //! The measurement is Malony and Shende's two-level experiment: k probe pairs in a tight loop,
 //! repeated j times, the minimum kept, less the cost of the same empty loop. Compensation needs
-//! precise timed costs and gets 25 x 2000 pairs for them (a few milliseconds); everything else
-//! gets 9 x 500 (a fraction of a millisecond, which every run pays once).
+//! precise timed costs: 2000 pairs, 5 repetitions per round, the rounds alternating between
+//! the empty loop and the probe kinds so that each minimum draws on the whole measurement
+//! window, at least 5 rounds and more while a round still lowers a minimum (at most 12, about
+//! 20 ms fenced). The costs change while the program runs (the core's clock frequency does):
+//! recalibrate.rs measures them again every few tens of milliseconds.
+//! Everything else gets 9 x 500 (a fraction of a millisecond, which every run pays once).
 
 use crate::thread::{self, ThreadState};
 use crate::{clock, compensate, probes, registry, switch};
@@ -42,7 +46,12 @@ pub fn costs() -> Option<&'static Costs> {
 
 /// Repetitions and pairs per repetition.
 type Budget = (usize, usize);
-const PRECISE: Budget = (25, 2000);
+/// One round of the precise measurement, and how many rounds it takes.
+const ROUND: Budget = (5, 2000);
+const MIN_ROUNDS: usize = 5;
+const MAX_ROUNDS: usize = 12;
+/// A round that lowers a minimum by more than this share (1/256, 0.4 %) asks for another.
+const SETTLED_SHIFT: u32 = 8;
 const QUICK: Budget = (9, 500);
 
 static PARENT: AtomicU32 = AtomicU32::new(registry::UNREGISTERED);
@@ -66,48 +75,109 @@ pub fn measure() {
         compensate::prepare(None);
         return;
     }
-    let timed_budget = if strategy.is_some() { PRECISE } else { QUICK };
-    let mut costs = switch::without_throttling(|| unsafe { measure_on(&mut *state, timed_budget) });
+    let precise = strategy.is_some();
+    let mut costs = switch::without_throttling(|| unsafe { measure_on(&mut *state, precise) });
     unsafe { thread::forget_calibration(&mut *state, &[base, base + 1]) };
     if strategy.is_some() {
         compensate::set_costs(&costs);
+        crate::recalibrate::start(clock::now());
     }
     costs.ticks = clock::now().saturating_sub(started);
     let _ = COSTS.set(costs);
 }
 
+/// The hidden events the measurements run on: (parent, child).
+pub fn hidden_events() -> (*const u32, *const u32) {
+    (PARENT.as_ptr().cast_const(), CHILD.as_ptr().cast_const())
+}
+
+/// A timed probe pair of `kind` on the hidden child event.
+unsafe fn pair(kind: usize) {
+    let child = CHILD.as_ptr().cast_const();
+    probes::__instrument_enter(child);
+    if kind == LOOP {
+        probes::__instrument_loop_exit(child, 0);
+    } else {
+        probes::__instrument_exit(child);
+    }
+}
+
 /// Every kind in every mode, inside one activation of the hidden parent event.
-unsafe fn measure_on(state: &mut ThreadState, timed_budget: Budget) -> Costs {
+unsafe fn measure_on(state: &mut ThreadState, precise: bool) -> Costs {
     let parent = PARENT.as_ptr().cast_const();
     let child_id = CHILD.load(Relaxed);
-    let child = CHILD.as_ptr().cast_const();
     let mut costs = Costs { measured: [0; 2], own: [0; 2], counted: [0; 2], off: [0; 2], ticks: 0 };
     probes::__instrument_enter(parent);
-    // The empty loop's cost, once per budget.
     let empty = |budget| min_pair(budget, || std::hint::black_box(()), || 0).0;
-    let (timed_baseline, quick_baseline) = (empty(timed_budget), empty(QUICK));
+    let quick_baseline = empty(QUICK);
+    let records = state.records;
+    let timed = if precise {
+        timed_rounds(|| (*records.add(child_id as usize)).incl)
+    } else {
+        timed_round(QUICK, || (*records.add(child_id as usize)).incl)
+    };
     for kind in [STANDARD, LOOP] {
-        let pair = || {
-            probes::__instrument_enter(child);
-            if kind == LOOP {
-                probes::__instrument_loop_exit(child, 0);
-            } else {
-                probes::__instrument_exit(child);
-            }
-        };
-        let records = state.records;
-        let own = || (*records.add(child_id as usize)).incl;
-        let (outer, inner) = min_pair(timed_budget, pair, own);
-        costs.measured[kind] = outer.saturating_sub(timed_baseline);
-        costs.own[kind] = inner;
+        costs.measured[kind] = timed.outer[kind].saturating_sub(timed.baseline);
+        costs.own[kind] = timed.inner[kind];
         for (mode, cost) in [(switch::COUNTED, &mut costs.counted), (switch::OFF, &mut costs.off)] {
             switch::set(child_id, mode);
-            cost[kind] = min_pair(QUICK, pair, || 0).0.saturating_sub(quick_baseline);
+            cost[kind] = min_pair(QUICK, || pair(kind), || 0).0.saturating_sub(quick_baseline);
             switch::set(child_id, switch::MEASURED);
         }
     }
     probes::__instrument_exit(parent);
     costs
+}
+
+/// Minima of the timed measurement, scaled ticks per iteration: the empty loop, and per kind
+/// the probe-pair loop (outer) and the probed event's own time (inner).
+#[derive(Clone, Copy)]
+pub struct Timed {
+    pub baseline: u64,
+    pub outer: [u64; 2],
+    pub inner: [u64; 2],
+}
+
+impl Timed {
+    fn values(&self) -> [u64; 5] {
+        [self.baseline, self.outer[0], self.outer[1], self.inner[0], self.inner[1]]
+    }
+
+    /// Whether `self` lowers any of `before`'s minima by more than 1 / 2^SETTLED_SHIFT.
+    fn lowers(&self, before: &Timed) -> bool {
+        self.values().iter().zip(before.values()).any(|(&now, then)| now < then - (then >> SETTLED_SHIFT))
+    }
+
+    fn min(&self, other: &Timed) -> Timed {
+        let m = |a: [u64; 2], b: [u64; 2]| [a[0].min(b[0]), a[1].min(b[1])];
+        Timed {
+            baseline: self.baseline.min(other.baseline),
+            outer: m(self.outer, other.outer),
+            inner: m(self.inner, other.inner),
+        }
+    }
+}
+
+/// One round: the empty loop, then each kind's timed pair, with `budget`.
+pub unsafe fn timed_round(budget: Budget, own: impl Fn() -> u64 + Copy) -> Timed {
+    let baseline = min_pair(budget, || std::hint::black_box(()), || 0).0;
+    let (o0, i0) = min_pair(budget, || pair(STANDARD), own);
+    let (o1, i1) = min_pair(budget, || pair(LOOP), own);
+    Timed { baseline, outer: [o0, o1], inner: [i0, i1] }
+}
+
+/// The precise measurement: MIN_ROUNDS rounds, then more while a round lowers a minimum.
+unsafe fn timed_rounds(own: impl Fn() -> u64 + Copy) -> Timed {
+    let mut best = timed_round(ROUND, own);
+    for round in 1..MAX_ROUNDS {
+        let next = timed_round(ROUND, own);
+        let lowered = next.lowers(&best);
+        best = best.min(&next);
+        if round + 1 >= MIN_ROUNDS && !lowered {
+            break;
+        }
+    }
+    best
 }
 
 /// The smallest (outer time, inner time) per iteration over the repetitions, scaled: outer is

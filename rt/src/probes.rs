@@ -9,6 +9,7 @@
 
 use crate::clock;
 use crate::overhead::{LOOP, STANDARD};
+use crate::recalibrate;
 use crate::reconcile;
 use crate::registry::{load_id, UNREGISTERED};
 use crate::switch;
@@ -173,6 +174,9 @@ unsafe fn exit_at(now: u64, id_slot: *const u32, sp: usize, kind: usize) {
         reconcile::close_top(ts, depth, now, kind);
     } else if switch::mode(id) == switch::MEASURED {
         reconcile::exit_mismatch(ts, id, sp, now, kind);
+    }
+    if recalibrate::due(now) {
+        recalibrate::run(state, now);
     }
     clock::fence();
 }

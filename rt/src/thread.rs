@@ -307,16 +307,21 @@ pub fn current_calls() -> u64 {
 /// Removes every trace of the calibration events from the thread (records, and what its root
 /// frame accumulated), so calibration never shows up in the profile.
 pub unsafe fn forget_calibration(ts: &mut ThreadState, ids: &[u32]) {
-    for &id in ids {
-        if id < ts.record_cap {
-            *ts.records.add(id as usize) = Record::default();
-        }
-    }
+    forget_records(ts, ids);
     let root = &mut *ts.frames;
     root.child_calls = 0;
     root.child_incl = 0;
     root.overhead = 0;
     root.comp_child = 0;
+}
+
+/// Clears the records of the hidden calibration events `ids`.
+pub unsafe fn forget_records(ts: &mut ThreadState, ids: &[u32]) {
+    for &id in ids {
+        if id < ts.record_cap {
+            *ts.records.add(id as usize) = Record::default();
+        }
+    }
 }
 
 /// A thread's callpaths, when it measured any.

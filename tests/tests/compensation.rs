@@ -20,7 +20,9 @@ fn main_times(
     let mut command = Command::new(program);
     command.args(args).current_dir(dir).env("INSTRUMENT_PROFILE_DIR", dir);
     if compensate {
-        command.env("INSTRUMENT_COMPENSATE", "1");
+        // One Δi for the whole run, so the removed time is exactly calls x Δi (recalibration
+        // has its own test).
+        command.env("INSTRUMENT_COMPENSATE", "1").env("INSTRUMENT_RECALIBRATE_MS", "0");
     }
     assert_success(&run(&mut command), "program");
     let profile = only_profile(dir);
@@ -79,6 +81,43 @@ fn call_heavy_work_compensates_toward_the_main_only_time() {
     assert!((removed - expected).abs() / expected < 0.01, "removed {removed} ns, expected {expected} ns");
     assert_eq!(function(&profile, "step").calls, calls);
     assert!(function(&profile, "step").compensated.is_some(), "every event carries compensated times");
+}
+
+/// Recalibration every 5 ms on a run of some 100 ms: rounds happen, the counts and the
+/// callpaths are those of the program alone, and the time removed lies between what the
+/// lowest and the highest measured Δi would remove, plus the rounds' own time.
+#[test]
+fn recalibration_while_running_changes_no_count_and_removes_its_own_time() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "compensation", &[]);
+    let calls = 1_000_000u64;
+    let output = run(Command::new(&program)
+        .arg(calls.to_string())
+        .current_dir(dir.path())
+        .env("INSTRUMENT_PROFILE_DIR", dir.path())
+        .env("INSTRUMENT_COMPENSATE", "1")
+        .env("INSTRUMENT_RECALIBRATE_MS", "5")
+        .env("INSTRUMENT_CALLPATH", "all"));
+    assert_success(&output, "compensation fixture");
+    let profile = only_profile(dir.path());
+    let c = profile.compensation.as_ref().unwrap();
+    let r = c.recalibration.as_ref().expect("recalibrated while running");
+    assert!(r.rounds >= 5, "{r:?}");
+    assert!(r.cost_ns > 0 && r.routine_low_ns <= r.routine_high_ns, "{r:?}");
+    assert_eq!(function(&profile, "step").calls, calls);
+    assert_eq!(function(&profile, "main").child_calls, calls);
+    assert_eq!(profile.functions.len(), 2, "no calibration event shows: {:?}", profile.functions);
+    let ids: Vec<u32> = profile.functions.iter().map(|f| f.id).collect();
+    let paths = &profile.callpaths.as_ref().unwrap().threads[0].paths;
+    assert_eq!(paths.len(), 2, "main and main => step only: {paths:?}");
+    assert!(paths.iter().all(|p| p.path.iter().all(|id| ids.contains(id))), "{paths:?}");
+    let main = function(&profile, "main");
+    let removed = main.inclusive_ns as f64 - main.compensated.unwrap().inclusive_ns as f64;
+    let start = c.routine.inclusive_overhead_ns;
+    let (low, high) = (start.min(r.routine_low_ns), start.max(r.routine_high_ns));
+    let probes = removed - r.cost_ns as f64 - c.routine.own_ns;
+    let (least, most) = (calls as f64 * low, calls as f64 * high);
+    assert!(probes > least * 0.99 && probes < most * 1.01, "removed {removed} ns: {least}..{most} + {r:?}");
 }
 
 #[test]

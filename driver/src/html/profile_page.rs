@@ -95,6 +95,18 @@ fn compensation(profile: &Profile, view: View) -> String {
         ));
         rows.push(("Messages that carried an overhead", p.messages.to_string()));
     }
+    if let Some(r) = &c.recalibration {
+        rows.push((
+            "Recalibrated while running",
+            format!(
+                "{} time(s), Δi {:.2} to {:.2} ns, {:.3} ms",
+                r.rounds,
+                r.routine_low_ns,
+                r.routine_high_ns,
+                r.cost_ns as f64 / MS
+            ),
+        ));
+    }
     format!(
         "<section id=\"section-compensation\"><h2>Overhead compensation</h2>{}</section>\n",
         dl("compensation", &rows)

@@ -1,0 +1,102 @@
+//! Recalibration while the program runs. The probes' cost follows the core's clock frequency,
+//! which a shared machine changes under the program: on this kind of VM about one run in five
+//! starts in a phase of some 80 ms in which fenced probes cost 5-18 % more, and a Δi measured
+//! only at start-up then over-compensates the rest of the run (IS class W: main 20 % below MO).
+//! So with compensation on, the first probe exit after each period (`INSTRUMENT_RECALIBRATE_MS`,
+//! default 50; 0: never) measures the costs again with a short round on the same hidden events
+//! as start-up, from inside the event on top of the calling thread's stack, and later exits use
+//! them. The round's own time (a fraction of a millisecond) is charged to that event as
+//! measurement overhead, so compensated times do not contain it; the frame is restored as it
+//! was, so its counts and children are untouched.
+//!
+//! The hot path pays one load and one comparison per exit (`due`); the deadline is u64::MAX
+//! when recalibration is off, and while a round runs, so one thread at a time measures.
+
+use crate::overhead::{self, SCALE, STANDARD};
+use crate::thread::{self, ThreadState};
+use crate::{clock, compensate, probes, settings, switch};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+/// Repetitions and pairs of one round: about 0.15 ms fenced.
+const BUDGET: (usize, usize) = (3, 300);
+const DEFAULT_PERIOD_MS: u64 = 50;
+
+/// The clock reading from which the next exit recalibrates (u64::MAX: never).
+static NEXT: AtomicU64 = AtomicU64::new(u64::MAX);
+static PERIOD: AtomicU64 = AtomicU64::new(0);
+static ROUNDS: AtomicU64 = AtomicU64::new(0);
+/// Ticks spent in rounds, and the lowest and highest routine Δi (scaled) they measured.
+static SPENT: AtomicU64 = AtomicU64::new(0);
+static LOW: AtomicU64 = AtomicU64::new(u64::MAX);
+static HIGH: AtomicU64 = AtomicU64::new(0);
+
+/// After the start-up measurement, with compensation on: schedules the first round.
+pub fn start(now: u64) {
+    let ms = settings::number("INSTRUMENT_RECALIBRATE_MS", 0, "50").unwrap_or(DEFAULT_PERIOD_MS);
+    if ms == 0 || !compensate::enabled() {
+        return;
+    }
+    let ticks_per_ns = clock::ticks_per_ns_estimate().unwrap_or(1.0);
+    let period = (ms as f64 * 1e6 * ticks_per_ns) as u64;
+    PERIOD.store(period, Relaxed);
+    NEXT.store(now.saturating_add(period), Relaxed);
+}
+
+/// Whether the exit at `now` should recalibrate.
+#[inline(always)]
+pub fn due(now: u64) -> bool {
+    now >= NEXT.load(Relaxed)
+}
+
+/// A round from inside the event on top of `state`'s stack (see the module comment).
+#[cold]
+#[inline(never)]
+pub unsafe fn run(state: *mut ThreadState, now: u64) {
+    let next = NEXT.load(Relaxed);
+    if now < next || NEXT.compare_exchange(next, u64::MAX, Relaxed, Relaxed).is_err() {
+        return;
+    }
+    let ts = &mut *state;
+    let depth = ts.depth;
+    if depth + 3 < ts.frame_cap && depth < ts.frame_cap {
+        let started = clock::now();
+        let saved = *ts.frames.add(depth);
+        let timed = switch::without_throttling(|| measure(state));
+        let ts = &mut *state;
+        *ts.frames.add(depth) = saved;
+        ts.depth = depth;
+        record(&timed);
+        let spent = clock::now().saturating_sub(started);
+        (*ts.frames.add(depth)).overhead += spent << SCALE;
+        SPENT.fetch_add(spent, Relaxed);
+    }
+    NEXT.store(clock::now().saturating_add(PERIOD.load(Relaxed)), Relaxed);
+}
+
+/// One round on the hidden events, whose records are then cleared.
+unsafe fn measure(state: *mut ThreadState) -> overhead::Timed {
+    let (parent, child) = overhead::hidden_events();
+    let child_id = crate::registry::load_id(child);
+    let records = (*state).records;
+    probes::__instrument_enter(parent);
+    let timed = overhead::timed_round(BUDGET, || (*records.add(child_id as usize)).incl);
+    probes::__instrument_exit(parent);
+    thread::forget_records(&mut *state, &[crate::registry::load_id(parent), child_id]);
+    timed
+}
+
+/// Hands the round's costs to compensation.
+fn record(timed: &overhead::Timed) {
+    let measured = [0, 1].map(|kind| timed.outer[kind].saturating_sub(timed.baseline));
+    compensate::set_pair_costs(measured, timed.inner[STANDARD]);
+    ROUNDS.fetch_add(1, Relaxed);
+    LOW.fetch_min(measured[STANDARD], Relaxed);
+    HIGH.fetch_max(measured[STANDARD], Relaxed);
+}
+
+/// What recalibration did: rounds, ticks spent, and the lowest and highest routine Δi
+/// (scaled ticks); None when no round ran.
+pub fn summary() -> Option<(u64, u64, u64, u64)> {
+    let rounds = ROUNDS.load(Relaxed);
+    (rounds > 0).then(|| (rounds, SPENT.load(Relaxed), LOW.load(Relaxed), HIGH.load(Relaxed)))
+}
