@@ -147,9 +147,11 @@ pub fn run(settings: &Settings) -> Result<()> {
     let names: Vec<String> = matrix.programs.iter().map(|p| p.name.clone()).collect();
     let summaries = stats::summarize(&names, levels, &done);
     print!("{}", output::table(&summaries, false));
-    println!(
-        "(noise: two standard errors of the mean's error, from the trials' spread; a mean error inside it is not distinguishable from run-to-run variation)"
-    );
+    if summaries.iter().any(|s| s.ranks.is_none()) {
+        println!(
+            "(noise: two standard errors of the mean's error, from the trials' spread; a mean error inside it is not distinguishable from run-to-run variation)"
+        );
+    }
     if summaries.iter().any(|s| s.ranks.is_some()) {
         println!(
             "(MPI programs: each rank's main less its MPI_Init and MPI_Finalize, the launcher's start-up and tear-down)"
