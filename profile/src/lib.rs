@@ -196,6 +196,7 @@ pub struct Compensation {
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Recalibration {
+    /// Rounds whose costs were used (a round far off the start-up costs is not).
     pub rounds: u64,
     pub cost_ns: u64,
     pub routine_low_ns: f64,

@@ -58,7 +58,7 @@ pub unsafe fn run(state: *mut ThreadState, now: u64) {
     }
     let ts = &mut *state;
     let depth = ts.depth;
-    if depth + 3 < ts.frame_cap && depth < ts.frame_cap {
+    if depth + 3 < ts.frame_cap {
         let started = clock::now();
         let saved = *ts.frames.add(depth);
         let timed = switch::without_throttling(|| measure(state));
@@ -85,17 +85,25 @@ unsafe fn measure(state: *mut ThreadState) -> overhead::Timed {
     timed
 }
 
-/// Hands the round's costs to compensation.
+/// Hands the round's costs to compensation, unless they are implausible against the start-up
+/// ones (under half or over four times: a round cut short by a preemption, say), which are
+/// then kept until the next round.
 fn record(timed: &overhead::Timed) {
     let measured = [0, 1].map(|kind| timed.outer[kind].saturating_sub(timed.baseline));
+    let Some(start) = overhead::costs() else { return };
+    let plausible =
+        (0..2).all(|k| measured[k] > start.measured[k] / 2 && measured[k] < start.measured[k] * 4);
+    if !plausible {
+        return;
+    }
     compensate::set_pair_costs(measured, timed.inner[STANDARD]);
     ROUNDS.fetch_add(1, Relaxed);
     LOW.fetch_min(measured[STANDARD], Relaxed);
     HIGH.fetch_max(measured[STANDARD], Relaxed);
 }
 
-/// What recalibration did: rounds, ticks spent, and the lowest and highest routine Δi
-/// (scaled ticks); None when no round ran.
+/// What recalibration did: rounds whose costs were used, ticks spent in all rounds, and the
+/// lowest and highest routine Δi used (scaled ticks); None when no round was used.
 pub fn summary() -> Option<(u64, u64, u64, u64)> {
     let rounds = ROUNDS.load(Relaxed);
     (rounds > 0).then(|| (rounds, SPENT.load(Relaxed), LOW.load(Relaxed), HIGH.load(Relaxed)))
