@@ -5,7 +5,8 @@
 //! So with compensation on, the first probe exit after each period (`INSTRUMENT_RECALIBRATE_MS`,
 //! default 50; 0: never) measures the costs again with a short round on the same hidden events
 //! as start-up, from inside the event on top of the calling thread's stack, and later exits use
-//! them. The round's own time (a fraction of a millisecond) is charged to that event as
+//! the lower of its costs and the previous round's (a round of 0.15 ms easily falls into a
+//! short slow blip; a phase that lasts is seen by two rounds in a row). The round's own time (a fraction of a millisecond) is charged to that event as
 //! measurement overhead, so compensated times do not contain it; the frame is restored as it
 //! was, so its counts and children are untouched.
 //!
@@ -29,6 +30,8 @@ static ROUNDS: AtomicU64 = AtomicU64::new(0);
 static SPENT: AtomicU64 = AtomicU64::new(0);
 static LOW: AtomicU64 = AtomicU64::new(u64::MAX);
 static HIGH: AtomicU64 = AtomicU64::new(0);
+/// The previous round's Δi per kind and routine δ (scaled); at first the start-up ones.
+static PREVIOUS: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
 
 /// After the start-up measurement, with compensation on: schedules the first round.
 pub fn start(now: u64) {
@@ -38,6 +41,12 @@ pub fn start(now: u64) {
     }
     let ticks_per_ns = clock::ticks_per_ns_estimate().unwrap_or(1.0);
     let period = (ms as f64 * 1e6 * ticks_per_ns) as u64;
+    if let Some(costs) = overhead::costs() {
+        let start = [costs.measured[0], costs.measured[1], costs.own[STANDARD]];
+        for (previous, value) in PREVIOUS.iter().zip(start) {
+            previous.store(value, Relaxed);
+        }
+    }
     PERIOD.store(period, Relaxed);
     NEXT.store(now.saturating_add(period), Relaxed);
 }
@@ -96,10 +105,14 @@ fn record(timed: &overhead::Timed) {
     if !plausible {
         return;
     }
-    compensate::set_pair_costs(measured, timed.inner[STANDARD]);
+    let round = [measured[0], measured[1], timed.inner[STANDARD]];
+    let previous: [u64; 3] = std::array::from_fn(|i| PREVIOUS[i].swap(round[i], Relaxed));
+    let lower = |kind: usize| if previous[kind] > 0 { round[kind].min(previous[kind]) } else { round[kind] };
+    let own = if lower(STANDARD) == round[STANDARD] { round[2] } else { previous[2] };
+    compensate::set_pair_costs([lower(0), lower(1)], own);
     ROUNDS.fetch_add(1, Relaxed);
-    LOW.fetch_min(measured[STANDARD], Relaxed);
-    HIGH.fetch_max(measured[STANDARD], Relaxed);
+    LOW.fetch_min(lower(STANDARD), Relaxed);
+    HIGH.fetch_max(lower(STANDARD), Relaxed);
 }
 
 /// What recalibration did: rounds whose costs were used, ticks spent in all rounds, and the
