@@ -6,16 +6,19 @@
 //! default 50; 0: never) measures the costs again with a short round on the same hidden events
 //! as start-up, from inside the event on top of the calling thread's stack, and later exits use
 //! the lower of its costs and the previous round's (a round of 0.15 ms easily falls into a
-//! short slow blip; a phase that lasts is seen by two rounds in a row). The round's own time (a fraction of a millisecond) is charged to that event as
-//! measurement overhead, so compensated times do not contain it; the frame is restored as it
-//! was, so its counts and children are untouched.
+//! short slow blip; a phase that lasts is seen by two rounds in a row). The round's own time is
+//! charged to that event as measurement overhead, so compensated times do not contain it; the
+//! frame is restored as it was, so its counts and children are untouched. Throttling is left
+//! as it is (other threads keep running): the hidden events' records are cleared after every
+//! round, so they never reach a throttling threshold worth speaking of, and a round that a
+//! throttled probe would make implausibly cheap is not used.
 //!
 //! The hot path pays one load and one comparison per exit (`due`); the deadline is u64::MAX
 //! when recalibration is off, and while a round runs, so one thread at a time measures.
 
 use crate::overhead::{self, SCALE, STANDARD};
 use crate::thread::{self, ThreadState};
-use crate::{clock, compensate, probes, settings, switch};
+use crate::{clock, compensate, probes, settings};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// Repetitions and pairs of one round: about 0.15 ms fenced.
@@ -26,7 +29,7 @@ const DEFAULT_PERIOD_MS: u64 = 50;
 static NEXT: AtomicU64 = AtomicU64::new(u64::MAX);
 static PERIOD: AtomicU64 = AtomicU64::new(0);
 static ROUNDS: AtomicU64 = AtomicU64::new(0);
-/// Ticks spent in rounds, and the lowest and highest routine Δi (scaled) they measured.
+/// Ticks spent in rounds, and the lowest and highest routine Δi (scaled) used.
 static SPENT: AtomicU64 = AtomicU64::new(0);
 static LOW: AtomicU64 = AtomicU64::new(u64::MAX);
 static HIGH: AtomicU64 = AtomicU64::new(0);
@@ -70,7 +73,7 @@ pub unsafe fn run(state: *mut ThreadState, now: u64) {
     if depth + 3 < ts.frame_cap {
         let started = clock::now();
         let saved = *ts.frames.add(depth);
-        let timed = switch::without_throttling(|| measure(state));
+        let timed = measure(state);
         let ts = &mut *state;
         *ts.frames.add(depth) = saved;
         ts.depth = depth;
