@@ -108,19 +108,14 @@ unsafe fn pair(kind: usize) {
 unsafe fn measure_on(state: &mut ThreadState, precise: bool) -> Costs {
     let parent = PARENT.as_ptr().cast_const();
     let child_id = CHILD.load(Relaxed);
-    let mut costs = Costs { measured: [0; 2], own: [0; 2], counted: [0; 2], off: [0; 2], ticks: 0 };
     probes::__instrument_enter(parent);
-    let empty = |budget| min_pair(budget, || std::hint::black_box(()), || 0).0;
-    let quick_baseline = empty(QUICK);
+    let quick_baseline = min_pair(QUICK, || std::hint::black_box(()), || 0).0;
     let records = state.records;
-    let timed = if precise {
-        timed_rounds(|| (*records.add(child_id as usize)).incl)
-    } else {
-        timed_round(QUICK, || (*records.add(child_id as usize)).incl)
-    };
+    let own = || (*records.add(child_id as usize)).incl;
+    let timed = if precise { timed_rounds(own) } else { timed_round(QUICK, own) };
+    let mut costs =
+        Costs { measured: timed.pair_costs(), own: timed.inner, counted: [0; 2], off: [0; 2], ticks: 0 };
     for kind in [STANDARD, LOOP] {
-        costs.measured[kind] = timed.outer[kind].saturating_sub(timed.baseline);
-        costs.own[kind] = timed.inner[kind];
         for (mode, cost) in [(switch::COUNTED, &mut costs.counted), (switch::OFF, &mut costs.off)] {
             switch::set(child_id, mode);
             cost[kind] = min_pair(QUICK, || pair(kind), || 0).0.saturating_sub(quick_baseline);
@@ -141,6 +136,11 @@ pub struct Timed {
 }
 
 impl Timed {
+    /// Per kind, a probe pair's cost: the pair loop less the empty loop (Δi).
+    pub fn pair_costs(&self) -> [u64; 2] {
+        self.outer.map(|outer| outer.saturating_sub(self.baseline))
+    }
+
     fn values(&self) -> [u64; 5] {
         [self.baseline, self.outer[0], self.outer[1], self.inner[0], self.inner[1]]
     }

@@ -101,7 +101,7 @@ unsafe fn measure(state: *mut ThreadState) -> overhead::Timed {
 /// ones (under half or over four times: a round cut short by a preemption, say), which are
 /// then kept until the next round.
 fn record(timed: &overhead::Timed) {
-    let measured = [0, 1].map(|kind| timed.outer[kind].saturating_sub(timed.baseline));
+    let measured = timed.pair_costs();
     let Some(start) = overhead::costs() else { return };
     let plausible =
         (0..2).all(|k| measured[k] > start.measured[k] / 2 && measured[k] < start.measured[k] * 4);
