@@ -110,7 +110,7 @@ fn record(timed: &overhead::Timed) {
     }
     let round = [measured[0], measured[1], timed.inner[STANDARD]];
     let previous: [u64; 3] = std::array::from_fn(|i| PREVIOUS[i].swap(round[i], Relaxed));
-    let lower = |kind: usize| if previous[kind] > 0 { round[kind].min(previous[kind]) } else { round[kind] };
+    let lower = |kind: usize| round[kind].min(previous[kind]);
     let own = if lower(STANDARD) == round[STANDARD] { round[2] } else { previous[2] };
     compensate::set_pair_costs([lower(0), lower(1)], own);
     ROUNDS.fetch_add(1, Relaxed);

@@ -12,10 +12,8 @@ fn main_times(
     args: &[&str],
     compensate: bool,
 ) -> (f64, Option<f64>, instrument_profile::Profile) {
-    for entry in std::fs::read_dir(dir).unwrap().filter_map(|e| e.ok()) {
-        if entry.file_name().to_string_lossy().ends_with(".instrument.json") {
-            std::fs::remove_file(entry.path()).unwrap();
-        }
+    for old in profile_paths(dir) {
+        std::fs::remove_file(old).unwrap();
     }
     let mut command = Command::new(program);
     command.args(args).current_dir(dir).env("INSTRUMENT_PROFILE_DIR", dir);

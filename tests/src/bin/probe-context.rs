@@ -12,7 +12,7 @@
 //! (after `cargo build --release --workspace`).
 
 use clap::Parser;
-use instrument_tests::{assert_success, bin, fixtures, function, only_profile, run};
+use instrument_tests::{assert_success, bin, fixtures, function, only_profile, profile_paths, run};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -126,10 +126,8 @@ fn main_ns(
     calls: u64,
     strategy: Option<&str>,
 ) -> (f64, f64, f64) {
-    for entry in std::fs::read_dir(dir).expect("scratch directory").flatten() {
-        if entry.file_name().to_string_lossy().ends_with(".instrument.json") {
-            std::fs::remove_file(entry.path()).expect("old profile removed");
-        }
+    for old in profile_paths(dir) {
+        std::fs::remove_file(old).expect("old profile removed");
     }
     let mut command = Command::new(program);
     command.args([workload, &calls.to_string()]).current_dir(dir).env("INSTRUMENT_PROFILE_DIR", dir);
