@@ -11,11 +11,11 @@ fn crate_dirs() -> &'static Vec<(String, PathBuf)> {
     static DIRS: OnceLock<Vec<(String, PathBuf)>> = OnceLock::new();
     DIRS.get_or_init(|| {
         let manifest = crate::repo_root().join("tests/third-party/Cargo.toml");
-        let fetch = crate::run(Command::new("cargo").arg("fetch").arg("--manifest-path").arg(&manifest));
-        crate::assert_success(&fetch, "cargo fetch of tests/third-party (needs crates.io or a filled cache)");
+        let fetch = crate::run(Command::new("cargo").args(["fetch", "--locked", "--manifest-path"]).arg(&manifest));
+        crate::assert_success(&fetch, "cargo fetch --locked of tests/third-party (needs crates.io or a filled cache, and its Cargo.lock in step with its Cargo.toml)");
         let metadata = crate::run(
             Command::new("cargo")
-                .args(["metadata", "--format-version", "1", "--offline", "--manifest-path"])
+                .args(["metadata", "--format-version", "1", "--offline", "--locked", "--manifest-path"])
                 .arg(&manifest),
         );
         crate::assert_success(&metadata, "cargo metadata of tests/third-party");
