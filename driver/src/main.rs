@@ -137,28 +137,44 @@ enum Command {
     },
     /// Build and run the bundled C example and print its profile
     Demo,
-    /// Run the MO / PA / PA-comp / CA / CA-comp experiment matrix and print Table 1
+    /// Run the MO / PA-off / PA / PA-comp / CA / CA-comp experiment matrix and print Table 1
     #[command(long_about = "Run Malony and Shende's experiments: every program is built with only main \
-        instrumented (MO) and with all routines (PA), then run TRIALS times at each level: MO, PA, PA-comp \
-        (compensated), CA (callpaths), CA-comp. Main's inclusive time is compared with MO's as a % error of \
-        the minimum and of the mean.\n\nPrograms come from a TOML matrix file (see driver/src/experiment/matrix.rs) \
+        instrumented (MO) and with all routines (PA), then run in rounds: each round runs every level once, \
+        in a fresh random order, each trial right after a short fixed control workload. Levels: MO, PA-off \
+        (the PA build with every probe but main's switched off: what instrumenting changed in the compiled \
+        code), PA, PA-comp (compensated), CA (callpaths), CA-comp. Main's inclusive time is compared with \
+        MO's as the paper's % error of the minimum and of the mean, and as the median of the per-round errors \
+        (each round against its own MO, and against its own PA-off) with a distribution-free 95 % interval; \
+        where scaling each trial by its control narrows the intervals, those errors are control-normalised \
+        (marked *). The control's spread is printed as the machine's noise floor.\n\n  \
+        instrument experiment --class W --rounds 10\n  \
+        instrument experiment --class W --until 1% --budget 2h   (add rounds until every interval is within ±1 %)\n  \
+        instrument experiment npb.toml --levels MO,PA-off,PA,PA-comp\n\n\
+        Programs come from a TOML matrix file (see driver/src/experiment/matrix.rs) \
         or, by default, the bench-nas kernels at --class. Results go to --out (Markdown, CSV, JSON, SVG); every \
-        trial is cached there, so an interrupted run resumes.\n\nMPI programs (--ranks N, or `ranks` in the \
-        matrix) run under mpirun; every rank's main is measured and the results follow the paper's Table 2: \
-        per level the highest and lowest of the per-rank minima, and the % error of the rank-by-rank mean and \
-        of the highest against MO. With compensation on, ranks piggyback their overhead on their messages \
-        (INSTRUMENT_PIGGYBACK=0 in a program's env turns that off).")]
+        trial is cached there, so an interrupted run resumes with whole rounds.\n\nMPI programs (--ranks N, or \
+        `ranks` in the matrix) run under mpirun; every rank's main is measured and the results follow the paper's \
+        Table 2: per level the highest and lowest of the per-rank minima, and the % error of the rank-by-rank \
+        mean and of the highest against MO. With compensation on, ranks piggyback their overhead on their \
+        messages (INSTRUMENT_PIGGYBACK=0 in a program's env turns that off).")]
     Experiment {
         /// The matrix file (TOML); default: the bench-nas kernels
         matrix: Option<PathBuf>,
         /// bench-nas class for the default matrix
         #[arg(long, default_value = "W", value_parser = ["S", "W", "A"])]
         class: String,
-        /// Trials per program and level (default: the matrix's, 10)
-        #[arg(long)]
-        trials: Option<u32>,
+        /// Rounds to run (each runs every level of every program once; default: the matrix's
+        /// `trials`, 10); with --until, the rounds to run at least
+        #[arg(long, visible_alias = "trials", value_name = "N")]
+        rounds: Option<u32>,
+        /// Keep adding rounds until every level's interval is within ±WIDTH % (as 1% or 0.5)
+        #[arg(long, value_name = "WIDTH", value_parser = parse_percent)]
+        until: Option<f64>,
+        /// Stop adding rounds after this much wall time (as 90s, 45m, 2h; default with --until: 1h)
+        #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+        budget: Option<std::time::Duration>,
         /// Levels to run (comma separated)
-        #[arg(long, value_delimiter = ',', default_value = "MO,PA,PA-comp,CA,CA-comp", value_parser = parse_level)]
+        #[arg(long, value_delimiter = ',', default_value = "MO,PA-off,PA,PA-comp,CA,CA-comp", value_parser = parse_level)]
         levels: Vec<experiment::stats::Level>,
         /// Only these programs (names, or kernel names such as cg)
         #[arg(long, value_delimiter = ',')]
@@ -342,7 +358,9 @@ fn run(cli: Cli) -> Result<()> {
         Command::Experiment {
             matrix,
             class,
-            trials,
+            rounds,
+            until,
+            budget,
             levels,
             programs,
             placement,
@@ -353,7 +371,9 @@ fn run(cli: Cli) -> Result<()> {
         } => experiment::run(&experiment::Settings {
             matrix,
             class,
-            trials,
+            rounds,
+            until,
+            budget,
             out,
             levels,
             programs,
@@ -410,6 +430,33 @@ fn export_command(
         }
         None => std::io::Write::write_all(&mut std::io::stdout(), &bytes)
             .context("cannot write to standard output"),
+    }
+}
+
+/// A width in percent: `1%`, `0.5 %` or `2`.
+fn parse_percent(text: &str) -> Result<f64, String> {
+    let number = text.trim().trim_end_matches('%').trim();
+    match number.parse::<f64>() {
+        Ok(v) if v > 0.0 && v.is_finite() => Ok(v),
+        _ => Err(format!("`{text}` is not a positive percentage (such as 1% or 0.5)")),
+    }
+}
+
+/// A wall time: seconds, or a number with s, m or h (`90s`, `45m`, `2h`, `1.5h`).
+fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let text = text.trim();
+    let (number, unit) = match text.char_indices().last() {
+        Some((i, c @ ('s' | 'm' | 'h'))) => (&text[..i], c),
+        _ => (text, 's'),
+    };
+    let scale = match unit {
+        'h' => 3600.0,
+        'm' => 60.0,
+        _ => 1.0,
+    };
+    match number.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v.is_finite() => Ok(std::time::Duration::from_secs_f64(v * scale)),
+        _ => Err(format!("`{text}` is not a duration (such as 90s, 45m or 2h)")),
     }
 }
 

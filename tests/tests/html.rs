@@ -92,6 +92,7 @@ fn experiment_page_renders_table_1_and_the_chart() {
         main_ns: Some(ms * 1e6),
         ranks_ns: Vec::new(),
         error: None,
+        control_ns: None,
     };
     let trials = vec![
         trial(Level::Mo, 0, 100.0),
@@ -130,6 +131,7 @@ fn experiment_page_renders_table_2_for_mpi_programs() {
         main_ns: Some(ms[0] * 1e6),
         ranks_ns: ms.iter().map(|m| m * 1e6).collect(),
         error: None,
+        control_ns: None,
     };
     let trials = vec![
         trial(Level::Mo, 0, [100.0, 90.0]),

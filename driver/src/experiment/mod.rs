@@ -1,30 +1,44 @@
 //! `instrument experiment`: Malony and Shende's evaluation. Every program of a matrix is built
-//! twice (MO: only `main` instrumented; PA: all routines) and run `trials` times at each level
-//! (MO, PA, PA-comp, CA, CA-comp: the last three reuse the PA binary with compensation and/or
-//! callpath mode switched on at run time); main's inclusive time (compensated where the level
-//! says so) is compared with MO's. Every finished trial is appended to a cache, so a run killed
-//! half-way resumes where it stopped; a failing build or run is recorded and the rest goes on.
+//! twice (MO: only `main` instrumented; PA: all routines) and run in rounds: each round runs
+//! every level once in a fresh random order (MO, PA-off, PA, PA-comp, CA, CA-comp: all but MO
+//! reuse the PA binary with probes switched off, compensation or callpath mode set at run
+//! time), each trial after the noise control (`control`); main's inclusive time (compensated
+//! where the level says so) is compared with MO's, as the paper's min and mean and as the
+//! median of per-round errors with its interval (`paired`). `--until` adds rounds until every
+//! interval is narrow enough or the budget is spent. Every finished trial is appended to a
+//! cache, so a run killed half-way resumes with whole rounds; a failing build or run is
+//! recorded (its reason on stderr and in the JSON) and the rest goes on.
 //! An MPI program runs under the launcher with its ranks; every rank's main is kept, for the
 //! paper's Table 2 (the high and low of the per-process minima).
 
+pub mod control;
+pub mod interval;
 pub mod matrix;
 pub mod output;
+pub mod paired;
+pub mod rounds;
 pub mod stats;
 
 use crate::layout;
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use matrix::{Matrix, Program};
-use stats::{Level, Trial};
+use stats::{Level, ProgramSummary, Trial};
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::{Duration, Instant};
 
 pub struct Settings {
     pub matrix: Option<PathBuf>,
     pub class: String,
-    pub trials: Option<u32>,
+    /// Rounds to run at least (each runs every level of every program once).
+    pub rounds: Option<u32>,
+    /// Keep adding rounds until every interval's half-width is at most this many %.
+    pub until: Option<f64>,
+    /// Wall-time limit for the whole run (default with `until`: `DEFAULT_BUDGET`).
+    pub budget: Option<Duration>,
     pub out: PathBuf,
     pub levels: Vec<Level>,
     pub programs: Vec<String>,
@@ -37,8 +51,75 @@ pub struct Settings {
 }
 
 const CACHE: &str = "trials.jsonl";
+/// The budget of `--until` when none is given.
+pub const DEFAULT_BUDGET: Duration = Duration::from_secs(3600);
+/// No program gets more rounds than this, whatever `--until` asks.
+const MAX_ROUNDS: u32 = 1000;
+
+/// What every trial of a run needs.
+struct Runner<'a> {
+    matrix: &'a Matrix,
+    out: PathBuf,
+    levels: &'a [Level],
+    callpath: String,
+    compensate: &'a str,
+    /// The selection that keeps only main: MO's build, PA-off's run-time switch.
+    main_only: PathBuf,
+    /// Builds that failed: (program, main-only variant).
+    broken: HashSet<(String, bool)>,
+    bar: ProgressBar,
+}
+
+impl Runner<'_> {
+    /// A line for the user: above the progress bar on a terminal, on stderr otherwise (where
+    /// the hidden bar would swallow it).
+    fn say(&self, line: String) {
+        if self.bar.is_hidden() {
+            eprintln!("{line}");
+        } else {
+            self.bar.println(line);
+        }
+    }
+}
 
 pub fn run(settings: &Settings) -> Result<()> {
+    let matrix = load_matrix(settings)?;
+    check_launcher(&matrix)?;
+    let rounds = settings.rounds.unwrap_or(matrix.trials).max(1);
+    let placement = settings.placement.clone().unwrap_or_else(|| matrix.placement.clone());
+    std::fs::create_dir_all(&settings.out)
+        .with_context(|| format!("cannot create {}", settings.out.display()))?;
+    let out = settings.out.canonicalize()?;
+    let mut done = resume(&matrix, &out, &settings.levels)?;
+    let main_only = out.join("main-only.txt");
+    std::fs::write(
+        &main_only,
+        "# instrument experiment: MO instruments main only\nBEGIN_INCLUDE_LIST\nmain\nEND_INCLUDE_LIST\n",
+    )?;
+    let mut runner = Runner {
+        matrix: &matrix,
+        out: out.clone(),
+        levels: &settings.levels,
+        callpath: settings.callpath.clone().unwrap_or_else(|| matrix.callpath.clone()),
+        compensate: &settings.compensate,
+        main_only,
+        broken: HashSet::new(),
+        bar: progress_bar(&matrix, settings, rounds, &done),
+    };
+    if !done.is_empty() {
+        runner.say(format!("resuming: {} trial(s) already in {}", done.len(), out.join(CACHE).display()));
+    }
+    build_all(&mut runner, &placement);
+    let budget = settings.budget.or(settings.until.map(|_| DEFAULT_BUDGET));
+    let unfinished = run_rounds(&runner, &mut done, rounds, settings.until, budget)?;
+    runner.bar.finish_and_clear();
+    let names: Vec<String> = matrix.programs.iter().map(|p| p.name.clone()).collect();
+    let summaries = stats::summarize(&names, &settings.levels, &done);
+    print_results(&summaries, &done, settings.until, unfinished)?;
+    write_results(&summaries, &out)
+}
+
+fn load_matrix(settings: &Settings) -> Result<Matrix> {
     let mut matrix = match &settings.matrix {
         Some(path) => Matrix::load(path)?,
         None => Matrix::bench_nas(&layout::bench_nas()?, &settings.class, settings.ranks.unwrap_or(1))?,
@@ -59,108 +140,193 @@ pub fn run(settings: &Settings) -> Result<()> {
             anyhow::bail!("no program of the matrix matches {:?}", settings.programs);
         }
     }
-    check_launcher(&matrix)?;
-    let trials = settings.trials.unwrap_or(matrix.trials).max(1);
-    let placement = settings.placement.clone().unwrap_or_else(|| matrix.placement.clone());
-    let callpath = settings.callpath.clone().unwrap_or_else(|| matrix.callpath.clone());
-    std::fs::create_dir_all(&settings.out)
-        .with_context(|| format!("cannot create {}", settings.out.display()))?;
-    let out = settings.out.canonicalize()?;
-    let mut done = load_cache(&out.join(CACHE))?;
+    Ok(matrix)
+}
+
+/// The cached trials worth keeping: measured with today's ranks, in whole rounds. The cache
+/// is rewritten without the others, so that it only ever holds whole rounds.
+fn resume(matrix: &Matrix, out: &Path, levels: &[Level]) -> Result<Vec<Trial>> {
+    let path = out.join(CACHE);
+    let mut done = load_cache(&path)?;
     let cached = done.len();
-    done.retain(|t| measured_like(&matrix, t));
+    done.retain(|t| measured_like(matrix, t));
     if done.len() < cached {
         println!("ignoring {} cached trial(s) measured with another number of ranks", cached - done.len());
     }
-    let done_keys: HashSet<(String, Level, u32)> =
-        done.iter().map(|t| (t.program.clone(), t.level, t.trial)).collect();
-    let levels = &settings.levels;
+    let partial = rounds::drop_partial(&mut done, levels);
+    if partial > 0 {
+        println!("dropping {partial} trial(s) of interrupted rounds: those rounds run again whole");
+    }
+    if done.len() < cached {
+        let mut text = String::new();
+        for t in &done {
+            text.push_str(&serde_json::to_string(t)?);
+            text.push('\n');
+        }
+        let temp = out.join(format!(".{CACHE}.tmp"));
+        std::fs::write(&temp, text)?;
+        std::fs::rename(&temp, &path).with_context(|| format!("cannot rewrite {}", path.display()))?;
+    }
+    Ok(done)
+}
 
-    let runs: Vec<(&Program, Level, u32)> = (0..trials)
-        .flat_map(|trial| {
-            matrix.programs.iter().flat_map(move |p| levels.iter().map(move |&l| (p, l, trial)))
-        })
-        .filter(|(p, l, t)| !done_keys.contains(&(p.name.clone(), *l, *t)))
-        .collect();
-    let variants: Vec<bool> =
-        [true, false].into_iter().filter(|&mo| levels.iter().any(|l| l.main_only() == mo)).collect();
-    let bar = ProgressBar::new((matrix.programs.len() * variants.len() + runs.len()) as u64);
+fn progress_bar(matrix: &Matrix, settings: &Settings, rounds: u32, done: &[Trial]) -> ProgressBar {
+    let variants = [true, false].iter().filter(|&&mo| settings.levels.iter().any(|l| l.main_only() == mo)).count();
+    let runs = matrix.programs.len() * settings.levels.len() * rounds as usize;
+    let bar = ProgressBar::new((matrix.programs.len() * variants + runs.saturating_sub(done.len())) as u64);
     bar.set_style(
         ProgressStyle::with_template("{msg:<28} [{bar:30}] {pos}/{len} eta {eta}")
             .expect("static")
             .progress_chars("=> "),
     );
-    if !done.is_empty() {
-        bar.println(format!("resuming: {} trial(s) already in {}", done.len(), out.join(CACHE).display()));
-    }
-    let select = out.join("main-only.txt");
-    std::fs::write(
-        &select,
-        "# instrument experiment: MO instruments main only\nBEGIN_INCLUDE_LIST\nmain\nEND_INCLUDE_LIST\n",
-    )?;
-    let mut broken: HashSet<(String, bool)> = HashSet::new();
-    for program in &matrix.programs {
-        for &main_only in &variants {
-            bar.set_message(format!("build {} {}", program.name, if main_only { "MO" } else { "PA" }));
-            if let Err(e) = build(&matrix, program, &out, main_only, &placement, &select) {
-                bar.println(format!("{}: build failed: {e:#}", program.name));
-                broken.insert((program.name.clone(), main_only));
+    bar
+}
+
+fn build_all(runner: &mut Runner, placement: &str) {
+    for program in &runner.matrix.programs {
+        for main_only in [true, false] {
+            if !runner.levels.iter().any(|l| l.main_only() == main_only) {
+                continue;
             }
-            bar.inc(1);
+            runner.bar.set_message(format!("build {} {}", program.name, if main_only { "MO" } else { "PA" }));
+            if let Err(e) = build(runner.matrix, program, &runner.out, main_only, placement, &runner.main_only) {
+                runner.say(format!("{}: build failed: {e:#}", program.name));
+                runner.broken.insert((program.name.clone(), main_only));
+            }
+            runner.bar.inc(1);
         }
     }
-    let mut cache = std::fs::OpenOptions::new().create(true).append(true).open(out.join(CACHE))?;
-    for (program, level, trial) in runs {
-        bar.set_message(format!("{} {} #{}", program.name, level.name(), trial + 1));
-        let result = if broken.contains(&(program.name.clone(), level.main_only())) {
+}
+
+/// Runs rounds until every program has `rounds` of them and, with `until`, every interval is
+/// that narrow, or the budget is spent. Returns whether rounds were cut short by the budget.
+fn run_rounds(
+    runner: &Runner,
+    done: &mut Vec<Trial>,
+    rounds: u32,
+    until: Option<f64>,
+    budget: Option<Duration>,
+) -> Result<bool> {
+    let deadline = budget.map(|b| Instant::now() + b);
+    let mut cache = std::fs::OpenOptions::new().create(true).append(true).open(runner.out.join(CACHE))?;
+    for round in 0..MAX_ROUNDS {
+        let names: Vec<String> = runner.matrix.programs.iter().map(|p| p.name.clone()).collect();
+        let summaries = stats::summarize(&names, runner.levels, done);
+        let whole = rounds::complete(done, runner.levels);
+        let wanted: Vec<&Program> = runner
+            .matrix
+            .programs
+            .iter()
+            .zip(&summaries)
+            .filter(|(_, s)| round < rounds || until.is_some_and(|w| !resolved(s, w).is_empty()))
+            .map(|(p, _)| p)
+            .collect();
+        if wanted.is_empty() {
+            return Ok(false);
+        }
+        for program in wanted {
+            if whole.contains(&(program.name.clone(), round)) {
+                continue;
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Ok(true);
+            }
+            if round >= rounds {
+                runner.bar.inc_length(runner.levels.len() as u64);
+            }
+            run_round(runner, program, round, done, &mut cache)?;
+        }
+    }
+    Ok(false)
+}
+
+/// The cells of `summary` whose interval is still wider than `width` % (or has too few
+/// rounds for one), with their half-widths; levels that never ran successfully are left out.
+pub fn resolved(summary: &ProgramSummary, width: f64) -> Vec<(Level, Option<f64>)> {
+    summary
+        .cells
+        .iter()
+        .filter(|(level, cell)| *level != Level::Mo && cell.is_some())
+        .filter_map(|(level, cell)| {
+            let shown = cell.as_ref()?.vs_mo.shown(summary.normalised).map(|i| i.half_width());
+            (shown.is_none_or(|w| w > width)).then_some((*level, shown))
+        })
+        .collect()
+}
+
+/// One round of `program`: every level once, in the round's order, each after the control.
+fn run_round(
+    runner: &Runner,
+    program: &Program,
+    round: u32,
+    done: &mut Vec<Trial>,
+    cache: &mut std::fs::File,
+) -> Result<()> {
+    for level in rounds::order(&program.name, round, runner.levels) {
+        runner.bar.set_message(format!("{} {} round {}", program.name, level.name(), round + 1));
+        let control_ns = Some(control::run());
+        let result = if runner.broken.contains(&(program.name.clone(), level.main_only())) {
             Err(anyhow::anyhow!("the build failed"))
         } else {
-            run_trial(&matrix, program, level, &out, &callpath, &settings.compensate)
+            run_trial(runner, program, level)
         };
-        let record = match result {
-            Ok(ranks) => Trial {
-                program: program.name.clone(),
-                level,
-                trial,
-                main_ns: ranks.first().copied(),
-                ranks_ns: if ranks.len() > 1 { ranks } else { Vec::new() },
-                error: None,
-            },
-            Err(e) => {
-                bar.println(format!("{} {} trial {}: {e:#}", program.name, level.name(), trial + 1));
-                Trial {
-                    program: program.name.clone(),
-                    level,
-                    trial,
-                    main_ns: None,
-                    ranks_ns: Vec::new(),
-                    error: Some(format!("{e:#}")),
-                }
+        let mut record = Trial {
+            program: program.name.clone(),
+            level,
+            trial: round,
+            main_ns: None,
+            ranks_ns: Vec::new(),
+            error: None,
+            control_ns,
+        };
+        match result {
+            Ok(ranks) => {
+                record.main_ns = ranks.first().copied();
+                record.ranks_ns = if ranks.len() > 1 { ranks } else { Vec::new() };
             }
-        };
+            Err(e) => {
+                runner.say(format!("{} {} round {}: {e:#}", program.name, level.name(), round + 1));
+                record.error = Some(format!("{e:#}"));
+            }
+        }
         writeln!(cache, "{}", serde_json::to_string(&record)?)?;
         cache.flush()?;
         done.push(record);
-        bar.inc(1);
+        runner.bar.inc(1);
     }
-    bar.finish_and_clear();
-    let names: Vec<String> = matrix.programs.iter().map(|p| p.name.clone()).collect();
-    let summaries = stats::summarize(&names, levels, &done);
-    print!("{}", output::table(&summaries, false));
-    if summaries.iter().any(|s| s.ranks.is_none()) {
-        println!(
-            "(noise: two standard errors of the mean's error, from the trials' spread; a mean error inside it is not distinguishable from run-to-run variation)"
-        );
+    Ok(())
+}
+
+fn print_results(summaries: &[ProgramSummary], done: &[Trial], until: Option<f64>, cut: bool) -> Result<()> {
+    print!("{}", output::table(summaries, false));
+    for note in output::notes(summaries, done) {
+        println!("{note}");
     }
-    if summaries.iter().any(|s| s.ranks.is_some()) {
-        println!(
-            "(MPI programs: each rank's main less its MPI_Init and MPI_Finalize, the launcher's start-up and tear-down)"
-        );
+    if let Some(width) = until {
+        let missing: Vec<String> = summaries
+            .iter()
+            .flat_map(|s| {
+                resolved(s, width).into_iter().map(move |(level, w)| match w {
+                    Some(w) => format!("{} {} (±{w:.2} %)", s.program, level.name()),
+                    None => format!("{} {} (too few rounds for an interval)", s.program, level.name()),
+                })
+            })
+            .collect();
+        if missing.is_empty() {
+            println!("every interval is within ±{width} %");
+        } else {
+            let why = if cut { "the budget ran out" } else { "the round limit was reached" };
+            println!("{why} before these reached ±{width} %: {}", missing.join(", "));
+        }
     }
-    std::fs::write(out.join("results.md"), output::table(&summaries, true))?;
-    std::fs::write(out.join("results.json"), serde_json::to_string_pretty(&summaries)?)?;
-    output::csv(&summaries, &out.join("results.csv"))?;
-    std::fs::write(out.join("errors.svg"), output::svg(&summaries))?;
+    Ok(())
+}
+
+fn write_results(summaries: &[ProgramSummary], out: &Path) -> Result<()> {
+    std::fs::write(out.join("results.md"), output::table(summaries, true))?;
+    std::fs::write(out.join("results.json"), serde_json::to_string_pretty(summaries)?)?;
+    output::csv(summaries, &out.join("results.csv"))?;
+    std::fs::write(out.join("errors.svg"), output::svg(summaries))?;
     println!(
         "\nwritten: {0}/results.md, results.csv, results.json, errors.svg ({0}/{CACHE} holds every trial)",
         out.display()
@@ -235,36 +401,34 @@ fn build(
         .output()
         .with_context(|| format!("cannot run {command}"))?;
     if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let tail: Vec<&str> = stderr.lines().rev().take(3).collect();
-        anyhow::bail!(
-            "`{command}` exited with {}: {}",
-            output.status,
-            tail.into_iter().rev().collect::<Vec<_>>().join(" / ")
-        );
+        anyhow::bail!(failure(&command, &output));
     }
     Ok(())
 }
 
+/// Why `command` failed: its status and the last lines of its stderr.
+fn failure(command: &str, output: &std::process::Output) -> String {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let tail: Vec<&str> = stderr.lines().rev().take(3).collect();
+    let tail: Vec<&str> = tail.into_iter().rev().collect();
+    format!("`{command}` exited with {}: {}", output.status, tail.join(" / "))
+}
+
 /// Runs one trial and returns main's inclusive time (compensated at the -comp levels), one
 /// per rank.
-fn run_trial(
-    matrix: &Matrix,
-    program: &Program,
-    level: Level,
-    out: &Path,
-    callpath: &str,
-    compensate: &str,
-) -> Result<Vec<f64>> {
-    let build = build_dir(out, program, level.main_only());
-    let profiles = tempfile::Builder::new().prefix("trial").tempdir_in(out)?;
+fn run_trial(runner: &Runner, program: &Program, level: Level) -> Result<Vec<f64>> {
+    let matrix = runner.matrix;
+    let build = build_dir(&runner.out, program, level.main_only());
+    let profiles = tempfile::Builder::new().prefix("trial").tempdir_in(&runner.out)?;
     let command = matrix.run_command(program).replace("{build}", &build.display().to_string());
     let mut run = Command::new("sh");
     run.arg("-c")
         .arg(&command)
         .current_dir(matrix.directory(program))
         .env("INSTRUMENT_PROFILE_DIR", profiles.path());
-    run.env_remove("INSTRUMENT_CALLPATH").env_remove("INSTRUMENT_COMPENSATE");
+    for var in ["INSTRUMENT_CALLPATH", "INSTRUMENT_COMPENSATE", "INSTRUMENT_RUNTIME_SELECT"] {
+        run.env_remove(var);
+    }
     // Open MPI's mpirun refuses root and more ranks than cores unless told.
     run.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
@@ -273,14 +437,17 @@ fn run_trial(
     // The paper's levels instrument every routine fully.
     run.env("INSTRUMENT_THROTTLE", "0");
     if level.callpaths() {
-        run.env("INSTRUMENT_CALLPATH", callpath);
+        run.env("INSTRUMENT_CALLPATH", &runner.callpath);
     }
     if level.compensated() {
-        run.env("INSTRUMENT_COMPENSATE", compensate);
+        run.env("INSTRUMENT_COMPENSATE", runner.compensate);
+    }
+    if level.switched_off() {
+        run.env("INSTRUMENT_RUNTIME_SELECT", &runner.main_only);
     }
     let output = run.output().with_context(|| format!("cannot run {command}"))?;
     if !output.status.success() {
-        anyhow::bail!("`{command}` exited with {}", output.status);
+        anyhow::bail!(failure(&command, &output));
     }
     let ranks = matrix.ranks(program);
     if ranks <= 1 {

@@ -2,7 +2,9 @@
 //! in its Table 2 layout), as CSV and JSON for scripts, and as an SVG chart of the errors
 //! against MO.
 
-use super::stats::{Level, ProgramSummary, RankCell};
+use super::interval::Interval;
+use super::paired::{ControlSummary, Paired};
+use super::stats::{Level, ProgramSummary, RankCell, Trial};
 use anyhow::Result;
 use std::fmt::Write;
 use std::path::Path;
@@ -37,6 +39,7 @@ pub fn table(summaries: &[ProgramSummary], markdown: bool) -> String {
     for s in summaries {
         if let Some(cells) = &s.ranks {
             rows.extend(rank_rows(s, cells));
+            rows.extend(paired_rows(s));
             push_failures(&mut rows, s, levels.len());
             continue;
         }
@@ -64,6 +67,7 @@ pub fn table(summaries: &[ProgramSummary], markdown: bool) -> String {
                 .map(|(_, c)| c.and_then(|c| c.noise_pct).map_or(String::new(), |n| format!("±{n:.1}"))),
         );
         rows.extend([min, mean, error, noise]);
+        rows.extend(paired_rows(s));
         push_failures(&mut rows, s, levels.len());
     }
     if markdown {
@@ -101,6 +105,63 @@ pub fn table(summaries: &[ProgramSummary], markdown: bool) -> String {
 /// The label of the row holding each mean error's noise (`stats::Cell::noise_pct`).
 pub const NOISE_LABEL: &str = "noise (±2 s.e.)";
 
+/// An interval as `+1.2 [-0.3, +2.9]` (%).
+pub fn interval(i: &Interval) -> String {
+    format!("{:+.1} [{:+.1}, {:+.1}]", i.median, i.low, i.high)
+}
+
+/// The labels of the paired rows: against MO, against PA-off; `*` marks control-normalised.
+pub fn paired_labels(normalised: bool) -> [String; 2] {
+    let mark = if normalised { "*" } else { "" };
+    [format!("median vs MO [95% CI]{mark}"), format!("median vs PA-off [95% CI]{mark}")]
+}
+
+/// The paired rows of a program: each level's median per-round error against MO and, when
+/// PA-off ran, against PA-off, with their intervals (rows with no interval are left out).
+pub fn paired_rows(s: &ProgramSummary) -> Vec<Vec<String>> {
+    let labels = paired_labels(s.normalised);
+    let picks: [fn(&super::stats::Cell) -> Paired; 2] = [|c| c.vs_mo, |c| c.vs_off];
+    let mut rows = Vec::new();
+    for (label, pick) in labels.into_iter().zip(picks) {
+        let values: Vec<String> = s
+            .cells
+            .iter()
+            .map(|(_, c)| c.and_then(|c| pick(&c).shown(s.normalised)).map_or(String::new(), |i| interval(&i)))
+            .collect();
+        if values.iter().any(|v| !v.is_empty()) {
+            let mut row = vec![String::new(), label];
+            row.extend(values);
+            rows.push(row);
+        }
+    }
+    rows
+}
+
+/// The lines under the table: what its rows mean and the machine's noise floor.
+pub fn notes(summaries: &[ProgramSummary], trials: &[Trial]) -> Vec<String> {
+    let mut notes = Vec::new();
+    if summaries.iter().any(|s| s.ranks.is_none()) {
+        notes.push("(noise: two standard errors of the mean's error, from the trials' spread; a mean error inside it is not distinguishable from run-to-run variation)".to_string());
+    }
+    if summaries.iter().any(|s| s.ranks.is_some()) {
+        notes.push("(MPI programs: each rank's main less its MPI_Init and MPI_Finalize, the launcher's start-up and tear-down)".to_string());
+    }
+    if summaries.iter().flat_map(paired_rows).next().is_some() {
+        notes.push("(median vs MO: the median over rounds of each round's % error against that round's MO, with a distribution-free 95 % interval; * = control-normalised: each trial scaled by the noise control run just before it, shown where that narrows the intervals)".to_string());
+    }
+    if summaries.iter().any(|s| s.cells.iter().any(|(l, c)| *l == Level::PaOff && c.is_some())) {
+        notes.push("(PA-off: the PA build with every probe but main's switched off at run time. PA-off vs MO is what instrumenting changed in the compiled code, which no compensation can remove; vs PA-off is what the probes cost, or compensation left, while running)".to_string());
+    }
+    let all: Vec<&Trial> = trials.iter().collect();
+    if let Some(ControlSummary { runs, median_ns, spread_pct: Some(spread) }) = ControlSummary::of(&all) {
+        notes.push(format!(
+            "noise floor: the control workload ({:.1} ms) varied ±{spread:.2} % (robust s.d. over {runs} runs)",
+            median_ns / 1e6
+        ));
+    }
+    notes
+}
+
 fn push_failures(rows: &mut Vec<Vec<String>>, s: &ProgramSummary, levels: usize) {
     if s.failures > 0 {
         let mut note = vec![String::new(), format!("{} failed trial(s)", s.failures)];
@@ -125,6 +186,14 @@ pub fn csv(summaries: &[ProgramSummary], path: &Path) -> Result<()> {
         "low_us",
         "error_rank_mean_pct",
         "error_high_pct",
+        "normalised",
+        "rounds",
+        "vs_mo_median_pct",
+        "vs_mo_low_pct",
+        "vs_mo_high_pct",
+        "vs_off_median_pct",
+        "vs_off_low_pct",
+        "vs_off_high_pct",
     ])?;
     let pct = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
     for s in summaries {
@@ -132,6 +201,8 @@ pub fn csv(summaries: &[ProgramSummary], path: &Path) -> Result<()> {
             let Some(c) = cell else { continue };
             let r = s.ranks.as_ref().and_then(|r| r.iter().find(|(l, _)| l == level)).and_then(|(_, c)| *c);
             let us = |v: f64| format!("{:.3}", v / 1e3);
+            let (vs_mo, vs_off) = (c.vs_mo.shown(s.normalised), c.vs_off.shown(s.normalised));
+            let end = |i: Option<Interval>, f: fn(&Interval) -> f64| pct(i.as_ref().map(f));
             writer.write_record([
                 s.program.as_str(),
                 level.name(),
@@ -146,6 +217,14 @@ pub fn csv(summaries: &[ProgramSummary], path: &Path) -> Result<()> {
                 &r.map(|r| us(r.low_ns)).unwrap_or_default(),
                 &pct(r.and_then(|r| r.error_mean_pct)),
                 &pct(r.and_then(|r| r.error_high_pct)),
+                &s.normalised.to_string(),
+                &vs_mo.or(vs_off).map(|i| i.n.to_string()).unwrap_or_default(),
+                &end(vs_mo, |i| i.median),
+                &end(vs_mo, |i| i.low),
+                &end(vs_mo, |i| i.high),
+                &end(vs_off, |i| i.median),
+                &end(vs_off, |i| i.low),
+                &end(vs_off, |i| i.high),
             ])?;
         }
     }
@@ -157,7 +236,7 @@ pub fn csv(summaries: &[ProgramSummary], path: &Path) -> Result<()> {
 /// Bars are scaled on a signed square-root axis so that a 2 % and a 200 % error both stay
 /// readable; every bar carries its value.
 pub fn svg(summaries: &[ProgramSummary]) -> String {
-    const COLORS: [&str; 4] = ["#d95f02", "#1b9e77", "#7570b3", "#66a61e"];
+    const COLORS: [&str; 5] = ["#999999", "#d95f02", "#1b9e77", "#7570b3", "#66a61e"];
     let levels: Vec<Level> = Level::ALL.into_iter().filter(|l| *l != Level::Mo).collect();
     let values: Vec<Vec<Option<f64>>> = summaries
         .iter()

@@ -4,8 +4,11 @@
 //! the highest and lowest of them, the mean of the rank-by-rank errors against MO's minima,
 //! and the error of the highest. Beside each mean's error goes its noise: two standard errors
 //! of the difference of the two means, so a reader can tell an error from the machine's
-//! run-to-run variation (MO's own column holds the noise of MO's mean).
+//! run-to-run variation (MO's own column holds the noise of MO's mean). The paired statistics
+//! (each round's error against that round's MO or PA-off, their median and its interval, the
+//! noise control) are in `paired`.
 
+use super::paired::{self, ControlSummary, Paired};
 use serde::{Deserialize, Serialize};
 
 /// The instrumentation levels of Malony and Shende's experiments.
@@ -13,6 +16,10 @@ use serde::{Deserialize, Serialize};
 pub enum Level {
     #[serde(rename = "MO")]
     Mo,
+    /// The PA build with every probe but main's switched off at run time: what instrumenting
+    /// changed in the compiled code, without the probes' run-time cost.
+    #[serde(rename = "PA-off")]
+    PaOff,
     #[serde(rename = "PA")]
     Pa,
     #[serde(rename = "PA-comp")]
@@ -24,11 +31,12 @@ pub enum Level {
 }
 
 impl Level {
-    pub const ALL: [Level; 5] = [Level::Mo, Level::Pa, Level::PaComp, Level::Ca, Level::CaComp];
+    pub const ALL: [Level; 6] = [Level::Mo, Level::PaOff, Level::Pa, Level::PaComp, Level::Ca, Level::CaComp];
 
     pub fn name(self) -> &'static str {
         match self {
             Level::Mo => "MO",
+            Level::PaOff => "PA-off",
             Level::Pa => "PA",
             Level::PaComp => "PA-comp",
             Level::Ca => "CA",
@@ -52,6 +60,11 @@ impl Level {
     pub fn compensated(self) -> bool {
         matches!(self, Level::PaComp | Level::CaComp)
     }
+
+    /// Every probe but main's switched off at run time.
+    pub fn switched_off(self) -> bool {
+        self == Level::PaOff
+    }
 }
 
 /// One trial's outcome: main's inclusive time, or why there is none.
@@ -59,6 +72,7 @@ impl Level {
 pub struct Trial {
     pub program: String,
     pub level: Level,
+    /// The round: every level of a program runs once per round, in a random order.
     pub trial: u32,
     /// Rank 0's main for an MPI program.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -68,6 +82,9 @@ pub struct Trial {
     pub ranks_ns: Vec<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The noise control's time just before this trial.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub control_ns: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -86,6 +103,12 @@ pub struct Cell {
     /// Two standard errors of `error_mean_pct` (for MO: of its own mean), in % of MO's mean.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub noise_pct: Option<f64>,
+    /// The median of the per-round % errors against the same round's MO, with its interval.
+    #[serde(default)]
+    pub vs_mo: Paired,
+    /// The same against the round's PA-off: the probes' run-time part of the error.
+    #[serde(default)]
+    pub vs_off: Paired,
 }
 
 /// Table 2's cell: the per-rank minima of one level.
@@ -110,6 +133,15 @@ pub struct ProgramSummary {
     /// Table 2, for MPI programs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ranks: Option<Vec<(Level, Option<RankCell>)>>,
+    /// The noise control's times over this program's trials.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub control: Option<ControlSummary>,
+    /// Whether the paired errors shown are control-normalised (they narrowed the intervals).
+    #[serde(default)]
+    pub normalised: bool,
+    /// Why trials failed, each reason once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failure_reasons: Vec<String>,
 }
 
 pub fn percent_error(value: f64, reference: f64) -> f64 {
@@ -158,6 +190,8 @@ pub fn summarize(programs: &[String], levels: &[Level], trials: &[Trial]) -> Vec
                         error_min_pct: None,
                         error_mean_pct: None,
                         noise_pct: None,
+                        vs_mo: Paired::default(),
+                        vs_off: Paired::default(),
                     }
                 })
             };
@@ -178,9 +212,22 @@ pub fn summarize(programs: &[String], levels: &[Level], trials: &[Trial]) -> Vec
                     (level, cell)
                 })
                 .collect();
-            let failures = trials.iter().filter(|t| &t.program == program && t.error.is_some()).count();
-            let ranks = rank_cells(program, levels, trials);
-            ProgramSummary { program: program.clone(), cells, failures, ranks }
+            let failed: Vec<&Trial> =
+                trials.iter().filter(|t| &t.program == program && t.error.is_some()).collect();
+            let mut failure_reasons: Vec<String> = failed.iter().filter_map(|t| t.error.clone()).collect();
+            failure_reasons.sort();
+            failure_reasons.dedup();
+            let mut summary = ProgramSummary {
+                program: program.clone(),
+                cells,
+                failures: failed.len(),
+                ranks: rank_cells(program, levels, trials),
+                control: None,
+                normalised: false,
+                failure_reasons,
+            };
+            paired::add(&mut summary, trials);
+            summary
         })
         .collect()
 }
@@ -229,7 +276,15 @@ mod tests {
     use super::*;
 
     fn trial(level: Level, ns: f64) -> Trial {
-        Trial { program: "p".into(), level, trial: 0, main_ns: Some(ns), ranks_ns: Vec::new(), error: None }
+        Trial {
+            program: "p".into(),
+            level,
+            trial: 0,
+            main_ns: Some(ns),
+            ranks_ns: Vec::new(),
+            error: None,
+            control_ns: None,
+        }
     }
 
     fn ranks(level: Level, ns: &[f64]) -> Trial {
@@ -289,6 +344,7 @@ mod tests {
                 main_ns: None,
                 ranks_ns: Vec::new(),
                 error: Some("crashed".into()),
+                control_ns: None,
             },
         ];
         let s = summarize(&["p".into()], &[Level::Mo, Level::Pa, Level::PaComp], &trials);

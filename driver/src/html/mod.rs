@@ -145,8 +145,29 @@ pub fn experiment_page(summaries: &[ProgramSummary], source: &str) -> String {
         body.push_str(&row(output::NOISE_LABEL, &|c| {
             c.noise_pct.map_or(String::new(), |n| format!("±{n:.1}"))
         }));
+        for paired in output::paired_rows(s) {
+            let cells: String = paired[2..].iter().map(|v| format!("<td>{}</td>", escape(v))).collect();
+            body.push_str(&format!(
+                "<tr><td class=\"text\">{}</td><td class=\"text\">{}</td>{cells}</tr>\n",
+                escape(&s.program),
+                escape(&paired[1])
+            ));
+        }
     }
-    body.push_str("</tbody></table></section>\n");
+    body.push_str("</tbody></table>\n");
+    for note in output::notes(summaries, &[]) {
+        body.push_str(&format!("<p class=\"meta\">{}</p>\n", escape(&note)));
+    }
+    for s in summaries.iter().filter(|s| s.control.is_some_and(|c| c.spread_pct.is_some())) {
+        let c = s.control.expect("filtered");
+        body.push_str(&format!(
+            "<p class=\"meta\">{}: noise floor ±{:.2} % (the control workload, robust s.d. over {} runs)</p>\n",
+            escape(&s.program),
+            c.spread_pct.expect("filtered"),
+            c.runs
+        ));
+    }
+    body.push_str("</section>\n");
     body.push_str(&table_2(summaries));
     body.push_str("<section id=\"section-chart\"><h2>Error against MO</h2>\n");
     body.push_str(&output::svg(summaries));
