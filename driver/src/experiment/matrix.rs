@@ -82,7 +82,8 @@ fn default_launcher() -> String {
 impl Matrix {
     pub fn load(path: &Path) -> Result<Matrix> {
         // A bare file name has an empty parent: relative directories start at the current one.
-        let path = &std::path::absolute(path).with_context(|| format!("cannot resolve {}", path.display()))?;
+        let path =
+            &std::path::absolute(path).with_context(|| format!("cannot resolve {}", path.display()))?;
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read matrix {}", path.display()))?;
         let mut matrix: Matrix = toml::from_str(&text)

@@ -171,7 +171,8 @@ fn resume(matrix: &Matrix, out: &Path, levels: &[Level]) -> Result<Vec<Trial>> {
 }
 
 fn progress_bar(matrix: &Matrix, settings: &Settings, rounds: u32, done: &[Trial]) -> ProgressBar {
-    let variants = [true, false].iter().filter(|&&mo| settings.levels.iter().any(|l| l.main_only() == mo)).count();
+    let variants =
+        [true, false].iter().filter(|&&mo| settings.levels.iter().any(|l| l.main_only() == mo)).count();
     let runs = matrix.programs.len() * settings.levels.len() * rounds as usize;
     let bar = ProgressBar::new((matrix.programs.len() * variants + runs.saturating_sub(done.len())) as u64);
     bar.set_style(
@@ -189,7 +190,9 @@ fn build_all(runner: &mut Runner, placement: &str) {
                 continue;
             }
             runner.bar.set_message(format!("build {} {}", program.name, if main_only { "MO" } else { "PA" }));
-            if let Err(e) = build(runner.matrix, program, &runner.out, main_only, placement, &runner.main_only) {
+            if let Err(e) =
+                build(runner.matrix, program, &runner.out, main_only, placement, &runner.main_only)
+            {
                 runner.say(format!("{}: build failed: {e:#}", program.name));
                 runner.broken.insert((program.name.clone(), main_only));
             }

@@ -126,7 +126,9 @@ pub fn paired_rows(s: &ProgramSummary) -> Vec<Vec<String>> {
         let values: Vec<String> = s
             .cells
             .iter()
-            .map(|(_, c)| c.and_then(|c| pick(&c).shown(s.normalised)).map_or(String::new(), |i| interval(&i)))
+            .map(|(_, c)| {
+                c.and_then(|c| pick(&c).shown(s.normalised)).map_or(String::new(), |i| interval(&i))
+            })
             .collect();
         if values.iter().any(|v| !v.is_empty()) {
             let mut row = vec![String::new(), label];

@@ -46,7 +46,11 @@ pub struct ControlSummary {
 impl ControlSummary {
     pub fn of(trials: &[&Trial]) -> Option<ControlSummary> {
         let times: Vec<f64> = trials.iter().filter_map(|t| t.control_ns).collect();
-        Some(ControlSummary { runs: times.len(), median_ns: median(&times)?, spread_pct: robust_spread_pct(&times) })
+        Some(ControlSummary {
+            runs: times.len(),
+            median_ns: median(&times)?,
+            spread_pct: robust_spread_pct(&times),
+        })
     }
 }
 

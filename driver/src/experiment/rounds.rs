@@ -9,7 +9,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// The order in which `levels` run in `round` of `program`: a permutation, fresh each round.
 pub fn order(program: &str, round: u32, levels: &[Level]) -> Vec<Level> {
-    let name_hash = program.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+    let name_hash =
+        program.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
     let mut rng = fastrand::Rng::with_seed(name_hash ^ (round as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
     let mut order = levels.to_vec();
     rng.shuffle(&mut order);

@@ -1,144 +1,225 @@
-//! `probe-context`: what a probe pair costs in place, next to what the start-up calibration
-//! says it costs, for three kinds of code (c-fixtures/bench/probe_context.c: a dependency chain,
-//! independent multiply-adds, and independent cache misses), with unfenced (`calibrated`) and
-//! fenced probes. Compensation removes the calibrated Δi per event; wherever the in-place cost
-//! differs, the difference times the events is the compensation error, so this table is why a
-//! single per-probe constant cannot be exact everywhere (issue 5's accuracy targets).
+//! `probe-context`: the in-process ground truth of what probes cost in place, and of how much
+//! of it each compensation strategy removes. Every context kernel of
+//! c-fixtures/bench/ground_truth/contexts.c is compiled twice into one executable (plain, and
+//! instrumented by `instrument-cc`, under different symbol names); the harness alternates the
+//! two in short repetitions, so the machine's drift is common to both and cancels in each
+//! repetition's difference. Per context, strategy and mode (flat, callpath):
 //!
-//! Each variant runs alternately with a main-only build (MO) and the minimum of each is kept;
-//! in-place cost = (instrumented main - MO main) / calls; all ratios come from one run.
+//! - in place: the median over repetitions of (instrumented - plain) / events, with its
+//!   distribution-free 95 % interval (what the probes cost there, all effects included);
+//! - removed: what compensation took out of the instrumented driver's inclusive time, per event
+//!   (the profile's raw less its compensated inclusive time);
+//! - error: removed against in place, in ns and in % of the in-place cost (0 is exact).
 //!
-//! `cargo run --release -p instrument-tests --bin probe-context -- [--calls N] [--repeat R]`
+//! `cargo run --release -p instrument-tests --bin probe-context -- [--reps R] [--target-us US]
+//! [--contexts a,b] [--strategies calibrated,fenced] [--placement late] [--json]`
 //! (after `cargo build --release --workspace`).
 
 use clap::Parser;
-use instrument_tests::{assert_success, bin, fixtures, function, only_profile, profile_paths, run};
+use instrument_profile::Profile;
+use instrument_tests::{assert_success, bin, fixtures, only_profile, profile_paths, run};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 #[derive(Parser)]
-#[command(about = "In-place probe cost against the calibrated one, per kind of code, from one run")]
+#[command(about = "In-place probe cost per context against what compensation removes, from plain and \
+    instrumented variants alternated in one process")]
 struct Args {
-    /// Calls of the measured routine per run
-    #[arg(long, default_value_t = 4_000_000)]
-    calls: u64,
-    /// Runs per variant; the minimum is kept
-    #[arg(long, default_value_t = 5)]
-    repeat: u32,
+    /// Repetitions of each plain/instrumented pair
+    #[arg(long, default_value_t = 100)]
+    reps: u32,
+    /// Length of one instrumented repetition, in microseconds
+    #[arg(long, default_value_t = 2000)]
+    target_us: u32,
+    /// Contexts to measure (default: all)
+    #[arg(long, value_delimiter = ',', default_values_t = CONTEXTS.map(String::from))]
+    contexts: Vec<String>,
+    /// Compensation strategies (INSTRUMENT_COMPENSATE values)
+    #[arg(long, value_delimiter = ',', default_values_t = ["calibrated".to_string(), "fenced".to_string()])]
+    strategies: Vec<String>,
+    /// Probe placement of the instrumented variant (early: before inlining; late: after)
+    #[arg(long, default_value = "early", value_parser = ["early", "late"])]
+    placement: String,
     /// Print JSON instead of a table
     #[arg(long)]
     json: bool,
 }
 
-const WORKLOADS: [&str; 3] = ["latency", "throughput", "memory"];
-const STRATEGIES: [&str; 2] = ["calibrated", "fenced"];
+const CONTEXTS: [&str; 9] =
+    ["chain", "madd", "misses", "inlined", "branchy", "recursion", "in_chain", "block", "syscall"];
 
 #[derive(serde::Serialize)]
 struct Row {
-    workload: &'static str,
-    strategy: &'static str,
-    mo_ms: f64,
+    context: String,
+    strategy: String,
+    mode: &'static str,
+    reps: usize,
+    events_per_rep: f64,
+    plain_ns_per_event: f64,
     calibrated_ns: f64,
     in_place_ns: f64,
-    ratio: f64,
-    compensated_error_pct: f64,
+    in_place_low_ns: f64,
+    in_place_high_ns: f64,
+    removed_ns: f64,
+    error_ns: f64,
+    error_pct: f64,
 }
 
 fn main() {
     let args = Args::parse();
     let dir = tempfile::tempdir().expect("a scratch directory");
-    let (mo, pa) = build(dir.path());
+    let program = build(dir.path(), &args.placement);
     let mut rows = Vec::new();
-    for workload in WORKLOADS {
-        for strategy in STRATEGIES {
-            rows.push(measure(&args, dir.path(), &mo, &pa, workload, strategy));
+    for context in &args.contexts {
+        for strategy in &args.strategies {
+            for mode in ["flat", "callpath"] {
+                rows.push(measure(&args, dir.path(), &program, context, strategy, mode));
+            }
         }
     }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&rows).expect("rows serialize"));
-        return;
+    } else {
+        print_table(&rows, &args);
     }
+}
+
+fn print_table(rows: &[Row], args: &Args) {
     println!(
-        "{:<11} {:<11} {:>9} {:>13} {:>11} {:>9} {:>14}",
-        "code", "probes", "MO ms", "calibrated", "in place", "ratio", "comp. error"
+        "{:<10} {:<10} {:<8} {:>9} {:>10} {:>24} {:>10} {:>9} {:>8}",
+        "context",
+        "strategy",
+        "mode",
+        "plain",
+        "calibrated",
+        "in place [95% CI]",
+        "removed",
+        "error",
+        "error"
     );
-    for r in &rows {
+    for r in rows {
         println!(
-            "{:<11} {:<11} {:>9.1} {:>10.2} ns {:>8.2} ns {:>8.2}x {:>12.1} %",
-            r.workload, r.strategy, r.mo_ms, r.calibrated_ns, r.in_place_ns, r.ratio, r.compensated_error_pct
+            "{:<10} {:<10} {:<8} {:>6.2} ns {:>7.2} ns {:>7.2} [{:>6.2}, {:>6.2}] ns {:>7.2} ns {:>+6.2} ns {:>+7.1} %",
+            r.context,
+            r.strategy,
+            r.mode,
+            r.plain_ns_per_event,
+            r.calibrated_ns,
+            r.in_place_ns,
+            r.in_place_low_ns,
+            r.in_place_high_ns,
+            r.removed_ns,
+            r.error_ns,
+            r.error_pct
         );
     }
-    println!("(ratio: in-place cost / calibrated Δi; comp. error: compensated main against MO)");
+    println!(
+        "(per event; {} repetitions of ~{} us per context, {} placement; in place: median of (instrumented - plain) per \
+         repetition with its 95 % interval; removed: what compensation took out; error: removed - in place)",
+        args.reps, args.target_us, args.placement
+    );
 }
 
-/// The main-only build and the all-routines build.
-fn build(dir: &Path) -> (PathBuf, PathBuf) {
-    let select = dir.join("main-only.txt");
-    std::fs::write(&select, "BEGIN_INCLUDE_LIST\nmain\nEND_INCLUDE_LIST\n").expect("selection file");
-    let source = fixtures().join("bench/probe_context.c");
-    let compile = |name: &str, extra: Option<String>| {
-        let out = dir.join(name);
-        let mut cc = Command::new(bin("instrument-cc"));
-        cc.arg("-O2").args(extra).arg(&source).arg("-o").arg(&out);
-        assert_success(&run(&mut cc), name);
-        out
+/// The harness with both variants of the contexts.
+fn build(dir: &Path, placement: &str) -> PathBuf {
+    let source = fixtures().join("bench/ground_truth");
+    let compile = |compiler: PathBuf, extra: &[String], input: &str, out: &str| {
+        let mut cc = Command::new(compiler);
+        cc.args(["-O2", "-c"]).args(extra).arg(source.join(input)).arg("-o").arg(dir.join(out));
+        assert_success(&run(&mut cc), out);
     };
-    (compile("mo", Some(format!("--instrument-select={}", select.display()))), compile("pa", None))
+    let clang = PathBuf::from("clang-22");
+    compile(clang.clone(), &["-DGT_SUFFIX=_plain".into()], "contexts.c", "plain.o");
+    let inst = ["-DGT_SUFFIX=_inst".to_string(), format!("--instrument-placement={placement}")];
+    compile(bin("instrument-cc"), &inst, "contexts.c", "inst.o");
+    compile(clang, &[], "ground_truth.c", "harness.o");
+    let program = dir.join("ground-truth");
+    let mut link = Command::new(bin("instrument-cc"));
+    link.current_dir(dir).args(["harness.o", "plain.o", "inst.o", "-o"]).arg(&program);
+    assert_success(&run(&mut link), "link");
+    program
 }
 
-/// Min over the repetitions of MO's main and of the instrumented run's raw and compensated
-/// main, and the calibrated Δi of the fastest instrumented run.
+/// What the harness printed: n, the repetitions' (plain, instrumented) ns, and the
+/// instrumented driver's calls and units.
+struct Harness {
+    n: f64,
+    reps: Vec<(f64, f64)>,
+    inst_calls: f64,
+    inst_units: f64,
+}
+
+fn parse(stdout: &str) -> Harness {
+    let mut h = Harness { n: 0.0, reps: Vec::new(), inst_calls: 0.0, inst_units: 0.0 };
+    for line in stdout.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let number = |i: usize| words.get(i).and_then(|w| w.parse::<f64>().ok()).expect("a number");
+        match words.first() {
+            Some(&"context") => h.n = number(3),
+            Some(&"rep") => h.reps.push((number(1), number(2))),
+            Some(&"inst") => (h.inst_calls, h.inst_units) = (number(1), number(2)),
+            _ => {}
+        }
+    }
+    h
+}
+
+/// Every event the profile counted: routine calls, loop entries and call statements.
+fn events(profile: &Profile) -> f64 {
+    let calls: u64 = profile.functions.iter().map(|f| f.calls).sum();
+    let loops: u64 = profile.loops.iter().map(|l| l.count).sum();
+    let sites: u64 = profile.callsites.iter().map(|c| c.count).sum();
+    (calls + loops + sites) as f64
+}
+
 fn measure(
     args: &Args,
     dir: &Path,
-    mo: &Path,
-    pa: &Path,
-    workload: &'static str,
-    strategy: &'static str,
-) -> Row {
-    let (mut mo_ns, mut raw_ns, mut comp_ns, mut delta) = (f64::MAX, f64::MAX, f64::MAX, 0.0);
-    for _ in 0..args.repeat {
-        mo_ns = mo_ns.min(main_ns(dir, mo, workload, args.calls, None).0);
-        let (raw, comp, d) = main_ns(dir, pa, workload, args.calls, Some(strategy));
-        if raw < raw_ns {
-            delta = d;
-        }
-        raw_ns = raw_ns.min(raw);
-        comp_ns = comp_ns.min(comp);
-    }
-    let in_place = (raw_ns - mo_ns) / args.calls as f64;
-    Row {
-        workload,
-        strategy,
-        mo_ms: mo_ns / 1e6,
-        calibrated_ns: delta,
-        in_place_ns: in_place,
-        ratio: in_place / delta,
-        compensated_error_pct: (comp_ns - mo_ns) / mo_ns * 100.0,
-    }
-}
-
-/// One run: main's raw and compensated inclusive ns and the calibrated routine Δi.
-fn main_ns(
-    dir: &Path,
     program: &Path,
-    workload: &str,
-    calls: u64,
-    strategy: Option<&str>,
-) -> (f64, f64, f64) {
+    context: &str,
+    strategy: &str,
+    mode: &'static str,
+) -> Row {
     for old in profile_paths(dir) {
         std::fs::remove_file(old).expect("old profile removed");
     }
     let mut command = Command::new(program);
-    command.args([workload, &calls.to_string()]).current_dir(dir).env("INSTRUMENT_PROFILE_DIR", dir);
-    command.env("INSTRUMENT_THROTTLE", "0").env_remove("INSTRUMENT_COMPENSATE");
-    if let Some(s) = strategy {
-        command.env("INSTRUMENT_COMPENSATE", s);
+    command.args([context, &args.reps.to_string(), &args.target_us.to_string()]).current_dir(dir);
+    command.env("INSTRUMENT_PROFILE_DIR", dir).env("INSTRUMENT_THROTTLE", "0");
+    command.env("INSTRUMENT_COMPENSATE", strategy);
+    if mode == "callpath" {
+        command.env("INSTRUMENT_CALLPATH", "all");
     }
-    assert_success(&run(&mut command), workload);
+    let output = run(&mut command);
+    assert_success(&output, context);
+    let harness = parse(&String::from_utf8_lossy(&output.stdout));
     let profile = only_profile(dir);
-    let main = function(&profile, "main");
-    let comp = main.compensated.map_or(main.inclusive_ns as f64, |c| c.inclusive_ns as f64);
-    let delta = profile.compensation.as_ref().map_or(0.0, |c| c.routine.inclusive_overhead_ns);
-    (main.inclusive_ns as f64, comp, delta)
+    let driver_name = format!("run_{context}_inst");
+    let driver = profile.functions.iter().find(|f| f.name == driver_name).expect("the instrumented driver");
+    // Events are proportional to n: the driver's own call plus events_per_unit * n.
+    let per_unit = (events(&profile) - harness.inst_calls) / harness.inst_units;
+    let per_rep = per_unit * harness.n + 1.0;
+    let in_place: Vec<f64> = harness.reps.iter().map(|(plain, inst)| (inst - plain) / per_rep).collect();
+    let interval =
+        instrument_driver::experiment::interval::median_interval(&in_place).expect("enough repetitions");
+    let compensated = driver.compensated.expect("a compensated profile").inclusive_ns as f64;
+    let removed =
+        (driver.inclusive_ns as f64 - compensated) / (per_unit * harness.inst_units + harness.inst_calls);
+    let plain: Vec<f64> = harness.reps.iter().map(|(plain, _)| plain / per_rep).collect();
+    let calibrated = profile.compensation.as_ref().map_or(0.0, |c| c.routine.inclusive_overhead_ns);
+    Row {
+        context: context.to_string(),
+        strategy: strategy.to_string(),
+        mode,
+        reps: in_place.len(),
+        events_per_rep: per_rep,
+        plain_ns_per_event: instrument_driver::experiment::interval::median(&plain).unwrap_or(0.0),
+        calibrated_ns: calibrated,
+        in_place_ns: interval.median,
+        in_place_low_ns: interval.low,
+        in_place_high_ns: interval.high,
+        removed_ns: removed,
+        error_ns: removed - interval.median,
+        error_pct: (removed - interval.median) / interval.median * 100.0,
+    }
 }

@@ -1,0 +1,174 @@
+/* The ground truth's kernels: one routine per kind of code a probe can land in, each with a
+ * driver `run_<context>(n)` that runs n units of it (a fixed number of calls each, so the events
+ * of a run are exactly proportional to n) and returns a checksum. This file is
+ * compiled twice into one executable (tests/src/bin/probe-context.rs): plain with
+ * GT_SUFFIX=_plain and instrumented with GT_SUFFIX=_inst, so both variants run in one process
+ * and can be alternated in short repetitions (ground_truth.c).
+ *
+ *   chain      a floating-point dependency chain (NPB's randlc): the core waits on the chain
+ *   madd       eight independent multiply-adds: the core is busy with independent work
+ *   misses     four independent random increments in a 64 MiB table: cache misses in flight
+ *   inlined    a vectorisable loop calling a small inlinable routine (early placement keeps
+ *              the call and its probes; late placement sees no routine)
+ *   branchy    an integer routine with data-dependent branches
+ *   recursion  a recursive routine (fib)
+ *   in_chain   a short routine called inside a long dependency chain of its caller (NPB IS's
+ *              key generation: four randlc calls per key)
+ *   block      a 5x5 block update called in a loop over blocks (NPB BT's matmul_sub)
+ *   syscall    a routine that makes a system call */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef GT_SUFFIX
+#error "compile with -DGT_SUFFIX=_plain or -DGT_SUFFIX=_inst"
+#endif
+#define GT_CAT2(a, b) a##b
+#define GT_CAT(a, b) GT_CAT2(a, b)
+#define GT(name) GT_CAT(name, GT_SUFFIX)
+#define NOINLINE __attribute__((noinline))
+
+NOINLINE static double GT(randlc)(double *x, double a) {
+    const double r23 = 1.1920928955078125e-07, t23 = 8388608.0, r46 = r23 * r23, t46 = t23 * t23;
+    double t1 = r23 * a, a1 = (int)t1, a2 = a - t23 * a1;
+    t1 = r23 * *x;
+    double x1 = (int)t1, x2 = *x - t23 * x1;
+    t1 = a1 * x2 + a2 * x1;
+    double t2 = (int)(r23 * t1), z = t1 - t23 * t2;
+    double t3 = t23 * z + a2 * x2, t4 = (int)(r46 * t3);
+    *x = t3 - t46 * t4;
+    return r46 * *x;
+}
+
+double GT(run_chain)(long n) {
+    double x = 314159265.0, sum = 0;
+    for (long i = 0; i < n; i++)
+        sum += GT(randlc)(&x, 1220703125.0);
+    return sum;
+}
+
+NOINLINE static void GT(madd)(double *restrict y, const double *restrict x, double a) {
+    for (int i = 0; i < 8; i++)
+        y[i] = y[i] * 0.999 + a * x[i];
+}
+
+double GT(run_madd)(long n) {
+    static double x[8], y[8];
+    for (int i = 0; i < 8; i++)
+        x[i] = 1e-3 * i, y[i] = 0;
+    for (long i = 0; i < n; i++)
+        GT(madd)(y, x, 1.0 + 1e-9 * (double)(i & 15));
+    return y[3];
+}
+
+#define SLOTS (1L << 24)
+NOINLINE static void GT(misses)(unsigned *counts, unsigned long *seed) {
+    for (int k = 0; k < 4; k++) {
+        *seed = *seed * 6364136223846793005UL + 1442695040888963407UL;
+        counts[(*seed >> 20) & (SLOTS - 1)]++;
+    }
+}
+
+double GT(run_misses)(long n) {
+    static unsigned *counts;
+    static unsigned long seed = 1;
+    if (!counts) {
+        /* Every page touched once here, so that repetitions measure misses, not page faults. */
+        counts = malloc(SLOTS * sizeof *counts);
+        memset(counts, 0, SLOTS * sizeof *counts);
+    }
+    for (long i = 0; i < n; i++)
+        GT(misses)(counts, &seed);
+    return counts[seed & (SLOTS - 1)];
+}
+
+static inline float GT(scale)(float v, float a) { return v * a + 1.0f; }
+
+/* n passes over 256 floats: 256 calls of scale each. */
+double GT(run_inlined)(long n) {
+    static float in[256], out[256];
+    for (int i = 0; i < 256; i++)
+        in[i] = (float)i;
+    for (long pass = 0; pass < n; pass++)
+        for (int i = 0; i < 256; i++)
+            out[i] = GT(scale)(in[i], 1.0001f + (float)(pass & 7));
+    return out[111];
+}
+
+NOINLINE static unsigned GT(branchy)(unsigned v) {
+    unsigned steps = 0;
+    for (int k = 0; k < 6; k++) {
+        if (v & 1)
+            v = 3 * v + 1;
+        else if (v & 2)
+            v ^= v >> 3;
+        else
+            v >>= 1;
+        steps += v & 3;
+    }
+    return steps;
+}
+
+double GT(run_branchy)(long n) {
+    unsigned long sum = 0, x = 88172645463325252UL;
+    for (long i = 0; i < n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        sum += GT(branchy)((unsigned)x);
+    }
+    return (double)sum;
+}
+
+NOINLINE static long GT(fib)(int k) { return k < 2 ? k : GT(fib)(k - 1) + GT(fib)(k - 2); }
+
+/* n calls of fib(12), 465 calls each (the argument is read from memory each time, so that
+ * the pure call cannot be hoisted out of the loop). */
+static volatile int GT(depth) = 12;
+double GT(run_recursion)(long n) {
+    long sum = 0;
+    for (long i = 0; i < n; i++)
+        sum += GT(fib)(GT(depth));
+    return (double)sum;
+}
+
+/* n keys of four randlc calls each, feeding a chain of the caller's own arithmetic. */
+double GT(run_in_chain)(long n) {
+    double seed = 314159265.0, a = 1220703125.0, acc = 0;
+    for (long i = 0; i < n; i++) {
+        double x = GT(randlc)(&seed, a);
+        x += GT(randlc)(&seed, a);
+        x += GT(randlc)(&seed, a);
+        x += GT(randlc)(&seed, a);
+        acc = acc * 0.5 + (double)(long)(x * 256.0);
+    }
+    return acc;
+}
+
+NOINLINE static void GT(block)(double a[5][5], double b[5][5], double c[5][5]) {
+    for (int j = 0; j < 5; j++)
+        for (int i = 0; i < 5; i++)
+            c[i][j] = c[i][j] - a[i][0] * b[0][j] - a[i][1] * b[1][j] - a[i][2] * b[2][j] -
+                      a[i][3] * b[3][j] - a[i][4] * b[4][j];
+}
+
+#define BLOCKS 64
+double GT(run_block)(long n) {
+    static double a[BLOCKS][5][5], b[BLOCKS][5][5], c[BLOCKS][5][5];
+    for (int k = 0; k < BLOCKS; k++)
+        for (int i = 0; i < 5; i++)
+            for (int j = 0; j < 5; j++)
+                a[k][i][j] = 1e-3 * (i + j + k), b[k][i][j] = 1e-3 * (i * j), c[k][i][j] = 0;
+    for (long i = 0; i < n; i++)
+        GT(block)(a[i % BLOCKS], b[(i + 1) % BLOCKS], c[i % BLOCKS]);
+    return c[5][2][3];
+}
+
+NOINLINE static long GT(sys)(void) { return syscall(SYS_getppid); }
+
+double GT(run_syscall)(long n) {
+    long sum = 0;
+    for (long i = 0; i < n; i++)
+        sum += GT(sys)();
+    return (double)(sum != 0);
+}
