@@ -277,7 +277,7 @@ fn run(cli: Cli) -> Result<()> {
                 print!("{}", instrument_driver::timeline::sparklines(&profile)?);
                 Ok(())
             } else {
-                write_atomically(
+                write_output(
                     std::path::Path::new(&out),
                     instrument_driver::timeline::svg(&profile)?.as_bytes(),
                 )
@@ -285,7 +285,7 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Report { suggest_filter: Some(out), profile, rank, .. } => {
             let profile = load_one(profile, rank)?;
-            write_atomically(&out, instrument_driver::suggest::suggest_filter(&profile).as_bytes())
+            write_output(&out, instrument_driver::suggest::suggest_filter(&profile).as_bytes())
         }
         Command::Report { html: Some(out), experiment, profile, raw, rank, .. } => {
             let page = match experiment {
@@ -295,7 +295,7 @@ fn run(cli: Cli) -> Result<()> {
                     instrument_driver::html::profile_page(&profile, report::View::for_profile(&profile, raw))?
                 }
             };
-            write_atomically(&out, page.as_bytes())
+            write_output(&out, page.as_bytes())
         }
         Command::Report {
             profile,
@@ -424,7 +424,7 @@ fn export_command(
     }
     let bytes = export::render(&profiles[0], format, threads, view)?;
     match output {
-        Some(path) => write_atomically(&path, &bytes),
+        Some(path) => write_output(&path, &bytes),
         None if format.is_binary() && std::io::IsTerminal::is_terminal(&std::io::stdout()) => {
             anyhow::bail!("--format pprof is binary: give a file with -o (or redirect standard output)")
         }
@@ -528,9 +528,10 @@ fn profile_path(profile: Option<PathBuf>) -> Result<PathBuf> {
     }
 }
 
-/// Writes a report or export file atomically, readable by everyone.
-fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
-    profiles::write_atomically(path, bytes, 0o644)
+/// Writes a report or export to the output the user named (see `profiles::write_output`),
+/// readable by everyone.
+fn write_output(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
+    profiles::write_output(path, bytes, 0o644)
 }
 
 fn default_profile_dir() -> PathBuf {

@@ -4,9 +4,45 @@ use anyhow::{bail, Context, Result};
 use instrument_profile::Profile;
 use std::path::{Path, PathBuf};
 
+/// Writes `bytes` to the output the user named, never replacing what is not a regular file:
+/// `-` is standard output; a symlink is followed (the file it points to is written, the link
+/// stays); a device, FIFO or socket (`/dev/null`, `/dev/stdout`, a pipe) is written in place;
+/// a directory is refused; a regular file or a new name is written atomically, through a
+/// temporary file in the same directory and a rename, so a reader never sees half a file.
+pub fn write_output(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
+    if path.as_os_str() == "-" {
+        return std::io::Write::write_all(&mut std::io::stdout(), bytes)
+            .context("cannot write to standard output");
+    }
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => bail!("{} is a directory", path.display()),
+        Ok(meta) if !meta.is_file() => {
+            let mut file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .with_context(|| format!("cannot open {}", path.display()))?;
+            std::io::Write::write_all(&mut file, bytes)
+                .with_context(|| format!("cannot write {}", path.display()))
+        }
+        Ok(_) => {
+            // A regular file, perhaps behind symlinks: replace the file, keep the links.
+            let target =
+                std::fs::canonicalize(path).with_context(|| format!("cannot resolve {}", path.display()))?;
+            write_atomically(&target, bytes, mode)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if std::fs::symlink_metadata(path).is_ok() {
+                bail!("{} is a symlink to nothing; not replacing it", path.display());
+            }
+            write_atomically(path, bytes, mode)
+        }
+        Err(e) => Err(e).with_context(|| format!("cannot write {}", path.display())),
+    }
+}
+
 /// Writes `bytes` to `path` with permissions `mode` through a temporary file in the same
 /// directory and a rename, so a reader never sees half a file.
-pub fn write_atomically(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
+fn write_atomically(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
     use std::os::unix::fs::PermissionsExt;
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let mut file =
@@ -21,7 +57,35 @@ pub fn write_atomically(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
 pub fn load(path: &Path) -> Result<Profile> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read profile {}", path.display()))?;
-    Profile::from_json(&text).with_context(|| format!("cannot load profile {}", path.display()))
+    let mut profile =
+        Profile::from_json(&text).with_context(|| format!("cannot load profile {}", path.display()))?;
+    printable_names(&mut profile);
+    Ok(profile)
+}
+
+/// Control characters in names and file names escaped (`\x1b`), so that no report or export
+/// hands a terminal escape sequences from a profile (routine names come from the program).
+fn printable_names(profile: &mut Profile) {
+    let clean = |text: &mut String| {
+        if text.chars().any(char::is_control) {
+            *text = text
+                .chars()
+                .map(|c| if c.is_control() { format!("\\x{:02x}", c as u32) } else { c.to_string() })
+                .collect();
+        }
+    };
+    for f in &mut profile.functions {
+        clean(&mut f.name);
+        clean(&mut f.file);
+    }
+    for l in &mut profile.loops {
+        clean(&mut l.file);
+    }
+    for c in &mut profile.callsites {
+        clean(&mut c.callee);
+        clean(&mut c.file);
+    }
+    profile.command.iter_mut().for_each(clean);
 }
 
 /// The newest `*.instrument.json` (the runtime's file name) in `directory`.

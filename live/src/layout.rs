@@ -32,6 +32,9 @@ pub const RETIRED_OFFSET: u64 = 1024 * MIB;
 pub const THREADS_OFFSET: u64 = 2048 * MIB;
 /// The thread state's room at the start of a thread region; the frames follow.
 pub const THREAD_HEADER_BYTES: u64 = 256;
+/// Set in the depth word while a probe updates the shadow stack: a probe that runs then (in a
+/// signal handler that interrupted it) only counts its event, and readers mask it off.
+pub const DEPTH_BUSY: u64 = 1 << 48;
 
 /// Header clock kinds: what the ticks in frames and records count.
 pub const CLOCK_MONOTONIC_NS: u32 = 0;

@@ -14,6 +14,8 @@
 //!    other modules) a per-thread hash table keyed by (node, event), whose result is cached in
 //!    the node, so the next time is a hit.
 //!
+//! In the calling-context tree (k unlimited) a recursive call collapses onto the node of the
+//! activation it recurses from, so the tree's size does not grow with the recursion's depth.
 //! When k is finite and the current path already has k events, the next node is the one for the
 //! path with its oldest event dropped; that node is found once (a walk of at most k steps) and
 //! then cached like any other transition. Memory is bounded by a node cap: beyond it, events are
@@ -283,10 +285,18 @@ impl Tree {
     }
 
     /// The node for the callpath `current` followed by `id`, truncated to the last k events.
+    /// In the calling-context tree a recursive call collapses onto the node of the activation
+    /// it recurses from, as the flat profile collapses recursion (Li and Zhang): the tree
+    /// grows with the distinct contexts, never with the recursion's depth.
     #[cold]
     unsafe fn create(&mut self, current: u32, id: u32) -> u32 {
         if current == OTHER {
             return OTHER;
+        }
+        if self.depth == UNLIMITED {
+            if let Some(recursed) = self.on_path(current, id) {
+                return recursed;
+            }
         }
         let prefix = if self.depth != UNLIMITED && (*self.nodes.add(current as usize)).depth >= self.depth {
             self.drop_oldest(current)
@@ -294,6 +304,18 @@ impl Tree {
             current
         };
         self.intern(prefix, id)
+    }
+
+    /// The node on the callpath that ends at `node` (it or an ancestor) whose event is `id`.
+    unsafe fn on_path(&self, mut node: u32, id: u32) -> Option<u32> {
+        while node != ROOT && node != OTHER {
+            let n = &*self.nodes.add(node as usize);
+            if n.event == id {
+                return Some(node);
+            }
+            node = n.prefix;
+        }
+        None
     }
 
     /// The node of `node`'s callpath without its oldest event.

@@ -14,6 +14,7 @@
 
 #![allow(clippy::missing_safety_doc)]
 
+mod alloc;
 mod assemble;
 mod callpath;
 pub mod clock;
@@ -21,6 +22,7 @@ mod compensate;
 mod exec;
 mod lifecycle;
 mod live;
+mod lock;
 mod mpi;
 mod output;
 mod overhead;
@@ -34,6 +36,9 @@ mod settings;
 mod signals;
 mod switch;
 mod thread;
+
+#[global_allocator]
+static ALLOCATOR: alloc::RuntimeAlloc = alloc::RuntimeAlloc;
 
 /// Writes the profile now and stops recording (what the exit handler does). Exposed for tests
 /// and for programs that want a profile before an `_exit`.

@@ -11,7 +11,6 @@ use crate::{clock, live, output, thread};
 use std::cell::RefCell;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::MutexGuard;
 use std::sync::Once;
 
 static START: Once = Once::new();
@@ -37,6 +36,7 @@ pub struct Ending {
 pub fn start() {
     START.call_once(|| {
         PID.store(std::process::id(), Ordering::Relaxed);
+        output::remember_directory();
         clock::init();
         crate::mpi::from_environment();
         live::init(crate::switch::table());
@@ -122,8 +122,11 @@ thread_local! {
     static FORK_LOCKS: RefCell<Option<ForkLocks>> = const { RefCell::new(None) };
 }
 
-type ForkLocks =
-    (MutexGuard<'static, thread::Merged>, crate::registry::EventsGuard, MutexGuard<'static, live::Space>);
+type ForkLocks = (
+    crate::lock::Guard<'static, thread::Merged>,
+    crate::registry::EventsGuard,
+    crate::lock::Guard<'static, live::Space>,
+);
 
 extern "C" fn before_fork() {
     let mut locks = (thread::lock_merged(), crate::registry::lock_events(), live::lock_space());

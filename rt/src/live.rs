@@ -9,13 +9,13 @@
 //! turns the segment off; so does any failure to create it, with everything kept in private
 //! memory as before.
 
+use crate::lock::{Guard, Lock};
 use crate::pages;
 use crate::registry::{EventInfo, Kind};
 use crate::thread::Record;
 use instrument_live::{self as layout, EventName, Header, Slot};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicU64, Ordering::*};
-use std::sync::{Mutex, MutexGuard};
 
 /// Memory for a thread's tables: in the segment at `offset`, or private (`PRIVATE`).
 #[derive(Clone, Copy)]
@@ -68,7 +68,7 @@ pub struct Space {
     fork_fd: i32,
 }
 
-static SPACE: Mutex<Space> = Mutex::new(Space {
+static SPACE: Lock<Space> = Lock::new(Space {
     mappings: Vec::new(),
     next: layout::THREADS_OFFSET,
     free: Vec::new(),
@@ -76,8 +76,8 @@ static SPACE: Mutex<Space> = Mutex::new(Space {
     fork_fd: -1,
 });
 
-pub fn lock_space() -> MutexGuard<'static, Space> {
-    SPACE.lock().unwrap_or_else(|e| e.into_inner())
+pub fn lock_space() -> Guard<'static, Space> {
+    SPACE.lock()
 }
 
 fn header() -> Option<&'static Header> {
@@ -215,7 +215,25 @@ fn create(len: u64) -> Option<i32> {
         unsafe { libc::close(fd) };
         return None;
     }
-    Some(fd)
+    Some(out_of_the_way(fd))
+}
+
+/// The lowest descriptor the segment takes: far above the ones a program opens, so that the
+/// program's own descriptors are numbered as in the plain build (the first `open` returns 3).
+const HIGH_FD: libc::c_int = 1000;
+
+/// `fd` moved to the lowest free descriptor at or above `HIGH_FD` (close-on-exec kept), or
+/// left where it is when the descriptor limit is lower.
+fn out_of_the_way(fd: i32) -> i32 {
+    // SAFETY: fcntl and close on a descriptor this function owns; no memory is involved.
+    unsafe {
+        let high = libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, HIGH_FD);
+        if high < 0 {
+            return fd;
+        }
+        libc::close(fd);
+        high
+    }
 }
 
 /// Maps `len` bytes of the segment at `offset`, at address `at` (replacing what is there) or

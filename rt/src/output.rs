@@ -104,7 +104,42 @@ pub fn write(snapshot: &Snapshot, calibration: &Calibration, ending: &Ending) ->
     if let (Ok(path), Some(_)) = (&result, std::env::var_os("INSTRUMENT_VERBOSE")) {
         eprintln!("instrument: profile written to {}", path.display());
     }
+    if result.is_ok() {
+        remove_stale_temporaries(&directory, ending.pid);
+    }
     result
+}
+
+/// Removes the temporary files (`.<name>.<pid>.instrument.json.<n>.tmp`) that writers which
+/// no longer exist left in `directory` (a process killed while writing its profile), so that
+/// they do not pile up. Only this user's files, and only those whose process is gone.
+fn remove_stale_temporaries(directory: &Path, own_pid: u32) {
+    let Ok(entries) = std::fs::read_dir(directory) else { return };
+    let uid = unsafe { libc::getuid() };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(temporary_pid) else { continue };
+        let mine = std::os::unix::fs::MetadataExt::uid(&match entry.metadata() {
+            Ok(m) => m,
+            Err(_) => continue,
+        }) == uid;
+        // SAFETY: kill with signal 0 only checks whether the process exists.
+        let gone = pid != own_pid
+            && unsafe { libc::kill(pid as libc::pid_t, 0) } != 0
+            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        if mine && gone {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The writer's pid in a temporary profile file name, if `name` is one.
+fn temporary_pid(name: &str) -> Option<u32> {
+    let inner = name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let (profile, attempt) = inner.rsplit_once('.')?;
+    attempt.parse::<u32>().ok()?;
+    let base = profile.strip_suffix(&format!(".{PROFILE_SUFFIX}"))?;
+    base.rsplit_once('.')?.1.parse().ok()
 }
 
 /// Gives the finished temporary file its name: `<base>.instrument.json`, or if that is taken,
@@ -168,24 +203,43 @@ fn write_new(directory: &Path, name: &str, profile: &Profile) -> Result<PathBuf,
     }
 }
 
-/// `INSTRUMENT_PROFILE_DIR`, or the working directory.
-fn profile_directory() -> PathBuf {
-    match std::env::var_os("INSTRUMENT_PROFILE_DIR") {
-        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => PathBuf::from("."),
-    }
+/// The profile directory as resolved at start-up (`remember_directory`).
+static DIRECTORY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// Resolves the profile directory now, at start-up: `INSTRUMENT_PROFILE_DIR` (relative to the
+/// working directory of now) or the working directory, so that a program that changes its
+/// directory (daemons chdir to /) still writes its profile where it started.
+pub fn remember_directory() {
+    DIRECTORY.get_or_init(|| {
+        let named = std::env::var_os("INSTRUMENT_PROFILE_DIR").filter(|d| !d.is_empty()).map(PathBuf::from);
+        let dir = named.unwrap_or_else(|| PathBuf::from("."));
+        std::path::absolute(&dir).unwrap_or(dir)
+    });
 }
+
+/// The directory resolved at start-up.
+fn profile_directory() -> PathBuf {
+    remember_directory();
+    DIRECTORY.get().cloned().unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// Program names longer than this are shortened: the file name (with a dot, the pid, a
+/// counter, the suffix and `.tmp`) must stay under the 255-byte limit of file systems.
+const NAME_MAX: usize = 64;
 
 fn program_name(command: &[String]) -> String {
     let argv0 = command.first().map(String::as_str).unwrap_or("program");
     let base = argv0.rsplit('/').next().unwrap_or(argv0);
     let clean: String =
         base.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
-    if clean.is_empty() || clean.starts_with('.') {
-        format!("program{clean}")
-    } else {
-        clean
+    let name = if clean.is_empty() || clean.starts_with('.') { format!("program{clean}") } else { clean };
+    if name.len() <= NAME_MAX {
+        return name;
     }
+    // The start of the name, and a hash of the whole so that two long names stay apart.
+    let hash =
+        name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    format!("{}-{hash:016x}", &name[..NAME_MAX - 17])
 }
 
 fn command_line() -> Vec<String> {
@@ -346,4 +400,27 @@ fn overhead_section(profile: &Profile, costs: &overhead::Costs, units: &assemble
     let wall = profile.totals.wall_ns as f64;
     section.percent_of_run = if wall > 0.0 { 100.0 * section.total_ns / wall } else { 0.0 };
     section
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{program_name, temporary_pid};
+
+    #[test]
+    fn temporary_names_give_their_writer() {
+        assert_eq!(temporary_pid(".app.4242.instrument.json.0.tmp"), Some(4242));
+        assert_eq!(temporary_pid(".ring.rank1.77.instrument.json.3.tmp"), Some(77));
+        assert_eq!(temporary_pid("app.4242.instrument.json"), None);
+        assert_eq!(temporary_pid(".app.x.instrument.json.0.tmp"), None);
+        assert_eq!(temporary_pid(".notes.0.tmp"), None);
+    }
+
+    #[test]
+    fn long_program_names_are_shortened_apart() {
+        let long = |c: &str| vec![format!("/bin/{}", c.repeat(250))];
+        let (a, b) = (program_name(&long("a")), program_name(&long("b")));
+        assert!(a.len() <= 64 && b.len() <= 64, "{a} {b}");
+        assert!(a.starts_with("aaaa") && a != program_name(&long("c")));
+        assert_eq!(program_name(&["./app".to_string()]), "app");
+    }
 }

@@ -99,10 +99,13 @@ pub unsafe extern "C" fn enter(id_slot: *const u32, sp: usize) {
 #[inline(always)]
 unsafe fn enter_unmeasured(ts: &mut ThreadState, id: u32, mode: u8) {
     if mode == switch::COUNTED {
+        let depth = ts.depth;
+        reconcile::mark_busy(ts, depth);
         (*ts.records.add(id as usize)).counted += 1;
-        let top = &mut *ts.frames.add(ts.depth);
+        let top = &mut *ts.frames.add(depth);
         top.child_calls += 1;
         top.overhead += crate::compensate::counted_cost();
+        reconcile::commit(ts, depth);
     }
 }
 
@@ -183,7 +186,7 @@ unsafe fn exit_at(now: u64, id_slot: *const u32, sp: usize, kind: usize) {
 
 #[inline(always)]
 unsafe fn push(ts: &mut ThreadState, depth: usize, id: u32, sp: usize) {
-    ts.depth = depth;
+    reconcile::mark_busy(ts, depth - 1);
     let parent = &mut *ts.frames.add(depth - 1);
     parent.child_calls += 1;
     (*ts.records.add(id as usize)).active += 1;
@@ -204,12 +207,19 @@ unsafe fn push(ts: &mut ThreadState, depth: usize, id: u32, sp: usize) {
     frame.overhead = 0;
     frame.comp_child = 0;
     frame.start = clock::now();
+    reconcile::commit(ts, depth);
 }
 
 #[cold]
 #[inline(never)]
 unsafe fn enter_cold(ts: &mut ThreadState, id: u32, depth: usize, sp: usize) {
-    if depth >= ts.frame_cap {
+    if depth & reconcile::BUSY != 0 {
+        // In a signal handler that interrupted a probe: counted, and the step undone at its exit.
+        ts.depth = depth;
+        if id < ts.record_cap {
+            (*ts.records.add(id as usize)).counted += 1;
+        }
+    } else if depth >= ts.frame_cap {
         ts.depth = depth;
         ts.counters.stack_overflow += 1;
     } else if id == UNREGISTERED || !thread::grow_records(ts, id) {

@@ -4,18 +4,41 @@
 //! frame below the top. Frames are matched by routine id and by the stack pointer recorded at
 //! entry: every shadow frame above the match belongs to a machine frame that no longer exists,
 //! and is closed at the current time.
+//!
+//! A signal handler may run instrumented code in the middle of a probe. While a probe updates
+//! the shadow stack, the depth word carries `BUSY`: a probe that runs then sees a depth past the
+//! stack's capacity, so it only counts its event (`probes::enter_cold`) and leaves the frames
+//! alone; its exit undoes its entry's step, and the interrupted probe goes on as if nothing ran.
 
 use crate::compensate::{self, STANDARD};
 use crate::registry::UNREGISTERED;
 use crate::switch;
 use crate::thread::{Frame, Record, ThreadState};
+use std::sync::atomic::{compiler_fence, Ordering::SeqCst};
+
+/// Marks the depth word while a probe updates the shadow stack (see the module comment).
+pub const BUSY: usize = instrument_live::DEPTH_BUSY as usize;
+
+/// Marks the stack busy at `depth` (the depth a re-entering probe must leave it at).
+#[inline(always)]
+pub fn mark_busy(ts: &mut ThreadState, depth: usize) {
+    ts.depth = depth | BUSY;
+    compiler_fence(SeqCst);
+}
+
+/// Publishes the new `depth`, after every update of the frames and records before it.
+#[inline(always)]
+pub fn commit(ts: &mut ThreadState, depth: usize) {
+    compiler_fence(SeqCst);
+    ts.depth = depth;
+}
 
 /// Pops the top frame (at `depth`, a probe of `kind`) at time `now` and charges it to its
 /// event, its callpath node and its parent.
 #[inline(always)]
 pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64, kind: usize) {
+    mark_busy(ts, depth);
     let frame = &*ts.frames.add(depth);
-    ts.depth = depth - 1;
     let inclusive = now.saturating_sub(frame.start);
     let parent = &mut *ts.frames.add(depth - 1);
     parent.child_incl += inclusive;
@@ -36,6 +59,7 @@ pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64, kind: usiz
     if let Some(tree) = ts.tree.as_mut() {
         charge(&mut tree.node(frame.node).record, frame, inclusive, compensated);
     }
+    commit(ts, depth - 1);
 }
 
 /// One finished activation of an event (or of a callpath node), with its compensated
@@ -90,7 +114,7 @@ pub unsafe fn exit_mismatch(ts: &mut ThreadState, id: u32, sp: usize, now: u64, 
 #[cold]
 #[inline(never)]
 pub unsafe fn unwind_to(ts: &mut ThreadState, id: u32, sp: usize, now: u64) {
-    let top = ts.depth.min(ts.frame_cap - 1);
+    let top = (ts.depth & !BUSY).min(ts.frame_cap - 1);
     let found = (1..=top).rev().find(|&d| {
         let f = &*ts.frames.add(d);
         f.id == id && f.sp >= sp
@@ -105,6 +129,8 @@ pub unsafe fn unwind_to(ts: &mut ThreadState, id: u32, sp: usize, now: u64) {
 
 /// Closes every open frame at `now` (process or thread exit with routines still active).
 pub unsafe fn close_all(ts: &mut ThreadState, now: u64) {
+    // A fatal signal may have interrupted a probe: the frames below its mark are whole.
+    ts.depth &= !BUSY;
     if ts.depth >= ts.frame_cap {
         ts.depth = ts.frame_cap - 1;
     }

@@ -4,9 +4,9 @@
 //! cannot collide.
 
 use crate::lifecycle;
+use crate::lock::Lock;
 use std::ffi::{c_char, CStr};
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
-use std::sync::Mutex;
 
 /// Mirrors `pass/src/table.rs` (ABI version 2).
 #[repr(C)]
@@ -78,13 +78,13 @@ pub struct EventInfo {
     pub line: u32,
 }
 
-static EVENTS: Mutex<Vec<EventInfo>> = Mutex::new(Vec::new());
+static EVENTS: Lock<Vec<EventInfo>> = Lock::new(Vec::new());
 
-pub type EventsGuard = std::sync::MutexGuard<'static, Vec<EventInfo>>;
+pub type EventsGuard = crate::lock::Guard<'static, Vec<EventInfo>>;
 
 /// The registry's lock, held across fork() (lifecycle.rs).
 pub fn lock_events() -> EventsGuard {
-    EVENTS.lock().unwrap_or_else(|e| e.into_inner())
+    EVENTS.lock()
 }
 static COUNT: AtomicU32 = AtomicU32::new(0);
 
@@ -94,7 +94,7 @@ pub fn count() -> u32 {
 }
 
 pub fn events() -> Vec<EventInfo> {
-    EVENTS.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    EVENTS.lock().clone()
 }
 
 /// Reads an id slot as the probes do.
@@ -114,7 +114,7 @@ pub unsafe extern "C" fn __instrument_register_module(table: *const ModuleTable)
         );
         return;
     }
-    let mut events = EVENTS.lock().unwrap_or_else(|e| e.into_inner());
+    let mut events = EVENTS.lock();
     let base = events.len() as u32;
     let loop_base = base + table.functions;
     let local = |index: u32, offset: u32| (index != NONE).then_some(offset + index);
@@ -187,7 +187,7 @@ unsafe fn register_statics(table: &ModuleTable, base: u32) {
 /// Registers routines that belong to the runtime itself (calibration); they never appear in a
 /// profile. Returns the id of the first.
 pub fn register_hidden(names: &[&str]) -> u32 {
-    let mut events = EVENTS.lock().unwrap_or_else(|e| e.into_inner());
+    let mut events = EVENTS.lock();
     let base = events.len() as u32;
     for (i, name) in names.iter().enumerate() {
         events.push(EventInfo {

@@ -5,12 +5,15 @@
 //! left alone, and a handler the program installs later simply replaces this one.
 //!
 //! Writing a profile allocates and locks, which the interrupted process may not survive (the
-//! crash may be inside malloc). So the handler forks a writer with the raw system call (no
-//! atfork handlers, which take malloc's locks): the writer takes the snapshot in its own copy
-//! of memory and writes the profile under the program's pid, marked with the signal. The
-//! program waits for it at most `WRITER_TIMEOUT_MS` (a writer stuck on a lock the crash left
-//! taken is killed; the profile is then missing, never torn), restores the default action and
-//! re-raises the signal, so it ends exactly as it would have without instrumentation.
+//! crash may be inside malloc, another thread may hold a lock). So the handler forks a writer
+//! with the raw system call (no atfork handlers, which take malloc's locks): the writer takes
+//! the snapshot in its own copy of memory and writes the profile under the program's pid,
+//! marked with the signal. In that copy no other thread exists, so the writer allocates from
+//! fresh mappings instead of malloc (`alloc`) and takes over the runtime's locks that a
+//! vanished thread held (`lock`): it never waits on either. The program waits for it at most
+//! `WRITER_TIMEOUT_MS` (a writer stuck anyway is killed; the profile is then missing, never
+//! torn), restores the default action and re-raises the signal, so it ends exactly as it would
+//! have without instrumentation.
 //! `INSTRUMENT_SIGNALS=0` installs nothing.
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -85,6 +88,10 @@ unsafe fn write_from_a_child(signal: libc::c_int) {
     let pid = libc::getpid() as u32;
     match libc::syscall(libc::SYS_fork) {
         0 => {
+            // Alone in a copy of the process: locks and malloc's arenas may be held by
+            // threads that do not exist here.
+            crate::alloc::use_fresh_mappings();
+            crate::lock::take_over_held_locks();
             crate::lifecycle::finish_after_signal(pid, signal_name(signal));
             libc::_exit(0);
         }

@@ -6,11 +6,11 @@
 
 use crate::callpath::{self, Tree};
 use crate::live::{self, Area, Region};
+use crate::lock::Lock;
 use crate::registry;
 use std::cell::Cell;
 use std::ptr::null_mut;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
-use std::sync::Mutex;
 
 pub use instrument_live::{Frame, Record};
 
@@ -107,7 +107,7 @@ pub struct Merged {
     pub per_thread: Vec<ThreadRecords>,
 }
 
-pub static MERGED: Mutex<Merged> = Mutex::new(Merged {
+pub static MERGED: Lock<Merged> = Lock::new(Merged {
     records: Vec::new(),
     counters: Counters {
         closed_at_exit: 0,
@@ -127,8 +127,8 @@ static THREAD_INDEX: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64
 pub static FINISHED: AtomicBool = AtomicBool::new(false);
 static FRAME_CAP: AtomicUsize = AtomicUsize::new(0);
 
-pub fn lock_merged() -> std::sync::MutexGuard<'static, Merged> {
-    MERGED.lock().unwrap_or_else(|e| e.into_inner())
+pub fn lock_merged() -> crate::lock::Guard<'static, Merged> {
+    MERGED.lock()
 }
 
 fn frame_cap() -> usize {
@@ -261,7 +261,7 @@ pub struct SavedFrames {
 /// on (before an exec), saving what that changes. None when the thread measures nothing.
 pub fn close_current_frames(now: u64) -> Option<SavedFrames> {
     let ts = unsafe { current().as_mut()? };
-    let stored = ts.depth.min(ts.frame_cap - 1);
+    let stored = (ts.depth & !crate::reconcile::BUSY).min(ts.frame_cap - 1);
     let frames: Vec<Frame> = (0..=stored).map(|d| unsafe { *ts.frames.add(d) }).collect();
     let records = frames[1..].iter().map(|f| (f.id, unsafe { *ts.records.add(f.id as usize) })).collect();
     let nodes = match unsafe { ts.tree.as_mut() } {

@@ -115,7 +115,7 @@ pub fn add_to_profile(dir: &Path, pid: u32, timeline: Timeline) -> Result<PathBu
     let mut profile = crate::profiles::load(&path)?;
     profile.timeline = Some(timeline);
     // Owner-only, as the runtime writes profiles.
-    crate::profiles::write_atomically(&path, serde_json::to_string(&profile)?.as_bytes(), 0o600)?;
+    crate::profiles::write_output(&path, serde_json::to_string(&profile)?.as_bytes(), 0o600)?;
     Ok(path)
 }
 

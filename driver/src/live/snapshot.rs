@@ -117,7 +117,8 @@ impl Reader {
         }
         let thread = slot.thread_offset.load(std::sync::atomic::Ordering::Relaxed);
         let frame_cap = slot.frame_cap.load(std::sync::atomic::Ordering::Relaxed).max(1);
-        let depth = self.segment.read::<u64>(thread).unwrap_or(0).min(frame_cap - 1);
+        let depth =
+            self.segment.read::<u64>(thread).map_or(0, |d| d & !layout::DEPTH_BUSY).min(frame_cap - 1);
         let frames: Vec<Frame> = (1..=depth)
             .filter_map(|d| {
                 self.segment.read::<Frame>(thread + layout::THREAD_HEADER_BYTES + d * layout::FRAME_BYTES)

@@ -111,6 +111,24 @@ pub fn classify(args: &[String]) -> Invocation {
     }
 }
 
+/// Whether a `-x LANG` other than `none` is still in force at the end of `args`: inputs the
+/// wrapper appends (the runtime archive) must then follow `-x none`, or the compiler would read
+/// them as LANG source.
+pub fn language_in_force(args: &[String]) -> bool {
+    let mut language: Option<&str> = None;
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        if arg == "-x" {
+            language = iter.next().map(String::as_str);
+        } else if let Some(l) = arg.strip_prefix("-x").filter(|l| !l.is_empty()) {
+            language = Some(l);
+        } else if TAKES_VALUE.contains(&arg.as_str()) {
+            iter.next();
+        }
+    }
+    language.is_some_and(|l| l != "none")
+}
+
 fn is_source(path: &str, language: Option<&str>) -> bool {
     match language {
         Some(lang) => !NON_IR_LANGUAGES.contains(&lang),
@@ -134,6 +152,16 @@ fn expand_response_files(args: &[String]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_language_in_force_at_the_end_is_seen() {
+        let words = |line: &str| line.split_whitespace().map(String::from).collect::<Vec<_>>();
+        assert!(language_in_force(&words("-x c m.c -o p")));
+        assert!(language_in_force(&words("-xc - -o p")));
+        assert!(!language_in_force(&words("-x c m.c -x none lib.a -o p")));
+        assert!(!language_in_force(&words("m.c -o p")));
+        assert!(!language_in_force(&words("-o -x m.c")), "-x as the value of -o is a file name");
+    }
 
     fn classify_str(line: &str) -> Invocation {
         classify(&line.split_whitespace().map(String::from).collect::<Vec<_>>())

@@ -101,6 +101,9 @@ pub fn command(language: Language, args: &[String]) -> Result<Command> {
     }
     full.extend(passed.iter().map(OsString::from));
     if invocation.links_executable {
+        if args::language_in_force(&passed) {
+            full.extend(["-x".into(), "none".into()]);
+        }
         full.push(runtime::sealed()?.into());
         full.extend(runtime::NATIVE_LIBS.iter().map(OsString::from));
         full.extend(runtime::link_flags().into_iter().map(OsString::from));
