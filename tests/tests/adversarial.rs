@@ -8,6 +8,7 @@
 
 use instrument_tests::*;
 use std::io::{BufRead, BufReader};
+use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -29,6 +30,31 @@ fn adversarial(dir: &Path) -> (PathBuf, PathBuf) {
     (build_plain(dir, "adversarial"), build_instrumented(dir, "adversarial", &[]))
 }
 
+/// Runs `command`, killing it if it is still running after `limit`.
+fn run_within(command: &mut Command, limit: Duration) -> Output {
+    let child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let pid = child.id() as libc::pid_t;
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watchdog = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            let start = Instant::now();
+            while start.elapsed() < limit {
+                if done.load(std::sync::atomic::Ordering::Relaxed) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        })
+    };
+    let output = child.wait_with_output().unwrap();
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    watchdog.join().unwrap();
+    assert!(output.status.signal() != Some(libc::SIGKILL), "still running after {limit:?}");
+    output
+}
+
 fn report(args: &[&str], dir: &Path) -> Output {
     run(Command::new(bin("instrument")).args(args).current_dir(dir))
 }
@@ -40,16 +66,17 @@ fn outputs_that_are_not_regular_files_are_written_in_place_and_symlinks_kept() {
     assert_success(&run(&mut clean(&program, dir.path())), "calls");
     let d = dir.path();
 
-    // A FIFO stays a FIFO: the report goes through it to its reader.
+    // A FIFO stays a FIFO: the report goes through it to its reader (opened first, without
+    // blocking, so that a report which replaced the FIFO fails the test instead of hanging it).
     let fifo = d.join("fifo");
     let path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
     assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o644) }, 0);
-    let reader = std::thread::spawn({
-        let fifo = fifo.clone();
-        move || std::fs::read_to_string(fifo).unwrap()
-    });
+    let mut reader =
+        std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(&fifo).unwrap();
     assert_success(&report(&["report", "--suggest-filter", "fifo"], d), "suggest-filter to a FIFO");
-    assert!(reader.join().unwrap().contains("--suggest-filter"), "the reader got the filter");
+    let mut received = String::new();
+    let _ = std::io::Read::read_to_string(&mut reader, &mut received);
+    assert!(received.contains("--suggest-filter"), "the reader got the filter: {received:?}");
     assert!(std::os::unix::fs::FileTypeExt::is_fifo(&std::fs::symlink_metadata(&fifo).unwrap().file_type()));
 
     // A symlink to a regular file: the file is replaced, the link stays a link.
@@ -82,8 +109,11 @@ fn outputs_that_are_not_regular_files_are_written_in_place_and_symlinks_kept() {
 fn full_callpaths_under_a_recursion_a_million_deep_stay_small() {
     let dir = scratch();
     let program = build_instrumented(dir.path(), "faults", &[]);
-    let output =
-        run(clean(&program, dir.path()).args(["recursion", "1000000"]).env("INSTRUMENT_CALLPATH", "all"));
+    let mut command = clean(&program, dir.path());
+    command.args(["recursion", "1000000"]).env("INSTRUMENT_CALLPATH", "all");
+    // A guard against memory and time growing with the square of the depth (minutes and
+    // gigabytes before), not a timing: the plain run takes milliseconds.
+    let output = run_within(&mut command, Duration::from_secs(60));
     assert_success(&output, "recursion under INSTRUMENT_CALLPATH=all");
     assert_eq!(String::from_utf8_lossy(&output.stdout), "depth 1000000\n");
     let path = only_profile_path(dir.path());
@@ -125,7 +155,7 @@ fn a_signal_handler_interrupting_probes_leaves_every_count_exact() {
 fn sigterm_while_threads_start_and_end_ends_the_program_at_once_with_its_profile() {
     let dir = scratch();
     let (_, program) = adversarial(dir.path());
-    for attempt in 0..5 {
+    for attempt in 0..10 {
         let run_dir = new_dir(dir.path(), &format!("term-{attempt}"));
         let mut child = clean(&program, &run_dir).arg("threads").stdout(Stdio::piped()).spawn().unwrap();
         let mut ready = String::new();
@@ -169,7 +199,7 @@ fn the_wrapper_takes_a_language_option_and_standard_input() {
 }
 
 #[test]
-fn the_program_sees_its_own_descriptors_directory_and_name() {
+fn the_program_sees_its_own_descriptor_numbers() {
     let dir = scratch();
     let (plain, program) = adversarial(dir.path());
     // The live segment's descriptor stays out of the way: the first open returns 3.
@@ -177,20 +207,28 @@ fn the_program_sees_its_own_descriptors_directory_and_name() {
     let instrumented_fd = run(clean(&program, dir.path()).arg("fd"));
     assert_eq!(String::from_utf8_lossy(&plain_fd.stdout), "fd 3\n");
     assert_eq!(instrumented_fd.stdout, plain_fd.stdout);
+}
 
-    // A relative profile directory is resolved at start-up, before the program's chdir("/").
+#[test]
+fn a_relative_profile_directory_is_resolved_before_the_program_changes_directory() {
+    let dir = scratch();
+    let (_, program) = adversarial(dir.path());
     let profiles = new_dir(dir.path(), "profiles");
     let output = run(clean(&program, dir.path()).arg("chdir").env("INSTRUMENT_PROFILE_DIR", "profiles"));
     assert_success(&output, "chdir");
     assert_eq!(function(&only_profile(&profiles), "work").calls, 1);
+}
 
-    // A 250-character program name still gets its profile (a shortened name, with a hash).
+#[test]
+fn a_long_program_name_keeps_its_profile() {
+    let dir = scratch();
+    let (_, program) = adversarial(dir.path());
     let long = dir.path().join("x".repeat(250));
     std::fs::copy(&program, &long).unwrap();
     let named = new_dir(dir.path(), "named");
     assert_success(&run(clean(&long, &named).arg("fd")), "long name");
     let path = only_profile_path(&named);
-    assert!(path.file_name().unwrap().len() < 100, "{}", path.display());
+    assert!(path.file_name().unwrap().len() < 100, "a shortened name: {}", path.display());
 }
 
 #[test]
