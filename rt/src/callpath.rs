@@ -20,9 +20,13 @@
 //! path with its oldest event dropped; that node is found once (a walk of at most k steps) and
 //! then cached like any other transition. Memory is bounded by a node cap: beyond it, events are
 //! charged to one "other paths" node and counted.
+//!
+//! Creating a node touches fresh memory (page faults: microseconds in a VM), once per callpath.
+//! That is not the program's time: the open frames' start times move later by what it took,
+//! so a routine called once shows the same inclusive time with callpaths as without.
 
 use crate::pages;
-use crate::thread::Record;
+use crate::thread::{Frame, Record};
 use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering::Relaxed};
 
 pub const ROOT: u32 = 1;
@@ -133,19 +137,26 @@ pub struct Node {
     pub record: Record,
 }
 
-/// An open-addressing map from (node, event) to node, in kernel-provided zeroed memory.
+/// An open-addressing map from (node, event) to node, in kernel-provided zeroed memory. It
+/// starts small with its pages touched at once, and grows (at most to `max` slots) inside node
+/// creation, whose time no frame counts: a lookup never faults on a fresh page in a frame's time.
 struct Map {
     keys: *mut u64,
     values: *mut u32,
     mask: usize,
+    len: usize,
+    max: usize,
 }
 
+/// Slots a map starts with (12 KiB of keys and values).
+const MAP_START: usize = 1024;
+
 impl Map {
-    fn new(capacity: usize) -> Option<Map> {
+    fn new(capacity: usize, max: usize) -> Option<Map> {
         let capacity = capacity.next_power_of_two();
-        let keys = pages::map(capacity * 8)?.as_ptr().cast();
-        let values = pages::map(capacity * 4)?.as_ptr().cast();
-        Some(Map { keys, values, mask: capacity - 1 })
+        let keys = pages::map_touched(capacity * 8)?.as_ptr().cast();
+        let values = pages::map_touched(capacity * 4)?.as_ptr().cast();
+        Some(Map { keys, values, mask: capacity - 1, len: 0, max: max.next_power_of_two() })
     }
 
     fn slot(&self, key: u64) -> usize {
@@ -164,13 +175,38 @@ impl Map {
         unsafe { (*self.keys.add(i) == key).then(|| *self.values.add(i)) }
     }
 
+    /// Remembers `value` for (node, event); a map that is full at its largest size remembers
+    /// nothing more (lookups then miss and recompute).
     fn insert(&mut self, node: u32, event: u32, value: u32) {
+        let capacity = self.mask + 1;
+        if (self.len + 1) * 2 > capacity && !self.grow() && (self.len + 1) * 4 > capacity * 3 {
+            return;
+        }
         let key = (u64::from(node) << 32) | u64::from(event);
         let i = self.slot(key);
         unsafe {
+            self.len += usize::from(*self.keys.add(i) == 0);
             *self.keys.add(i) = key;
             *self.values.add(i) = value;
         }
+    }
+
+    /// Moves the entries to a map four times larger; false at the largest size or without memory.
+    fn grow(&mut self) -> bool {
+        let capacity = self.mask + 1;
+        if capacity >= self.max {
+            return false;
+        }
+        let Some(mut larger) = Map::new(capacity * 4, self.max) else { return false };
+        for i in 0..capacity {
+            let key = unsafe { *self.keys.add(i) };
+            if key != 0 {
+                larger.insert((key >> 32) as u32, key as u32, unsafe { *self.values.add(i) });
+            }
+        }
+        unsafe { self.unmap() };
+        *self = larger;
+        true
     }
 
     unsafe fn unmap(&self) {
@@ -194,6 +230,25 @@ pub struct Tree {
     identity: Map,
     /// Events charged to the "other paths" node because the cap was reached.
     pub overflow: u64,
+    /// Ticks spent creating nodes, kept out of every frame's time.
+    pub cold_ticks: u64,
+}
+
+/// The frames open on a thread, `frames[1..=top]` (frame 0 is the sentinel).
+#[derive(Clone, Copy)]
+pub struct OpenFrames {
+    pub frames: *mut Frame,
+    pub top: usize,
+}
+
+impl OpenFrames {
+    /// Moves every open frame's start `ticks` later: time they will not count.
+    unsafe fn start_later(self, ticks: u64) {
+        for depth in 1..=self.top {
+            let frame = &mut *self.frames.add(depth);
+            frame.start += ticks;
+        }
+    }
 }
 
 impl Tree {
@@ -215,9 +270,10 @@ impl Tree {
             slots,
             slots_len: 0,
             slots_cap,
-            transitions: Map::new(cap as usize * 2)?,
-            identity: Map::new(cap as usize * 2)?,
+            transitions: Map::new(MAP_START, cap as usize * 2)?,
+            identity: Map::new(MAP_START, cap as usize * 2)?,
             overflow: 0,
+            cold_ticks: 0,
         };
         unsafe {
             for (i, event) in [(ROOT, NONE), (OTHER, NONE)] {
@@ -236,9 +292,10 @@ impl Tree {
         unsafe { &mut *self.nodes.add(index as usize) }
     }
 
-    /// The node after `current` when event `id` enters.
+    /// The node after `current` when event `id` enters; `open` are the frames open on the
+    /// thread, whose start times exclude a node's creation.
     #[inline(always)]
-    pub unsafe fn step(&mut self, current: u32, id: u32) -> u32 {
+    pub unsafe fn step(&mut self, current: u32, id: u32, open: OpenFrames) -> u32 {
         let node = &*self.nodes.add(current as usize);
         if node.last_event == id {
             return node.last_child;
@@ -249,7 +306,7 @@ impl Tree {
                 let slot = self.slots.add((node.slots + info.local_index) as usize);
                 let next = match *slot {
                     0 => {
-                        let next = self.create(current, id);
+                        let next = self.create(current, id, open, false);
                         *slot = next;
                         next
                     }
@@ -261,22 +318,18 @@ impl Tree {
                 return next;
             }
         }
-        self.step_cold(current, id)
+        self.step_cold(current, id, open)
     }
 
     #[cold]
     #[inline(never)]
-    unsafe fn step_cold(&mut self, current: u32, id: u32) -> u32 {
+    unsafe fn step_cold(&mut self, current: u32, id: u32, open: OpenFrames) -> u32 {
         if current == OTHER {
             return OTHER;
         }
         let next = match self.transitions.get(current, id) {
             Some(next) => next,
-            None => {
-                let next = self.create(current, id);
-                self.transitions.insert(current, id, next);
-                next
-            }
+            None => self.create(current, id, open, true),
         };
         let node = &mut *self.nodes.add(current as usize);
         node.last_event = id;
@@ -284,12 +337,26 @@ impl Tree {
         next
     }
 
+    /// The node after `current` for `id`, found or created (and, with `transition`, remembered
+    /// as the transition from `current`), in time that no open frame counts.
+    #[cold]
+    unsafe fn create(&mut self, current: u32, id: u32, open: OpenFrames, transition: bool) -> u32 {
+        let started = crate::clock::now();
+        let node = self.find_or_create(current, id);
+        if transition {
+            self.transitions.insert(current, id, node);
+        }
+        let took = crate::clock::now().saturating_sub(started);
+        open.start_later(took);
+        self.cold_ticks += took;
+        node
+    }
+
     /// The node for the callpath `current` followed by `id`, truncated to the last k events.
     /// In the calling-context tree a recursive call collapses onto the node of the activation
     /// it recurses from, as the flat profile collapses recursion (Li and Zhang): the tree
     /// grows with the distinct contexts, never with the recursion's depth.
-    #[cold]
-    unsafe fn create(&mut self, current: u32, id: u32) -> u32 {
+    unsafe fn find_or_create(&mut self, current: u32, id: u32) -> u32 {
         if current == OTHER {
             return OTHER;
         }
@@ -346,7 +413,12 @@ impl Tree {
         let children = if event < MAX_EVENTS { static_info(event).children } else { 0 };
         let slots = if children > 0 && self.slots_len + children <= self.slots_cap {
             self.slots_len += children;
-            self.slots_len - children
+            let first = self.slots_len - children;
+            // Touched now (they are zero already), so that the first lookup does not fault.
+            for i in first..self.slots_len {
+                std::ptr::write_volatile(self.slots.add(i as usize), 0);
+            }
+            first
         } else {
             NONE
         };

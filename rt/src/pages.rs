@@ -22,6 +22,16 @@ pub fn map(bytes: usize) -> Option<NonNull<u8>> {
     }
 }
 
+/// Maps `bytes` of zeroed memory with every page touched now (faulted in here, not later).
+pub fn map_touched(bytes: usize) -> Option<NonNull<u8>> {
+    let memory = map(bytes)?;
+    for offset in (0..bytes).step_by(4096) {
+        // SAFETY: within the mapping just made; writing zero keeps it zeroed.
+        unsafe { std::ptr::write_volatile(memory.as_ptr().add(offset), 0) };
+    }
+    Some(memory)
+}
+
 pub unsafe fn unmap(ptr: NonNull<u8>, bytes: usize) {
     libc::munmap(ptr.as_ptr().cast(), bytes);
 }

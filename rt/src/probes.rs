@@ -193,7 +193,8 @@ unsafe fn push(ts: &mut ThreadState, depth: usize, id: u32, sp: usize) {
     let node = match ts.tree.as_mut() {
         None => 0,
         Some(tree) => {
-            let node = tree.step(parent.node, id);
+            let open = crate::callpath::OpenFrames { frames: ts.frames, top: depth - 1 };
+            let node = tree.step(parent.node, id, open);
             tree.node(node).record.active += 1;
             node
         }
