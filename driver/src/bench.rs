@@ -7,7 +7,9 @@
 //! rows: the leaf routine switched off at run time, and throttled (only counted), each against
 //! the cost of the uninstrumented call itself. Next to every measured cost stands the cost
 //! model's (the probe pair the run measured at its start-up), and their ratio: how well
-//! `instrument cost` predicts in place.
+//! `instrument cost` predicts in place. The leaf routine is also measured with a minimal
+//! hand-written `-finstrument-functions` hook pair (c-fixtures/bench/hand_hook.c), the floor
+//! a measured profiler's probes can reach.
 
 use crate::{layout, profiles, toolchain};
 use anyhow::{bail, Context, Result};
@@ -25,6 +27,7 @@ pub struct Settings {
 
 const HEADER: &str = include_str!("../../c-fixtures/bench/bench_clock.h");
 const CLOCK_PAIR: &str = include_str!("../../c-fixtures/bench/clock_pair.c");
+const HAND_HOOK: &str = include_str!("../../c-fixtures/bench/hand_hook.c");
 const IS_LIKE: &str = include_str!("../../c-fixtures/bench/is_like.c");
 const RANDDP: &str = include_str!("../../bench-nas/common/randdp.c");
 const NPB_HEADER: &str = include_str!("../../bench-nas/common/npb-C.h");
@@ -96,6 +99,10 @@ struct Report {
     clock_pair_ns: f64,
     /// ns_per_call / clock_pair_ns.
     ratio: f64,
+    /// ns added per call of leaf by the minimal hand-written hook pair (hand_hook.c).
+    hand_hook_ns: f64,
+    /// leaf's ns per call with this project's probes / hand_hook_ns.
+    hand_hook_ratio: f64,
     loop_ratio: f64,
     callsite_ratio: f64,
     repeat: u32,
@@ -150,7 +157,7 @@ pub fn probes(settings: &Settings) -> Result<()> {
 
     let clang = toolchain::CLANG.find()?;
     let cc = layout::sibling("instrument-cc")?;
-    let progress = progress_bar(settings, (FIXTURES.len() as u64 * 2 + 6) * u64::from(settings.repeat) + 11);
+    let progress = progress_bar(settings, (FIXTURES.len() as u64 * 2 + 8) * u64::from(settings.repeat) + 11);
     progress.set_message("building");
     let clock_pair = build(&clang, dir, "clock_pair", "plain", &[])?;
     let mut builds = Vec::new();
@@ -192,6 +199,8 @@ pub fn probes(settings: &Settings) -> Result<()> {
             model_ratio: model_ns_per_event / ns_per_event,
         });
     }
+    let hand_hook_ns = hand_hook(&clang, &builds, dir, loops, settings.repeat, &progress)?;
+    let leaf_ns = fixtures.iter().find(|f| f.name == "leaf").map_or(0.0, |f| f.ns_per_event);
     let switched = switched_leaf(&builds, dir, loops, settings.repeat, &progress)?;
     let is_like = is_like(dir, loops / 4, settings.repeat, &progress)?;
     progress.finish_and_clear();
@@ -205,6 +214,8 @@ pub fn probes(settings: &Settings) -> Result<()> {
         ns_per_call,
         clock_pair_ns,
         ratio: ns_per_call / clock_pair_ns,
+        hand_hook_ns,
+        hand_hook_ratio: leaf_ns / hand_hook_ns,
         loop_ratio: per_kind("loop") / clock_pair_ns,
         callsite_ratio: per_kind("callsite") / clock_pair_ns,
         repeat: settings.repeat,
@@ -245,6 +256,26 @@ fn is_like(dir: &Path, keys: u64, repeat: u32, progress: &ProgressBar) -> Result
         overhead_percent: 100.0 * (throttled_ns as f64 - plain_ns as f64) / plain_ns as f64,
         model_percent: 100.0 * model_ns / plain_ns as f64,
     })
+}
+
+/// ns per call of leaf that the minimal hand-written hook pair adds (the floor this project's
+/// probes are held to).
+fn hand_hook(
+    clang: &Path,
+    builds: &[(&Fixture, PathBuf, PathBuf)],
+    dir: &Path,
+    loops: u64,
+    repeat: u32,
+    progress: &ProgressBar,
+) -> Result<f64> {
+    std::fs::write(dir.join("hand_hook.c"), HAND_HOOK)?;
+    let (_, plain, _) = builds.iter().find(|(f, _, _)| f.name == "leaf").context("no leaf fixture")?;
+    let hook = dir.join("hand_hook.c").display().to_string();
+    let hand = build(clang, dir, "leaf", "hand-hook", &["-finstrument-functions", &hook])?;
+    let arg = loops.to_string();
+    let plain_ns = min_kernel_ns(plain, &arg, dir, repeat, progress, &[])?;
+    let hand_ns = min_kernel_ns(&hand, &arg, dir, repeat, progress, &[])?;
+    Ok(hand_ns.saturating_sub(plain_ns) as f64 / loops as f64)
 }
 
 /// The leaf fixture plainly, with leaf switched off, and throttled from its first call.
@@ -373,6 +404,11 @@ fn print_table(report: &Report) {
         "routines: {:.2} ns per instrumented call = {:.3} x two clock reads; loops {:.3} x; call statements {:.3} x \
          (targets <= 1.10; min of {} runs)",
         report.ns_per_call, report.ratio, report.loop_ratio, report.callsite_ratio, report.repeat
+    );
+    println!(
+        "leaf against a minimal hand-written hook pair (rdtsc, a thread-local stack, a direct-mapped record): \
+         {:.2} ns per call, ours {:.3} x that (target <= 1.10)",
+        report.hand_hook_ns, report.hand_hook_ratio
     );
     let s = &report.switched;
     println!(

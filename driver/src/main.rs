@@ -68,6 +68,14 @@ enum Command {
         /// Show raw times even when the profile has compensated ones
         #[arg(long)]
         raw: bool,
+        /// Sort the flat table (and --json) by this, largest first (loops and call statements:
+        /// by inclusive time when sorting by exclusive)
+        #[arg(long, value_enum, default_value_t = report::SortKey::Exclusive)]
+        sort: report::SortKey,
+        /// Keep only the first N routines (and loops and call statements) of the flat table
+        /// (and --json)
+        #[arg(long, value_name = "N")]
+        top: Option<usize>,
         /// Write a self-contained HTML report (tables, program graph, flame graph) to this file
         #[arg(long, value_name = "OUT.html", conflicts_with_all = ["tree", "json", "callpaths", "cct"])]
         html: Option<PathBuf>,
@@ -310,8 +318,11 @@ fn run(cli: Cli) -> Result<()> {
             raw,
             rank,
             summary,
+            sort,
+            top,
             ..
         } => {
+            let order = report::Order { key: sort, top };
             let run = load_run(profile, rank)?;
             if summary || (run.len() > 1 && !(json || tree || callpaths || cct)) {
                 let view = report::View::for_profile(&run[0], raw);
@@ -333,12 +344,12 @@ fn run(cli: Cli) -> Result<()> {
             } else if cct {
                 callpaths::render_cct(&profile, threads).map_err(anyhow::Error::msg)?
             } else if json {
-                report::json(&profile) + "\n"
+                report::json_in(&profile, order) + "\n"
             } else if tree {
                 tree::render(&profile, &tree::TreeOptions { focus: focus.as_deref(), lines, view })
                     .map_err(anyhow::Error::msg)?
             } else {
-                report::table(&profile, lines, view)
+                report::table_in(&profile, lines, view, order)
             };
             print!("{text}");
             Ok(())

@@ -101,10 +101,54 @@ impl Row {
     }
 }
 
+/// What a flat report is sorted by (`--sort`), largest first (names alphabetically).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum SortKey {
+    #[default]
+    Exclusive,
+    Inclusive,
+    Calls,
+    Name,
+    Overhead,
+}
+
+/// The order of a flat report: the sort key and how many rows of each table to keep.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Order {
+    pub key: SortKey,
+    pub top: Option<usize>,
+}
+
+impl Order {
+    /// Sorts `rows` by the key (ties by name, for a stable order) and keeps the top ones.
+    fn apply<T>(self, rows: &mut Vec<T>, fields: impl Fn(&T) -> ((i64, i64), u64, f64, &str)) {
+        rows.sort_by(|a, b| {
+            let ((a_shown, a_calls, a_cost, a_name), (b_shown, b_calls, b_cost, b_name)) =
+                (fields(a), fields(b));
+            let by_key = match self.key {
+                SortKey::Exclusive => b_shown.0.cmp(&a_shown.0),
+                SortKey::Inclusive => b_shown.1.cmp(&a_shown.1),
+                SortKey::Calls => b_calls.cmp(&a_calls),
+                SortKey::Overhead => b_cost.total_cmp(&a_cost),
+                SortKey::Name => std::cmp::Ordering::Equal,
+            };
+            by_key.then_with(|| a_name.cmp(b_name))
+        });
+        if let Some(top) = self.top {
+            rows.truncate(top);
+        }
+    }
+}
+
 /// Rows sorted by the exclusive time shown (largest first), then by name for a stable order.
 pub fn rows(profile: &Profile, view: View) -> Vec<Row> {
+    rows_in(profile, view, Order::default())
+}
+
+/// Rows in `order`.
+pub fn rows_in(profile: &Profile, view: View, order: Order) -> Vec<Row> {
     let mut rows: Vec<Row> = profile.functions.iter().map(|f| Row::from_function(profile, f, view)).collect();
-    rows.sort_by(|a, b| b.shown.0.cmp(&a.shown.0).then_with(|| a.name.cmp(&b.name)));
+    order.apply(&mut rows, |r| (r.shown, r.calls, r.overhead_ns, r.name.as_str()));
     rows
 }
 
@@ -144,6 +188,11 @@ fn function_name(profile: &Profile, id: u32) -> String {
 
 /// Loops, then call statements, each sorted by the inclusive time shown.
 pub fn event_rows(profile: &Profile, view: View) -> (Vec<EventRow>, Vec<EventRow>) {
+    event_rows_in(profile, view, Order { key: SortKey::Inclusive, top: None })
+}
+
+/// Loops, then call statements, each in `order`.
+pub fn event_rows_in(profile: &Profile, view: View, order: Order) -> (Vec<EventRow>, Vec<EventRow>) {
     let mut loops: Vec<EventRow> = profile
         .loops
         .iter()
@@ -183,7 +232,7 @@ pub fn event_rows(profile: &Profile, view: View) -> (Vec<EventRow>, Vec<EventRow
         })
         .collect();
     for list in [&mut loops, &mut sites] {
-        list.sort_by(|a, b| b.shown.1.cmp(&a.shown.1).then_with(|| a.name.cmp(&b.name)));
+        order.apply(list, |e| (e.shown, e.count, e.overhead_ns, e.name.as_str()));
     }
     (loops, sites)
 }
@@ -207,7 +256,14 @@ struct JsonReport<'a> {
 }
 
 pub fn json(profile: &Profile) -> String {
-    let (loops, callsites) = event_rows(profile, View::Raw);
+    json_in(profile, Order::default())
+}
+
+/// The JSON report with its routines, loops and call statements in `order`.
+pub fn json_in(profile: &Profile, order: Order) -> String {
+    let events =
+        if order.key == SortKey::Exclusive { Order { key: SortKey::Inclusive, ..order } } else { order };
+    let (loops, callsites) = event_rows_in(profile, View::Raw, events);
     let report = JsonReport {
         command: &profile.command,
         pid: profile.pid,
@@ -216,7 +272,7 @@ pub fn json(profile: &Profile) -> String {
         totals: &profile.totals,
         compensation: profile.compensation.as_ref(),
         overhead: profile.overhead.as_ref(),
-        functions: rows(profile, View::Raw),
+        functions: rows_in(profile, View::Raw, order),
         loops,
         callsites,
     };
@@ -240,7 +296,13 @@ pub fn measured_ns(profile: &Profile, view: View) -> i64 {
 }
 
 pub fn table(profile: &Profile, lines: bool, view: View) -> String {
-    let rows = rows(profile, view);
+    table_in(profile, lines, view, Order::default())
+}
+
+/// The table with its routines (and loops and call statements) in `order`; a table cut to the
+/// top rows says how many it left out.
+pub fn table_in(profile: &Profile, lines: bool, view: View, order: Order) -> String {
+    let rows = rows_in(profile, view, order);
     let total = measured_ns(profile, view);
     let mut out = String::new();
     let t = &profile.totals;
@@ -285,7 +347,17 @@ pub fn table(profile: &Profile, lines: bool, view: View) -> String {
             with_line(name, &r.file, r.line, lines)
         );
     }
-    let (loops, sites) = event_rows(profile, view);
+    if rows.len() < profile.functions.len() {
+        let _ = writeln!(
+            out,
+            "({} more routines; --top shows the first {})",
+            profile.functions.len() - rows.len(),
+            rows.len()
+        );
+    }
+    let events =
+        if order.key == SortKey::Exclusive { Order { key: SortKey::Inclusive, ..order } } else { order };
+    let (loops, sites) = event_rows_in(profile, view, events);
     for (title, events) in [("Loops", loops), ("Call statements", sites)] {
         if events.is_empty() {
             continue;
@@ -377,7 +449,7 @@ recalibrated {} time(s) while running: Δi {:.2} to {:.2} ns ({:.3} ms, removed)
 pub fn overhead_note(profile: &Profile) -> Option<String> {
     let o = profile.overhead.as_ref()?;
     let mut note = format!(
-        "probes: {:.3} ms, {:.1} % of the run ({:.1} ns per timed call, {:.1} counted, {:.1} off)",
+        "probes: {:.3} ms, {:.1} % of the run (a probe pair costs: timed {:.1} ns, counted-only {:.1}, switched-off {:.1})",
         o.total_ns / 1e6,
         o.percent_of_run,
         o.costs.routine.measured_ns,

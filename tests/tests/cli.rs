@@ -245,3 +245,34 @@ fn demo_prints_a_real_profile() {
     assert!(fib_row.contains(" 242785 "), "fib(25) makes 242785 calls: {fib_row}");
     assert!(text.lines().any(|l| l.ends_with(" quicksort")));
 }
+
+#[test]
+fn report_sorts_and_cuts_the_table_and_the_json() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "calls", &[]);
+    let (output, profile) = run_profiled(&program, dir.path());
+    assert_success(&output, "calls");
+    let path = profile_path(dir.path());
+    let mut by_calls: Vec<(u64, String)> =
+        profile.functions.iter().map(|f| (f.calls, f.name.clone())).collect();
+    by_calls.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let json = instrument(&["report", "--json", "--sort", "calls", "--top", "2", &path]);
+    assert_success(&json, "report --json --sort calls --top 2");
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let names: Vec<&str> =
+        json["functions"].as_array().unwrap().iter().map(|f| f["name"].as_str().unwrap()).collect();
+    assert_eq!(names, [by_calls[0].1.as_str(), by_calls[1].1.as_str()]);
+
+    let table = instrument(&["report", "--sort", "name", "--top", "1", &path]);
+    let text = String::from_utf8_lossy(&table.stdout);
+    let mut alphabetical: Vec<&str> = profile.functions.iter().map(|f| f.name.as_str()).collect();
+    alphabetical.sort();
+    assert!(text.lines().any(|l| l.ends_with(&format!("  {}", alphabetical[0]))), "{text}");
+    let left_out = profile.functions.len() - 1;
+    assert!(text.contains(&format!("({left_out} more routines; --top shows the first 1)")), "{text}");
+    let bad = instrument(&["report", "--sort", "size", &path]);
+    assert!(
+        !bad.status.success()
+            && stderr(&bad).contains("possible values: exclusive, inclusive, calls, name, overhead")
+    );
+}
