@@ -12,7 +12,7 @@ pub mod export;
 pub mod html;
 pub mod layout;
 pub mod live;
-pub use instrument_select::names;
+pub mod names;
 pub mod profiles;
 pub mod report;
 pub mod rewrite;

@@ -60,3 +60,18 @@ extern "C" LLVMBasicBlockRef instrument_split_edge(LLVMBasicBlockRef From, LLVMB
     return nullptr;
   return wrap(SplitEdge(F, T));
 }
+
+// LLVM's demangler (Itanium C++ including C++20's forms, Rust v0, D, Microsoft), for the
+// driver's reports: writes the readable name of `Mangled` into `Out` (at most `Size` bytes,
+// NUL-terminated) and returns its full length; the name itself when it is not mangled.
+#include "llvm/Demangle/Demangle.h"
+#include <cstring>
+extern "C" size_t instrument_llvm_demangle(const char *Mangled, char *Out, size_t Size) {
+  std::string Text = llvm::demangle(std::string_view(Mangled));
+  if (Size > 0) {
+    size_t N = std::min(Text.size(), Size - 1);
+    std::memcpy(Out, Text.data(), N);
+    Out[N] = 0;
+  }
+  return Text.size();
+}

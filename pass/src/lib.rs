@@ -12,6 +12,7 @@ mod callgraph;
 mod callsites;
 mod cfg;
 mod debug_info;
+mod demangle;
 mod ir;
 mod language;
 mod loops;

@@ -21,11 +21,20 @@ pub fn readable(symbol: &str) -> String {
     if symbol.starts_with("_Z") {
         if let Ok(parsed) = cpp_demangle::Symbol::new(symbol) {
             if let Ok(text) = parsed.demangle() {
-                return text;
+                return closing_angles(text);
             }
         }
     }
     symbol.to_string()
+}
+
+/// `a<b<c> >` as LLVM's demangler (and C++11) writes it: `a<b<c>>`, so that names read the
+/// same here, in llvm-cxxfilt and in reports that fall back to LLVM's demangler.
+fn closing_angles(mut text: String) -> String {
+    while text.contains("> >") {
+        text = text.replace("> >", ">>");
+    }
+    text
 }
 
 /// flang's mangling (`_Q` then upper-case tags, each followed by a lower-case name): `M` module,
@@ -67,6 +76,10 @@ mod tests {
     fn demangles_cpp_rust_and_leaves_c_alone() {
         assert_eq!(readable("main"), "main");
         assert_eq!(readable("_Z3fooi"), "foo(int)");
+        assert_eq!(
+            readable("_Z6sum_ofIiEiRKSt6vectorIT_SaIS1_EE"),
+            "int sum_of<int>(std::vector<int, std::allocator<int>> const&)"
+        );
         assert_eq!(readable("_ZN4core3fmt5write17h0123456789abcdefE"), "core::fmt::write");
         assert_eq!(readable("_RNvCs1234_7mycrate5parse"), "mycrate::parse");
         assert_eq!(readable("_QPconj_grad"), "conj_grad");

@@ -2,9 +2,9 @@
 //! its share of the last interval (exclusive time over wall time, as top's %CPU).
 
 use super::snapshot::{Snapshot, Totals};
+use crate::names::readable;
 use crate::tree::location;
 use instrument_live::{EventName, MODE_COUNTED, MODE_OFF};
-use instrument_select::names::readable;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]

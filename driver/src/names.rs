@@ -1,0 +1,71 @@
+//! Readable routine names, as LLVM's own tools read them. C++ names (and D names, and any
+//! other name the shared rules leave mangled) go to LLVM's demangler in the pass plugin, loaded
+//! on first need: cpp_demangle, which the shared rules (`instrument_select::names`) use where
+//! LLVM is not at hand, cannot parse C++20's constrained templates and drops parameters of some
+//! libstdc++ constructors. Rust names keep rustc-demangle's reading (without the hash), flang's
+//! names the shared rule; without the plugin every name reads as the shared rules say.
+
+use std::collections::HashMap;
+use std::ffi::{c_char, CString};
+use std::sync::{Mutex, OnceLock};
+
+type DemangleFn = unsafe extern "C" fn(*const c_char, *mut c_char, usize) -> usize;
+
+/// `symbol` readable, knowing its routine's language (see `instrument_select::names`).
+pub fn readable_in(symbol: &str, language: &str) -> String {
+    fallback(symbol, instrument_select::names::readable_in(symbol, language))
+}
+
+/// `symbol` readable.
+pub fn readable(symbol: &str) -> String {
+    fallback(symbol, instrument_select::names::readable(symbol))
+}
+
+fn fallback(symbol: &str, shared: String) -> String {
+    let cxx = (symbol.starts_with("_Z") || symbol.starts_with("__Z"))
+        && rustc_demangle::try_demangle(symbol).is_err();
+    let unread = shared == symbol && ["_R", "_D"].iter().any(|p| symbol.starts_with(p));
+    if cxx || unread {
+        if let Some(text) = llvm(symbol) {
+            return text;
+        }
+    }
+    shared
+}
+
+/// LLVM's reading of `symbol`, remembered; None when the plugin cannot be loaded or LLVM
+/// cannot read it either.
+fn llvm(symbol: &str) -> Option<String> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Option<String>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(known) = cache.lock().ok()?.get(symbol) {
+        return known.clone();
+    }
+    let readable = demangle(symbol).filter(|text| text != symbol);
+    cache.lock().ok()?.insert(symbol.to_string(), readable.clone());
+    readable
+}
+
+fn demangle(symbol: &str) -> Option<String> {
+    static PLUGIN: OnceLock<Option<libloading::Library>> = OnceLock::new();
+    let plugin = PLUGIN
+        .get_or_init(|| {
+            let path = crate::layout::plugin().ok()?;
+            // SAFETY: the pass plugin has no initialisers beyond LLVM's own.
+            unsafe { libloading::Library::new(path) }.ok()
+        })
+        .as_ref()?;
+    // SAFETY: `instrument_demangle` has this signature (pass/src/demangle.rs).
+    let entry: libloading::Symbol<DemangleFn> = unsafe { plugin.get(b"instrument_demangle\0") }.ok()?;
+    let input = CString::new(symbol).ok()?;
+    let mut out = vec![0u8; 1024];
+    loop {
+        // SAFETY: `input` is NUL-terminated and `out` has `out.len()` bytes.
+        let needed = unsafe { entry(input.as_ptr(), out.as_mut_ptr().cast(), out.len()) };
+        if needed < out.len() {
+            out.truncate(needed);
+            return String::from_utf8(out).ok();
+        }
+        out.resize(needed + 1, 0);
+    }
+}
