@@ -12,7 +12,7 @@
 //! - error: removed against in place, in ns and in % of the in-place cost (0 is exact).
 //!
 //! `cargo run --release -p instrument-tests --bin probe-context -- [--reps R] [--target-us US]
-//! [--contexts a,b] [--strategies calibrated,fenced] [--placement late] [--json]`
+//! [--until-ns NS] [--contexts a,b] [--strategies calibrated,fenced] [--placement late] [--json]`
 //! (after `cargo build --release --workspace`).
 
 use clap::Parser;
@@ -31,6 +31,10 @@ struct Args {
     /// Length of one instrumented repetition, in microseconds
     #[arg(long, default_value_t = 2000)]
     target_us: u32,
+    /// Measure a context again with four times the repetitions (up to 64 times --reps) while
+    /// its in-place interval is wider than ±NS
+    #[arg(long, value_name = "NS", default_value_t = 0.3)]
+    until_ns: f64,
     /// Contexts to measure (default: all)
     #[arg(long, value_delimiter = ',', default_values_t = CONTEXTS.map(String::from))]
     contexts: Vec<String>,
@@ -99,10 +103,11 @@ fn print_table(rows: &[Row], args: &Args) {
     );
     for r in rows {
         println!(
-            "{:<10} {:<10} {:<8} {:>6.2} ns {:>7.2} ns {:>7.2} [{:>6.2}, {:>6.2}] ns {:>7.2} ns {:>+6.2} ns {:>+7.1} %",
+            "{:<10} {:<10} {:<8} {:>6} {:>6.2} ns {:>7.2} ns {:>7.2} [{:>6.2}, {:>6.2}] ns {:>7.2} ns {:>+6.2} ns {:>+7.1} %",
             r.context,
             r.strategy,
             r.mode,
+            r.reps,
             r.plain_ns_per_event,
             r.calibrated_ns,
             r.in_place_ns,
@@ -114,9 +119,10 @@ fn print_table(rows: &[Row], args: &Args) {
         );
     }
     println!(
-        "(per event; {} repetitions of ~{} us per context, {} placement; in place: median of (instrumented - plain) per \
-         repetition with its 95 % interval; removed: what compensation took out; error: removed - in place)",
-        args.reps, args.target_us, args.placement
+        "(per event; repetitions of ~{} us, {} placement, more repetitions while an interval is wider than ±{} ns; in \
+         place: median of (instrumented - plain) per repetition with its 95 % interval; removed: what compensation \
+         took out; error: removed - in place)",
+        args.target_us, args.placement, args.until_ns
     );
 }
 
@@ -172,8 +178,24 @@ fn events(profile: &Profile) -> f64 {
     (calls + loops + sites) as f64
 }
 
-fn measure(
+/// `measure_with` at --reps, then at four times as many repetitions while the in-place
+/// interval is wider than --until-ns (each in one process: repetitions are not pooled across
+/// processes, whose code layout and calibration differ).
+fn measure(args: &Args, dir: &Path, program: &Path, context: &str, strategy: &str, mode: &'static str) -> Row {
+    let mut reps = args.reps;
+    loop {
+        let row = measure_with(args, reps, dir, program, context, strategy, mode);
+        let half_width = (row.in_place_ns - row.in_place_low_ns).max(row.in_place_high_ns - row.in_place_ns);
+        if half_width <= args.until_ns || reps >= args.reps * 64 {
+            return row;
+        }
+        reps *= 4;
+    }
+}
+
+fn measure_with(
     args: &Args,
+    reps: u32,
     dir: &Path,
     program: &Path,
     context: &str,
@@ -184,7 +206,7 @@ fn measure(
         std::fs::remove_file(old).expect("old profile removed");
     }
     let mut command = Command::new(program);
-    command.args([context, &args.reps.to_string(), &args.target_us.to_string()]).current_dir(dir);
+    command.args([context, &reps.to_string(), &args.target_us.to_string()]).current_dir(dir);
     command.env("INSTRUMENT_PROFILE_DIR", dir).env("INSTRUMENT_THROTTLE", "0");
     command.env("INSTRUMENT_COMPENSATE", strategy);
     if mode == "callpath" {
