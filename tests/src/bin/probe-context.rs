@@ -181,7 +181,14 @@ fn events(profile: &Profile) -> f64 {
 /// `measure_with` at --reps, then at four times as many repetitions while the in-place
 /// interval is wider than --until-ns (each in one process: repetitions are not pooled across
 /// processes, whose code layout and calibration differ).
-fn measure(args: &Args, dir: &Path, program: &Path, context: &str, strategy: &str, mode: &'static str) -> Row {
+fn measure(
+    args: &Args,
+    dir: &Path,
+    program: &Path,
+    context: &str,
+    strategy: &str,
+    mode: &'static str,
+) -> Row {
     let mut reps = args.reps;
     loop {
         let row = measure_with(args, reps, dir, program, context, strategy, mode);
