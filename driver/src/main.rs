@@ -433,6 +433,14 @@ fn export_command(
         let files = export::tau::files(&profiles, view)?;
         return export::tau::write_dir(&dir, &files);
     }
+    let stacked =
+        matches!(format, export::Format::Folded | export::Format::Flamegraph | export::Format::Speedscope);
+    if stacked && profiles[0].callpaths.is_none() {
+        eprintln!(
+            "instrument: this profile is flat, so every stack is one routine deep; record callpaths for whole \
+             stacks (INSTRUMENT_CALLPATH=all, or instrument run --callpath all)"
+        );
+    }
     let bytes = export::render(&profiles[0], format, threads, view)?;
     match output {
         Some(path) => write_output(&path, &bytes),

@@ -268,3 +268,21 @@ fn export_refuses_bad_combinations_with_one_line() {
         assert!(stderr.contains(message) && stderr.lines().count() == 1, "{stderr}");
     }
 }
+
+#[test]
+fn stacks_of_a_flat_profile_say_they_are_one_routine_deep() {
+    let dir = scratch();
+    let flat = record(dir.path(), "calls", &[], &[]);
+    let output = export(&["--format", "folded"], &[&flat]);
+    assert_success(&output, "folded");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("this profile is flat") && stderr.contains("INSTRUMENT_CALLPATH=all"),
+        "{stderr}"
+    );
+    let deep = scratch();
+    let with_paths = record(deep.path(), "calls", &[], &[("INSTRUMENT_CALLPATH", "all")]);
+    let output = export(&["--format", "folded"], &[&with_paths]);
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("flat"));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("main;a;b;c "));
+}
