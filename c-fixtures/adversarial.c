@@ -4,8 +4,13 @@
  *   threads      creates and joins 8 threads over and over, until a signal ends it
  *   fd           opens /dev/null and prints the descriptor it got
  *   chdir        changes to / and calls work()
+ *   landlock     forbids itself (Landlock) to create, rename, remove or read files, calls work();
+ *                prints "sandboxed" (or "no landlock" where the kernel has none)
  * Each mode's plain and instrumented builds behave the same (output, exit status). */
 #include <fcntl.h>
+#include <linux/landlock.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -61,6 +66,23 @@ static int threads_mode(void) {
     }
 }
 
+static int landlock_mode(void) {
+    struct landlock_ruleset_attr attr = {
+        .handled_access_fs = LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_REFER |
+                             LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_READ_FILE |
+                             LANDLOCK_ACCESS_FS_WRITE_FILE,
+    };
+    long ruleset = syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
+    if (ruleset < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+        syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) {
+        printf("no landlock\n");
+        return 0;
+    }
+    work();
+    printf("sandboxed\n");
+    return 0;
+}
+
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "";
     if (strcmp(mode, "alarm") == 0)
@@ -79,6 +101,8 @@ int main(int argc, char **argv) {
         printf("in /\n");
         return 0;
     }
-    fprintf(stderr, "usage: adversarial alarm [N]|threads|fd|chdir\n");
+    if (strcmp(mode, "landlock") == 0)
+        return landlock_mode();
+    fprintf(stderr, "usage: adversarial alarm [N]|threads|fd|chdir|landlock\n");
     return 2;
 }

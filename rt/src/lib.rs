@@ -32,6 +32,7 @@ pub mod probes;
 mod recalibrate;
 mod reconcile;
 mod registry;
+mod reserve;
 mod settings;
 mod signals;
 mod switch;

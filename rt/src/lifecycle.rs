@@ -36,7 +36,7 @@ pub struct Ending {
 pub fn start() {
     START.call_once(|| {
         PID.store(std::process::id(), Ordering::Relaxed);
-        output::remember_directory();
+        output::remember_start();
         clock::init();
         crate::mpi::from_environment();
         live::init(crate::switch::table());

@@ -224,7 +224,7 @@ const HIGH_FD: libc::c_int = 1000;
 
 /// `fd` moved to the lowest free descriptor at or above `HIGH_FD` (close-on-exec kept), or
 /// left where it is when the descriptor limit is lower.
-fn out_of_the_way(fd: i32) -> i32 {
+pub fn out_of_the_way(fd: i32) -> i32 {
     // SAFETY: fcntl and close on a descriptor this function owns; no memory is involved.
     unsafe {
         let high = libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, HIGH_FD);

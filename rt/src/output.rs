@@ -87,20 +87,29 @@ pub fn write(snapshot: &Snapshot, calibration: &Calibration, ending: &Ending) ->
     let name = format!("{base}.{PROFILE_SUFFIX}");
     // A file-size limit must fail the write (EFBIG), not kill the program with SIGXFSZ.
     let previous = unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
-    let result = write_new(&directory, &name, &profile)
-        .and_then(|temporary| {
-            publish(&temporary, &directory, &base).map_err(|e| {
-                let _ = std::fs::remove_file(&temporary);
-                e.to_string()
+    let result = match write_new(&directory, &name, &profile) {
+        Ok(temporary) => publish(&temporary, &directory, &base).map_err(|e| {
+            let _ = std::fs::remove_file(&temporary);
+            e.to_string()
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            let json = serde_json::to_vec(&profile).map_err(|e| e.to_string());
+            json.and_then(|json| {
+                crate::reserve::write(&json, &directory.join(&name)).unwrap_or(Err(e.to_string()))
             })
-        })
-        .map_err(|e| {
-            format!(
-                "cannot write the profile {name} to {} ({e}); set INSTRUMENT_PROFILE_DIR to a writable directory",
-                directory.display()
-            )
-        });
+        }
+        Err(e) => Err(e.to_string()),
+    }
+    .map_err(|e| {
+        format!(
+            "cannot write the profile {name} to {} ({e}); set INSTRUMENT_PROFILE_DIR to a writable directory",
+            directory.display()
+        )
+    });
     unsafe { libc::signal(libc::SIGXFSZ, previous) };
+    if !result.as_ref().is_ok_and(|path| crate::reserve::holds(path)) {
+        crate::reserve::discard();
+    }
     if let (Ok(path), Some(_)) = (&result, std::env::var_os("INSTRUMENT_VERBOSE")) {
         eprintln!("instrument: profile written to {}", path.display());
     }
@@ -118,7 +127,11 @@ fn remove_stale_temporaries(directory: &Path, own_pid: u32) {
     let uid = unsafe { libc::getuid() };
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let Some(pid) = name.to_str().and_then(temporary_pid) else { continue };
+        let Some(pid) =
+            name.to_str().and_then(|n| temporary_pid(n).or_else(|| crate::reserve::reserve_pid(n)))
+        else {
+            continue;
+        };
         let mine = std::os::unix::fs::MetadataExt::uid(&match entry.metadata() {
             Ok(m) => m,
             Err(_) => continue,
@@ -173,7 +186,7 @@ fn publish(temporary: &Path, directory: &Path, base: &str) -> std::io::Result<Pa
 /// Writes the profile to a new owner-only temporary file in `directory` and returns its path;
 /// removes it if writing fails. The file is created exclusively and never through a symlink:
 /// in a shared directory, a name someone else took is skipped, never opened.
-fn write_new(directory: &Path, name: &str, profile: &Profile) -> Result<PathBuf, String> {
+fn write_new(directory: &Path, name: &str, profile: &Profile) -> std::io::Result<PathBuf> {
     let mut attempt = 0;
     let (file, path) = loop {
         let path = directory.join(format!(".{name}.{attempt}.tmp"));
@@ -186,14 +199,14 @@ fn write_new(directory: &Path, name: &str, profile: &Profile) -> Result<PathBuf,
         match opened {
             Ok(file) => break (file, path),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
-            Err(e) => return Err(e.to_string()),
+            Err(e) => return Err(e),
         }
     };
     let mut out = std::io::BufWriter::new(file);
     let written = serde_json::to_writer(&mut out, profile)
-        .map_err(|e| e.to_string())
-        .and_then(|()| out.write_all(b"\n").map_err(|e| e.to_string()))
-        .and_then(|()| out.flush().map_err(|e| e.to_string()));
+        .map_err(std::io::Error::other)
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush());
     match written {
         Ok(()) => Ok(path),
         Err(e) => {
@@ -216,6 +229,19 @@ pub fn remember_directory() {
         std::path::absolute(&dir).unwrap_or(dir)
     });
 }
+
+/// At start-up, before the program can sandbox itself: the profile directory, the command
+/// line (a sandbox may forbid reading /proc later) and the reserved file (`reserve`).
+pub fn remember_start() {
+    remember_directory();
+    let command = COMMAND.get_or_init(read_command_line);
+    if let Some(dir) = DIRECTORY.get() {
+        crate::reserve::make(dir, &program_name(command));
+    }
+}
+
+/// The command line as read at start-up.
+static COMMAND: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
 
 /// The directory resolved at start-up.
 fn profile_directory() -> PathBuf {
@@ -242,7 +268,12 @@ fn program_name(command: &[String]) -> String {
     format!("{}-{hash:016x}", &name[..NAME_MAX - 17])
 }
 
+/// The command line read at start-up (`remember_start`), or now.
 fn command_line() -> Vec<String> {
+    COMMAND.get().cloned().unwrap_or_else(read_command_line)
+}
+
+fn read_command_line() -> Vec<String> {
     std::fs::read("/proc/self/cmdline")
         .map(|bytes| {
             bytes

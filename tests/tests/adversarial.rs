@@ -254,10 +254,54 @@ fn a_killed_writers_temporary_file_is_removed_by_the_next_run() {
     let (_, program) = adversarial(dir.path());
     // pid_max is at most 2^22 on Linux: no process has this pid.
     let stale = dir.path().join(".adversarial.4194305.instrument.json.0.tmp");
+    let reserve = dir.path().join(".adversarial.4194305.instrument.json.reserve");
     let other = dir.path().join(".notes.tmp");
     std::fs::write(&stale, "{").unwrap();
+    std::fs::write(&reserve, "").unwrap();
     std::fs::write(&other, "mine").unwrap();
     assert_success(&run(clean(&program, dir.path()).arg("fd")), "fd");
     assert!(!stale.exists(), "the dead writer's temporary is gone");
+    assert!(!reserve.exists(), "and a dead process's reserve");
     assert!(other.exists(), "other hidden files stay");
+}
+
+#[test]
+fn a_program_that_sandboxes_itself_keeps_its_profile() {
+    let dir = scratch();
+    let (plain, program) = adversarial(dir.path());
+    let plain_run = run(clean(&plain, dir.path()).arg("landlock"));
+    if String::from_utf8_lossy(&plain_run.stdout) == "no landlock\n" {
+        eprintln!("this kernel has no Landlock: nothing to test");
+        return;
+    }
+    assert_eq!(String::from_utf8_lossy(&plain_run.stdout), "sandboxed\n");
+    let profiles = new_dir(dir.path(), "sandboxed");
+    let output = run(clean(&program, &profiles).arg("landlock"));
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(output.stdout, plain_run.stdout);
+    // The file reserved at start-up holds the profile; one line says where it is.
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("sandbox forbids new files"), "{stderr}");
+    let reserve: Vec<PathBuf> = std::fs::read_dir(&profiles)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".instrument.json.reserve"))
+        .collect();
+    assert_eq!(reserve.len(), 1, "{reserve:?}");
+    let profile = load_profile(&reserve[0]);
+    assert_eq!(function(&profile, "work").calls, 1);
+    assert!(
+        profile.command[0].ends_with("adversarial"),
+        "the name read before the sandbox: {:?}",
+        profile.command
+    );
+    // Without a sandbox the reserve is gone when the profile is written.
+    let normal = new_dir(dir.path(), "normal");
+    assert_success(&run(clean(&program, &normal).arg("fd")), "fd");
+    let names: Vec<String> = std::fs::read_dir(&normal)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 1, "only the profile: {names:?}");
 }
