@@ -157,7 +157,7 @@ pub fn probes(settings: &Settings) -> Result<()> {
 
     let clang = toolchain::CLANG.find()?;
     let cc = layout::sibling("instrument-cc")?;
-    let progress = progress_bar(settings, (FIXTURES.len() as u64 * 2 + 8) * u64::from(settings.repeat) + 11);
+    let progress = progress_bar(settings, (FIXTURES.len() as u64 * 2 + 7) * u64::from(settings.repeat) + 12);
     progress.set_message("building");
     let clock_pair = build(&clang, dir, "clock_pair", "plain", &[])?;
     let mut builds = Vec::new();
@@ -199,8 +199,9 @@ pub fn probes(settings: &Settings) -> Result<()> {
             model_ratio: model_ns_per_event / ns_per_event,
         });
     }
-    let hand_hook_ns = hand_hook(&clang, &builds, dir, loops, settings.repeat, &progress)?;
-    let leaf_ns = fixtures.iter().find(|f| f.name == "leaf").map_or(0.0, |f| f.ns_per_event);
+    let leaf = fixtures.iter().find(|f| f.name == "leaf").context("no leaf fixture")?;
+    let leaf_ns = leaf.ns_per_event;
+    let hand_hook_ns = hand_hook(&clang, dir, leaf.plain_ns, loops, settings.repeat, &progress)?;
     let switched = switched_leaf(&builds, dir, loops, settings.repeat, &progress)?;
     let is_like = is_like(dir, loops / 4, settings.repeat, &progress)?;
     progress.finish_and_clear();
@@ -259,22 +260,20 @@ fn is_like(dir: &Path, keys: u64, repeat: u32, progress: &ProgressBar) -> Result
 }
 
 /// ns per call of leaf that the minimal hand-written hook pair adds (the floor this project's
-/// probes are held to).
+/// probes are held to), against the plain leaf kernel time measured with the fixtures, the
+/// baseline of this project's leaf cost too.
 fn hand_hook(
     clang: &Path,
-    builds: &[(&Fixture, PathBuf, PathBuf)],
     dir: &Path,
+    plain_ns: u64,
     loops: u64,
     repeat: u32,
     progress: &ProgressBar,
 ) -> Result<f64> {
     std::fs::write(dir.join("hand_hook.c"), HAND_HOOK)?;
-    let (_, plain, _) = builds.iter().find(|(f, _, _)| f.name == "leaf").context("no leaf fixture")?;
     let hook = dir.join("hand_hook.c").display().to_string();
     let hand = build(clang, dir, "leaf", "hand-hook", &["-finstrument-functions", &hook])?;
-    let arg = loops.to_string();
-    let plain_ns = min_kernel_ns(plain, &arg, dir, repeat, progress, &[])?;
-    let hand_ns = min_kernel_ns(&hand, &arg, dir, repeat, progress, &[])?;
+    let hand_ns = min_kernel_ns(&hand, &loops.to_string(), dir, repeat, progress, &[])?;
     Ok(hand_ns.saturating_sub(plain_ns) as f64 / loops as f64)
 }
 

@@ -151,6 +151,11 @@ fn temporary_pid(name: &str) -> Option<u32> {
     let inner = name.strip_prefix('.')?.strip_suffix(".tmp")?;
     let (profile, attempt) = inner.rsplit_once('.')?;
     attempt.parse::<u32>().ok()?;
+    writer_pid(profile)
+}
+
+/// The pid in a profile's name, `<program>[.rank<R>].<pid>.instrument.json`.
+pub fn writer_pid(profile: &str) -> Option<u32> {
     let base = profile.strip_suffix(&format!(".{PROFILE_SUFFIX}"))?;
     base.rsplit_once('.')?.1.parse().ok()
 }

@@ -83,9 +83,7 @@ pub fn write(json: &[u8], target: &Path) -> Option<Result<PathBuf, String>> {
 
 /// The pid in a reserve's file name, if `name` is one.
 pub fn reserve_pid(name: &str) -> Option<u32> {
-    let base = name.strip_prefix('.')?.strip_suffix(SUFFIX)?;
-    let base = base.strip_suffix(&format!(".{}", crate::output::PROFILE_SUFFIX))?;
-    base.rsplit_once('.')?.1.parse().ok()
+    crate::output::writer_pid(name.strip_prefix('.')?.strip_suffix(SUFFIX)?)
 }
 
 #[cfg(test)]

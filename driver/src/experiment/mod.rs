@@ -212,8 +212,8 @@ fn run_rounds(
 ) -> Result<bool> {
     let deadline = budget.map(|b| Instant::now() + b);
     let mut cache = std::fs::OpenOptions::new().create(true).append(true).open(runner.out.join(CACHE))?;
+    let names: Vec<String> = runner.matrix.programs.iter().map(|p| p.name.clone()).collect();
     for round in 0..MAX_ROUNDS {
-        let names: Vec<String> = runner.matrix.programs.iter().map(|p| p.name.clone()).collect();
         let summaries = stats::summarize(&names, runner.levels, done);
         let whole = rounds::complete(done, runner.levels);
         let wanted: Vec<&Program> = runner
@@ -221,7 +221,7 @@ fn run_rounds(
             .programs
             .iter()
             .zip(&summaries)
-            .filter(|(_, s)| round < rounds || until.is_some_and(|w| !resolved(s, w).is_empty()))
+            .filter(|(_, s)| round < rounds || until.is_some_and(|w| !unresolved(s, w).is_empty()))
             .map(|(p, _)| p)
             .collect();
         if wanted.is_empty() {
@@ -245,7 +245,7 @@ fn run_rounds(
 
 /// The cells of `summary` whose interval is still wider than `width` % (or has too few
 /// rounds for one), with their half-widths; levels that never ran successfully are left out.
-pub fn resolved(summary: &ProgramSummary, width: f64) -> Vec<(Level, Option<f64>)> {
+pub fn unresolved(summary: &ProgramSummary, width: f64) -> Vec<(Level, Option<f64>)> {
     summary
         .cells
         .iter()
@@ -309,7 +309,7 @@ fn print_results(summaries: &[ProgramSummary], done: &[Trial], until: Option<f64
         let missing: Vec<String> = summaries
             .iter()
             .flat_map(|s| {
-                resolved(s, width).into_iter().map(move |(level, w)| match w {
+                unresolved(s, width).into_iter().map(move |(level, w)| match w {
                     Some(w) => format!("{} {} (±{w:.2} %)", s.program, level.name()),
                     None => format!("{} {} (too few rounds for an interval)", s.program, level.name()),
                 })
