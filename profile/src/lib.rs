@@ -189,6 +189,30 @@ pub struct Compensation {
     /// costs above are the start-up ones.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recalibration: Option<Recalibration>,
+    /// Hot events whose probe costs were measured in place (the `inplace` strategy); the
+    /// others were compensated with the calibrated costs above.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub in_place: Vec<InPlaceCost>,
+}
+
+/// One event's probe costs measured where its probes ran, from alternating windows of timed
+/// and counted executions (the runtime's inplace.rs).
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InPlaceCost {
+    /// The event (routine, loop or call statement id of this profile).
+    pub id: u32,
+    /// What a timed probe pair of this event cost in place (its Δi, used by compensation).
+    pub timed_ns: f64,
+    /// What a counted-only pair cost there: not measurable while running, from the slack
+    /// model (0 where the timed pair hid in idle slots, the calibrated cost where it did not).
+    pub counted_ns: f64,
+    /// Timed minus counted per execution, as measured, and its standard error.
+    pub difference_ns: f64,
+    pub standard_error_ns: f64,
+    /// Pairs of windows measured, and executions per window.
+    pub pairs: u32,
+    pub window: u32,
 }
 
 /// Recalibration while the program ran: how often, at what cost (removed as measurement

@@ -28,8 +28,8 @@
 //!
 //! A compensated time that comes out negative is kept, counted and reported, never clamped.
 
-use crate::clock;
 use crate::overhead::{Costs, SCALE};
+use crate::{clock, inplace};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 pub use crate::overhead::{LOOP, STANDARD};
@@ -60,6 +60,9 @@ pub enum Strategy {
     Calibrated,
     /// Serialized probes (fixed cost everywhere) and the start-up calibration.
     Fenced,
+    /// Unfenced probes; every hot event's costs measured in place (inplace.rs), the start-up
+    /// calibration for the others.
+    InPlace,
 }
 
 static STRATEGY: AtomicU32 = AtomicU32::new(0);
@@ -67,6 +70,7 @@ static STRATEGY: AtomicU32 = AtomicU32::new(0);
 pub fn strategy() -> Strategy {
     match STRATEGY.load(Relaxed) {
         1 => Strategy::Fenced,
+        2 => Strategy::InPlace,
         _ => Strategy::Calibrated,
     }
 }
@@ -78,17 +82,18 @@ pub fn requested() -> Option<Strategy> {
         "" | "0" | "no" | "off" => None,
         "calibrated" => Some(Strategy::Calibrated),
         "fenced" => Some(Strategy::Fenced),
+        "inplace" | "in-place" => Some(Strategy::InPlace),
         "1" | "on" | "yes" => Some(DEFAULT_STRATEGY),
         other => {
             eprintln!(
-                "instrument: INSTRUMENT_COMPENSATE={other:?} is not on, off, calibrated or fenced; using {DEFAULT_STRATEGY:?}"
+                "instrument: INSTRUMENT_COMPENSATE={other:?} is not on, off, inplace, calibrated or fenced; using {DEFAULT_STRATEGY:?}"
             );
             Some(DEFAULT_STRATEGY)
         }
     }
 }
 
-const DEFAULT_STRATEGY: Strategy = Strategy::Fenced;
+const DEFAULT_STRATEGY: Strategy = Strategy::InPlace;
 
 /// Before the probe costs are measured: the probes take the path `strategy` gives them
 /// (fenced or not, with the compensation arithmetic, whose costs are still zero); None leaves
@@ -115,17 +120,28 @@ pub fn set_pair_costs(measured: [u64; 2], own: u64) {
     OWN_SHARE.store(((own << SCALE) + outer / 2).checked_div(outer).unwrap_or(0).min(1 << SCALE), Relaxed);
 }
 
-/// What a counted-only activation adds to the frame on top, scaled (0 without compensation).
+/// What a counted-only activation of event `id` adds to the frame on top, scaled (0 without
+/// compensation): its in-place estimate, else the calibrated cost.
 #[inline(always)]
-pub fn counted_cost() -> u64 {
-    COUNTED.load(Relaxed)
+pub fn counted_cost(id: u32) -> u64 {
+    if !enabled() {
+        return 0;
+    }
+    match inplace::costs(id) {
+        (0, _) => COUNTED.load(Relaxed),
+        (_, counted) => counted,
+    }
 }
 
-/// The probe pair cost (Δi, scaled) of a probe of `kind`, and the part of it inside the
-/// event's own interval.
+/// The probe pair cost (Δi, scaled) of event `id`, a probe of `kind`, and the part of it inside
+/// the event's own interval: the event's in-place estimate where there is one, else the
+/// calibrated cost of its kind.
 #[inline(always)]
-pub fn pair_cost(kind: usize) -> (u64, u64) {
-    let cost = OUTER[kind].load(Relaxed);
+pub fn pair_cost(id: u32, kind: usize) -> (u64, u64) {
+    let cost = match inplace::costs(id).0 {
+        0 => OUTER[kind].load(Relaxed),
+        estimate => estimate,
+    };
     (cost, (cost * OWN_SHARE.load(Relaxed) + (1 << (SCALE - 1))) >> SCALE)
 }
 

@@ -20,6 +20,7 @@ mod callpath;
 pub mod clock;
 mod compensate;
 mod exec;
+mod inplace;
 mod lifecycle;
 mod live;
 mod lock;

@@ -9,8 +9,8 @@ use crate::registry;
 use crate::thread::{self, Counters, Record};
 use crate::{compensate, mpi, overhead};
 use instrument_profile::{
-    Clock, Communication, Compensation, Mpi, Overhead, PairCosts, Piggyback, ProbeCost, ProbeCosts, Profile,
-    Recalibration, Totals, FORMAT, VERSION,
+    Clock, Communication, Compensation, InPlaceCost, Mpi, Overhead, PairCosts, Piggyback, ProbeCost,
+    ProbeCosts, Profile, Recalibration, Totals, FORMAT, VERSION,
 };
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
@@ -341,6 +341,7 @@ fn build(snapshot: &Snapshot, calibration: &Calibration) -> Profile {
             negative_results: snapshot.records.iter().map(|r| r.negative).sum(),
             piggyback: piggyback(&units),
             recalibration: recalibration(&units),
+            in_place: in_place(&events.canonical, &infos, &units),
         }),
         overhead: None,
         mpi: mpi::rank().map(|(rank, size, job)| Mpi { rank, size, job }),
@@ -411,6 +412,24 @@ fn recalibration(units: &assemble::Units) -> Option<Recalibration> {
         routine_low_ns: scaled_ns(low, units),
         routine_high_ns: scaled_ns(high, units),
     })
+}
+
+/// The events whose probe costs were measured in place (canonical ids; hidden ones left out).
+fn in_place(canonical: &[u32], infos: &[registry::EventInfo], units: &assemble::Units) -> Vec<InPlaceCost> {
+    let signed_ns = |scaled: i64| scaled.signum() as f64 * scaled_ns(scaled.unsigned_abs(), units);
+    crate::inplace::estimates()
+        .iter()
+        .filter(|e| infos.get(e.id as usize).is_some_and(|i| !assemble::hidden(i)))
+        .map(|e| InPlaceCost {
+            id: canonical.get(e.id as usize).copied().unwrap_or(e.id),
+            timed_ns: scaled_ns(e.timed, units),
+            counted_ns: scaled_ns(e.counted, units),
+            difference_ns: signed_ns(e.difference),
+            standard_error_ns: scaled_ns(e.standard_error, units),
+            pairs: e.pairs,
+            window: e.window,
+        })
+        .collect()
 }
 
 fn probe_cost(costs: &overhead::Costs, kind: usize, units: &assemble::Units) -> ProbeCost {

@@ -86,6 +86,9 @@ pub fn measure() {
     if strategy.is_some() {
         crate::recalibrate::start(clock::now());
     }
+    if strategy == Some(compensate::Strategy::InPlace) {
+        crate::inplace::start();
+    }
 }
 
 /// The hidden events the measurements run on: (parent, child).

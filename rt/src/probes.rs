@@ -8,6 +8,7 @@
 //! probes themselves stays outside the measured interval as far as possible.
 
 use crate::clock;
+use crate::inplace;
 use crate::overhead::{LOOP, STANDARD};
 use crate::recalibrate;
 use crate::reconcile;
@@ -89,30 +90,53 @@ pub unsafe extern "C" fn enter(id_slot: *const u32, sp: usize) {
     }
     let mode = switch::mode(id);
     if mode & switch::UNTIMED != 0 {
-        return enter_unmeasured(ts, id, mode);
+        if mode == switch::COUNTED && enter_counted(ts, id) {
+            push(ts, depth, id, sp);
+        }
+        return;
     }
     push(ts, depth, id, sp);
 }
 
-/// Entry of an event that is switched off, or throttled: then its call is counted (for it and
-/// as a child of the frame on top), but no frame is pushed and the clock is not read.
+/// Entry of a throttled event (or of one in a counted window of inplace.rs): its call is
+/// counted (for it and as a child of the frame on top), but no frame is pushed and the clock is
+/// not read. True when inplace.rs ends its counted window here and the entry is to be timed
+/// after all (its count is then taken back).
 #[inline(always)]
-unsafe fn enter_unmeasured(ts: &mut ThreadState, id: u32, mode: u8) {
-    if mode == switch::COUNTED {
-        let depth = ts.depth;
-        reconcile::mark_busy(ts, depth);
-        (*ts.records.add(id as usize)).counted += 1;
-        let top = &mut *ts.frames.add(depth);
-        top.child_calls += 1;
-        top.overhead += crate::compensate::counted_cost();
-        reconcile::commit(ts, depth);
+unsafe fn enter_counted(ts: &mut ThreadState, id: u32) -> bool {
+    let depth = ts.depth;
+    reconcile::mark_busy(ts, depth);
+    let record = &mut *ts.records.add(id as usize);
+    record.counted += 1;
+    let top = &mut *ts.frames.add(depth);
+    top.child_calls += 1;
+    let cost = crate::compensate::counted_cost(id);
+    top.overhead += cost;
+    let timed = inplace::at_end(record.counted) && inplace::counted_boundary(ts, id);
+    if timed {
+        record.counted -= 1;
+        top.child_calls -= 1;
+        top.overhead -= cost;
     }
+    reconcile::commit(ts, depth);
+    timed
 }
 
 /// Loop exit: the loop's iterations are counted, then it exits like any event.
 pub unsafe extern "C" fn loop_exit(id_slot: *const u32, iterations: u64, sp: usize) {
     let mode = switch::mode(load_id(id_slot));
     let now = if mode == switch::MEASURED { clock::now() } else { 0 };
+    count_iterations(id_slot, iterations);
+    if mode == switch::MEASURED {
+        exit_at(now, id_slot, sp, LOOP)
+    } else {
+        exit_unmeasured(id_slot, sp, LOOP)
+    }
+}
+
+/// A loop's iterations, for its record and its callpath node.
+#[inline(always)]
+unsafe fn count_iterations(id_slot: *const u32, iterations: u64) {
     let state = thread::current();
     if !state.is_null() {
         let ts = &mut *state;
@@ -124,11 +148,6 @@ pub unsafe extern "C" fn loop_exit(id_slot: *const u32, iterations: u64, sp: usi
                 (*ts.tree).node(top.node).record.iterations += iterations;
             }
         }
-    }
-    if mode == switch::MEASURED {
-        exit_at(now, id_slot, sp, LOOP)
-    } else {
-        exit_unmeasured(id_slot, sp, LOOP)
     }
 }
 

@@ -11,6 +11,7 @@
 //! alone; its exit undoes its entry's step, and the interrupted probe goes on as if nothing ran.
 
 use crate::compensate::{self, STANDARD};
+use crate::inplace;
 use crate::registry::UNREGISTERED;
 use crate::switch;
 use crate::thread::{Frame, Record, ThreadState};
@@ -43,7 +44,7 @@ pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64, kind: usiz
     let parent = &mut *ts.frames.add(depth - 1);
     parent.child_incl += inclusive;
     let compensated = if compensate::enabled() {
-        let (outer, own) = compensate::pair_cost(kind);
+        let (outer, own) = compensate::pair_cost(frame.id, kind);
         let comp_incl = inclusive as i64 - compensate::scaled_to_ticks(own + frame.overhead) as i64;
         parent.overhead += outer + frame.overhead;
         parent.comp_child += comp_incl;
@@ -55,6 +56,11 @@ pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64, kind: usiz
     charge(record, frame, inclusive, compensated);
     if switch::due(record.calls) {
         switch::consider(frame.id, record.calls, record.incl);
+    }
+    if inplace::at_end(record.calls) {
+        inplace::timed_boundary(ts, frame.id);
+    } else if inplace::due(record.calls) {
+        inplace::offer(ts, frame.id, kind, record.calls, record.incl);
     }
     if let Some(tree) = ts.tree.as_mut() {
         charge(&mut tree.node(frame.node).record, frame, inclusive, compensated);

@@ -6,7 +6,7 @@
 use crate::lifecycle;
 use crate::lock::Lock;
 use std::ffi::{c_char, CStr};
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 /// Mirrors `pass/src/table.rs` (ABI version 2).
 #[repr(C)]
@@ -97,6 +97,22 @@ pub fn events() -> Vec<EventInfo> {
     EVENTS.lock().clone()
 }
 
+/// One bit per event id: a routine in a recursive cycle of its module's call graph, or a loop
+/// or call statement of one (their activations can nest); read by inplace.rs.
+static NESTS: [AtomicU64; crate::switch::TABLE_LEN as usize / 64] =
+    [const { AtomicU64::new(0) }; crate::switch::TABLE_LEN as usize / 64];
+
+/// Whether activations of event `id` can nest (recursion the static call graph shows).
+pub fn nests(id: u32) -> bool {
+    NESTS.get(id as usize / 64).is_some_and(|w| w.load(Relaxed) & (1 << (id % 64)) != 0)
+}
+
+fn mark_nesting(id: u32) {
+    if let Some(word) = NESTS.get(id as usize / 64) {
+        word.fetch_or(1 << (id % 64), Relaxed);
+    }
+}
+
 /// Reads an id slot as the probes do.
 #[inline(always)]
 pub unsafe fn load_id(slot: *const u32) -> u32 {
@@ -130,6 +146,9 @@ pub unsafe extern "C" fn __instrument_register_module(table: *const ModuleTable)
             file: text(e.file),
             line: e.line,
         });
+        if e.flags & FLAG_RECURSIVE != 0 {
+            mark_nesting(base + i as u32);
+        }
     }
     for i in 0..table.loops as usize {
         let e = &*table.loop_entries.add(i);
@@ -152,6 +171,13 @@ pub unsafe extern "C" fn __instrument_register_module(table: *const ModuleTable)
         });
     }
     register_statics(table, base);
+    for (id, event) in events.iter().enumerate().skip(base as usize) {
+        if let Kind::Loop { function, .. } | Kind::CallSite { function, .. } = event.kind {
+            if nests(function) {
+                mark_nesting(id as u32);
+            }
+        }
+    }
     crate::switch::apply_selection(&events, base);
     crate::live::publish_names(&events, base as usize, false);
     let total = (table.functions + table.loops + table.sites) as usize;

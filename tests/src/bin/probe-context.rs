@@ -47,6 +47,16 @@ struct Args {
     /// Print JSON instead of a table
     #[arg(long)]
     json: bool,
+    /// Extra environment for the instrumented runs (after the harness's own settings), for
+    /// example INSTRUMENT_THROTTLE=1 with INSTRUMENT_THROTTLE_CALLS=1 to measure counted-only
+    /// probes in place
+    #[arg(long, value_name = "NAME=VALUE", value_parser = parse_env)]
+    env: Vec<(String, String)>,
+}
+
+fn parse_env(text: &str) -> Result<(String, String), String> {
+    let (name, value) = text.split_once('=').ok_or_else(|| format!("{text:?} is not NAME=VALUE"))?;
+    Ok((name.to_string(), value.to_string()))
 }
 
 const CONTEXTS: [&str; 9] =
@@ -219,6 +229,7 @@ fn measure_with(
     if mode == "callpath" {
         command.env("INSTRUMENT_CALLPATH", "all");
     }
+    command.envs(args.env.iter().map(|(k, v)| (k, v)));
     let output = run(&mut command);
     assert_success(&output, context);
     let harness = parse(&String::from_utf8_lossy(&output.stdout));

@@ -1,0 +1,441 @@
+//! Per-event probe costs measured where the probes run, while the program runs.
+//!
+//! One constant per probe kind cannot be right: next to a dependency chain a timed probe pair
+//! costs a quarter of what a tight loop says, next to cache misses several times more. So for
+//! every event that becomes hot (`HOT` calls on a thread), the runtime alternates windows of
+//! its executions in which it is timed and in which it is only counted (the throttled path),
+//! reading the clock only at the window boundaries. Inside a window the probes take exactly
+//! their usual paths: a window ends when the event's timed (or counted) count reaches `END`,
+//! one comparison the usual paths make anyway, so what is measured is what the usual probes
+//! cost. Drift cancels in each pair of windows (ABBA order: T C C T T C ...), and the
+//! difference of the windows' durations per execution is what timing the event costs in
+//! place, in the program's real context, over what counting it costs there.
+//!
+//! What counting itself costs in place cannot be seen by any run-time comparison (it would need
+//! a copy of the code without probes). It is taken from a slack model of the core: a probe that
+//! hides in idle issue slots (a dependency chain) costs the timed pair less than calibration
+//! says, and then the smaller counted path hides entirely; where the timed pair costs what
+//! calibration says or more, the counted path costs what calibration says. Between the two the
+//! counted cost is interpolated linearly on the measured difference (`counted_model`). Where
+//! probes cost more than in a tight loop for reasons that grow with every instruction they
+//! execute (cache misses in flight), that counted estimate is low.
+//!
+//! Only one event is estimated at a time, by one thread (the first to offer a hot event when
+//! none is estimated). A timed window ends at a timed exit of the event (no activation of a
+//! non-recursive event is then open on this thread); a counted window ends at a counted entry,
+//! which becomes the first timed execution of the next window. Events whose activations can
+//! nest (recursion in the static call graph) are not estimated, and one seen nested is given
+//! up. Estimates go to a table indexed by event id that compensation reads at every exit.
+
+use crate::overhead::{self, SCALE, STANDARD};
+use crate::thread::ThreadState;
+use crate::{clock, pages, registry, switch};
+use std::cell::UnsafeCell;
+use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
+
+/// Timed executions on a thread after which an event is offered for estimation (and again at
+/// every power of two after, while another estimation keeps it waiting).
+pub const HOT: u64 = 1024;
+/// Pairs of windows: at least, and at most.
+const MIN_PAIRS: usize = 24;
+const MAX_PAIRS: usize = 512;
+/// A window lasts about this long (in ns), with 16 to MAX_WINDOW executions.
+const WINDOW_NS: f64 = 20_000.0;
+const MAX_WINDOW: u64 = 1 << 16;
+/// An estimation whose last window ended this long ago (ns) is given up by the next offer.
+const STALE_NS: f64 = 20e6;
+/// The estimate is good enough when its standard error is under 1/50 of it, or under this
+/// many ns per execution.
+const GOOD_SE_NS: f64 = 0.05;
+const NONE: u32 = u32::MAX;
+
+/// The timed or counted count of the event under estimation at which its window ends
+/// (u64::MAX: no estimation under way). The usual probe paths compare with it.
+static END: AtomicU64 = AtomicU64::new(u64::MAX);
+
+/// Per event: the in-place cost of a timed pair (Δi) and of a counted pair, scaled ticks; 0 when
+/// no estimate exists (compensation then uses the start-up calibration).
+#[repr(C)]
+pub struct Cost {
+    pub timed: AtomicU64,
+    pub counted: AtomicU64,
+}
+
+static TABLE: AtomicPtr<Cost> = AtomicPtr::new(std::ptr::null_mut());
+static ENABLED: AtomicU32 = AtomicU32::new(0);
+/// The event under estimation (NONE: none), and the thread that keeps its windows.
+static TARGET: AtomicU32 = AtomicU32::new(NONE);
+static OWNER: AtomicPtr<ThreadState> = AtomicPtr::new(std::ptr::null_mut());
+
+/// One finished estimate, for the profile.
+#[derive(Clone, Copy, Default)]
+pub struct Estimate {
+    pub id: u32,
+    /// Timed minus counted per execution, measured (scaled ticks, may be negative), with its
+    /// standard error.
+    pub difference: i64,
+    pub standard_error: u64,
+    /// The counted pair's cost from the slack model, and Δi = difference + counted.
+    pub counted: u64,
+    pub timed: u64,
+    pub pairs: u32,
+    pub window: u32,
+}
+
+const MAX_ESTIMATES: usize = 4096;
+struct Estimates([UnsafeCell<Estimate>; MAX_ESTIMATES]);
+// SAFETY: a slot is written once, by the one thread that owns the estimation (TARGET's CAS
+// makes it the only writer), before `COUNT` publishes it; readers read only published slots.
+unsafe impl Sync for Estimates {}
+static ESTIMATES: Estimates = Estimates([const { UnsafeCell::new(Estimate::zero()) }; MAX_ESTIMATES]);
+static COUNT: AtomicUsize = AtomicUsize::new(0);
+/// Events given up (recursive, or never called again): not offered again.
+static GIVEN_UP: AtomicU64 = AtomicU64::new(0);
+
+impl Estimate {
+    const fn zero() -> Estimate {
+        Estimate { id: 0, difference: 0, standard_error: 0, counted: 0, timed: 0, pairs: 0, window: 0 }
+    }
+}
+
+/// The windows of the estimation under way, touched only by the owner thread.
+struct Windows {
+    id: u32,
+    kind: usize,
+    /// Executions per window.
+    window: u64,
+    /// Windows finished; window n is timed or counted as `timed(n)` says.
+    done: u32,
+    /// The current window's first clock reading and the event's count (timed or counted, as
+    /// the window is) before its first execution.
+    start: u64,
+    start_count: u64,
+    /// The last timed and counted windows' ticks per execution, scaled.
+    timed_per: i64,
+    counted_per: i64,
+    pairs: usize,
+    differences: [i64; MAX_PAIRS],
+}
+
+struct Owned(UnsafeCell<Windows>);
+// SAFETY: only the thread that won TARGET's CAS (stored in OWNER) touches the windows, until it
+// gives TARGET back; the CAS and the release of TARGET order the hand-over.
+unsafe impl Sync for Owned {}
+static WINDOWS: Owned = Owned(UnsafeCell::new(Windows {
+    id: NONE,
+    kind: STANDARD,
+    window: 0,
+    done: 0,
+    start: 0,
+    start_count: 0,
+    timed_per: 0,
+    counted_per: 0,
+    pairs: 0,
+    differences: [0; MAX_PAIRS],
+}));
+
+/// Maps the cost table and switches estimation on (start-up, with the `inplace` strategy).
+/// Without the table nothing is estimated and calibration serves every event.
+pub fn start() {
+    let bytes = switch::TABLE_LEN as usize * size_of::<Cost>();
+    if let Some(table) = pages::map(bytes) {
+        TABLE.store(table.as_ptr().cast(), Relaxed);
+        ENABLED.store(1, Relaxed);
+    }
+}
+
+/// Whether events are estimated in this run.
+#[inline(always)]
+pub fn enabled() -> bool {
+    ENABLED.load(Relaxed) != 0
+}
+
+/// Event `id`'s in-place costs (timed, counted), scaled; 0 where there is no estimate.
+#[inline(always)]
+pub fn costs(id: u32) -> (u64, u64) {
+    let table = TABLE.load(Relaxed);
+    if table.is_null() || id >= switch::TABLE_LEN {
+        return (0, 0);
+    }
+    // SAFETY: the table has TABLE_LEN entries (mapped zeroed) and `id` is below that.
+    let cost = unsafe { &*table.add(id as usize) };
+    (cost.timed.load(Relaxed), cost.counted.load(Relaxed))
+}
+
+/// Whether an event timed `calls` times on a thread is offered now.
+#[inline(always)]
+pub fn due(calls: u64) -> bool {
+    calls >= HOT && calls & (calls - 1) == 0
+}
+
+/// Whether a count just reached (an event's timed or counted calls) may end a window.
+#[inline(always)]
+pub fn at_end(count: u64) -> bool {
+    count == END.load(Relaxed)
+}
+
+/// Offers event `id` (probe `kind`), at a timed exit on `state` that brought its calls to
+/// `calls`, for estimation; the first window (counted) starts here.
+#[cold]
+#[inline(never)]
+pub unsafe fn offer(state: *mut ThreadState, id: u32, kind: usize, calls: u64, incl: u64) {
+    if !enabled() || id >= switch::TABLE_LEN || costs(id).0 != 0 || given_up(id) || registry::nests(id) {
+        return;
+    }
+    if switch::mode(id) != switch::MEASURED {
+        return;
+    }
+    let now = clock::now();
+    give_up_stale(state, now);
+    if TARGET.compare_exchange(NONE, id, Relaxed, Relaxed).is_err() {
+        return;
+    }
+    OWNER.store(state, Relaxed);
+    let ticks_per_ns = clock::ticks_per_ns_estimate().unwrap_or(1.0);
+    let mean = (incl / calls.max(1)).max(1) as f64;
+    let window = (WINDOW_NS * ticks_per_ns / mean).clamp(16.0, 4096.0) as u64;
+    let counted = (*(*state).records.add(id as usize)).counted;
+    // SAFETY: this thread just won TARGET, so it alone touches the windows (see `Owned`).
+    let w = &mut *WINDOWS.0.get();
+    (w.id, w.kind, w.window, w.done, w.pairs) = (id, kind, window, 0, 0);
+    (w.start, w.start_count) = (now, counted);
+    switch::set(id, switch::COUNTED);
+    END.store(counted + window, Relaxed);
+}
+
+/// The last event given up (recursive, or no longer called), so that it is not offered again
+/// at every power of two.
+fn given_up(id: u32) -> bool {
+    GIVEN_UP.load(Relaxed) == u64::from(id) + 1
+}
+
+/// Window n: ABBA order, counted first (C T T C C T ...).
+fn timed(n: u32) -> bool {
+    matches!(n % 4, 1 | 2)
+}
+
+/// A timed exit of an event brought its calls to `END` (close_top, with the stack marked busy):
+/// on the owner thread and for the event under estimation, the timed window ends here.
+#[cold]
+#[inline(never)]
+pub unsafe fn timed_boundary(ts: &mut ThreadState, id: u32) {
+    if !is_owner(ts, id) {
+        return;
+    }
+    let now = clock::now();
+    let record = &*ts.records.add(id as usize);
+    if record.active != 0 {
+        GIVEN_UP.store(u64::from(id) + 1, Relaxed);
+        return release(switch::MEASURED);
+    }
+    // SAFETY: this thread owns the estimation (see `Owned`).
+    let w = &mut *WINDOWS.0.get();
+    if close_window(w, now, record.calls) {
+        return;
+    }
+    let count = if timed(w.done) { record.calls } else { record.counted };
+    begin(w, now, count, id);
+}
+
+/// A counted entry of an event brought its counted calls to `END` (enter_counted, after
+/// counting it): on the owner thread and for the event under estimation, the counted window
+/// ends here. Returns true when this entry is to be timed instead (the next window is timed):
+/// the caller then undoes its count and pushes a frame.
+#[cold]
+#[inline(never)]
+pub unsafe fn counted_boundary(ts: &mut ThreadState, id: u32) -> bool {
+    if !is_owner(ts, id) {
+        return false;
+    }
+    let now = clock::now();
+    let record = &*ts.records.add(id as usize);
+    // SAFETY: this thread owns the estimation (see `Owned`).
+    let w = &mut *WINDOWS.0.get();
+    // This entry belongs to the next window.
+    if close_window(w, now, record.counted - 1) {
+        return false;
+    }
+    let next_timed = timed(w.done);
+    let count = if next_timed { record.calls } else { record.counted - 1 };
+    begin(w, now, count, id);
+    next_timed
+}
+
+/// Ends the current window at `now` with the event's count at `count`; true when that ended
+/// the estimation.
+fn close_window(w: &mut Windows, now: u64, count: u64) -> bool {
+    let executions = count.saturating_sub(w.start_count).max(1);
+    let ticks = now.saturating_sub(w.start);
+    let per = ((ticks << SCALE) / executions) as i64;
+    // The first window sized from the mean call, which early calls (page faults, cold caches)
+    // can make look long: windows shorter than half the aim grow.
+    let ticks_per_ns = clock::ticks_per_ns_estimate().unwrap_or(1.0);
+    if (ticks as f64) < WINDOW_NS * ticks_per_ns / 2.0 && w.done % 2 == 1 {
+        w.window = (w.window * 2).min(MAX_WINDOW);
+    }
+    if timed(w.done) {
+        w.timed_per = per;
+    } else {
+        w.counted_per = per;
+    }
+    if w.done % 2 == 1 && w.pairs < MAX_PAIRS {
+        w.differences[w.pairs] = w.timed_per - w.counted_per;
+        w.pairs += 1;
+    }
+    w.done += 1;
+    if w.done.is_multiple_of(2) && w.pairs >= MIN_PAIRS && (w.pairs >= MAX_PAIRS || settled(w)) {
+        publish(w);
+        release(switch::MEASURED);
+        return true;
+    }
+    false
+}
+
+/// Starts the next window at `now`, the event's count (of the window's kind) being `count`.
+fn begin(w: &mut Windows, now: u64, count: u64, id: u32) {
+    (w.start, w.start_count) = (now, count);
+    switch::set(id, if timed(w.done) { switch::MEASURED } else { switch::COUNTED });
+    END.store(count + w.window, Relaxed);
+}
+
+#[inline(always)]
+fn is_owner(ts: &ThreadState, id: u32) -> bool {
+    TARGET.load(Relaxed) == id && std::ptr::eq(OWNER.load(Relaxed), ts)
+}
+
+/// Gives the estimation up when its event has not finished a window for a long time (it may
+/// never run again), keeping what it measured when that is enough.
+unsafe fn give_up_stale(state: *mut ThreadState, now: u64) {
+    if TARGET.load(Relaxed) == NONE || !std::ptr::eq(OWNER.load(Relaxed), state) {
+        return;
+    }
+    // SAFETY: this thread owns the estimation (see `Owned`).
+    let w = &mut *WINDOWS.0.get();
+    let ticks_per_ns = clock::ticks_per_ns_estimate().unwrap_or(1.0);
+    if (now.saturating_sub(w.start) as f64) < STALE_NS * ticks_per_ns {
+        return;
+    }
+    if w.pairs >= MIN_PAIRS {
+        publish(w);
+    } else {
+        GIVEN_UP.store(u64::from(w.id) + 1, Relaxed);
+    }
+    // An activation that began counted may still be open: its exit must not be reconciled.
+    let mode = if timed(w.done) { switch::MEASURED } else { instrument_live::MODE_LENIENT };
+    release(mode);
+}
+
+/// Ends the estimation: the event gets `mode`, and TARGET is free.
+fn release(mode: u8) {
+    END.store(u64::MAX, Relaxed);
+    let id = TARGET.load(Relaxed);
+    switch::set(id, mode);
+    OWNER.store(std::ptr::null_mut(), Relaxed);
+    TARGET.store(NONE, Relaxed);
+}
+
+/// Ends any estimation at exit, keeping what it measured when that is enough (the profile
+/// writer, after the program's threads stopped measuring).
+pub fn finish() {
+    if TARGET.load(Relaxed) == NONE {
+        return;
+    }
+    // SAFETY: the profile is being written: probes no longer record, so no thread touches the
+    // windows any more.
+    let w = unsafe { &mut *WINDOWS.0.get() };
+    if w.pairs >= MIN_PAIRS {
+        publish(w);
+    }
+    release(switch::MEASURED);
+}
+
+/// The trimmed mean of the pair differences (a tenth cut at each end: a preempted window is an
+/// outlier) and its standard error, in ticks per window. Sorts the differences in place (their
+/// order means nothing) rather than allocate inside a probe.
+fn trimmed(w: &mut Windows) -> (f64, f64) {
+    let d = &mut w.differences[..w.pairs];
+    d.sort_unstable();
+    let cut = d.len() / 10;
+    let kept = &d[cut..d.len() - cut];
+    let n = kept.len() as f64;
+    let mean = kept.iter().map(|&x| x as f64).sum::<f64>() / n;
+    let var = kept.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+    (mean, (var / n).sqrt())
+}
+
+fn settled(w: &mut Windows) -> bool {
+    let (mean, se) = trimmed(w);
+    let ticks_per_ns = clock::ticks_per_ns_estimate().unwrap_or(1.0);
+    let per_execution = |x: f64| x / f64::from(1u32 << SCALE) / ticks_per_ns;
+    se < mean.abs() / 50.0 || per_execution(se) < GOOD_SE_NS
+}
+
+/// Writes the event's estimate to the table and the profile's list.
+fn publish(w: &mut Windows) {
+    let (mean, se) = trimmed(w);
+    let difference = mean.round() as i64;
+    let counted = counted_model(difference, w.kind);
+    let timed = (difference + counted as i64).max(1) as u64;
+    let table = TABLE.load(Relaxed);
+    if !table.is_null() {
+        // SAFETY: `w.id` is below TABLE_LEN (checked when offered); the table has that many.
+        let cost = unsafe { &*table.add(w.id as usize) };
+        cost.counted.store(counted, Relaxed);
+        cost.timed.store(timed, Relaxed);
+    }
+    let n = COUNT.load(Relaxed);
+    if n < MAX_ESTIMATES {
+        // SAFETY: slot n is unpublished and only the owner writes (see `Estimates`).
+        unsafe {
+            *ESTIMATES.0[n].get() = Estimate {
+                id: w.id,
+                difference,
+                standard_error: se.round() as u64,
+                counted,
+                timed,
+                pairs: w.pairs as u32,
+                window: w.window as u32,
+            };
+        }
+        COUNT.store(n + 1, Relaxed);
+    }
+}
+
+/// The counted pair's in-place cost from the measured difference (see the module comment):
+/// none where the timed pair hides by at least the counted pair's calibrated cost, the
+/// calibrated cost where it does not hide, linear between.
+pub fn counted_model(difference: i64, kind: usize) -> u64 {
+    let Some(costs) = overhead::costs() else { return 0 };
+    let counted = costs.counted[kind] as i64;
+    let full = costs.measured[kind] as i64 - counted;
+    if counted <= 0 {
+        return 0;
+    }
+    let hidden_below = full - counted;
+    ((difference - hidden_below).clamp(0, counted)) as u64
+}
+
+/// The finished estimates.
+pub fn estimates() -> Vec<Estimate> {
+    let n = COUNT.load(Relaxed).min(MAX_ESTIMATES);
+    // SAFETY: slots below COUNT are published and no longer written.
+    (0..n).map(|i| unsafe { *ESTIMATES.0[i].get() }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_alternate_abba_starting_counted() {
+        assert_eq!(
+            (0..8).map(timed).collect::<Vec<_>>(),
+            [false, true, true, false, false, true, true, false]
+        );
+    }
+
+    #[test]
+    fn events_are_offered_at_powers_of_two_from_hot_on() {
+        assert!(!due(HOT - 1) && due(HOT) && !due(HOT + 1) && due(HOT * 2) && !due(512));
+    }
+}
