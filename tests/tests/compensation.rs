@@ -10,17 +10,17 @@ fn main_times(
     dir: &std::path::Path,
     program: &std::path::Path,
     args: &[&str],
-    compensate: bool,
+    compensate: Option<&str>,
 ) -> (f64, Option<f64>, instrument_profile::Profile) {
     for old in profile_paths(dir) {
         std::fs::remove_file(old).unwrap();
     }
     let mut command = Command::new(program);
     command.args(args).current_dir(dir).env("INSTRUMENT_PROFILE_DIR", dir);
-    if compensate {
-        // One Δi for the whole run, so the removed time is exactly calls x Δi (recalibration
-        // has its own test).
-        command.env("INSTRUMENT_COMPENSATE", "1").env("INSTRUMENT_RECALIBRATE_MS", "0");
+    if let Some(strategy) = compensate {
+        // One calibrated Δi for the whole run, so that the calibrated strategy removes exactly
+        // calls x Δi (recalibration has its own test).
+        command.env("INSTRUMENT_COMPENSATE", strategy).env("INSTRUMENT_RECALIBRATE_MS", "0");
     }
     assert_success(&run(&mut command), "program");
     let profile = only_profile(dir);
@@ -38,7 +38,7 @@ fn main_only_selection(dir: &std::path::Path) -> String {
 fn with_no_other_event_compensation_changes_main_by_its_own_probe_cost_only() {
     let dir = scratch();
     let program = build_instrumented(dir.path(), "busywait", &[&main_only_selection(dir.path())]);
-    let (raw, compensated, profile) = main_times(dir.path(), &program, &[], true);
+    let (raw, compensated, profile) = main_times(dir.path(), &program, &[], Some("1"));
     let compensated = compensated.expect("a compensated time");
     let c = profile.compensation.as_ref().expect("compensation section");
     assert!(
@@ -46,7 +46,8 @@ fn with_no_other_event_compensation_changes_main_by_its_own_probe_cost_only() {
         "raw {raw} ns, compensated {compensated} ns"
     );
     assert!((raw - compensated) <= c.routine.own_ns + 1.0);
-    assert_eq!(c.strategy, "fenced");
+    assert_eq!(c.strategy, "inplace", "the default strategy");
+    assert!(c.in_place.is_empty(), "main alone is never hot: {:?}", c.in_place);
     assert!(c.calibration_ns < 20_000_000, "calibration took {} ns", c.calibration_ns);
     assert!(c.routine.inclusive_overhead_ns > c.routine.own_ns && c.routine.own_ns > 0.0);
     assert!(
@@ -63,8 +64,8 @@ fn call_heavy_work_compensates_toward_the_main_only_time() {
     let pa = build_instrumented(pa_dir.path(), "compensation", &[]);
     let calls = 1_000_000u64;
     let arg = calls.to_string();
-    let mo_ns = (0..3).map(|_| main_times(dir.path(), &mo, &[&arg], false).0).fold(f64::MAX, f64::min);
-    let (raw, compensated, profile) = main_times(pa_dir.path(), &pa, &[&arg], true);
+    let mo_ns = (0..3).map(|_| main_times(dir.path(), &mo, &[&arg], None).0).fold(f64::MAX, f64::min);
+    let (raw, compensated, profile) = main_times(pa_dir.path(), &pa, &[&arg], Some("calibrated"));
     let compensated = compensated.unwrap();
     assert!(raw > mo_ns * 1.2, "the compensated run is visibly slower than MO: {raw} vs {mo_ns}");
     assert!(
@@ -93,7 +94,7 @@ fn recalibration_while_running_changes_no_count_and_removes_its_own_time() {
         .arg(calls.to_string())
         .current_dir(dir.path())
         .env("INSTRUMENT_PROFILE_DIR", dir.path())
-        .env("INSTRUMENT_COMPENSATE", "1")
+        .env("INSTRUMENT_COMPENSATE", "calibrated")
         .env("INSTRUMENT_RECALIBRATE_MS", "5")
         .env("INSTRUMENT_CALLPATH", "all"));
     assert_success(&output, "compensation fixture");
@@ -118,11 +119,42 @@ fn recalibration_while_running_changes_no_count_and_removes_its_own_time() {
     assert!(probes > least * 0.99 && probes < most * 1.01, "removed {removed} ns: {least}..{most} + {r:?}");
 }
 
+/// The default strategy measures the hot routine's probe cost in place: `step` gets an estimate
+/// from enough window pairs, every call is still counted (the counted windows' calls as untimed
+/// ones), main's child calls are exact, and main loses its descendants' in-place cost: between
+/// what the smaller and the larger of the in-place and calibrated costs would remove.
+#[test]
+fn the_hot_routine_is_compensated_with_its_cost_measured_in_place() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "compensation", &[]);
+    let calls = 1_000_000u64;
+    let (raw, compensated, profile) = main_times(dir.path(), &program, &[&calls.to_string()], Some("1"));
+    let c = profile.compensation.as_ref().unwrap();
+    let step = function(&profile, "step");
+    let estimate = c.in_place.iter().find(|e| e.id == step.id).expect("step measured in place");
+    assert!(estimate.pairs >= 24 && estimate.window >= 16, "{estimate:?}");
+    assert!(estimate.timed_ns > 0.0 && estimate.counted_ns >= 0.0, "{estimate:?}");
+    assert!((estimate.timed_ns - estimate.counted_ns - estimate.difference_ns).abs() < 0.01, "{estimate:?}");
+    assert_eq!(step.calls, calls);
+    assert!(step.untimed_calls >= 24 * 16 && step.untimed_calls < calls / 2, "{}", step.untimed_calls);
+    assert_eq!(function(&profile, "main").child_calls, calls);
+    let removed = raw - compensated.unwrap() - c.routine.own_ns;
+    let (low, high) = (
+        estimate.timed_ns.min(c.routine.inclusive_overhead_ns),
+        estimate.timed_ns.max(c.routine.inclusive_overhead_ns),
+    );
+    let (least, most) = (calls as f64 * low, calls as f64 * high);
+    assert!(
+        removed > least * 0.99 && removed < most * 1.01,
+        "removed {removed} ns: {least}..{most}, {estimate:?}"
+    );
+}
+
 #[test]
 fn report_says_times_are_compensated_and_raw_shows_the_measured_ones() {
     let dir = scratch();
     let program = build_instrumented(dir.path(), "compensation", &[]);
-    main_times(dir.path(), &program, &["10000"], true);
+    main_times(dir.path(), &program, &["10000"], Some("1"));
     let path = only_profile_path(dir.path());
     let report = run(Command::new(bin("instrument")).arg("report").arg(&path));
     let text = String::from_utf8_lossy(&report.stdout);
