@@ -196,8 +196,10 @@ enum Command {
         /// Output directory (results and the trial cache)
         #[arg(long, default_value = "instrument-experiment")]
         out: PathBuf,
-        /// Compensation strategy for the -comp levels
-        #[arg(long, default_value = "on", value_parser = ["on", "calibrated", "fenced"])]
+        /// Compensation strategy for the -comp levels (on = inplace: hot events' probe costs
+        /// measured where they run; calibrated: the paper's start-up constant; fenced:
+        /// serialized probes)
+        #[arg(long, default_value = "on", value_parser = ["on", "inplace", "calibrated", "fenced"])]
         compensate: String,
         /// Run every program under mpirun with N ranks and report the paper's Table 2 (the
         /// default suite becomes bench-nas's MPI kernels)

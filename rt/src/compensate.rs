@@ -12,15 +12,15 @@
 //! out-of-order processor that is not what an unfenced probe costs in place: next to a long
 //! dependency chain (IS's randlc) it runs in the chain's shadow almost for free, next to short
 //! independent work (BT's block routines, fib) it costs everything, so a fixed Δi
-//! over-compensates latency-bound code badly (IS class W: main -66 % against MO). The default
-//! strategy, `fenced`, serializes the probes (see `clock::set_serialized`): they can then neither
-//! hide in nor overlap the program's work, their cost in place is the calibrated one, and event
-//! intervals are exact; what remains is the overlap the program loses at each fence, which
-//! leaves compensated times slightly high. (A third strategy, sampling the in-place cost with
-//! injected null probes, was measured and dropped: the injected timestamps sit next to the
-//! event's own and measure rdtsc's throughput, not the probe's marginal cost.)
+//! over-compensates latency-bound code badly. The default strategy, `inplace`, keeps the probes
+//! unfenced and measures each hot event's Δi where its probes run (inplace.rs); events without
+//! an estimate use the calibration. `fenced` serializes the probes (see
+//! `clock::set_serialized`): their cost in place is then close to the calibrated one, at about
+//! four times the cost of an unfenced probe. (Sampling the in-place cost with injected null
+//! probes was measured and dropped: the injected timestamps sit next to the event's own and
+//! measure rdtsc's throughput, not the probe's marginal cost.)
 //!
-//! Both strategies take their costs from the start-up measurement of every run (overhead.rs),
+//! Every strategy takes its calibrated costs from the start-up measurement of every run (overhead.rs),
 //! made on the exact probe path the program runs with the paper's two-level experiment, and
 //! from the shorter rounds that measure them again while the program runs (recalibrate.rs). A
 //! throttled event's counted-only probes are compensated too: each costs its parent the
