@@ -179,10 +179,13 @@ pub fn at_end(count: u64) -> bool {
 #[cold]
 #[inline(never)]
 pub unsafe fn offer(state: *mut ThreadState, id: u32, kind: usize, calls: u64, incl: u64) {
-    if !enabled() || id >= switch::TABLE_LEN || costs(id).0 != 0 || given_up(id) || registry::nests(id) {
-        return;
-    }
-    if switch::mode(id) != switch::MEASURED {
+    if !enabled()
+        || id >= switch::TABLE_LEN
+        || costs(id).0 != 0
+        || given_up(id)
+        || registry::nests(id)
+        || switch::mode(id) != switch::MEASURED
+    {
         return;
     }
     let now = clock::now();
@@ -198,9 +201,7 @@ pub unsafe fn offer(state: *mut ThreadState, id: u32, kind: usize, calls: u64, i
     // SAFETY: this thread just won TARGET, so it alone touches the windows (see `Owned`).
     let w = &mut *WINDOWS.0.get();
     (w.id, w.kind, w.window, w.done, w.pairs) = (id, kind, window, 0, 0);
-    (w.start, w.start_count) = (now, counted);
-    switch::set(id, switch::COUNTED);
-    END.store(counted + window, Relaxed);
+    begin(w, counted, id);
 }
 
 /// The last event given up (recursive, or no longer called), so that it is not offered again
@@ -234,7 +235,7 @@ pub unsafe fn timed_boundary(ts: &mut ThreadState, id: u32) {
         return;
     }
     let count = if timed(w.done) { record.calls } else { record.counted };
-    begin(w, now, count, id);
+    begin(w, count, id);
 }
 
 /// A counted entry of an event brought its counted calls to `END` (enter_counted, after
@@ -257,7 +258,7 @@ pub unsafe fn counted_boundary(ts: &mut ThreadState, id: u32) -> bool {
     }
     let next_timed = timed(w.done);
     let count = if next_timed { record.calls } else { record.counted - 1 };
-    begin(w, now, count, id);
+    begin(w, count, id);
     next_timed
 }
 
@@ -291,11 +292,13 @@ fn close_window(w: &mut Windows, now: u64, count: u64) -> bool {
     false
 }
 
-/// Starts the next window at `now`, the event's count (of the window's kind) being `count`.
-fn begin(w: &mut Windows, now: u64, count: u64, id: u32) {
-    (w.start, w.start_count) = (now, count);
+/// Starts the next window, the event's count (of the window's kind) being `count`. Its clock
+/// reading is taken last, so the bookkeeping of the boundary (the estimate's sort included)
+/// lies in neither window.
+fn begin(w: &mut Windows, count: u64, id: u32) {
     switch::set(id, if timed(w.done) { switch::MEASURED } else { switch::COUNTED });
     END.store(count + w.window, Relaxed);
+    (w.start, w.start_count) = (clock::now(), count);
 }
 
 #[inline(always)]

@@ -16,6 +16,7 @@
 
 mod alloc;
 mod assemble;
+mod bits;
 mod callpath;
 pub mod clock;
 mod compensate;

@@ -126,17 +126,6 @@ unsafe fn enter_counted(ts: &mut ThreadState, id: u32) -> bool {
 pub unsafe extern "C" fn loop_exit(id_slot: *const u32, iterations: u64, sp: usize) {
     let mode = switch::mode(load_id(id_slot));
     let now = if mode == switch::MEASURED { clock::now() } else { 0 };
-    count_iterations(id_slot, iterations);
-    if mode == switch::MEASURED {
-        exit_at(now, id_slot, sp, LOOP)
-    } else {
-        exit_unmeasured(id_slot, sp, LOOP)
-    }
-}
-
-/// A loop's iterations, for its record and its callpath node.
-#[inline(always)]
-unsafe fn count_iterations(id_slot: *const u32, iterations: u64) {
     let state = thread::current();
     if !state.is_null() {
         let ts = &mut *state;
@@ -148,6 +137,11 @@ unsafe fn count_iterations(id_slot: *const u32, iterations: u64) {
                 (*ts.tree).node(top.node).record.iterations += iterations;
             }
         }
+    }
+    if mode == switch::MEASURED {
+        exit_at(now, id_slot, sp, LOOP)
+    } else {
+        exit_unmeasured(id_slot, sp, LOOP)
     }
 }
 

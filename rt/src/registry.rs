@@ -3,10 +3,11 @@
 //! therefore never chosen at compile time, and ThinLTO backends or separately compiled modules
 //! cannot collide.
 
+use crate::bits::EventBits;
 use crate::lifecycle;
 use crate::lock::Lock;
 use std::ffi::{c_char, CStr};
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 /// Mirrors `pass/src/table.rs` (ABI version 2).
 #[repr(C)]
@@ -99,18 +100,11 @@ pub fn events() -> Vec<EventInfo> {
 
 /// One bit per event id: a routine in a recursive cycle of its module's call graph, or a loop
 /// or call statement of one (their activations can nest); read by inplace.rs.
-static NESTS: [AtomicU64; crate::switch::TABLE_LEN as usize / 64] =
-    [const { AtomicU64::new(0) }; crate::switch::TABLE_LEN as usize / 64];
+static NESTS: EventBits = EventBits::new();
 
 /// Whether activations of event `id` can nest (recursion the static call graph shows).
 pub fn nests(id: u32) -> bool {
-    NESTS.get(id as usize / 64).is_some_and(|w| w.load(Relaxed) & (1 << (id % 64)) != 0)
-}
-
-fn mark_nesting(id: u32) {
-    if let Some(word) = NESTS.get(id as usize / 64) {
-        word.fetch_or(1 << (id % 64), Relaxed);
-    }
+    NESTS.get(id)
 }
 
 /// Reads an id slot as the probes do.
@@ -147,7 +141,7 @@ pub unsafe extern "C" fn __instrument_register_module(table: *const ModuleTable)
             line: e.line,
         });
         if e.flags & FLAG_RECURSIVE != 0 {
-            mark_nesting(base + i as u32);
+            NESTS.set(base + i as u32);
         }
     }
     for i in 0..table.loops as usize {
@@ -174,7 +168,7 @@ pub unsafe extern "C" fn __instrument_register_module(table: *const ModuleTable)
     for (id, event) in events.iter().enumerate().skip(base as usize) {
         if let Kind::Loop { function, .. } | Kind::CallSite { function, .. } = event.kind {
             if nests(function) {
-                mark_nesting(id as u32);
+                NESTS.set(id as u32);
             }
         }
     }

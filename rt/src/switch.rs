@@ -22,6 +22,7 @@
 //! removes the measured cost of each counted call from its parents). The profile marks
 //! throttled events; their times cover the calls measured before, their counts every call.
 
+use crate::bits::EventBits;
 use crate::callpath::MAX_EVENTS;
 use crate::registry::{EventInfo, Kind};
 use crate::{clock, settings};
@@ -51,8 +52,7 @@ pub fn table() -> *mut u8 {
 }
 /// One bit per event id: throttled at some point of the run (a counted event that is not
 /// throttled was switched off from outside).
-static THROTTLED: [AtomicU64; TABLE_LEN as usize / 64] =
-    [const { AtomicU64::new(0) }; TABLE_LEN as usize / 64];
+static THROTTLED: EventBits = EventBits::new();
 
 /// Calls on one thread after which an event's time per call is checked (`u64::MAX`: never).
 static THROTTLE_CALLS: AtomicU64 = AtomicU64::new(u64::MAX);
@@ -153,9 +153,7 @@ pub fn consider(id: u32, calls: u64, inclusive_ticks: u64) {
     let limit = THROTTLE_PER_CALL_NS.load(Relaxed) as f64 * ticks_per_ns * calls as f64;
     if (inclusive_ticks as f64) < limit {
         set(id, COUNTED);
-        if let Some(word) = THROTTLED.get(id as usize / 64) {
-            word.fetch_or(1 << (id % 64), Relaxed);
-        }
+        THROTTLED.set(id);
     }
 }
 
@@ -164,7 +162,7 @@ pub fn consider(id: u32, calls: u64, inclusive_ticks: u64) {
 /// a mode the runtime itself never does: `OFF`, `COUNTED` on an event that was not throttled,
 /// or `LENIENT` when it switched the event back on.
 pub fn ending(id: u32) -> (bool, bool) {
-    let throttled = THROTTLED.get(id as usize / 64).is_some_and(|w| w.load(Relaxed) & (1 << (id % 64)) != 0);
+    let throttled = THROTTLED.get(id);
     let mode = mode(id);
     (throttled, mode != MEASURED && !(mode == COUNTED && throttled))
 }

@@ -65,7 +65,9 @@ fn call_heavy_work_compensates_toward_the_main_only_time() {
     let calls = 1_000_000u64;
     let arg = calls.to_string();
     let mo_ns = (0..3).map(|_| main_times(dir.path(), &mo, &[&arg], None).0).fold(f64::MAX, f64::min);
-    let (raw, compensated, profile) = main_times(pa_dir.path(), &pa, &[&arg], Some("calibrated"));
+    // Fenced: a calibrated constant that also holds in place, so main moves toward MO and the
+    // removed time is exactly calls x Δi.
+    let (raw, compensated, profile) = main_times(pa_dir.path(), &pa, &[&arg], Some("fenced"));
     let compensated = compensated.unwrap();
     assert!(raw > mo_ns * 1.2, "the compensated run is visibly slower than MO: {raw} vs {mo_ns}");
     assert!(
@@ -127,8 +129,16 @@ fn recalibration_while_running_changes_no_count_and_removes_its_own_time() {
 fn the_hot_routine_is_compensated_with_its_cost_measured_in_place() {
     let dir = scratch();
     let program = build_instrumented(dir.path(), "compensation", &[]);
+    let mo_dir = scratch();
+    let mo = build_instrumented(mo_dir.path(), "compensation", &[&main_only_selection(mo_dir.path())]);
     let calls = 1_000_000u64;
-    let (raw, compensated, profile) = main_times(dir.path(), &program, &[&calls.to_string()], Some("1"));
+    let arg = calls.to_string();
+    let mo_ns = (0..3).map(|_| main_times(mo_dir.path(), &mo, &[&arg], None).0).fold(f64::MAX, f64::min);
+    let (raw, compensated, profile) = main_times(dir.path(), &program, &[&arg], Some("1"));
+    assert!(
+        (compensated.unwrap() - mo_ns).abs() < (raw - mo_ns).abs(),
+        "compensation moves main toward MO: MO {mo_ns}, raw {raw}, compensated {compensated:?}"
+    );
     let c = profile.compensation.as_ref().unwrap();
     let step = function(&profile, "step");
     let estimate = c.in_place.iter().find(|e| e.id == step.id).expect("step measured in place");
