@@ -120,13 +120,10 @@ pub fn set_pair_costs(measured: [u64; 2], own: u64) {
     OWN_SHARE.store(((own << SCALE) + outer / 2).checked_div(outer).unwrap_or(0).min(1 << SCALE), Relaxed);
 }
 
-/// What a counted-only activation of event `id` adds to the frame on top, scaled (0 without
-/// compensation): its in-place estimate, else the calibrated cost.
+/// What a counted-only activation of event `id` adds to the frame on top, scaled, with
+/// compensation on: its in-place estimate, else the calibrated cost.
 #[inline(always)]
 pub fn counted_cost(id: u32) -> u64 {
-    if !enabled() {
-        return 0;
-    }
     match inplace::costs(id) {
         (0, _) => COUNTED.load(Relaxed),
         (_, counted) => counted,

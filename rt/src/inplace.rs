@@ -28,7 +28,7 @@
 //! up. Estimates go to a table indexed by event id that compensation reads at every exit.
 
 use crate::overhead::{self, SCALE, STANDARD};
-use crate::thread::ThreadState;
+use crate::thread::{Record, ThreadState};
 use crate::{clock, pages, registry, switch};
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
@@ -162,6 +162,19 @@ pub fn costs(id: u32) -> (u64, u64) {
     (cost.timed.load(Relaxed), cost.counted.load(Relaxed))
 }
 
+/// At a timed exit of event `id` (probe `kind`), before it is charged to `record`, this
+/// thread's record of the event: the end of a timed window, or an offer, as of the counts the
+/// charge is about to give (one more call, one fewer open activation).
+#[inline(always)]
+pub unsafe fn before_timed_charge(ts: &mut ThreadState, id: u32, kind: usize, record: &Record) {
+    let calls = record.calls + 1;
+    if at_end(calls) {
+        timed_boundary(ts, id, calls, record.active - 1);
+    } else if due(calls) {
+        offer(ts, id, kind, calls, record.incl);
+    }
+}
+
 /// Whether an event timed `calls` times on a thread is offered now.
 #[inline(always)]
 pub fn due(calls: u64) -> bool {
@@ -174,11 +187,11 @@ pub fn at_end(count: u64) -> bool {
     count == END.load(Relaxed)
 }
 
-/// Offers event `id` (probe `kind`), at a timed exit on `state` that brought its calls to
+/// Offers event `id` (probe `kind`), at a timed exit on `state` that brings its calls to
 /// `calls`, for estimation; the first window (counted) starts here.
 #[cold]
 #[inline(never)]
-pub unsafe fn offer(state: *mut ThreadState, id: u32, kind: usize, calls: u64, incl: u64) {
+unsafe fn offer(state: *mut ThreadState, id: u32, kind: usize, calls: u64, incl: u64) {
     if !enabled()
         || id >= switch::TABLE_LEN
         || costs(id).0 != 0
@@ -215,26 +228,26 @@ fn timed(n: u32) -> bool {
     matches!(n % 4, 1 | 2)
 }
 
-/// A timed exit of an event brought its calls to `END` (close_top, with the stack marked busy):
-/// on the owner thread and for the event under estimation, the timed window ends here.
+/// A timed exit of an event brings its calls to `END` (close_top, with the stack marked busy,
+/// `calls` and `active` its counts once charged): on the owner thread and for the event under
+/// estimation, the timed window ends here.
 #[cold]
 #[inline(never)]
-pub unsafe fn timed_boundary(ts: &mut ThreadState, id: u32) {
+unsafe fn timed_boundary(ts: &mut ThreadState, id: u32, calls: u64, active: u64) {
     if !is_owner(ts, id) {
         return;
     }
     let now = clock::now();
-    let record = &*ts.records.add(id as usize);
-    if record.active != 0 {
+    if active != 0 {
         GIVEN_UP.store(u64::from(id) + 1, Relaxed);
         return release(switch::MEASURED);
     }
     // SAFETY: this thread owns the estimation (see `Owned`).
     let w = &mut *WINDOWS.0.get();
-    if close_window(w, now, record.calls) {
+    if close_window(w, now, calls) {
         return;
     }
-    let count = if timed(w.done) { record.calls } else { record.counted };
+    let count = if timed(w.done) { calls } else { (*ts.records.add(id as usize)).counted };
     begin(w, count, id);
 }
 

@@ -43,7 +43,10 @@ pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64, kind: usiz
     let inclusive = now.saturating_sub(frame.start);
     let parent = &mut *ts.frames.add(depth - 1);
     parent.child_incl += inclusive;
+    let record = &mut *ts.records.add(frame.id as usize);
     let compensated = if compensate::enabled() {
+        // In-place windows run only with compensation (the inplace strategy).
+        inplace::before_timed_charge(ts, frame.id, kind, record);
         let (outer, own) = compensate::pair_cost(frame.id, kind);
         let comp_incl = inclusive as i64 - compensate::scaled_to_ticks(own + frame.overhead) as i64;
         parent.overhead += outer + frame.overhead;
@@ -52,15 +55,9 @@ pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64, kind: usiz
     } else {
         None
     };
-    let record = &mut *ts.records.add(frame.id as usize);
     charge(record, frame, inclusive, compensated);
     if switch::due(record.calls) {
         switch::consider(frame.id, record.calls, record.incl);
-    }
-    if inplace::at_end(record.calls) {
-        inplace::timed_boundary(ts, frame.id);
-    } else if inplace::due(record.calls) {
-        inplace::offer(ts, frame.id, kind, record.calls, record.incl);
     }
     if let Some(tree) = ts.tree.as_mut() {
         charge(&mut tree.node(frame.node).record, frame, inclusive, compensated);
