@@ -189,8 +189,10 @@ pub struct Compensation {
     /// costs above are the start-up ones.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recalibration: Option<Recalibration>,
-    /// Hot events whose probe costs were measured in place (the `inplace` strategy); the
-    /// others were compensated with the calibrated costs above.
+    /// The estimates of hot events' probe costs measured in place (the `inplace` strategy),
+    /// in the order made: an event is measured again at every fourth power of its calls, and
+    /// from each estimate on compensation used the lower of it and the event's previous one.
+    /// Events without an estimate were compensated with the calibrated costs above.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub in_place: Vec<InPlaceCost>,
 }

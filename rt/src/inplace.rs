@@ -34,7 +34,7 @@ use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 /// Timed executions on a thread after which an event is offered for estimation (and again at
-/// every power of two after, while another estimation keeps it waiting).
+/// every power of four after: see `due`).
 pub const HOT: u64 = 1024;
 /// Pairs of windows: at least, and at most.
 const MIN_PAIRS: usize = 24;
@@ -175,10 +175,13 @@ pub unsafe fn before_timed_charge(ts: &mut ThreadState, id: u32, kind: usize, re
     }
 }
 
-/// Whether an event timed `calls` times on a thread is offered now.
+/// Whether an event timed `calls` times on a thread is offered now: at HOT and every power of
+/// four after, so that an estimate made in a slow phase of the machine (start-up is often one)
+/// is soon measured again, while estimating costs a shrinking share of the event's calls.
 #[inline(always)]
 pub fn due(calls: u64) -> bool {
-    calls >= HOT && calls & (calls - 1) == 0
+    const POWERS_OF_FOUR: u64 = 0x5555_5555_5555_5555;
+    calls >= HOT && calls & (calls - 1) == 0 && calls & POWERS_OF_FOUR != 0
 }
 
 /// Whether a count just reached (an event's timed or counted calls) may end a window.
@@ -194,7 +197,6 @@ pub fn at_end(count: u64) -> bool {
 unsafe fn offer(state: *mut ThreadState, id: u32, kind: usize, calls: u64, incl: u64) {
     if !enabled()
         || id >= switch::TABLE_LEN
-        || costs(id).0 != 0
         || given_up(id)
         || registry::nests(id)
         || switch::mode(id) != switch::MEASURED
@@ -387,6 +389,10 @@ fn settled(w: &mut Windows) -> bool {
 }
 
 /// Writes the event's estimate to the table and the profile's list.
+///
+/// Compensation then uses the lower of this estimate and the event's previous one (as
+/// recalibration does with its rounds): an estimate made in a short slow phase of the core is
+/// not used past the next one, while a phase that lasts is seen by two estimates in a row.
 fn publish(w: &mut Windows) {
     let (mean, se) = trimmed(w);
     let difference = mean.round() as i64;
@@ -394,10 +400,14 @@ fn publish(w: &mut Windows) {
     let timed = (difference + counted as i64).max(1) as u64;
     let table = TABLE.load(Relaxed);
     if !table.is_null() {
+        let (used_timed, used_counted) = match previous(w.id) {
+            Some(p) if p.timed < timed => (p.timed, p.counted),
+            _ => (timed, counted),
+        };
         // SAFETY: `w.id` is below TABLE_LEN (checked when offered); the table has that many.
         let cost = unsafe { &*table.add(w.id as usize) };
-        cost.counted.store(counted, Relaxed);
-        cost.timed.store(timed, Relaxed);
+        cost.counted.store(used_counted, Relaxed);
+        cost.timed.store(used_timed, Relaxed);
     }
     let n = COUNT.load(Relaxed);
     if n < MAX_ESTIMATES {
@@ -415,6 +425,13 @@ fn publish(w: &mut Windows) {
         }
         COUNT.store(n + 1, Relaxed);
     }
+}
+
+/// The latest finished estimate of event `id`.
+fn previous(id: u32) -> Option<Estimate> {
+    let n = COUNT.load(Relaxed).min(MAX_ESTIMATES);
+    // SAFETY: slots below COUNT are published and no longer written.
+    (0..n).rev().map(|i| unsafe { *ESTIMATES.0[i].get() }).find(|e| e.id == id)
 }
 
 /// The counted pair's in-place cost from the measured difference (see the module comment):
@@ -451,7 +468,9 @@ mod tests {
     }
 
     #[test]
-    fn events_are_offered_at_powers_of_two_from_hot_on() {
-        assert!(!due(HOT - 1) && due(HOT) && !due(HOT + 1) && due(HOT * 2) && !due(512));
+    fn events_are_offered_at_powers_of_four_from_hot_on() {
+        assert!(
+            !due(HOT / 4) && due(HOT) && !due(HOT + 1) && !due(HOT * 2) && due(HOT * 4) && due(HOT << 20)
+        );
     }
 }

@@ -141,22 +141,24 @@ fn the_hot_routine_is_compensated_with_its_cost_measured_in_place() {
     );
     let c = profile.compensation.as_ref().unwrap();
     let step = function(&profile, "step");
-    let estimate = c.in_place.iter().find(|e| e.id == step.id).expect("step measured in place");
-    assert!(estimate.pairs >= 24 && estimate.window >= 16, "{estimate:?}");
-    assert!(estimate.timed_ns > 0.0 && estimate.counted_ns >= 0.0, "{estimate:?}");
-    assert!((estimate.timed_ns - estimate.counted_ns - estimate.difference_ns).abs() < 0.01, "{estimate:?}");
+    let estimates: Vec<_> = c.in_place.iter().filter(|e| e.id == step.id).collect();
+    // Offered at 1024 calls and every power of four after: 4^5 .. 4^9 < 10^6.
+    assert!(!estimates.is_empty() && estimates.len() <= 5, "{estimates:?}");
+    for e in &estimates {
+        assert!(e.pairs >= 24 && e.window >= 16, "{e:?}");
+        assert!(e.timed_ns > 0.0 && e.counted_ns >= 0.0, "{e:?}");
+        assert!((e.timed_ns - e.counted_ns - e.difference_ns).abs() < 0.01, "{e:?}");
+    }
     assert_eq!(step.calls, calls);
     assert!(step.untimed_calls >= 24 * 16 && step.untimed_calls < calls / 2, "{}", step.untimed_calls);
     assert_eq!(function(&profile, "main").child_calls, calls);
     let removed = raw - compensated.unwrap() - c.routine.own_ns;
-    let (low, high) = (
-        estimate.timed_ns.min(c.routine.inclusive_overhead_ns),
-        estimate.timed_ns.max(c.routine.inclusive_overhead_ns),
-    );
+    let costs = estimates.iter().map(|e| e.timed_ns).chain([c.routine.inclusive_overhead_ns]);
+    let (low, high) = costs.fold((f64::MAX, 0.0f64), |(l, h), x| (l.min(x), h.max(x)));
     let (least, most) = (calls as f64 * low, calls as f64 * high);
     assert!(
         removed > least * 0.99 && removed < most * 1.01,
-        "removed {removed} ns: {least}..{most}, {estimate:?}"
+        "removed {removed} ns: {least}..{most}, {estimates:?}"
     );
 }
 
