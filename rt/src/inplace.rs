@@ -35,11 +35,15 @@ use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering::
 
 /// Timed executions on a thread after which an event is offered for estimation (and again at
 /// every power of four after: see `due`).
-pub const HOT: u64 = 1024;
+pub const HOT: u64 = 1 << 14;
+/// The executions one estimation may spend in its windows, as a share of the event's calls so
+/// far (1/BUDGET_SHARE): half of them are counted, so estimating leaves at most about one call
+/// in twelve of the run untimed (1/16 at each power of four, which sum to 1/12).
+const BUDGET_SHARE: u64 = 8;
 /// Pairs of windows: at least, and at most.
 const MIN_PAIRS: usize = 24;
 const MAX_PAIRS: usize = 512;
-/// A window lasts about this long (in ns), with 16 to MAX_WINDOW executions.
+/// A window lasts about this long (in ns), with 16 to MAX_WINDOW executions, within the budget.
 const WINDOW_NS: f64 = 20_000.0;
 const MAX_WINDOW: u64 = 1 << 16;
 /// An estimation whose last window ended this long ago (ns) is given up by the next offer.
@@ -102,8 +106,11 @@ impl Estimate {
 struct Windows {
     id: u32,
     kind: usize,
-    /// Executions per window.
+    /// Executions per window, at most `largest`; executions the windows may spend, and spent.
     window: u64,
+    largest: u64,
+    budget: u64,
+    spent: u64,
     /// Windows finished; window n is timed or counted as `timed(n)` says.
     done: u32,
     /// The current window's first clock reading and the event's count (timed or counted, as
@@ -125,6 +132,9 @@ static WINDOWS: Owned = Owned(UnsafeCell::new(Windows {
     id: NONE,
     kind: STANDARD,
     window: 0,
+    largest: 0,
+    budget: 0,
+    spent: 0,
     done: 0,
     start: 0,
     start_count: 0,
@@ -211,11 +221,14 @@ unsafe fn offer(state: *mut ThreadState, id: u32, kind: usize, calls: u64, incl:
     OWNER.store(state, Relaxed);
     let ticks_per_ns = clock::ticks_per_ns_estimate().unwrap_or(1.0);
     let mean = (incl / calls.max(1)).max(1) as f64;
-    let window = (WINDOW_NS * ticks_per_ns / mean).clamp(16.0, 4096.0) as u64;
+    let budget = calls / BUDGET_SHARE;
+    let largest = (budget / (2 * MIN_PAIRS as u64)).clamp(16, MAX_WINDOW);
+    let window = ((WINDOW_NS * ticks_per_ns / mean) as u64).clamp(16, largest);
     let counted = (*(*state).records.add(id as usize)).counted;
     // SAFETY: this thread just won TARGET, so it alone touches the windows (see `Owned`).
     let w = &mut *WINDOWS.0.get();
-    (w.id, w.kind, w.window, w.done, w.pairs) = (id, kind, window, 0, 0);
+    (w.id, w.kind, w.window, w.largest, w.budget) = (id, kind, window, largest, budget);
+    (w.spent, w.done, w.pairs) = (0, 0, 0);
     begin(w, counted, id);
 }
 
@@ -287,7 +300,7 @@ fn close_window(w: &mut Windows, now: u64, count: u64) -> bool {
     // can make look long: windows shorter than half the aim grow.
     let ticks_per_ns = clock::ticks_per_ns_estimate().unwrap_or(1.0);
     if (ticks as f64) < WINDOW_NS * ticks_per_ns / 2.0 && w.done % 2 == 1 {
-        w.window = (w.window * 2).min(MAX_WINDOW);
+        w.window = (w.window * 2).min(w.largest);
     }
     if timed(w.done) {
         w.timed_per = per;
@@ -299,7 +312,9 @@ fn close_window(w: &mut Windows, now: u64, count: u64) -> bool {
         w.pairs += 1;
     }
     w.done += 1;
-    if w.done.is_multiple_of(2) && w.pairs >= MIN_PAIRS && (w.pairs >= MAX_PAIRS || settled(w)) {
+    w.spent += executions;
+    let exhausted = w.pairs >= MAX_PAIRS || w.spent >= w.budget;
+    if w.done.is_multiple_of(2) && w.pairs >= MIN_PAIRS && (exhausted || settled(w)) {
         publish(w);
         release(switch::MEASURED);
         return true;
