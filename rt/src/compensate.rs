@@ -130,6 +130,12 @@ pub fn counted_cost(id: u32) -> u64 {
     }
 }
 
+/// The calibrated Δi (scaled) of a probe of `kind`: the start-up one, or the latest
+/// recalibration's.
+pub fn calibrated_pair_cost(kind: usize) -> u64 {
+    OUTER[kind].load(Relaxed)
+}
+
 /// The probe pair cost (Δi, scaled) of event `id`, a probe of `kind`, and the part of it inside
 /// the event's own interval: the event's in-place estimate where there is one, else the
 /// calibrated cost of its kind.

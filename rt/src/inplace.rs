@@ -453,10 +453,14 @@ fn previous(id: u32) -> Option<Estimate> {
 /// The counted pair's in-place cost from the measured difference, by the slack model of the
 /// module comment: none below the calibrated timed-minus-counted difference, the calibrated
 /// counted cost at it. The step is a linear ramp over the last eighth below it, the spread of
-/// the start-up calibration between runs here (its Δi moves by 5 to 10 %).
+/// the calibration between rounds here. The calibrated costs are the latest recalibration's
+/// (the counted one scaled as the timed one moved since start-up), since start-up is often a
+/// slow phase of the core that would put the step too high.
 pub fn counted_model(difference: i64, kind: usize) -> u64 {
     let Some(costs) = overhead::costs() else { return 0 };
-    model(difference, costs.measured[kind] as i64, costs.counted[kind] as i64)
+    let (start, now) = (costs.measured[kind], crate::compensate::calibrated_pair_cost(kind));
+    let counted = (u128::from(costs.counted[kind]) * u128::from(now) / u128::from(start.max(1))) as i64;
+    model(difference, now as i64, counted)
 }
 
 /// `counted_model` on the calibrated timed and counted pair costs.
