@@ -180,7 +180,7 @@ pub fn costs(id: u32) -> (u64, u64) {
 pub unsafe fn before_timed_charge(ts: &mut ThreadState, id: u32, kind: usize, record: &Record) {
     let calls = record.calls + 1;
     if at_end(calls) {
-        timed_boundary(ts, id, calls, record.active - 1);
+        timed_boundary(ts, id, calls, record.active.saturating_sub(1));
     } else if due(calls) {
         offer(ts, id, kind, calls, record.incl);
     }
@@ -234,7 +234,7 @@ unsafe fn offer(state: *mut ThreadState, id: u32, kind: usize, calls: u64, incl:
 }
 
 /// The last event given up (recursive, or no longer called), so that it is not offered again
-/// at every power of two.
+/// at every power of four.
 fn given_up(id: u32) -> bool {
     GIVEN_UP.load(Relaxed) == u64::from(id) + 1
 }
@@ -269,8 +269,9 @@ unsafe fn timed_boundary(ts: &mut ThreadState, id: u32, calls: u64, active: u64)
 
 /// A counted entry of an event brought its counted calls to `END` (enter_counted, after
 /// counting it): on the owner thread and for the event under estimation, the counted window
-/// ends here. Returns true when this entry is to be timed instead (the next window is timed):
-/// the caller then undoes its count and pushes a frame.
+/// ends here. Returns true when this entry is to be timed instead (the next window is timed, or
+/// the estimation ended and the event is measured again): the caller then undoes its count and
+/// pushes a frame, so that its exit finds it.
 #[cold]
 #[inline(never)]
 pub unsafe fn counted_boundary(ts: &mut ThreadState, id: u32) -> bool {
@@ -283,7 +284,7 @@ pub unsafe fn counted_boundary(ts: &mut ThreadState, id: u32) -> bool {
     let w = &mut *WINDOWS.0.get();
     // This entry belongs to the next window.
     if close_window(w, now, record.counted - 1) {
-        return false;
+        return true;
     }
     let next_timed = timed(w.done);
     let count = if next_timed { record.calls } else { record.counted - 1 };

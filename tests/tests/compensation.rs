@@ -155,6 +155,7 @@ fn the_hot_routine_is_compensated_with_its_cost_measured_in_place() {
     // Each estimation spends at most an eighth of the calls so far, half of it counted.
     assert!(step.untimed_calls >= 24 * 16 && step.untimed_calls < calls / 12, "{}", step.untimed_calls);
     assert_eq!(function(&profile, "main").child_calls, calls);
+    assert_eq!(profile.totals.unmatched_exits, 0, "every window boundary leaves the shadow stack true");
     let removed = raw - compensated.unwrap() - c.routine.own_ns;
     // Timed calls cost main a timed pair each (an estimate's or the calibrated one), the calls
     // counted in the estimation windows a counted pair (an estimate's, or the calibrated one).
