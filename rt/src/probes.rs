@@ -21,42 +21,29 @@ use crate::thread::{self, ThreadState};
 /// loads (its id and its mode byte, see `switch`): no prologue, no thread state, no clock. An
 /// event is switched off when its module registers, before any of its probes run, so no
 /// activation of it is open.
-///
-/// Written as global assembly so that each trampoline starts a 32-byte fetch block (`.p2align
-/// 5`; each is 32 bytes long): as a naked function it was placed wherever the link put it, and
-/// a trampoline that straddled a block boundary made the switched-off probe 0.6 ns dearer and
-/// moved every probe's cost with unrelated code changes.
 macro_rules! trampoline {
     ($name:ident($($arg:ident: $ty:ty),*), $sp:literal, $body:path) => {
         #[cfg(target_arch = "x86_64")]
-        core::arch::global_asm!(
-            concat!(".pushsection .text.", stringify!($name), ",\"ax\",@progbits"),
-            concat!(".globl ", stringify!($name)),
-            concat!(".type ", stringify!($name), ",@function"),
-            ".p2align 5",
-            concat!(stringify!($name), ":"),
-            "mov eax, dword ptr [rdi]",
-            "cmp eax, {max}",
-            "jae 2f",
-            "lea rcx, [rip + {modes}]",
-            "cmp byte ptr [rcx + rax], {off}",
-            "je 3f",
-            "2:",
-            concat!("mov ", $sp, ", rsp"),
-            "jmp {body}",
-            "3:",
-            "ret",
-            concat!(".size ", stringify!($name), ", . - ", stringify!($name)),
-            ".popsection",
-            max = const switch::TABLE_LEN,
-            modes = sym switch::MODES,
-            off = const switch::OFF,
-            body = sym $body,
-        );
-
-        #[cfg(target_arch = "x86_64")]
-        unsafe extern "C" {
-            pub fn $name($($arg: $ty),*);
+        #[unsafe(naked)]
+        #[no_mangle]
+        pub unsafe extern "C" fn $name($($arg: $ty),*) {
+            core::arch::naked_asm!(
+                "mov eax, dword ptr [rdi]",
+                "cmp eax, {max}",
+                "jae 2f",
+                "lea rcx, [rip + {modes}]",
+                "cmp byte ptr [rcx + rax], {off}",
+                "je 3f",
+                "2:",
+                concat!("mov ", $sp, ", rsp"),
+                "jmp {body}",
+                "3:",
+                "ret",
+                max = const switch::TABLE_LEN,
+                modes = sym switch::MODES,
+                off = const switch::OFF,
+                body = sym $body,
+            )
         }
     };
 }
