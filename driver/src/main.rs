@@ -18,7 +18,8 @@ use std::path::PathBuf;
         ./app                        (writes app.<pid>.instrument.json)\n  \
         instrument report            (the newest profile in this directory)\n\n\
         Environment: INSTRUMENT_PROFILE_DIR (where profiles go, default: the working directory),\n\
-        INSTRUMENT_PLACEMENT=early|late (probes before inlining, the default, or after optimisation),\n\
+        INSTRUMENT_PLACEMENT=late|early (probes after optimisation, the default: the plain build's code;\n\
+        or before inlining: every source routine, but slower code where small routines are inlined),\n\
         INSTRUMENT_CLOCK=tsc|monotonic, INSTRUMENT_STACK_FRAMES (shadow-stack depth, default 65536)."
 )]
 struct Cli {

@@ -295,6 +295,16 @@ pub fn measured_ns(profile: &Profile, view: View) -> i64 {
             .sum::<i64>()
 }
 
+/// What the probes' placement means for the numbers, in one line.
+pub fn placement_note(placement: &str) -> String {
+    let meaning = match placement {
+        "late" => "after optimisation: the plain build's code, inlined routines timed in their callers",
+        "early" => "before inlining: every source routine, but its probes change how hot code compiles",
+        _ => "modules built differently: inlined routines are missing from the late ones",
+    };
+    format!("placement: {placement} ({meaning})")
+}
+
 pub fn table(profile: &Profile, lines: bool, view: View) -> String {
     table_in(profile, lines, view, Order::default())
 }
@@ -316,6 +326,9 @@ pub fn table_in(profile: &Profile, lines: bool, view: View, order: Order) -> Str
         profile.clock.source,
         profile.clock.ticks_per_second / 1e9
     );
+    if let Some(placement) = &profile.placement {
+        let _ = writeln!(out, "{}", placement_note(placement));
+    }
     if let Some(mpi) = &profile.mpi {
         let _ = writeln!(out, "MPI rank {} of {}", mpi.rank, mpi.size);
     }

@@ -17,7 +17,7 @@
 
 use crate::language::Language;
 use crate::plan::FunctionPlan;
-use crate::PROBED_ATTRIBUTE;
+use crate::{Placement, PROBED_ATTRIBUTE};
 use inkwell::attributes::AttributeLoc;
 use inkwell::llvm_sys::core::*;
 use inkwell::module::{Linkage, Module};
@@ -40,6 +40,9 @@ pub const LANGUAGE_SHIFT: u64 = 8;
 pub const FLAG_RECURSIVE: u64 = 4;
 /// `FunctionEntry::flags`: the routine itself carries entry and exit probes.
 pub const FLAG_PROBED: u64 = 8;
+/// `FunctionEntry::flags`: the module was instrumented after optimisation (late placement), so
+/// routines the optimiser inlined have no events of their own.
+pub const FLAG_LATE: u64 = 16;
 /// Constructor priority: before ordinary constructors (65535) so that C++ static initialisers
 /// are measured, as SanitizerCoverage does with its module constructors.
 const CTOR_PRIORITY: u64 = 2;
@@ -94,7 +97,12 @@ impl<'ctx> Strings<'_, 'ctx> {
     }
 }
 
-pub fn emit<'ctx>(module: &Module<'ctx>, plans: &[FunctionPlan<'ctx>], language: Language) -> Slots<'ctx> {
+pub fn emit<'ctx>(
+    module: &Module<'ctx>,
+    plans: &[FunctionPlan<'ctx>],
+    language: Language,
+    placement: Placement,
+) -> Slots<'ctx> {
     let ctx = module.get_context();
     let (i32t, ptr) = (ctx.i32_type(), ctx.ptr_type(AddressSpace::default()));
     let n_functions = plans.len();
@@ -121,6 +129,7 @@ pub fn emit<'ctx>(module: &Module<'ctx>, plans: &[FunctionPlan<'ctx>], language:
         flags |= if is_local(plan.function) { FLAG_LOCAL } else { 0 };
         flags |= if plan.recursive { FLAG_RECURSIVE } else { 0 };
         flags |= if plan.probe_routine { FLAG_PROBED } else { 0 };
+        flags |= if placement == Placement::Late { FLAG_LATE } else { 0 };
         functions.push(function_ty.const_named_struct(&[
             strings.get(plan.function.get_name().to_bytes()).into(),
             strings.get(plan.location.file.as_bytes()).into(),

@@ -122,5 +122,8 @@ define void @f() !dbg !5 { ret void, !dbg !8 }
 "#;
     let (out, _) = instrument(ir, &Options::default());
     assert!(out.contains("c\"/project/src/f.c\\00\""), "{out}");
-    assert!(out.contains("i32 42, i32 264 }"), "line 42, flags: probed (8), language C (1 << 8): {out}");
+    assert!(
+        out.contains("i32 42, i32 280 }"),
+        "line 42, flags: probed (8), placed late (16, the default), language C (1 << 8): {out}"
+    );
 }

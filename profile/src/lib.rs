@@ -32,6 +32,11 @@ pub struct Profile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub forked_from: Option<u32>,
     pub clock: Clock,
+    /// Where the probes were placed when the program was built: `early` (before inlining: every
+    /// source routine, compiled code changed by the probes), `late` (after optimisation: the plain
+    /// build's code, inlined routines inside their callers) or `early and late` (modules differ).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement: Option<String>,
     pub totals: Totals,
     /// Routines that ran (or whose loops or call statements ran), merged over all threads.
     pub functions: Vec<Function>,
@@ -549,6 +554,7 @@ mod tests {
             ended_by: None,
             forked_from: None,
             clock: Clock { source: "tsc".into(), ticks_per_second: 2.5e9, calibration_ns: 2_000_000 },
+            placement: None,
             totals: Totals::default(),
             functions: vec![Function {
                 id: 0,

@@ -313,6 +313,7 @@ fn build(snapshot: &Snapshot, calibration: &Calibration) -> Profile {
             ticks_per_second: calibration.ticks_per_second,
             calibration_ns: calibration.window_ns,
         },
+        placement: registry::placement().map(String::from),
         totals: Totals {
             wall_ns: ns(snapshot.end_ticks.saturating_sub(calibration.start_ticks)),
             threads: snapshot.threads,

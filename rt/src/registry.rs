@@ -55,6 +55,8 @@ const NONE: u32 = u32::MAX;
 const FLAG_LOCAL: u32 = 1;
 const FLAG_FORTRAN: u32 = 2;
 const FLAG_RECURSIVE: u32 = 4;
+/// The module was instrumented after optimisation (pass/src/table.rs).
+const FLAG_LATE: u32 = 16;
 /// Bits 8 to 11 of the flags: the source language (pass/src/language.rs).
 const LANGUAGE_SHIFT: u32 = 8;
 const LANGUAGES: [&str; 5] = ["", "c", "c++", "fortran", "rust"];
@@ -88,6 +90,20 @@ pub fn lock_events() -> EventsGuard {
     EVENTS.lock()
 }
 static COUNT: AtomicU32 = AtomicU32::new(0);
+/// Registered modules instrumented before inlining and after optimisation.
+static EARLY_MODULES: AtomicU32 = AtomicU32::new(0);
+static LATE_MODULES: AtomicU32 = AtomicU32::new(0);
+
+/// Where the registered modules' probes were placed: `early`, `late`, `early and late` when
+/// modules differ, none when no module registered a routine.
+pub fn placement() -> Option<&'static str> {
+    match (EARLY_MODULES.load(Relaxed) > 0, LATE_MODULES.load(Relaxed) > 0) {
+        (true, true) => Some("early and late"),
+        (true, false) => Some("early"),
+        (false, true) => Some("late"),
+        (false, false) => None,
+    }
+}
 
 /// Number of ids handed out so far.
 pub fn count() -> u32 {
@@ -123,6 +139,10 @@ pub unsafe extern "C" fn __instrument_register_module(table: *const ModuleTable)
             table.abi, ABI_VERSION
         );
         return;
+    }
+    if table.functions > 0 {
+        let late = (*table.function_entries).flags & FLAG_LATE != 0;
+        (if late { &LATE_MODULES } else { &EARLY_MODULES }).fetch_add(1, Relaxed);
     }
     let mut events = EVENTS.lock();
     let base = events.len() as u32;

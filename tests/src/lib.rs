@@ -95,9 +95,32 @@ pub fn assert_success(output: &Output, what: &str) {
     );
 }
 
+/// The environment that makes the wrappers place probes early, for builds driven by make,
+/// CMake or autotools whose tests assert source-level counts (see [`compile`]).
+pub const EARLY: (&str, &str) = ("INSTRUMENT_PLACEMENT", "early");
+
 /// Compiles C sources into `dir/name` with `compiler` (a path or a name on PATH); `-l` flags
-/// go after the sources.
+/// go after the sources. The wrappers place probes early unless `flags` choose a placement:
+/// the fixtures assert source-level counts (every call of every routine, inlined or not),
+/// which only early placement gives; [`compile_with_defaults`] builds as a user would.
 pub fn compile(compiler: &Path, dir: &Path, name: &str, sources: &[PathBuf], flags: &[&str]) -> PathBuf {
+    let wrapper = compiler.file_name().is_some_and(|n| n.to_string_lossy().starts_with("instrument-"));
+    let chosen = flags.iter().any(|f| f.starts_with("--instrument-placement="));
+    let mut all = flags.to_vec();
+    if wrapper && !chosen {
+        all.push("--instrument-placement=early");
+    }
+    compile_with_defaults(compiler, dir, name, sources, &all)
+}
+
+/// [`compile`] with the wrappers' own defaults.
+pub fn compile_with_defaults(
+    compiler: &Path,
+    dir: &Path,
+    name: &str,
+    sources: &[PathBuf],
+    flags: &[&str],
+) -> PathBuf {
     let output_path = dir.join(name);
     let (libs, flags): (Vec<&str>, Vec<&str>) = flags.iter().partition(|f| f.starts_with("-l"));
     let output = run(Command::new(compiler).args(flags).args(sources).args(libs).arg("-o").arg(&output_path));

@@ -53,3 +53,18 @@ pub fn lua(dest: &Path) -> PathBuf {
 pub fn sqlite(dest: &Path) -> PathBuf {
     copy_source("sqlite3-src", "source", dest)
 }
+
+/// The lz4 1.10.0 distribution (top-level Makefile, lib/, programs/ with the `lz4` program).
+pub fn lz4(dest: &Path) -> PathBuf {
+    copy_source("lz4-sys", "liblz4", dest)
+}
+
+/// The zlib 1.3.1 library sources (zlib.h and the .c files; no build files).
+pub fn zlib(dest: &Path) -> PathBuf {
+    copy_source("libz-sys", "src/zlib", dest)
+}
+
+/// The xz 5.2.5 sources with their CMakeLists.txt (liblzma and the `xz` program).
+pub fn xz(dest: &Path) -> PathBuf {
+    copy_source("lzma-sys", "xz-5.2", dest)
+}

@@ -9,7 +9,7 @@ use std::process::Command;
 fn make_check(build: &Path, profile_dir: &Path, wrappers: Option<(&Path, &Path)>) -> String {
     let mut make = Command::new("make");
     make.arg("-s").arg("-C").arg(repo_root().join("bench-nas")).arg(format!("BUILD={}", build.display()));
-    make.args(["CLASS=S", "check"]).env("INSTRUMENT_PROFILE_DIR", profile_dir);
+    make.args(["CLASS=S", "check"]).env("INSTRUMENT_PROFILE_DIR", profile_dir).env(EARLY.0, EARLY.1);
     if let Some((cc, fc)) = wrappers {
         make.arg(format!("CC={}", cc.display())).arg(format!("FC={}", fc.display()));
     }

@@ -10,7 +10,11 @@ fn make_project_builds_with_cc_instrument_cc() {
     let project = dir.path().join("project");
     copy_dir(&fixtures().join("make-project"), &project);
     let cc = bin("instrument-cc");
-    let make = run(Command::new("make").arg("-j2").arg(format!("CC={}", cc.display())).current_dir(&project));
+    let make = run(Command::new("make")
+        .arg("-j2")
+        .arg(format!("CC={}", cc.display()))
+        .env(EARLY.0, EARLY.1)
+        .current_dir(&project));
     assert_success(&make, "make CC=instrument-cc");
     let (output, profile) = run_profiled(&project.join("app"), &project);
     assert_success(&output, "app");

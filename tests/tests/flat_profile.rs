@@ -158,4 +158,6 @@ fn late_placement_measures_only_what_survived_inlining() {
     assert!(function(&late_profile, "fib").calls < 242_785, "clang inlines fib into itself at -O2");
     assert!(has_function(&late_profile, "main"));
     assert_inclusive_covers_exclusive(&late_profile);
+    assert_eq!(early_profile.placement.as_deref(), Some("early"));
+    assert_eq!(late_profile.placement.as_deref(), Some("late"));
 }

@@ -10,12 +10,17 @@ use std::process::Command;
 fn build(dir: &Path, cc: &Path, fc: &Path, name: &str) -> std::path::PathBuf {
     let fixture = fixtures().join("mixed");
     let object = dir.join(format!("{name}-integrate.o"));
-    let compile =
-        run(Command::new(cc).args(["-O2", "-c"]).arg(fixture.join("integrate.c")).arg("-o").arg(&object));
+    let compile = run(Command::new(cc)
+        .env(EARLY.0, EARLY.1)
+        .args(["-O2", "-c"])
+        .arg(fixture.join("integrate.c"))
+        .arg("-o")
+        .arg(&object));
     assert_success(&compile, &format!("{} -c integrate.c", cc.display()));
     let program = dir.join(name);
     // In `dir`: flang writes the module file (callbacks.mod) to the working directory.
     let link = run(Command::new(fc)
+        .env(EARLY.0, EARLY.1)
         .current_dir(dir)
         .arg("-O2")
         .arg(fixture.join("main.f90"))

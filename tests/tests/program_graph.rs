@@ -141,7 +141,8 @@ fn events_can_be_chosen_by_environment_variable() {
         .arg("-o")
         .arg(&program)
         .arg("-lm")
-        .env("INSTRUMENT_EVENTS", "loops"));
+        .env("INSTRUMENT_EVENTS", "loops")
+        .env(EARLY.0, EARLY.1));
     assert_success(&out, "build with INSTRUMENT_EVENTS=loops");
     let (output, profile) = run_profiled(&program, dir.path());
     assert_success(&output, "loops");

@@ -1,6 +1,7 @@
 //! Real builds, each the way its users run it: a CMake project, `./configure CC=instrument-cc
 //! && make`, Lua's and SQLite's own sources (fetched through cargo at test time), a multi-file
-//! Fortran program with modules and a threaded C++ program with templates and exceptions.
+//! Fortran program with modules, a threaded C++ program with templates and exceptions, and lz4
+//! built with the wrappers' defaults.
 //! Each is built plainly and instrumented; both must behave identically (output and exit code)
 //! and the instrumented one must give a plausible profile with exact counts where the program
 //! fixes them.
@@ -42,7 +43,7 @@ fn assert_same_behaviour(plain: &Output, instrumented: &Output, what: &str) {
 }
 
 fn make(dir: &Path, args: &[String]) {
-    let output = run(Command::new("make").arg("-j2").args(args).current_dir(dir));
+    let output = run(Command::new("make").arg("-j2").args(args).env(EARLY.0, EARLY.1).current_dir(dir));
     assert_success(&output, &format!("make {args:?} in {}", dir.display()));
 }
 
@@ -60,6 +61,7 @@ fn cmake_project_with_cmake_c_compiler_instrument_cc() {
         let events = ("INSTRUMENT_EVENTS", "all");
         let configure = run(Command::new("cmake")
             .env(events.0, events.1)
+            .env(EARLY.0, EARLY.1)
             .arg("-S")
             .arg(fixtures().join("cmake-project"))
             .arg("-B")
@@ -67,7 +69,12 @@ fn cmake_project_with_cmake_c_compiler_instrument_cc() {
             .arg(format!("-DCMAKE_C_COMPILER={}", compiler.display()))
             .arg("-DCMAKE_BUILD_TYPE=Release"));
         assert_success(&configure, &format!("cmake configure with {}", compiler.display()));
-        let build = run(Command::new("cmake").env(events.0, events.1).arg("--build").arg(&out).arg("-j2"));
+        let build = run(Command::new("cmake")
+            .env(events.0, events.1)
+            .env(EARLY.0, EARLY.1)
+            .arg("--build")
+            .arg(&out)
+            .arg("-j2"));
         assert_success(&build, &format!("cmake --build with {}", compiler.display()));
         out.join("matrices")
     };
@@ -105,8 +112,10 @@ fn autotools_configure_and_make_with_cc_instrument_cc() {
     let build = |cc: &Path, name: &str| {
         let tree = dir.path().join(name);
         copy_dir(&source, &tree);
-        let configure =
-            run(Command::new("./configure").arg(format!("CC={}", cc.display())).current_dir(&tree));
+        let configure = run(Command::new("./configure")
+            .arg(format!("CC={}", cc.display()))
+            .env(EARLY.0, EARLY.1)
+            .current_dir(&tree));
         assert_success(&configure, &format!("./configure CC={}", cc.display()));
         let said = String::from_utf8_lossy(&configure.stdout);
         assert!(said.contains("checking whether we are cross compiling... no"), "ran programs: {said}");
@@ -277,5 +286,72 @@ fn cpp_program_with_templates_exceptions_and_threads() {
     assert_eq!(get("Account<long>::deposit(long)") + refused, 4 + 4001, "each transfer deposits or throws");
     assert_eq!(profile.threads.len(), 5, "main and four tellers: {:?}", profile.threads);
     assert_eq!(profile.totals.unmatched_exits, 0);
+    assert_inclusive_covers_exclusive(&profile);
+}
+
+/// A deterministic text of `bytes` bytes: words from a small vocabulary, as prose compresses.
+fn words_text(bytes: usize) -> Vec<u8> {
+    const WORDS: [&str; 8] = ["probe", "inline", "the", "of", "loop", "clock", "a", "routine"];
+    let mut state: u64 = 7;
+    let mut text = Vec::with_capacity(bytes + 16);
+    while text.len() < bytes {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        text.extend_from_slice(WORDS[(state >> 33) as usize % WORDS.len()].as_bytes());
+        text.push(if (state >> 40).is_multiple_of(9) { b'\n' } else { b' ' });
+    }
+    text
+}
+
+/// The functions a binary defines (`nm`'s text symbols).
+fn defined_functions(binary: &Path) -> std::collections::BTreeSet<String> {
+    let nm = run(Command::new("llvm-nm-22").arg("--defined-only").arg(binary));
+    assert_success(&nm, "llvm-nm-22");
+    String::from_utf8_lossy(&nm.stdout)
+        .lines()
+        .filter_map(|l| {
+            l.split_whitespace().collect::<Vec<_>>().get(1..3).map(|t| (t[0].to_owned(), t[1].to_owned()))
+        })
+        .filter(|(kind, _)| matches!(kind.as_str(), "T" | "t" | "W"))
+        .map(|(_, name)| name)
+        .collect()
+}
+
+/// lz4 (inline-heavy C) built by its own makefile with `CC=instrument-cc` and no setting at all:
+/// the default placement leaves the compiled code as the plain build's, so every routine the
+/// profile shows exists in the plain binary (early placement keeps dozens the plain build
+/// inlines), and the program's output is byte for byte the plain one's.
+#[test]
+fn lz4_built_with_the_defaults_keeps_the_plain_builds_routines() {
+    let dir = scratch();
+    let build = |cc: String, name: &str| {
+        let tree = third_party::lz4(&dir.path().join(name));
+        let output = run(Command::new("make")
+            .args(["-s", "-j2", "lz4", &format!("CC={cc}")])
+            .env_remove(EARLY.0)
+            .current_dir(tree.join("programs")));
+        assert_success(&output, &format!("make lz4 CC={cc}"));
+        tree.join("programs/lz4")
+    };
+    let plain = build("clang-22".into(), "plain");
+    let instrumented = build(bin("instrument-cc").display().to_string(), "instrumented");
+    let input = dir.path().join("input.txt");
+    std::fs::write(&input, words_text(3 << 20)).unwrap();
+    let input = input.to_str().unwrap();
+    let profiles = new_dir(dir.path(), "profiles");
+    let args = ["-c", "-1", "-T1", input];
+    let plain_run = run(Command::new(&plain).args(args));
+    let (instrumented_run, profile) = run_profiled_with(&instrumented, &profiles, &args);
+    assert_same_behaviour(&plain_run, &instrumented_run, "lz4 -c -1 -T1");
+    assert!(plain_run.stdout.len() > 1000 && plain_run.stdout.len() < 3 << 20, "lz4 compressed the text");
+
+    assert_eq!(profile.placement.as_deref(), Some("late"), "the wrappers' default");
+    let plain_functions = defined_functions(&plain);
+    let kept: Vec<&str> =
+        profile.functions.iter().map(|f| f.name.as_str()).filter(|n| !plain_functions.contains(*n)).collect();
+    assert!(kept.is_empty(), "routines the plain build inlined: {kept:?}");
+    assert!(profile.functions.len() >= 10, "lz4's surviving routines are measured: {:?}", profile.functions);
+    assert_eq!(function(&profile, "main").calls, 1);
+    assert_eq!(profile.totals.unmatched_exits, 0);
+    assert_eq!(profile.totals.frames_closed_at_exit, 0);
     assert_inclusive_covers_exclusive(&profile);
 }

@@ -44,12 +44,8 @@ const INSTRUMENTED: Variant = Variant { name: "instrumented", instrumented: true
 const LUA_VARIANTS: &[Variant] = &[
     PLAIN,
     INSTRUMENTED,
-    Variant { name: "late placement", instrumented: true, env: &[("INSTRUMENT_PLACEMENT", "late")] },
-    Variant {
-        name: "late, >= 20 instructions",
-        instrumented: true,
-        env: &[("INSTRUMENT_PLACEMENT", "late"), ("INSTRUMENT_MIN_INSTRUCTIONS", "20")],
-    },
+    Variant { name: "early placement", instrumented: true, env: &[("INSTRUMENT_PLACEMENT", "early")] },
+    Variant { name: ">= 20 instructions", instrumented: true, env: &[("INSTRUMENT_MIN_INSTRUCTIONS", "20")] },
 ];
 
 impl Variant {

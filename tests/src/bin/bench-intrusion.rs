@@ -1,0 +1,264 @@
+//! `bench-intrusion`: what instrumenting does to real programs' run time, per probe placement,
+//! measured in one run so the ratios hold on a noisy machine. Each project (lz4, zlib, xz, Lua:
+//! inline-heavy C nobody here wrote) is built plainly, with the wrappers' defaults and with
+//! early placement; then every round runs each build once, in turn, on the same input, and the
+//! ratio to the plain run of the same round is kept. The table gives each build's median ratio
+//! with its 95 % interval (sign-test order statistics), checks that every run printed exactly
+//! what the plain build printed, and says what the default build's profile holds.
+//!
+//! `cargo run --release -p instrument-tests --bin bench-intrusion -- [--rounds N] [--only lz4,xz]`
+//! (after `cargo build --release --workspace`; target: the default build under 1.10 on each).
+
+use clap::Parser;
+use instrument_driver::experiment::interval::{median_interval, Interval};
+use instrument_tests::{bin, bin_dir, copy_dir, fixtures, third_party};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(about = "Run time of real programs instrumented per placement, as ratios to plain from one run")]
+struct Args {
+    /// Rounds; each runs every build once
+    #[arg(long, default_value_t = 7)]
+    rounds: u32,
+    /// Only these projects (lz4, zlib, xz, lua)
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
+    /// Print JSON instead of the table
+    #[arg(long)]
+    json: bool,
+}
+
+/// How a build compiles: plain compilers or the wrappers, and the wrappers' settings.
+#[derive(Clone, Copy)]
+struct Variant {
+    name: &'static str,
+    instrumented: bool,
+    env: &'static [(&'static str, &'static str)],
+}
+
+const VARIANTS: &[Variant] = &[
+    Variant { name: "plain", instrumented: false, env: &[] },
+    Variant { name: "default", instrumented: true, env: &[] },
+    Variant { name: "early", instrumented: true, env: &[("INSTRUMENT_PLACEMENT", "early")] },
+];
+
+impl Variant {
+    fn cc(self) -> String {
+        if self.instrumented {
+            bin("instrument-cc").display().to_string()
+        } else {
+            "clang-22".into()
+        }
+    }
+    fn command(self, program: &str, dir: &Path) -> Command {
+        let mut command = Command::new(program);
+        for (name, _) in std::env::vars_os() {
+            if name.to_string_lossy().starts_with("INSTRUMENT_") {
+                command.env_remove(name);
+            }
+        }
+        command.current_dir(dir).envs(self.env.iter().copied());
+        let path = format!("{}:{}", bin_dir().display(), std::env::var("PATH").unwrap_or_default());
+        command.env("PATH", path);
+        command
+    }
+}
+
+/// A project: its sources, its build (returns the program) and its workload's arguments.
+struct Project {
+    name: &'static str,
+    source: fn(&Path) -> PathBuf,
+    build: fn(Variant, &Path) -> PathBuf,
+    workload: fn(&Path) -> Vec<String>,
+}
+
+const PROJECTS: &[Project] = &[
+    Project {
+        name: "lz4",
+        source: third_party::lz4,
+        build: build_lz4,
+        workload: |input| args(&["-c", "-1"], input),
+    },
+    Project {
+        name: "zlib",
+        source: third_party::zlib,
+        build: build_zlib,
+        workload: |_| vec!["24576".into()],
+    },
+    Project {
+        name: "xz",
+        source: third_party::xz,
+        build: build_xz,
+        workload: |input| args(&["-c", "-2", "-T1"], input),
+    },
+    Project {
+        name: "lua",
+        source: third_party::lua,
+        build: build_lua,
+        workload: |_| vec![fixtures().join("lua/workload.lua").display().to_string(), "12".into()],
+    },
+];
+
+fn args(flags: &[&str], input: &Path) -> Vec<String> {
+    flags.iter().map(|f| f.to_string()).chain([input.display().to_string()]).collect()
+}
+
+fn checked(command: &mut Command, what: &str) {
+    let output = command.output().unwrap_or_else(|e| panic!("cannot run {what}: {e}"));
+    assert!(output.status.success(), "{what} failed:\n{}", String::from_utf8_lossy(&output.stderr));
+}
+
+fn build_lz4(v: Variant, tree: &Path) -> PathBuf {
+    let cc = format!("CC={}", v.cc());
+    checked(v.command("make", &tree.join("programs")).args(["-s", "-j2", "lz4", &cc]), "make lz4");
+    tree.join("programs/lz4")
+}
+
+fn build_zlib(v: Variant, tree: &Path) -> PathBuf {
+    let mut cc = v.command(&v.cc(), tree);
+    cc.args(["-O2", "-DHAVE_UNISTD_H", "-DHAVE_STDARG_H", "-I."]);
+    for entry in std::fs::read_dir(tree).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "c") {
+            cc.arg(path);
+        }
+    }
+    cc.arg(fixtures().join("zpipe.c")).args(["-o", "zpipe"]);
+    checked(&mut cc, "compiling zlib and zpipe.c");
+    tree.join("zpipe")
+}
+
+fn build_xz(v: Variant, tree: &Path) -> PathBuf {
+    let build = tree.join("build");
+    let cc = format!("-DCMAKE_C_COMPILER={}", v.cc());
+    checked(
+        v.command("cmake", tree).args(["-S", ".", "-B", "build", "-DCMAKE_BUILD_TYPE=Release", &cc]),
+        "cmake xz",
+    );
+    checked(v.command("cmake", tree).args(["--build", "build", "-j2", "--target", "xz"]), "building xz");
+    build.join("xz")
+}
+
+fn build_lua(v: Variant, tree: &Path) -> PathBuf {
+    let cc = format!("CC={} -std=gnu99", v.cc());
+    checked(v.command("make", tree).args(["-s", "-j2", "linux", &cc]), "make lua");
+    tree.join("src/lua")
+}
+
+/// A text of words from a small vocabulary, from a fixed seed: compresses as prose does.
+fn write_input(path: &Path, bytes: usize) {
+    const WORDS: [&str; 15] = [
+        "profile", "inline", "probe", "routine", "the", "of", "loop", "compile", "measure", "time", "call",
+        "and", "a", "stack", "clock",
+    ];
+    let mut state: u64 = 12345;
+    let mut text = String::with_capacity(bytes + 16);
+    while text.len() < bytes {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let r = (state >> 33) as usize;
+        text.push_str(WORDS[r % 15]);
+        text.push(if r.is_multiple_of(11) { '\n' } else { ' ' });
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+#[derive(serde::Serialize)]
+struct Row {
+    project: &'static str,
+    build: &'static str,
+    median_s: f64,
+    ratio: Interval,
+    placement: Option<String>,
+    routines: usize,
+    calls: u64,
+}
+
+/// Builds every variant, then `rounds` rounds of one run each; ratios to the round's plain run.
+fn measure(project: &Project, args: &Args, scratch: &Path, input: &Path) -> Vec<Row> {
+    let source = (project.source)(&scratch.join(format!("{}-source", project.name)));
+    let programs: Vec<PathBuf> = VARIANTS
+        .iter()
+        .map(|v| {
+            eprintln!("building {} ({})", project.name, v.name);
+            let tree = scratch.join(format!("{}-{}", project.name, v.name));
+            copy_dir(&source, &tree);
+            (project.build)(*v, &tree)
+        })
+        .collect();
+    let workload = (project.workload)(input);
+    let mut seconds = vec![Vec::new(); VARIANTS.len()];
+    let mut expected: Option<Vec<u8>> = None;
+    for round in 0..args.rounds {
+        eprintln!("running {} ({}/{})", project.name, round + 1, args.rounds);
+        for (i, (v, program)) in VARIANTS.iter().zip(&programs).enumerate() {
+            let profiles = scratch.join(format!("profiles-{}-{}", project.name, v.name));
+            std::fs::create_dir_all(&profiles).unwrap();
+            let mut command = v.command(&program.display().to_string(), &profiles);
+            command.args(&workload).env("INSTRUMENT_PROFILE_DIR", &profiles);
+            let start = Instant::now();
+            let output = command.output().expect("the workload runs");
+            seconds[i].push(start.elapsed().as_secs_f64());
+            assert!(output.status.success(), "{} ({}) failed", project.name, v.name);
+            let digest = output.stdout;
+            match &expected {
+                None => expected = Some(digest),
+                Some(e) => {
+                    assert!(*e == digest, "{} ({}) printed something else than plain", project.name, v.name)
+                }
+            }
+        }
+    }
+    rows(project, scratch, &seconds)
+}
+
+fn rows(project: &Project, scratch: &Path, seconds: &[Vec<f64>]) -> Vec<Row> {
+    VARIANTS
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let ratios: Vec<f64> = seconds[i].iter().zip(&seconds[0]).map(|(s, p)| s / p).collect();
+            let profiles = scratch.join(format!("profiles-{}-{}", project.name, v.name));
+            let profile =
+                instrument_tests::profile_paths(&profiles).first().map(|p| instrument_tests::load_profile(p));
+            Row {
+                project: project.name,
+                build: v.name,
+                median_s: instrument_driver::experiment::interval::median(&seconds[i]).unwrap_or(0.0),
+                ratio: median_interval(&ratios).expect("at least one round"),
+                placement: profile.as_ref().and_then(|p| p.placement.clone()),
+                routines: profile.as_ref().map_or(0, |p| p.functions.len()),
+                calls: profile.as_ref().map_or(0, |p| p.functions.iter().map(|f| f.calls).sum()),
+            }
+        })
+        .collect()
+}
+
+fn main() {
+    let args = Args::parse();
+    let scratch = tempfile::Builder::new().prefix("bench-intrusion").tempdir().expect("scratch directory");
+    let input = scratch.path().join("input.txt");
+    write_input(&input, 24 << 20);
+    let wanted = |p: &&Project| args.only.is_empty() || args.only.iter().any(|o| o == p.name);
+    let rows: Vec<Row> =
+        PROJECTS.iter().filter(wanted).flat_map(|p| measure(p, &args, scratch.path(), &input)).collect();
+    if args.json {
+        println!("{}", serde_json::json!({ "rounds": args.rounds, "rows": rows }));
+        return;
+    }
+    println!("Run time against the plain build, median of {} paired rounds [95 % interval]", args.rounds);
+    println!("(target: the default build under 1.10; identical output checked on every run)\n");
+    println!(
+        "{:<6} {:<8} {:>9} {:>26} {:>10} {:>9} {:>12}",
+        "", "build", "median s", "ratio", "placement", "routines", "calls"
+    );
+    for r in &rows {
+        let ratio = format!("{:.3} [{:.3}, {:.3}]", r.ratio.median, r.ratio.low, r.ratio.high);
+        let placement = r.placement.as_deref().unwrap_or("-");
+        println!(
+            "{:<6} {:<8} {:>9.3} {:>26} {:>10} {:>9} {:>12}",
+            r.project, r.build, r.median_s, ratio, placement, r.routines, r.calls
+        );
+    }
+}
