@@ -186,7 +186,7 @@ pub fn probes(settings: &Settings) -> Result<()> {
         }
         let ns_per_event = instrumented_ns.saturating_sub(plain_ns) as f64 / events as f64;
         let kind = if f.kind == "loop" { ProbeKind::Loop } else { ProbeKind::Routine };
-        let model_ns_per_event = profile.overhead_of(kind, 1, 0);
+        let model_ns_per_event = profile.overhead.as_ref().map_or(0.0, |o| o.costs.of(kind, 1, 0));
         fixtures.push(FixtureResult {
             name: f.name,
             kind: f.kind,

@@ -90,7 +90,7 @@ impl Row {
             exclusive_ns: f.exclusive_ns,
             inclusive_ns: f.inclusive_ns,
             compensated: f.compensated,
-            overhead_ns: profile.overhead_of(ProbeKind::Routine, f.calls, f.untimed_calls),
+            overhead_ns: profile.overhead_of(f.id, ProbeKind::Routine, f.calls, f.untimed_calls),
             shown: view.times(f.exclusive_ns, f.inclusive_ns, f.compensated),
         }
     }
@@ -208,7 +208,7 @@ pub fn event_rows_in(profile: &Profile, view: View, order: Order) -> (Vec<EventR
             exclusive_ns: l.exclusive_ns,
             inclusive_ns: l.inclusive_ns,
             compensated: l.compensated,
-            overhead_ns: profile.overhead_of(ProbeKind::Loop, l.count, l.untimed_calls),
+            overhead_ns: profile.overhead_of(l.id, ProbeKind::Loop, l.count, l.untimed_calls),
             shown: view.times(l.exclusive_ns, l.inclusive_ns, l.compensated),
         })
         .collect();
@@ -227,7 +227,7 @@ pub fn event_rows_in(profile: &Profile, view: View, order: Order) -> (Vec<EventR
             exclusive_ns: c.exclusive_ns,
             inclusive_ns: c.inclusive_ns,
             compensated: c.compensated,
-            overhead_ns: profile.overhead_of(ProbeKind::Routine, c.count, c.untimed_calls),
+            overhead_ns: profile.overhead_of(c.id, ProbeKind::Routine, c.count, c.untimed_calls),
             shown: view.times(c.exclusive_ns, c.inclusive_ns, c.compensated),
         })
         .collect();
@@ -471,7 +471,7 @@ pub fn overhead_note(profile: &Profile) -> Option<String> {
     );
     let top = profile
         .activations()
-        .map(|(id, kind, calls, untimed)| (id, o.costs.of(kind, calls, untimed)))
+        .map(|(id, kind, calls, untimed)| (id, o.of_event(id, kind, calls, untimed)))
         .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
     if let Some((id, ns)) = top.filter(|&(_, ns)| ns > 0.0 && o.total_ns > 0.0) {
         let _ = write!(note, "; most from {} ({:.0} %)", event_name(profile, id), 100.0 * ns / o.total_ns);

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 mod overhead;
 mod validate;
 
-pub use overhead::{Overhead, PairCosts, ProbeCosts, ProbeKind};
+pub use overhead::{EventCosts, Overhead, PairCosts, ProbeCosts, ProbeKind};
 
 /// Identifies the file kind; written as the `format` field.
 pub const FORMAT: &str = "instrument-profile";

@@ -24,6 +24,22 @@ pub struct Overhead {
     /// `total_ns` as a share of the run's wall time, in percent (threads add up, so a
     /// multi-threaded run can exceed 100).
     pub percent_of_run: f64,
+    /// Events whose probe costs were measured in place while the program ran (rt/src/inplace.rs:
+    /// hot events with compensation on, throttled events always): `total_ns` counts their
+    /// activations at these costs instead of `costs`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub in_place: Vec<EventCosts>,
+}
+
+/// One event's probe pair costs measured in place, in nanoseconds.
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct EventCosts {
+    pub id: u32,
+    /// A timed activation.
+    pub measured_ns: f64,
+    /// A counted-only activation.
+    pub counted_ns: f64,
 }
 
 /// What a probe pair costs, per probe kind.
@@ -88,9 +104,21 @@ impl crate::Profile {
         routines.chain(loops).chain(sites)
     }
 
-    /// The probe overhead in nanoseconds of `calls` activations of a `kind` event, `untimed` of
-    /// them counted only, at the profile's measured costs (0 when the profile has none).
-    pub fn overhead_of(&self, kind: ProbeKind, calls: u64, untimed: u64) -> f64 {
-        self.overhead.as_ref().map_or(0.0, |o| o.costs.of(kind, calls, untimed))
+    /// The probe overhead in nanoseconds of `calls` activations of event `id` (a `kind` probe),
+    /// `untimed` of them counted only: at its in-place costs where they were measured, else at
+    /// the profile's calibrated costs (0 when the profile has none).
+    pub fn overhead_of(&self, id: u32, kind: ProbeKind, calls: u64, untimed: u64) -> f64 {
+        self.overhead.as_ref().map_or(0.0, |o| o.of_event(id, kind, calls, untimed))
+    }
+}
+
+impl Overhead {
+    /// [`crate::Profile::overhead_of`] with this section's costs.
+    pub fn of_event(&self, id: u32, kind: ProbeKind, calls: u64, untimed: u64) -> f64 {
+        match self.in_place.iter().find(|e| e.id == id) {
+            Some(e) => PairCosts { measured_ns: e.measured_ns, counted_ns: e.counted_ns, off_ns: 0.0 }
+                .of(calls.saturating_sub(untimed), untimed),
+            None => self.costs.of(kind, calls, untimed),
+        }
     }
 }

@@ -21,6 +21,11 @@
 //! loop for reasons that grow with every instruction they execute (cache misses in flight),
 //! that counted estimate is low.
 //!
+//! Without compensation, only events being throttled are estimated, from the moment they are
+//! throttled: their calls are only counted from then on anyway, so the windows cost the profile
+//! nothing, and their costs make the profile's overhead figure honest (a counted call next to a
+//! dependency chain costs nothing, not the calibrated counted cost).
+//!
 //! Only one event is estimated at a time, by one thread (the first to offer a hot event when
 //! none is estimated). A timed window ends at a timed exit of the event (no activation of a
 //! non-recursive event is then open on this thread); a counted window ends at a counted entry,
@@ -68,6 +73,10 @@ pub struct Cost {
 
 static TABLE: AtomicPtr<Cost> = AtomicPtr::new(std::ptr::null_mut());
 static ENABLED: AtomicU32 = AtomicU32::new(0);
+/// Whether hot events that are measured are offered too (the `inplace` compensation strategy);
+/// otherwise only events being throttled are (their calls are counted only from then on anyway,
+/// so estimating them costs the profile nothing).
+static HOT_OFFERS: AtomicU32 = AtomicU32::new(0);
 /// The event under estimation (NONE: none), and the thread that keeps its windows.
 static TARGET: AtomicU32 = AtomicU32::new(NONE);
 static OWNER: AtomicPtr<ThreadState> = AtomicPtr::new(std::ptr::null_mut());
@@ -122,6 +131,8 @@ struct Windows {
     timed_per: i64,
     counted_per: i64,
     pairs: usize,
+    /// The event's mode once the estimation ends: measured, or counted for a throttled event.
+    after: u8,
     differences: [i64; MAX_PAIRS],
 }
 
@@ -142,15 +153,19 @@ static WINDOWS: Owned = Owned(UnsafeCell::new(Windows {
     timed_per: 0,
     counted_per: 0,
     pairs: 0,
+    after: switch::MEASURED,
     differences: [0; MAX_PAIRS],
 }));
 
-/// Maps the cost table and switches estimation on (start-up, with the `inplace` strategy).
-/// Without the table nothing is estimated and calibration serves every event.
-pub fn start() {
+/// Maps the cost table and switches estimation on (start-up): for every hot event with the
+/// `inplace` compensation strategy (`hot`), else for events being throttled only, whose costs
+/// make the profile's overhead honest. Without the table nothing is estimated and calibration
+/// serves every event.
+pub fn start(hot: bool) {
     let bytes = switch::TABLE_LEN as usize * size_of::<Cost>();
     if let Some(table) = pages::map(bytes) {
         TABLE.store(table.as_ptr().cast(), Relaxed);
+        HOT_OFFERS.store(u32::from(hot), Relaxed);
         ENABLED.store(1, Relaxed);
     }
 }
@@ -181,9 +196,22 @@ pub unsafe fn before_timed_charge(ts: &mut ThreadState, id: u32, kind: usize, re
     let calls = record.calls + 1;
     if at_end(calls) {
         timed_boundary(ts, id, calls, record.active.saturating_sub(1));
-    } else if due(calls) {
-        offer(ts, id, kind, calls, record.incl);
+    } else if due(calls) && HOT_OFFERS.load(Relaxed) != 0 {
+        offer(ts, id, kind, calls, record.incl, switch::MEASURED);
     }
+}
+
+/// Offers event `id` (probe `kind`), which its timed exit on `state` (its counts as charged:
+/// `calls`, `incl`) has just throttled: estimated, it goes back to being counted.
+#[cold]
+#[inline(never)]
+pub unsafe fn offer_throttled(state: *mut ThreadState, id: u32, kind: usize, calls: u64, incl: u64) {
+    offer(state, id, kind, calls, incl, switch::COUNTED);
+}
+
+/// Whether event `id` is under estimation (its mode is the estimation's until it ends).
+pub fn estimating(id: u32) -> bool {
+    TARGET.load(Relaxed) == id
 }
 
 /// Whether an event timed `calls` times on a thread is offered now: at HOT and every power of
@@ -202,15 +230,16 @@ pub fn at_end(count: u64) -> bool {
 }
 
 /// Offers event `id` (probe `kind`), at a timed exit on `state` that brings its calls to
-/// `calls`, for estimation; the first window (counted) starts here.
+/// `calls`, for estimation; the first window (counted) starts here, and the event is left in
+/// mode `after` when the estimation ends.
 #[cold]
 #[inline(never)]
-unsafe fn offer(state: *mut ThreadState, id: u32, kind: usize, calls: u64, incl: u64) {
+unsafe fn offer(state: *mut ThreadState, id: u32, kind: usize, calls: u64, incl: u64, after: u8) {
     if !enabled()
         || id >= switch::TABLE_LEN
         || given_up(id)
         || registry::nests(id)
-        || switch::mode(id) != switch::MEASURED
+        || switch::mode(id) != after
     {
         return;
     }
@@ -228,7 +257,7 @@ unsafe fn offer(state: *mut ThreadState, id: u32, kind: usize, calls: u64, incl:
     let counted = (*(*state).records.add(id as usize)).counted;
     // SAFETY: this thread just won TARGET, so it alone touches the windows (see `Owned`).
     let w = &mut *WINDOWS.0.get();
-    (w.id, w.kind, w.window, w.largest, w.budget) = (id, kind, window, largest, budget);
+    (w.id, w.kind, w.window, w.largest, w.budget, w.after) = (id, kind, window, largest, budget, after);
     (w.spent, w.done, w.pairs) = (0, 0, 0);
     begin(w, counted, id);
 }
@@ -249,17 +278,17 @@ fn timed(n: u32) -> bool {
 /// estimation, the timed window ends here.
 #[cold]
 #[inline(never)]
-unsafe fn timed_boundary(ts: &mut ThreadState, id: u32, calls: u64, active: u64) {
+pub unsafe fn timed_boundary(ts: &mut ThreadState, id: u32, calls: u64, active: u64) {
     if !is_owner(ts, id) {
         return;
     }
     let now = clock::now();
-    if active != 0 {
-        GIVEN_UP.store(u64::from(id) + 1, Relaxed);
-        return release(switch::MEASURED);
-    }
     // SAFETY: this thread owns the estimation (see `Owned`).
     let w = &mut *WINDOWS.0.get();
+    if active != 0 {
+        GIVEN_UP.store(u64::from(id) + 1, Relaxed);
+        return release(w.after);
+    }
     if close_window(w, now, calls) {
         return;
     }
@@ -318,7 +347,7 @@ fn close_window(w: &mut Windows, now: u64, count: u64) -> bool {
     let exhausted = w.pairs >= MAX_PAIRS || w.spent >= w.budget;
     if w.done.is_multiple_of(2) && w.pairs >= MIN_PAIRS && (exhausted || settled(w)) {
         publish(w);
-        release(switch::MEASURED);
+        release(w.after);
         return true;
     }
     false
@@ -355,8 +384,10 @@ unsafe fn give_up_stale(state: *mut ThreadState, now: u64) {
     } else {
         GIVEN_UP.store(u64::from(w.id) + 1, Relaxed);
     }
-    // An activation that began counted may still be open: its exit must not be reconciled.
-    let mode = if timed(w.done) { switch::MEASURED } else { instrument_live::MODE_LENIENT };
+    // An activation that began counted may still be open: its exit must not be reconciled
+    // (a throttled event's exits never are).
+    let mode =
+        if timed(w.done) || w.after != switch::MEASURED { w.after } else { instrument_live::MODE_LENIENT };
     release(mode);
 }
 
@@ -381,7 +412,7 @@ pub fn finish() {
     if w.pairs >= MIN_PAIRS {
         publish(w);
     }
-    release(switch::MEASURED);
+    release(w.after);
 }
 
 /// The trimmed mean of the pair differences (a tenth cut at each end: a preempted window is an

@@ -21,6 +21,7 @@ mod callpath;
 pub mod clock;
 mod compensate;
 mod exec;
+mod hint;
 mod inplace;
 mod lifecycle;
 mod live;

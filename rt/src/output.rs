@@ -9,8 +9,8 @@ use crate::registry;
 use crate::thread::{self, Counters, Record};
 use crate::{compensate, mpi, overhead};
 use instrument_profile::{
-    Clock, Communication, Compensation, InPlaceCost, Mpi, Overhead, PairCosts, Piggyback, ProbeCost,
-    ProbeCosts, Profile, Recalibration, Totals, FORMAT, VERSION,
+    Clock, Communication, Compensation, EventCosts, InPlaceCost, Mpi, Overhead, PairCosts, Piggyback,
+    ProbeCost, ProbeCosts, Profile, Recalibration, Totals, FORMAT, VERSION,
 };
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
@@ -113,8 +113,11 @@ pub fn write(snapshot: &Snapshot, calibration: &Calibration, ending: &Ending) ->
     if let (Ok(path), Some(_)) = (&result, std::env::var_os("INSTRUMENT_VERBOSE")) {
         eprintln!("instrument: profile written to {}", path.display());
     }
-    if result.is_ok() {
+    if let Ok(path) = &result {
         remove_stale_temporaries(&directory, ending.pid);
+        if ending.ended_by.is_none() {
+            crate::hint::after_write(&profile, path);
+        }
     }
     result
 }
@@ -351,7 +354,8 @@ fn build(snapshot: &Snapshot, calibration: &Calibration) -> Profile {
     let (records, dropped) = mpi::records();
     profile.communication = communication(&records, &events.canonical, &infos, &units);
     profile.totals.communication_dropped = dropped;
-    profile.overhead = costs.map(|costs| overhead_section(&profile, costs, &units));
+    profile.overhead =
+        costs.map(|costs| overhead_section(&profile, costs, &event_costs(&events.canonical, &units), &units));
     profile
 }
 
@@ -438,8 +442,29 @@ fn probe_cost(costs: &overhead::Costs, kind: usize, units: &assemble::Units) -> 
     ProbeCost { inclusive_overhead_ns: outer, own_ns: own, exclusive_overhead_ns: outer - own }
 }
 
-/// The measured costs, and every event's activations times them.
-fn overhead_section(profile: &Profile, costs: &overhead::Costs, units: &assemble::Units) -> Overhead {
+/// The in-place costs of the events that have them (inplace.rs's table, as compensation uses
+/// them), under their canonical ids.
+fn event_costs(canonical: &[u32], units: &assemble::Units) -> Vec<EventCosts> {
+    let mut list: Vec<EventCosts> = Vec::new();
+    for (id, &canonical_id) in canonical.iter().enumerate() {
+        let (timed, counted) = crate::inplace::costs(id as u32);
+        if timed == 0 || list.iter().any(|e| e.id == canonical_id) {
+            continue;
+        }
+        let (measured_ns, counted_ns) = (scaled_ns(timed, units), scaled_ns(counted, units));
+        list.push(EventCosts { id: canonical_id, measured_ns, counted_ns });
+    }
+    list
+}
+
+/// The measured costs, and every event's activations times them (in-place costs where an
+/// event has them).
+fn overhead_section(
+    profile: &Profile,
+    costs: &overhead::Costs,
+    in_place: &[EventCosts],
+    units: &assemble::Units,
+) -> Overhead {
     let pair = |kind: usize| PairCosts {
         measured_ns: scaled_ns(costs.measured[kind], units),
         counted_ns: scaled_ns(costs.counted[kind], units),
@@ -450,9 +475,12 @@ fn overhead_section(profile: &Profile, costs: &overhead::Costs, units: &assemble
         calibration_ns: units.ns(costs.ticks),
         total_ns: 0.0,
         percent_of_run: 0.0,
+        in_place: in_place.to_vec(),
     };
-    section.total_ns =
-        profile.activations().map(|(_, kind, calls, untimed)| section.costs.of(kind, calls, untimed)).sum();
+    section.total_ns = profile
+        .activations()
+        .map(|(id, kind, calls, untimed)| section.of_event(id, kind, calls, untimed))
+        .sum();
     let wall = profile.totals.wall_ns as f64;
     section.percent_of_run = if wall > 0.0 { 100.0 * section.total_ns / wall } else { 0.0 };
     section

@@ -86,8 +86,12 @@ pub fn measure() {
     if strategy.is_some() {
         crate::recalibrate::start(clock::now());
     }
-    if strategy == Some(compensate::Strategy::InPlace) {
-        crate::inplace::start();
+    // Throttled events are estimated in every run without a fixed-cost strategy (their honest
+    // overhead), every hot event with the inplace one.
+    match strategy {
+        Some(compensate::Strategy::InPlace) => crate::inplace::start(true),
+        None => crate::inplace::start(false),
+        Some(_) => {}
     }
 }
 

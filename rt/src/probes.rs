@@ -109,13 +109,14 @@ unsafe fn enter_counted(ts: &mut ThreadState, id: u32, sp: usize) {
     record.counted += 1;
     let top = &mut *ts.frames.add(depth);
     top.child_calls += 1;
-    // In-place windows run only with compensation (the inplace strategy).
     if crate::compensate::enabled() {
         let cost = crate::compensate::counted_cost(id);
         top.overhead += cost;
         if inplace::at_end(record.counted) {
             return counted_window_end(ts, id, sp, cost);
         }
+    } else if inplace::at_end(record.counted) {
+        return counted_window_end(ts, id, sp, 0);
     }
     reconcile::commit(ts, depth);
 }

@@ -45,7 +45,7 @@ pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64, kind: usiz
     parent.child_incl += inclusive;
     let record = &mut *ts.records.add(frame.id as usize);
     let compensated = if compensate::enabled() {
-        // In-place windows run only with compensation (the inplace strategy).
+        // Hot events are offered for in-place estimation only with compensation (inplace.rs).
         inplace::before_timed_charge(ts, frame.id, kind, record);
         let (outer, own) = compensate::pair_cost(frame.id, kind);
         let comp_incl = inclusive as i64 - compensate::scaled_to_ticks(own + frame.overhead) as i64;
@@ -57,12 +57,26 @@ pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64, kind: usiz
     };
     charge(record, frame, inclusive, compensated);
     if switch::due(record.calls) {
-        switch::consider(frame.id, record.calls, record.incl);
+        past_throttle_calls(ts, frame.id, kind, record);
     }
     if let Some(tree) = ts.tree.as_mut() {
         charge(&mut tree.node(frame.node).record, frame, inclusive, compensated);
     }
     commit(ts, depth - 1);
+}
+
+/// A timed exit of event `id` (probe `kind`, its record just charged) on a thread where it has
+/// reached the throttling check: the end of one of its in-place timed windows (inplace.rs
+/// estimates events without compensation only from their throttling on, on the thread that
+/// throttled them, so only here), else TAU's rule, and an offer when that throttles it.
+#[cold]
+#[inline(never)]
+unsafe fn past_throttle_calls(ts: &mut ThreadState, id: u32, kind: usize, record: &Record) {
+    if !compensate::enabled() && inplace::at_end(record.calls) {
+        inplace::timed_boundary(ts, id, record.calls, record.active);
+    } else if switch::consider(id, record.calls, record.incl) {
+        inplace::offer_throttled(ts, id, kind, record.calls, record.incl);
+    }
 }
 
 /// One finished activation of an event (or of a callpath node), with its compensated

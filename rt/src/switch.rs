@@ -146,15 +146,23 @@ pub fn due(calls: u64) -> bool {
 }
 
 /// TAU's rule for an event that is `due`: throttle it if its calls took under the limit each.
+/// True when it was throttled now.
 #[cold]
 #[inline(never)]
-pub fn consider(id: u32, calls: u64, inclusive_ticks: u64) {
-    let Some(ticks_per_ns) = clock::ticks_per_ns_estimate() else { return };
+pub fn consider(id: u32, calls: u64, inclusive_ticks: u64) -> bool {
+    // An event under in-place estimation is timed in its timed windows on purpose, and one
+    // already counted (its estimation's last timed exit) stays as it is.
+    if crate::inplace::estimating(id) || mode(id) & UNTIMED != 0 {
+        return false;
+    }
+    let Some(ticks_per_ns) = clock::ticks_per_ns_estimate() else { return false };
     let limit = THROTTLE_PER_CALL_NS.load(Relaxed) as f64 * ticks_per_ns * calls as f64;
-    if (inclusive_ticks as f64) < limit {
+    let throttle = (inclusive_ticks as f64) < limit;
+    if throttle {
         set(id, COUNTED);
         THROTTLED.set(id);
     }
+    throttle
 }
 
 /// What the profile says of event `id` at the end: (throttled during the run, switched off

@@ -117,3 +117,33 @@ fn a_run_time_selection_switches_routines_off_in_the_same_binary() {
     assert!(stderr.contains("INSTRUMENT_RUNTIME_SELECT") && stderr.contains("measuring every routine"));
     assert_eq!(function(&all, "next_random").calls, 1000);
 }
+
+/// Once throttled, a routine is estimated in place (rt/src/inplace.rs: windows of counted and
+/// timed executions), even without compensation: the profile's overhead then charges its calls
+/// what they cost where they ran, not what a probe pair costs back to back. next_random is a
+/// dependency chain whose latency hides most of a probe pair.
+#[test]
+fn a_throttled_routine_has_its_probe_cost_measured_where_it_runs() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "throttle", &[]);
+    let calls = CALLS.to_string();
+    let (_, profile) = run_with(&program, dir.path(), "default", &[&calls], &[]);
+    let f = function(&profile, "next_random");
+    assert!(f.throttled);
+    assert_eq!(f.calls, CALLS, "the windows keep every call counted");
+    assert_eq!(function(&profile, "main").child_calls, CALLS);
+    assert_eq!(profile.totals.unmatched_exits, 0);
+    let overhead = profile.overhead.as_ref().unwrap();
+    let measured = overhead.in_place.iter().find(|e| e.id == f.id).expect("next_random's in-place costs");
+    assert!(measured.measured_ns > 0.0 && measured.counted_ns >= 0.0, "{measured:?}");
+    assert!(
+        measured.measured_ns < overhead.costs.routine.measured_ns,
+        "a timed pair next to a dependency chain costs less than back to back: {measured:?} {:?}",
+        overhead.costs
+    );
+    let sum: f64 = profile
+        .activations()
+        .map(|(id, kind, calls, untimed)| overhead.of_event(id, kind, calls, untimed))
+        .sum();
+    assert!((overhead.total_ns - sum).abs() <= 1e-6 * sum.max(1.0), "the total is the events' in-place sum");
+}

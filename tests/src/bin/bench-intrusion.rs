@@ -20,7 +20,7 @@ use std::time::Instant;
 #[command(about = "Run time of real programs instrumented per placement, as ratios to plain from one run")]
 struct Args {
     /// Rounds; each runs every build once
-    #[arg(long, default_value_t = 7)]
+    #[arg(long, default_value_t = 9)]
     rounds: u32,
     /// Only these projects (lz4, zlib, xz, lua)
     #[arg(long, value_delimiter = ',')]
@@ -226,13 +226,21 @@ fn rows(project: &Project, scratch: &Path, seconds: &[Vec<f64>]) -> Vec<Row> {
                 project: project.name,
                 build: v.name,
                 median_s: instrument_driver::experiment::interval::median(&seconds[i]).unwrap_or(0.0),
-                ratio: median_interval(&ratios).expect("at least one round"),
+                ratio: median_interval(&ratios).unwrap_or_else(|| whole_range(&ratios)),
                 placement: profile.as_ref().and_then(|p| p.placement.clone()),
                 routines: profile.as_ref().map_or(0, |p| p.functions.len()),
                 calls: profile.as_ref().map_or(0, |p| p.functions.iter().map(|f| f.calls).sum()),
             }
         })
         .collect()
+}
+
+/// The median and the whole range, for too few rounds to give a 95 % interval (fewer than 6).
+fn whole_range(values: &[f64]) -> Interval {
+    let low = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let median = instrument_driver::experiment::interval::median(values).unwrap_or(f64::NAN);
+    Interval { n: values.len(), median, low, high }
 }
 
 fn main() {
@@ -247,7 +255,10 @@ fn main() {
         println!("{}", serde_json::json!({ "rounds": args.rounds, "rows": rows }));
         return;
     }
-    println!("Run time against the plain build, median of {} paired rounds [95 % interval]", args.rounds);
+    println!(
+        "Run time against the plain build, median of {} paired rounds [95 % interval; the range below 6]",
+        args.rounds
+    );
     println!("(target: the default build under 1.10; identical output checked on every run)\n");
     println!(
         "{:<6} {:<8} {:>9} {:>26} {:>10} {:>9} {:>12}",
