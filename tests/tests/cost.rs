@@ -61,8 +61,10 @@ fn every_profile_says_what_its_probes_cost_per_event_and_in_total() {
     let row = |name: &str| rows.iter().find(|r| r["name"] == name).unwrap();
     let f = function(&profile, "next_random");
     assert!(f.throttled && f.untimed_calls > 0);
-    let expected = (f.calls - f.untimed_calls) as f64 * o.costs.routine.measured_ns
-        + f.untimed_calls as f64 * o.costs.routine.counted_ns;
+    // Throttled, it was measured in place: its calls are charged those costs.
+    let in_place = o.in_place.iter().find(|e| e.id == f.id).expect("next_random's in-place costs");
+    let expected = (f.calls - f.untimed_calls) as f64 * in_place.measured_ns
+        + f.untimed_calls as f64 * in_place.counted_ns;
     assert!(close(row("next_random")["overhead_ns"].as_f64().unwrap(), expected));
     assert!(close(row("main")["overhead_ns"].as_f64().unwrap(), o.costs.routine.measured_ns));
     let sum: f64 = rows.iter().map(|r| r["overhead_ns"].as_f64().unwrap_or(0.0)).sum();
