@@ -85,7 +85,8 @@ enum Command {
         experiment: Option<PathBuf>,
         /// Write a TAU selection file leaving out the routines too cheap to measure (TAU's
         /// throttling rule: over 100000 calls at under 10 us each); use it with INSTRUMENT_SELECT
-        /// at the next build or INSTRUMENT_RUNTIME_SELECT at the next run
+        /// at the next build or INSTRUMENT_RUNTIME_SELECT at the next run. Several profiles
+        /// (workloads, ranks) give one file that leaves out what any of them picks
         #[arg(long, value_name = "FILE", conflicts_with_all = ["tree", "json", "callpaths", "cct", "html"])]
         suggest_filter: Option<PathBuf>,
         /// Show the time histograms recorded with `instrument run --timeline`: sparklines here,
@@ -295,8 +296,8 @@ fn run(cli: Cli) -> Result<()> {
             }
         }
         Command::Report { suggest_filter: Some(out), profile, rank, .. } => {
-            let profile = load_one(profile, rank)?;
-            write_output(&out, instrument_driver::suggest::suggest_filter(&profile).as_bytes())
+            let run = load_run(profile, rank)?;
+            write_output(&out, instrument_driver::suggest::suggest_filter(&run).as_bytes())
         }
         Command::Report { html: Some(out), experiment, profile, raw, rank, .. } => {
             let page = match experiment {

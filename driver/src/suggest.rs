@@ -2,7 +2,9 @@
 //! whose probes cost more than they tell, by TAU's throttling rule applied to a profile: called
 //! more than 100000 times at under 10 microseconds of inclusive time per call, or throttled
 //! while the program ran. It serves the next build (`INSTRUMENT_SELECT=FILE`, no probes at
-//! all) or the next run of the same binary (`INSTRUMENT_RUNTIME_SELECT=FILE`).
+//! all) or the next run of the same binary (`INSTRUMENT_RUNTIME_SELECT=FILE`). Given several
+//! profiles (workloads, or the ranks of an MPI run), it leaves out every routine the rule picks
+//! in any of them, so that no workload pays for its probes.
 
 use crate::names;
 use instrument_profile::{Function, Profile};
@@ -18,13 +20,23 @@ pub fn too_costly(f: &Function) -> bool {
     f.throttled || (f.calls > CALLS && (f.inclusive_ns as f64 / timed as f64) < PER_CALL_NS)
 }
 
-/// The selection file's text, routines sorted by calls (most first).
-pub fn suggest_filter(profile: &Profile) -> String {
-    let mut chosen: Vec<&Function> = profile.functions.iter().filter(|f| too_costly(f)).collect();
+/// The selection file's text: the routines TAU's rule picks in any of `profiles`, sorted by
+/// their most calls in one profile (most first), each once.
+pub fn suggest_filter(profiles: &[Profile]) -> String {
+    let mut chosen: Vec<&Function> = Vec::new();
+    for f in profiles.iter().flat_map(|p| p.functions.iter()).filter(|f| too_costly(f)) {
+        match chosen.iter_mut().find(|c| c.name == f.name) {
+            Some(c) if c.calls < f.calls => *c = f,
+            Some(_) => {}
+            None => chosen.push(f),
+        }
+    }
     chosen.sort_by(|a, b| b.calls.cmp(&a.calls).then_with(|| a.name.cmp(&b.name)));
     let mut out = String::new();
-    let _ = writeln!(out, "# Suggested by `instrument report --suggest-filter` from the profile of");
-    let _ = writeln!(out, "# `{}` (pid {}):", profile.command.join(" "), profile.pid);
+    let _ = writeln!(out, "# Suggested by `instrument report --suggest-filter` from the profile(s) of");
+    for profile in profiles {
+        let _ = writeln!(out, "# `{}` (pid {})", profile.command.join(" "), profile.pid);
+    }
     let _ = writeln!(out, "# routines called over {CALLS} times at under 10 us each, whose probes cost more");
     let _ = writeln!(out, "# than they measure. Use it for the next build (INSTRUMENT_SELECT=FILE) or");
     let _ = writeln!(out, "# run (INSTRUMENT_RUNTIME_SELECT=FILE).");

@@ -147,3 +147,34 @@ fn a_throttled_routine_has_its_probe_cost_measured_where_it_runs() {
         .sum();
     assert!((overhead.total_ns - sum).abs() <= 1e-6 * sum.max(1.0), "the total is the events' in-place sum");
 }
+
+/// `--suggest-filter` over several profiles writes one selection leaving out what TAU's rule
+/// picks in any of them (each routine once).
+#[test]
+fn a_suggested_filter_merges_several_profiles() {
+    let dir = scratch();
+    let throttle = build_instrumented(dir.path(), "throttle", &[]);
+    let calls = CALLS.to_string();
+    run_with(&throttle, dir.path(), "busy", &[&calls], &[]);
+    run_with(&throttle, dir.path(), "light", &["1000"], &[]);
+    let demo = build_instrumented(dir.path(), "demo/demo", &[]);
+    run_with(&demo, dir.path(), "sorting", &[], &[]);
+    let profiles: Vec<_> =
+        ["busy", "light", "sorting"].iter().map(|d| only_profile_path(&dir.path().join(d))).collect();
+    let filter = dir.path().join("filter.txt");
+    let output = run(Command::new(bin("instrument"))
+        .arg("report")
+        .args(&profiles)
+        .arg("--suggest-filter")
+        .arg(&filter));
+    assert_success(&output, "report --suggest-filter over three profiles");
+    let text = std::fs::read_to_string(&filter).unwrap();
+    let listed: Vec<&str> = text
+        .lines()
+        .skip_while(|l| *l != "BEGIN_EXCLUDE_LIST")
+        .skip(1)
+        .take_while(|l| *l != "END_EXCLUDE_LIST")
+        .collect();
+    assert_eq!(listed, ["swap", "next_random", "quicksort", "fib", "partition"], "by calls: {text}");
+    assert_eq!(text.matches("# `").count(), 3, "each profile named: {text}");
+}

@@ -3,7 +3,7 @@
 //! probe costs per activation. Pure arithmetic on a profile, so it is tested without running
 //! anything.
 
-use instrument_profile::{ProbeCosts as Costs, ProbeKind, Profile, Stats};
+use instrument_profile::{PairCosts, ProbeCosts as Costs, ProbeKind, Profile, Stats};
 use instrument_select::Selection;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -68,13 +68,25 @@ pub fn predict(profile: &Profile, costs: &Costs, setting: &Setting) -> Vec<Predi
                 Fate::Off => p.off = calls,
                 _ => split(&mut p, shares.get(&id).map_or(&[][..], Vec::as_slice), setting.throttle),
             }
-            let c = costs.kind(kind);
+            let c = in_place(profile, id, costs.kind(kind));
             p.overhead_ns = c.of(p.timed, p.counted) + p.off as f64 * c.off_ns;
             p
         })
         .collect();
     predicted.sort_by(|a, b| b.overhead_ns.total_cmp(&a.overhead_ns).then(a.id.cmp(&b.id)));
     predicted
+}
+
+/// Event `id`'s pair costs: those measured in place while the profiled program ran (a
+/// throttled event, or any hot one with compensation), else `calibrated`.
+fn in_place(profile: &Profile, id: u32, calibrated: &PairCosts) -> PairCosts {
+    let measured = profile.overhead.as_ref().and_then(|o| o.in_place.iter().find(|e| e.id == id));
+    match measured {
+        Some(e) => {
+            PairCosts { measured_ns: e.measured_ns, counted_ns: e.counted_ns, off_ns: calibrated.off_ns }
+        }
+        None => *calibrated,
+    }
 }
 
 /// The routine every loop and call statement is in.
@@ -137,7 +149,6 @@ fn split(p: &mut Predicted, shares: &[Share], throttle: Option<Throttle>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use instrument_profile::PairCosts;
 
     fn profile() -> Profile {
         let text = r#"{"format":"instrument-profile","version":2,"command":["./a"],"pid":1,
@@ -179,6 +190,27 @@ mod tests {
         assert_eq!((tiny.fate, tiny.timed, tiny.counted), (Fate::Throttled, 100000, 200000));
         assert_eq!(tiny.overhead_ns, 100000.0 * 20.0 + 200000.0 * 5.0);
         assert_eq!(by_id(&p, 2).fate, Fate::Measured);
+    }
+
+    #[test]
+    fn an_event_measured_in_place_is_charged_its_own_costs() {
+        let mut profile = profile();
+        let measured = instrument_profile::EventCosts { id: 1, measured_ns: 4.0, counted_ns: 0.5 };
+        profile.overhead = Some(instrument_profile::Overhead {
+            costs: COSTS,
+            calibration_ns: 1,
+            total_ns: 0.0,
+            percent_of_run: 0.0,
+            in_place: vec![measured],
+        });
+        let throttle = Some(Throttle { calls: 100000, per_call_ns: 10000.0 });
+        let p = predict(&profile, &COSTS, &Setting { build: None, runtime: None, throttle });
+        assert_eq!(by_id(&p, 1).overhead_ns, 100000.0 * 4.0 + 200000.0 * 0.5);
+        assert_eq!(
+            by_id(&p, 3).overhead_ns,
+            100000.0 * 30.0 + 200000.0 * 6.0,
+            "the others at the calibrated costs"
+        );
     }
 
     #[test]
