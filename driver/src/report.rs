@@ -3,7 +3,7 @@
 
 use crate::names;
 use crate::tree::{callee_name, location, with_line};
-use instrument_profile::{CallSite, Compensated, Function, Loop, ProbeKind, Profile};
+use instrument_profile::{CallSite, Compensated, Estimated, Function, Loop, ProbeKind, Profile};
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -24,10 +24,21 @@ impl View {
         }
     }
 
-    /// (exclusive, inclusive) nanoseconds to show.
-    pub fn times(self, exclusive: u64, inclusive: u64, compensated: Option<Compensated>) -> (i64, i64) {
-        match (self, compensated) {
-            (View::Compensated, Some(c)) => (c.exclusive_ns, c.inclusive_ns),
+    /// (exclusive, inclusive) nanoseconds to show: with the untimed calls of throttled events
+    /// estimated where the profile has them for this view (rt/src/untimed.rs: compensated
+    /// ones in the compensated view, measured ones in an uncompensated profile).
+    pub fn times(
+        self,
+        exclusive: u64,
+        inclusive: u64,
+        compensated: Option<Compensated>,
+        estimated: Option<Estimated>,
+    ) -> (i64, i64) {
+        match (self, compensated, estimated) {
+            (View::Compensated, Some(_), Some(e)) | (View::Raw, None, Some(e)) => {
+                (e.exclusive_ns, e.inclusive_ns)
+            }
+            (View::Compensated, Some(c), None) => (c.exclusive_ns, c.inclusive_ns),
             _ => (exclusive as i64, inclusive as i64),
         }
     }
@@ -55,6 +66,9 @@ pub struct Row {
     pub inclusive_ns: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compensated: Option<Compensated>,
+    /// The times with untimed calls estimated (throttled events and their callers).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub estimated: Option<Estimated>,
     /// What its probes cost (activations times the measured probe costs).
     #[serde(skip_serializing_if = "is_zero_f64")]
     pub overhead_ns: f64,
@@ -90,14 +104,17 @@ impl Row {
             exclusive_ns: f.exclusive_ns,
             inclusive_ns: f.inclusive_ns,
             compensated: f.compensated,
+            estimated: f.estimated,
             overhead_ns: profile.overhead_of(f.id, ProbeKind::Routine, f.calls, f.untimed_calls),
-            shown: view.times(f.exclusive_ns, f.inclusive_ns, f.compensated),
+            shown: view.times(f.exclusive_ns, f.inclusive_ns, f.compensated, f.estimated),
         }
     }
 
-    /// Inclusive microseconds per timed call.
+    /// Inclusive microseconds per call: per timed call unless the untimed ones were estimated.
     pub fn inclusive_us_per_call(&self) -> f64 {
-        self.shown.1 as f64 / 1e3 / self.calls.saturating_sub(self.untimed_calls).max(1) as f64
+        let calls =
+            if self.estimated.is_some() { self.calls } else { self.calls.saturating_sub(self.untimed_calls) };
+        self.shown.1 as f64 / 1e3 / calls.max(1) as f64
     }
 }
 
@@ -209,7 +226,7 @@ pub fn event_rows_in(profile: &Profile, view: View, order: Order) -> (Vec<EventR
             inclusive_ns: l.inclusive_ns,
             compensated: l.compensated,
             overhead_ns: profile.overhead_of(l.id, ProbeKind::Loop, l.count, l.untimed_calls),
-            shown: view.times(l.exclusive_ns, l.inclusive_ns, l.compensated),
+            shown: view.times(l.exclusive_ns, l.inclusive_ns, l.compensated, l.estimated),
         })
         .collect();
     let mut sites: Vec<EventRow> = profile
@@ -228,7 +245,7 @@ pub fn event_rows_in(profile: &Profile, view: View, order: Order) -> (Vec<EventR
             inclusive_ns: c.inclusive_ns,
             compensated: c.compensated,
             overhead_ns: profile.overhead_of(c.id, ProbeKind::Routine, c.count, c.untimed_calls),
-            shown: view.times(c.exclusive_ns, c.inclusive_ns, c.compensated),
+            shown: view.times(c.exclusive_ns, c.inclusive_ns, c.compensated, c.estimated),
         })
         .collect();
     for list in [&mut loops, &mut sites] {
@@ -282,16 +299,20 @@ pub fn json_in(profile: &Profile, order: Order) -> String {
 /// All measured time: every event's exclusive time, so that routine, loop and call statement
 /// shares add up to 100 %.
 pub fn measured_ns(profile: &Profile, view: View) -> i64 {
-    profile.functions.iter().map(|f| view.times(f.exclusive_ns, f.inclusive_ns, f.compensated).0).sum::<i64>()
+    profile
+        .functions
+        .iter()
+        .map(|f| view.times(f.exclusive_ns, f.inclusive_ns, f.compensated, f.estimated).0)
+        .sum::<i64>()
         + profile
             .loops
             .iter()
-            .map(|l| view.times(l.exclusive_ns, l.inclusive_ns, l.compensated).0)
+            .map(|l| view.times(l.exclusive_ns, l.inclusive_ns, l.compensated, l.estimated).0)
             .sum::<i64>()
         + profile
             .callsites
             .iter()
-            .map(|c| view.times(c.exclusive_ns, c.inclusive_ns, c.compensated).0)
+            .map(|c| view.times(c.exclusive_ns, c.inclusive_ns, c.compensated, c.estimated).0)
             .sum::<i64>()
 }
 
@@ -519,10 +540,18 @@ fn anomalies(profile: &Profile) -> Vec<String> {
     let throttled = profile.functions.iter().filter(|f| f.throttled).count()
         + profile.loops.iter().filter(|l| l.throttled).count()
         + profile.callsites.iter().filter(|c| c.throttled).count();
+    let estimated = profile.functions.iter().any(|f| f.throttled && f.estimated.is_some())
+        || profile.loops.iter().any(|l| l.throttled && l.estimated.is_some())
+        || profile.callsites.iter().any(|c| c.throttled && c.estimated.is_some());
+    let timing = if estimated {
+        "timed only before, their later calls estimated at the mean of the timed ones (and taken out of their callers)"
+    } else {
+        "timed only before"
+    };
     if throttled > 0 {
         notes.push(format!(
             "{throttled} event(s) throttled (called over 100000 times at under 10 us each): counted exactly, \
-             timed only before; `instrument report --suggest-filter FILE` writes a selection that leaves them out"
+             {timing}; `instrument report --suggest-filter FILE` writes a selection that leaves them out"
         ));
     }
     let switched = profile.functions.iter().filter(|f| f.switched_off).count()

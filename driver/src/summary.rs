@@ -73,7 +73,8 @@ impl Summary {
 }
 
 fn sample(stats: &Stats, view: View) -> Sample {
-    let (exclusive_ns, inclusive_ns) = view.times(stats.exclusive_ns, stats.inclusive_ns, stats.compensated);
+    let (exclusive_ns, inclusive_ns) =
+        view.times(stats.exclusive_ns, stats.inclusive_ns, stats.compensated, None);
     Sample { calls: stats.calls, exclusive_ns, inclusive_ns }
 }
 
@@ -96,15 +97,18 @@ fn units_of(profile: &Profile, view: View) -> Vec<(u64, BTreeMap<String, Sample>
     }
     let mut events = BTreeMap::new();
     for f in &profile.functions {
-        let (exclusive_ns, inclusive_ns) = view.times(f.exclusive_ns, f.inclusive_ns, f.compensated);
+        let (exclusive_ns, inclusive_ns) =
+            view.times(f.exclusive_ns, f.inclusive_ns, f.compensated, f.estimated);
         events.insert(event_name(profile, f.id), Sample { calls: f.calls, exclusive_ns, inclusive_ns });
     }
     for l in &profile.loops {
-        let (exclusive_ns, inclusive_ns) = view.times(l.exclusive_ns, l.inclusive_ns, l.compensated);
+        let (exclusive_ns, inclusive_ns) =
+            view.times(l.exclusive_ns, l.inclusive_ns, l.compensated, l.estimated);
         events.insert(event_name(profile, l.id), Sample { calls: l.count, exclusive_ns, inclusive_ns });
     }
     for c in &profile.callsites {
-        let (exclusive_ns, inclusive_ns) = view.times(c.exclusive_ns, c.inclusive_ns, c.compensated);
+        let (exclusive_ns, inclusive_ns) =
+            view.times(c.exclusive_ns, c.inclusive_ns, c.compensated, c.estimated);
         events.insert(event_name(profile, c.id), Sample { calls: c.count, exclusive_ns, inclusive_ns });
     }
     vec![(0, events)]

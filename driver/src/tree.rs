@@ -33,7 +33,7 @@ pub fn render(profile: &Profile, options: &TreeOptions) -> Result<String, String
 /// The tree's lines in order (each with its depth), and the program's time for percentages.
 pub fn nodes(profile: &Profile, options: &TreeOptions) -> Result<(Vec<Node>, i64), String> {
     let view = options.view;
-    let shown = |f: &Function| view.times(f.exclusive_ns, f.inclusive_ns, f.compensated);
+    let shown = |f: &Function| view.times(f.exclusive_ns, f.inclusive_ns, f.compensated, f.estimated);
     let mut functions: Vec<&Function> = profile.functions.iter().collect();
     functions.sort_by(|a, b| shown(b).1.cmp(&shown(a).1).then_with(|| a.name.cmp(&b.name)));
     if let Some(focus) = options.focus {
@@ -104,8 +104,8 @@ fn children(
                 out.push(Node {
                     depth,
                     label: format!("loop at {}", location(&l.file, l.line)),
-                    inclusive_ns: view.times(l.exclusive_ns, l.inclusive_ns, l.compensated).1,
-                    exclusive_ns: view.times(l.exclusive_ns, l.inclusive_ns, l.compensated).0,
+                    inclusive_ns: view.times(l.exclusive_ns, l.inclusive_ns, l.compensated, l.estimated).1,
+                    exclusive_ns: view.times(l.exclusive_ns, l.inclusive_ns, l.compensated, l.estimated).0,
                     count: l.count,
                     iterations: Some(l.iterations),
                 });
@@ -114,8 +114,8 @@ fn children(
             Err(c) => out.push(Node {
                 depth,
                 label: format!("call {} at {}", callee_name(profile, c), location(&c.file, c.line)),
-                inclusive_ns: view.times(c.exclusive_ns, c.inclusive_ns, c.compensated).1,
-                exclusive_ns: view.times(c.exclusive_ns, c.inclusive_ns, c.compensated).0,
+                inclusive_ns: view.times(c.exclusive_ns, c.inclusive_ns, c.compensated, c.estimated).1,
+                exclusive_ns: view.times(c.exclusive_ns, c.inclusive_ns, c.compensated, c.estimated).0,
                 count: c.count,
                 iterations: None,
             }),

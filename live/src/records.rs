@@ -47,6 +47,9 @@ pub struct Record {
     pub iter_min1: u64,
     pub iter_max: u64,
     pub iter_sumsq: u128,
+    /// The estimated time (scaled ticks, rt/src/untimed.rs) of the calls this event's
+    /// activations made to throttled events without timing them: part of its exclusive time.
+    pub untimed_children: u64,
 }
 
 impl Record {
@@ -60,6 +63,7 @@ impl Record {
         self.comp_incl += other.comp_incl;
         self.comp_excl += other.comp_excl;
         self.negative += other.negative;
+        self.untimed_children += other.untimed_children;
         if other.iter_min1 != 0 && (self.iter_min1 == 0 || other.iter_min1 < self.iter_min1) {
             self.iter_min1 = other.iter_min1;
         }

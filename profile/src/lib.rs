@@ -271,6 +271,14 @@ pub struct Compensated {
     pub negative: u64,
 }
 
+/// An event's times with its untimed calls, and its callers' untimed calls, estimated.
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Estimated {
+    pub inclusive_ns: i64,
+    pub exclusive_ns: i64,
+}
+
 /// Callpaths as recorded: per thread, one record per distinct callpath of at most `depth`
 /// events (all of them when `depth` is 0: the calling-context tree).
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -391,6 +399,11 @@ pub struct Function {
     pub inclusive_ns: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compensated: Option<Compensated>,
+    /// The times with the calls counted without timing estimated (rt/src/untimed.rs): a
+    /// throttled event's own untimed calls at the mean of its timed ones, taken out of the
+    /// callers whose exclusive time held them. Compensated when compensation is on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated: Option<Estimated>,
 }
 
 /// One loop: each execution (entry to exit) is counted once; iterations are header executions.
@@ -428,6 +441,11 @@ pub struct Loop {
     pub inclusive_ns: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compensated: Option<Compensated>,
+    /// The times with the calls counted without timing estimated (rt/src/untimed.rs): a
+    /// throttled event's own untimed calls at the mean of its timed ones, taken out of the
+    /// callers whose exclusive time held them. Compensated when compensation is on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated: Option<Estimated>,
 }
 
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -472,6 +490,11 @@ pub struct CallSite {
     pub inclusive_ns: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compensated: Option<Compensated>,
+    /// The times with the calls counted without timing estimated (rt/src/untimed.rs): a
+    /// throttled event's own untimed calls at the mean of its timed ones, taken out of the
+    /// callers whose exclusive time held them. Compensated when compensation is on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated: Option<Estimated>,
 }
 
 fn is_zero(v: &u32) -> bool {
@@ -571,6 +594,7 @@ mod tests {
                 exclusive_ns: 10,
                 inclusive_ns: 10,
                 compensated: None,
+                estimated: None,
             }],
             loops: Vec::new(),
             callsites: Vec::new(),
@@ -620,6 +644,7 @@ mod tests {
             exclusive_ns: 1,
             inclusive_ns: 1,
             compensated: None,
+            estimated: None,
         }
     }
 

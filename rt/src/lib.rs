@@ -40,6 +40,7 @@ mod settings;
 mod signals;
 mod switch;
 mod thread;
+mod untimed;
 
 #[global_allocator]
 static ALLOCATOR: alloc::RuntimeAlloc = alloc::RuntimeAlloc;

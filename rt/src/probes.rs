@@ -109,6 +109,12 @@ unsafe fn enter_counted(ts: &mut ThreadState, id: u32, sp: usize) {
     record.counted += 1;
     let top = &mut *ts.frames.add(depth);
     top.child_calls += 1;
+    // The caller's exclusive time holds this call: say how much (untimed.rs). The sentinel
+    // (no instrumented caller) has no record, and no time holds the call.
+    let estimate = crate::untimed::per_call(id);
+    if estimate != 0 && top.id != crate::thread::SENTINEL_ID {
+        (*ts.records.add(top.id as usize)).untimed_children += estimate;
+    }
     if crate::compensate::enabled() {
         let cost = crate::compensate::counted_cost(id);
         top.overhead += cost;
@@ -132,6 +138,10 @@ unsafe fn counted_window_end(ts: &mut ThreadState, id: u32, sp: usize, cost: u64
         (*ts.records.add(id as usize)).counted -= 1;
         let top = &mut *ts.frames.add(depth);
         top.child_calls -= 1;
+        let estimate = crate::untimed::per_call(id);
+        if estimate != 0 && top.id != crate::thread::SENTINEL_ID {
+            (*ts.records.add(top.id as usize)).untimed_children -= estimate;
+        }
         top.overhead -= cost;
         push(ts, depth + 1, id, sp);
     } else {

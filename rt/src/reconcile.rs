@@ -75,6 +75,8 @@ unsafe fn past_throttle_calls(ts: &mut ThreadState, id: u32, kind: usize, record
     if !compensate::enabled() && inplace::at_end(record.calls) {
         inplace::timed_boundary(ts, id, record.calls, record.active);
     } else if switch::consider(id, record.calls, record.incl) {
+        let exclusive = if compensate::enabled() { record.comp_excl } else { record.excl as i64 };
+        crate::untimed::throttled(id, exclusive, record.calls);
         inplace::offer_throttled(ts, id, kind, record.calls, record.incl);
     }
 }

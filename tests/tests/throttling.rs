@@ -178,3 +178,41 @@ fn a_suggested_filter_merges_several_profiles() {
     assert_eq!(listed, ["swap", "next_random", "quicksort", "fib", "partition"], "by calls: {text}");
     assert_eq!(text.matches("# `").count(), 3, "each profile named: {text}");
 }
+
+/// A throttled routine's untimed calls are estimated at the mean of its timed ones and taken
+/// out of the caller whose exclusive time held them (rt/src/untimed.rs): the estimated times
+/// move time between the two without creating or losing any, and come near what timing every
+/// call measures.
+#[test]
+fn a_throttled_routines_untimed_calls_are_estimated_and_taken_out_of_its_caller() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "throttle", &[]);
+    let calls = CALLS.to_string();
+    let (_, profile) = run_with(&program, dir.path(), "default", &[&calls], &[]);
+    let (random, main) = (function(&profile, "next_random"), function(&profile, "main"));
+    let (r, m) = (random.estimated.expect("next_random estimated"), main.estimated.expect("main estimated"));
+    let moved = r.exclusive_ns - random.exclusive_ns as i64;
+    assert!(moved > 0, "{r:?} {random:?}");
+    assert!(
+        (m.exclusive_ns - (main.exclusive_ns as i64 - moved)).abs() <= 2,
+        "main gives what next_random gains"
+    );
+    assert_eq!(m.inclusive_ns, main.inclusive_ns as i64, "the caller's interval held every call");
+    let timed = random.calls - random.untimed_calls;
+    let mean = random.exclusive_ns as f64 / timed as f64;
+    let per_call = r.inclusive_ns as f64 / random.calls as f64;
+    assert!((per_call - mean).abs() <= 0.01 * mean + 0.01, "the timed calls' mean: {per_call} vs {mean}");
+
+    let (_, every) = run_with(&program, dir.path(), "every-call", &[&calls], &[("INSTRUMENT_THROTTLE", "0")]);
+    let all = function(&every, "next_random").inclusive_ns as f64;
+    assert!(
+        (r.inclusive_ns as f64 / all - 1.0).abs() < 0.5,
+        "near what timing every call gives: {} vs {all}",
+        r.inclusive_ns
+    );
+    let report = run(Command::new(bin("instrument"))
+        .arg("report")
+        .arg(only_profile_path(&dir.path().join("default"))));
+    let text = String::from_utf8_lossy(&report.stdout);
+    assert!(text.contains("their later calls estimated at the mean of the timed ones"), "{text}");
+}

@@ -110,7 +110,7 @@ pub fn merged(profile: &Profile, view: View) -> Vec<Event> {
 
 /// One event's numbers in `view`; `counts` are (calls, child calls).
 fn event(view: View, id: u32, counts: (u64, u64), excl: u64, incl: u64, comp: Option<Compensated>) -> Event {
-    let (exclusive_ns, inclusive_ns) = view.times(excl, incl, comp);
+    let (exclusive_ns, inclusive_ns) = view.times(excl, incl, comp, None);
     Event { id, calls: counts.0, child_calls: counts.1, exclusive_ns, inclusive_ns, iterations: None }
 }
 
