@@ -10,8 +10,10 @@ use std::process::{Command, Output};
 
 fn mpicc(dir: &Path, compiler: &Path, source: &str, name: &str) -> PathBuf {
     let out = dir.join(name);
+    // Early placement: the fixtures' work is tiny routines the piggyback tests need instrumented.
     let output = run(Command::new("mpicc")
         .env("OMPI_CC", compiler)
+        .env(EARLY.0, EARLY.1)
         .arg("-O2")
         .arg(fixtures().join(source))
         .arg("-o")
