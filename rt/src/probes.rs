@@ -48,8 +48,49 @@ macro_rules! trampoline {
     };
 }
 
-trampoline!(__instrument_enter(id_slot: *const u32), "rsi", enter);
-trampoline!(__instrument_exit(id_slot: *const u32), "rsi", exit);
+/// The routine and call-statement probes' trampolines also route by mode, so that the paths of
+/// a throttled event (counted entry, exit with nothing to close) are small functions that save
+/// no registers, instead of the timed bodies' prologues (six pushes and pops each way).
+/// A measured event (mode 0) goes to `$body` after one test; a switched-off one returns; a
+/// counted one goes to `$routed`, and any other mode (lenient) to `$other`.
+macro_rules! routed_trampoline {
+    ($name:ident, $body:path, $routed:path, $other:path) => {
+        #[cfg(target_arch = "x86_64")]
+        #[unsafe(naked)]
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(id_slot: *const u32) {
+            core::arch::naked_asm!(
+                "mov rsi, rsp",
+                "mov eax, dword ptr [rdi]",
+                "cmp eax, {max}",
+                "jae 2f",
+                "lea rcx, [rip + {modes}]",
+                "movzx ecx, byte ptr [rcx + rax]",
+                "test ecx, ecx",
+                "jnz 3f",
+                "2:",
+                "jmp {body}",
+                "3:",
+                "cmp ecx, {counted}",
+                "je {routed}",
+                "cmp ecx, {off}",
+                "jne {other}",
+                "ret",
+                max = const switch::TABLE_LEN,
+                modes = sym switch::MODES,
+                counted = const switch::COUNTED,
+                off = const switch::OFF,
+                routed = sym $routed,
+                other = sym $other,
+                body = sym $body,
+            )
+        }
+    };
+}
+
+const _: () = assert!(switch::MEASURED == 0, "the routed trampolines test the measured mode as zero");
+routed_trampoline!(__instrument_enter, enter, enter_throttled, enter);
+routed_trampoline!(__instrument_exit, exit, exit_untimed, exit_untimed);
 trampoline!(__instrument_loop_exit(id_slot: *const u32, iterations: u64), "rdx", loop_exit);
 
 #[cfg(target_arch = "x86_64")]
@@ -116,13 +157,23 @@ unsafe fn enter_counted(ts: &mut ThreadState, id: u32, sp: usize) {
         (*ts.records.add(top.id as usize)).untimed_children += estimate;
     }
     if crate::compensate::enabled() {
-        let cost = crate::compensate::counted_cost(id);
-        top.overhead += cost;
-        if inplace::at_end(record.counted) {
-            return counted_window_end(ts, id, sp, cost);
-        }
-    } else if inplace::at_end(record.counted) {
+        return counted_compensated(ts, id, sp);
+    }
+    if inplace::at_end(record.counted) {
         return counted_window_end(ts, id, sp, 0);
+    }
+    reconcile::commit(ts, depth);
+}
+
+/// The rest of a counted entry with compensation on (the stack still marked busy): its
+/// in-place cost goes to the frame on top, and it may end an in-place window.
+#[inline(never)]
+unsafe fn counted_compensated(ts: &mut ThreadState, id: u32, sp: usize) {
+    let depth = ts.depth & !reconcile::BUSY;
+    let cost = crate::compensate::counted_cost(id);
+    (*ts.frames.add(depth)).overhead += cost;
+    if inplace::at_end((*ts.records.add(id as usize)).counted) {
+        return counted_window_end(ts, id, sp, cost);
     }
     reconcile::commit(ts, depth);
 }
@@ -172,6 +223,33 @@ pub unsafe extern "C" fn loop_exit(id_slot: *const u32, iterations: u64, sp: usi
     }
 }
 
+/// Entry of a throttled event, from its trampoline: the counted path without the timed
+/// entry's prologue; the first event of a thread and full tables take the full path.
+pub unsafe extern "C" fn enter_throttled(id_slot: *const u32, sp: usize) {
+    clock::fence();
+    let state = thread::current();
+    if state.is_null() {
+        return enter_full(id_slot, sp);
+    }
+    let ts = &mut *state;
+    let id = load_id(id_slot);
+    if ts.depth + 1 >= ts.frame_cap || id >= ts.record_cap || switch::mode(id) != switch::COUNTED {
+        return enter_full(id_slot, sp);
+    }
+    enter_counted(ts, id, sp);
+}
+
+#[inline(never)]
+unsafe fn enter_full(id_slot: *const u32, sp: usize) {
+    enter(id_slot, sp)
+}
+
+/// Exit of an event that is not measured (throttled, or switched on again from outside), from
+/// its trampoline.
+pub unsafe extern "C" fn exit_untimed(id_slot: *const u32, sp: usize) {
+    exit_unmeasured(id_slot, sp, STANDARD)
+}
+
 /// Event exit: pop the top frame if it is this event's, else reconcile.
 pub unsafe extern "C" fn exit(id_slot: *const u32, sp: usize) {
     if switch::mode(load_id(id_slot)) != switch::MEASURED {
@@ -182,7 +260,7 @@ pub unsafe extern "C" fn exit(id_slot: *const u32, sp: usize) {
 
 /// Exit of an event that is switched off, throttled or lenient: nothing to do, without reading
 /// the clock, unless the activation began while the event was measured (its frame is on top).
-#[inline(never)]
+#[inline(always)]
 unsafe fn exit_unmeasured(id_slot: *const u32, sp: usize, kind: usize) {
     let state = thread::current();
     if state.is_null() {
@@ -195,8 +273,14 @@ unsafe fn exit_unmeasured(id_slot: *const u32, sp: usize, kind: usize) {
         let top = &*ts.frames.add(ts.depth);
         top.id == load_id(id_slot) && top.sp == sp
     } {
-        exit_at(clock::now(), id_slot, sp, kind);
+        exit_now(id_slot, sp, kind);
     }
+}
+
+/// A timed exit out of line, for the paths that rarely take one.
+#[inline(never)]
+unsafe fn exit_now(id_slot: *const u32, sp: usize, kind: usize) {
+    exit_at(clock::now(), id_slot, sp, kind)
 }
 
 #[inline(always)]
