@@ -75,7 +75,10 @@ unsafe fn past_throttle_calls(ts: &mut ThreadState, id: u32, kind: usize, record
     if !compensate::enabled() && inplace::at_end(record.calls) {
         inplace::timed_boundary(ts, id, record.calls, record.active);
     } else if switch::consider(id, record.calls, record.incl) {
-        let exclusive = if compensate::enabled() { record.comp_excl } else { record.excl as i64 };
+        // Its exclusive time holds its own throttled children's untimed calls: their estimates
+        // go to them, not into its own.
+        let measured = if compensate::enabled() { record.comp_excl } else { record.excl as i64 };
+        let exclusive = measured - compensate::scaled_to_ticks(record.untimed_children) as i64;
         crate::untimed::throttled(id, exclusive, record.calls);
         inplace::offer_throttled(ts, id, kind, record.calls, record.incl);
     }

@@ -4,7 +4,8 @@
 //! and the time of all its other calls stays in its callers' exclusive time: on IS-like code a
 //! routine taking a third of the run shows a fraction of a percent, and its caller what it did
 //! not do. So when an event is throttled, the mean exclusive time of its timed calls on that
-//! thread becomes its per-call estimate; every counted call adds the estimate to the record of
+//! thread (less the estimates of its own throttled children's untimed calls, which stay theirs)
+//! becomes its per-call estimate; every counted call adds the estimate to the record of
 //! the event on top of the stack (its caller), whose exclusive time held that call; the
 //! profile then gives every event its times with the untimed calls estimated (`estimated`):
 //! the throttled event gains its counted calls times the estimate, each caller loses what it
