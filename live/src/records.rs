@@ -50,6 +50,8 @@ pub struct Record {
     /// The estimated time (scaled ticks, rt/src/untimed.rs) of the calls this event's
     /// activations made to throttled events without timing them: part of its exclusive time.
     pub untimed_children: u64,
+    /// The estimated time (scaled ticks) of this event's own calls counted without timing.
+    pub untimed_own: u64,
 }
 
 impl Record {
@@ -64,6 +66,7 @@ impl Record {
         self.comp_excl += other.comp_excl;
         self.negative += other.negative;
         self.untimed_children += other.untimed_children;
+        self.untimed_own += other.untimed_own;
         if other.iter_min1 != 0 && (self.iter_min1 == 0 || other.iter_min1 < self.iter_min1) {
             self.iter_min1 = other.iter_min1;
         }

@@ -7,7 +7,7 @@
 use crate::callpath;
 use crate::registry::{EventInfo, Kind};
 use crate::thread::{Record, ThreadPaths, ThreadRecords};
-use crate::{compensate, switch, untimed};
+use crate::{compensate, switch};
 use instrument_profile::{
     CallSite, CallpathRecord, Callpaths, Compensated, Estimated, Function, IterationStats, Loop, Stats,
     ThreadCallpaths, ThreadEvent, ThreadEvents,
@@ -102,15 +102,15 @@ impl Units {
         (ticks as f64 * 1e9 / self.ticks_per_second).round() as i64
     }
 
-    /// The times of `r` with untimed calls estimated: `own` (scaled ticks) for the event's own
-    /// counted calls, its record's `untimed_children` out of its exclusive time (untimed.rs).
-    fn estimated(&self, r: &Record, own: u64) -> Option<Estimated> {
-        if own == 0 && r.untimed_children == 0 {
+    /// The times of `r` with untimed calls estimated (untimed.rs): its own counted calls'
+    /// estimates in, its throttled children's out of its exclusive time.
+    fn estimated(&self, r: &Record) -> Option<Estimated> {
+        if r.untimed_own == 0 && r.untimed_children == 0 {
             return None;
         }
         let (inclusive, exclusive) =
             if self.compensated { (r.comp_incl, r.comp_excl) } else { (r.incl as i64, r.excl as i64) };
-        let own = compensate::scaled_to_ticks(own) as i64;
+        let own = compensate::scaled_to_ticks(r.untimed_own) as i64;
         let children = compensate::scaled_to_ticks(r.untimed_children) as i64;
         Some(Estimated {
             inclusive_ns: self.signed_ns(inclusive + own),
@@ -136,14 +136,10 @@ pub fn events(infos: &[EventInfo], records: &[Record], units: &Units) -> Events 
     let ns = |t: u64| units.ns(t);
     let record = |id: usize| records.get(id).copied().unwrap_or_default();
     let canonical = canonical_functions(infos);
-    // A counted call's estimated time (scaled ticks), by event id (untimed.rs).
-    let own = |id: usize| record(id).counted.saturating_mul(untimed::per_call(id as u32));
-    let mut function_records: HashMap<u32, (Record, u64)> = HashMap::new();
+    let mut function_records: HashMap<u32, Record> = HashMap::new();
     for (id, info) in infos.iter().enumerate() {
         if matches!(info.kind, Kind::Function { .. }) {
-            let merged = function_records.entry(canonical[id]).or_default();
-            merged.0.add(&record(id));
-            merged.1 += own(id);
+            function_records.entry(canonical[id]).or_default().add(&record(id));
         }
     }
     let mut loops = Vec::new();
@@ -180,7 +176,7 @@ pub fn events(infos: &[EventInfo], records: &[Record], units: &Units) -> Events 
                     exclusive_ns: ns(r.excl),
                     inclusive_ns: ns(r.incl),
                     compensated: units.compensated(&r),
-                    estimated: units.estimated(&r, own(id)),
+                    estimated: units.estimated(&r),
                 });
             }
             Kind::CallSite { function, in_loop, callee } => {
@@ -201,7 +197,7 @@ pub fn events(infos: &[EventInfo], records: &[Record], units: &Units) -> Events 
                     exclusive_ns: ns(r.excl),
                     inclusive_ns: ns(r.incl),
                     compensated: units.compensated(&r),
-                    estimated: units.estimated(&r, own(id)),
+                    estimated: units.estimated(&r),
                 });
             }
         }
@@ -212,7 +208,7 @@ pub fn events(infos: &[EventInfo], records: &[Record], units: &Units) -> Events 
         if canonical[id] != id as u32 || hidden(info) {
             continue;
         }
-        let (r, own) = function_records.get(&(id as u32)).copied().unwrap_or_default();
+        let r = function_records.get(&(id as u32)).copied().unwrap_or_default();
         if r.calls + r.counted == 0 && !referenced.contains(&(id as u32)) {
             continue;
         }
@@ -232,7 +228,7 @@ pub fn events(infos: &[EventInfo], records: &[Record], units: &Units) -> Events 
             exclusive_ns: ns(r.excl),
             inclusive_ns: ns(r.incl),
             compensated: units.compensated(&r),
-            estimated: units.estimated(&r, own),
+            estimated: units.estimated(&r),
         });
     }
     Events { functions, loops, callsites, canonical }

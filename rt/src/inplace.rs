@@ -133,6 +133,8 @@ struct Windows {
     pairs: usize,
     /// The event's mode once the estimation ends: measured, or counted for a throttled event.
     after: u8,
+    /// A throttled event's mean exclusive time per timed call (untimed.rs), scaled.
+    mean: u64,
     differences: [i64; MAX_PAIRS],
 }
 
@@ -154,6 +156,7 @@ static WINDOWS: Owned = Owned(UnsafeCell::new(Windows {
     counted_per: 0,
     pairs: 0,
     after: switch::MEASURED,
+    mean: 0,
     differences: [0; MAX_PAIRS],
 }));
 
@@ -197,7 +200,7 @@ pub unsafe fn before_timed_charge(ts: &mut ThreadState, id: u32, kind: usize, re
     if at_end(calls) {
         timed_boundary(ts, id, calls, record.active.saturating_sub(1));
     } else if due(calls) && HOT_OFFERS.load(Relaxed) != 0 {
-        offer(ts, id, kind, calls, record.incl, switch::MEASURED);
+        let _ = offer(ts, id, kind, calls, record.incl, switch::MEASURED);
     }
 }
 
@@ -205,8 +208,18 @@ pub unsafe fn before_timed_charge(ts: &mut ThreadState, id: u32, kind: usize, re
 /// `calls`, `incl`) has just throttled: estimated, it goes back to being counted.
 #[cold]
 #[inline(never)]
-pub unsafe fn offer_throttled(state: *mut ThreadState, id: u32, kind: usize, calls: u64, incl: u64) {
-    offer(state, id, kind, calls, incl, switch::COUNTED);
+pub unsafe fn offer_throttled(
+    state: *mut ThreadState,
+    id: u32,
+    kind: usize,
+    calls: u64,
+    incl: u64,
+    mean: u64,
+) {
+    if offer(state, id, kind, calls, incl, switch::COUNTED) {
+        // SAFETY: this thread just won the estimation (see `Owned`).
+        (*WINDOWS.0.get()).mean = mean;
+    }
 }
 
 /// Whether event `id` is under estimation (its mode is the estimation's until it ends).
@@ -231,22 +244,22 @@ pub fn at_end(count: u64) -> bool {
 
 /// Offers event `id` (probe `kind`), at a timed exit on `state` that brings its calls to
 /// `calls`, for estimation; the first window (counted) starts here, and the event is left in
-/// mode `after` when the estimation ends.
+/// mode `after` when the estimation ends. True when the estimation started.
 #[cold]
 #[inline(never)]
-unsafe fn offer(state: *mut ThreadState, id: u32, kind: usize, calls: u64, incl: u64, after: u8) {
+unsafe fn offer(state: *mut ThreadState, id: u32, kind: usize, calls: u64, incl: u64, after: u8) -> bool {
     if !enabled()
         || id >= switch::TABLE_LEN
         || given_up(id)
         || registry::nests(id)
         || switch::mode(id) != after
     {
-        return;
+        return false;
     }
     let now = clock::now();
     give_up_stale(state, now);
     if TARGET.compare_exchange(NONE, id, Relaxed, Relaxed).is_err() {
-        return;
+        return false;
     }
     OWNER.store(state, Relaxed);
     let ticks_per_ns = clock::ticks_per_ns_estimate().unwrap_or(1.0);
@@ -258,8 +271,9 @@ unsafe fn offer(state: *mut ThreadState, id: u32, kind: usize, calls: u64, incl:
     // SAFETY: this thread just won TARGET, so it alone touches the windows (see `Owned`).
     let w = &mut *WINDOWS.0.get();
     (w.id, w.kind, w.window, w.largest, w.budget, w.after) = (id, kind, window, largest, budget, after);
-    (w.spent, w.done, w.pairs) = (0, 0, 0);
+    (w.spent, w.done, w.pairs, w.mean) = (0, 0, 0, 0);
     begin(w, counted, id);
+    true
 }
 
 /// The last event given up (recursive, or no longer called), so that it is not offered again
@@ -456,6 +470,9 @@ fn publish(w: &mut Windows) {
         let cost = unsafe { &*table.add(w.id as usize) };
         cost.counted.store(used_counted, Relaxed);
         cost.timed.store(used_timed, Relaxed);
+        if w.after == switch::COUNTED {
+            crate::untimed::measured_in_place(w.id, w.kind, w.mean, used_timed);
+        }
     }
     let n = COUNT.load(Relaxed);
     if n < MAX_ESTIMATES {

@@ -150,11 +150,14 @@ unsafe fn enter_counted(ts: &mut ThreadState, id: u32, sp: usize) {
     record.counted += 1;
     let top = &mut *ts.frames.add(depth);
     top.child_calls += 1;
-    // The caller's exclusive time holds this call: say how much (untimed.rs). The sentinel
-    // (no instrumented caller) has no record, and no time holds the call.
+    // The call's estimated time is its own, and its caller's exclusive time holds it (untimed.rs).
+    // The sentinel (no instrumented caller) has no record, and no time holds the call.
     let estimate = crate::untimed::per_call(id);
-    if estimate != 0 && top.id != crate::thread::SENTINEL_ID {
-        (*ts.records.add(top.id as usize)).untimed_children += estimate;
+    if estimate != 0 {
+        record.untimed_own += estimate;
+        if top.id != crate::thread::SENTINEL_ID {
+            (*ts.records.add(top.id as usize)).untimed_children += estimate;
+        }
     }
     if crate::compensate::enabled() {
         return counted_compensated(ts, id, sp);
@@ -186,12 +189,16 @@ unsafe fn counted_compensated(ts: &mut ThreadState, id: u32, sp: usize) {
 unsafe fn counted_window_end(ts: &mut ThreadState, id: u32, sp: usize, cost: u64) {
     let depth = ts.depth & !reconcile::BUSY;
     if inplace::counted_boundary(ts, id) {
-        (*ts.records.add(id as usize)).counted -= 1;
+        let record = &mut *ts.records.add(id as usize);
+        record.counted -= 1;
         let top = &mut *ts.frames.add(depth);
         top.child_calls -= 1;
         let estimate = crate::untimed::per_call(id);
-        if estimate != 0 && top.id != crate::thread::SENTINEL_ID {
-            (*ts.records.add(top.id as usize)).untimed_children -= estimate;
+        if estimate != 0 {
+            record.untimed_own -= estimate;
+            if top.id != crate::thread::SENTINEL_ID {
+                (*ts.records.add(top.id as usize)).untimed_children -= estimate;
+            }
         }
         top.overhead -= cost;
         push(ts, depth + 1, id, sp);

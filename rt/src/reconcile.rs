@@ -75,13 +75,17 @@ unsafe fn past_throttle_calls(ts: &mut ThreadState, id: u32, kind: usize, record
     if !compensate::enabled() && inplace::at_end(record.calls) {
         inplace::timed_boundary(ts, id, record.calls, record.active);
     } else if switch::consider(id, record.calls, record.incl) {
-        // Its exclusive time holds its own throttled children's untimed calls: their estimates
-        // go to them, not into its own.
-        let measured = if compensate::enabled() { record.comp_excl } else { record.excl as i64 };
-        let exclusive = measured - compensate::scaled_to_ticks(record.untimed_children) as i64;
-        crate::untimed::throttled(id, exclusive, record.calls);
-        inplace::offer_throttled(ts, id, kind, record.calls, record.incl);
+        let mean = crate::untimed::throttled(id, kind, untimed_basis(record), record.calls);
+        inplace::offer_throttled(ts, id, kind, record.calls, record.incl, mean);
     }
+}
+
+/// The exclusive ticks of a throttled event's timed calls that its untimed calls are estimated
+/// from (untimed.rs): compensated when compensation is on, and without what its own throttled
+/// children's untimed calls were estimated at (those stay theirs).
+fn untimed_basis(record: &Record) -> i64 {
+    let measured = if compensate::enabled() { record.comp_excl } else { record.excl as i64 };
+    measured - compensate::scaled_to_ticks(record.untimed_children) as i64
 }
 
 /// One finished activation of an event (or of a callpath node), with its compensated

@@ -4,14 +4,14 @@
 //! and the time of all its other calls stays in its callers' exclusive time: on IS-like code a
 //! routine taking a third of the run shows a fraction of a percent, and its caller what it did
 //! not do. So when an event is throttled, the mean exclusive time of its timed calls on that
-//! thread (less the estimates of its own throttled children's untimed calls, which stay theirs)
-//! becomes its per-call estimate; every counted call adds the estimate to the record of
+//! thread (less the estimates of its own throttled children's untimed calls, which stay theirs,
+//! and less the part of a timed probe pair inside its interval, which would otherwise make a
+//! tiny routine's estimate several times its time: the start-up part at first, the part of the
+//! pair's in-place cost once inplace.rs has measured it) becomes its per-call estimate; every counted call adds the estimate to the record of
 //! the event on top of the stack (its caller), whose exclusive time held that call; the
 //! profile then gives every event its times with the untimed calls estimated (`estimated`):
-//! the throttled event gains its counted calls times the estimate, each caller loses what it
-//! was charged. The estimate is what those calls would have shown had they been timed (probe
-//! costs inside included, as in every uncompensated time); with compensation on it is the
-//! compensated mean.
+//! the throttled event gains what each of its counted calls was estimated at, each caller
+//! loses the same. With compensation on the compensated mean is used as it is.
 
 use crate::overhead::SCALE;
 use crate::switch::TABLE_LEN;
@@ -30,11 +30,31 @@ pub fn per_call(id: u32) -> u64 {
     }
 }
 
-/// Event `id` is being throttled on a thread where its `calls` timed calls took `exclusive`
-/// ticks (negative: compensated below zero, estimated as zero).
-pub fn throttled(id: u32, exclusive: i64, calls: u64) {
-    if let (Some(estimate), true) = (PER_CALL.0.get(id as usize), calls > 0) {
-        let scaled = (exclusive.max(0) as u64).saturating_mul(1 << SCALE) / calls;
+/// Event `id` (probe `kind`) is being throttled on a thread where its `calls` timed calls took
+/// `exclusive` ticks (negative: compensated below zero, taken as zero). Sets its estimate and
+/// returns the mean (scaled ticks per call) it came from.
+pub fn throttled(id: u32, kind: usize, exclusive: i64, calls: u64) -> u64 {
+    let mean = (exclusive.max(0) as u64).saturating_mul(1 << SCALE) / calls.max(1);
+    let inside = match crate::overhead::costs() {
+        Some(costs) if !crate::compensate::enabled() => costs.own[kind],
+        _ => 0,
+    };
+    set(id, mean.saturating_sub(inside));
+    mean
+}
+
+/// The in-place cost of a throttled event's timed probe pair (scaled ticks, inplace.rs) was
+/// measured: its estimate becomes `mean` less the part of that cost inside the event's interval
+/// (the start-up pair's share), instead of the start-up part, which a probe pair next to a
+/// dependency chain does not cost. Compensated means have their probe cost removed already.
+pub fn measured_in_place(id: u32, kind: usize, mean: u64, timed: u64) {
+    let Some(costs) = crate::overhead::costs().filter(|_| !crate::compensate::enabled()) else { return };
+    let inside = (timed as u128 * costs.own[kind] as u128 / costs.measured[kind].max(1) as u128) as u64;
+    set(id, mean.saturating_sub(inside));
+}
+
+fn set(id: u32, scaled: u64) {
+    if let Some(estimate) = PER_CALL.0.get(id as usize) {
         estimate.store(scaled, Relaxed);
     }
 }
