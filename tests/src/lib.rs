@@ -7,6 +7,7 @@
 pub mod campaign;
 pub mod tau;
 pub mod third_party;
+pub mod variant;
 
 use instrument_profile::{Function, Profile};
 use std::os::unix::fs::PermissionsExt;

@@ -9,7 +9,8 @@
 //! (after `cargo build --release --workspace`).
 
 use clap::Parser;
-use instrument_tests::{bin, bin_dir, copy_dir, fixtures, repo_root, third_party};
+use instrument_tests::variant::{Variant, PLAIN};
+use instrument_tests::{copy_dir, fixtures, repo_root, third_party};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
@@ -31,15 +32,6 @@ struct Args {
     json: bool,
 }
 
-/// How a variant compiles: plain compilers or the wrappers, and the wrappers' settings.
-#[derive(Clone, Copy)]
-struct Variant {
-    name: &'static str,
-    instrumented: bool,
-    env: &'static [(&'static str, &'static str)],
-}
-
-const PLAIN: Variant = Variant { name: "plain", instrumented: false, env: &[] };
 const INSTRUMENTED: Variant = Variant { name: "instrumented", instrumented: true, env: &[] };
 const LUA_VARIANTS: &[Variant] = &[
     PLAIN,
@@ -47,29 +39,6 @@ const LUA_VARIANTS: &[Variant] = &[
     Variant { name: "early placement", instrumented: true, env: &[("INSTRUMENT_PLACEMENT", "early")] },
     Variant { name: ">= 20 instructions", instrumented: true, env: &[("INSTRUMENT_MIN_INSTRUCTIONS", "20")] },
 ];
-
-impl Variant {
-    fn cc(self) -> String {
-        self.tool("clang-22", "instrument-cc")
-    }
-    fn fc(self) -> String {
-        self.tool("flang-22", "instrument-fc")
-    }
-    fn tool(self, plain: &str, wrapper: &str) -> String {
-        if self.instrumented {
-            bin(wrapper).display().to_string()
-        } else {
-            plain.to_string()
-        }
-    }
-    fn command(self, program: &str, dir: &Path) -> Command {
-        let mut command = Command::new(program);
-        command.current_dir(dir).envs(self.env.iter().copied());
-        let path = format!("{}:{}", bin_dir().display(), std::env::var("PATH").unwrap_or_default());
-        command.env("PATH", path).env_remove("RUSTFLAGS").env_remove("CARGO_ENCODED_RUSTFLAGS");
-        command
-    }
-}
 
 /// A project: where its sources come from and how it is built; returns what to wait for.
 struct Project {

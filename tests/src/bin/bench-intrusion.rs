@@ -11,7 +11,8 @@
 
 use clap::Parser;
 use instrument_driver::experiment::interval::{median_interval, Interval};
-use instrument_tests::{bin, bin_dir, copy_dir, fixtures, third_party};
+use instrument_tests::variant::{Variant, PLAIN};
+use instrument_tests::{copy_dir, fixtures, third_party};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
@@ -30,41 +31,11 @@ struct Args {
     json: bool,
 }
 
-/// How a build compiles: plain compilers or the wrappers, and the wrappers' settings.
-#[derive(Clone, Copy)]
-struct Variant {
-    name: &'static str,
-    instrumented: bool,
-    env: &'static [(&'static str, &'static str)],
-}
-
 const VARIANTS: &[Variant] = &[
-    Variant { name: "plain", instrumented: false, env: &[] },
+    PLAIN,
     Variant { name: "default", instrumented: true, env: &[] },
     Variant { name: "early", instrumented: true, env: &[("INSTRUMENT_PLACEMENT", "early")] },
 ];
-
-impl Variant {
-    fn cc(self) -> String {
-        if self.instrumented {
-            bin("instrument-cc").display().to_string()
-        } else {
-            "clang-22".into()
-        }
-    }
-    fn command(self, program: &str, dir: &Path) -> Command {
-        let mut command = Command::new(program);
-        for (name, _) in std::env::vars_os() {
-            if name.to_string_lossy().starts_with("INSTRUMENT_") {
-                command.env_remove(name);
-            }
-        }
-        command.current_dir(dir).envs(self.env.iter().copied());
-        let path = format!("{}:{}", bin_dir().display(), std::env::var("PATH").unwrap_or_default());
-        command.env("PATH", path);
-        command
-    }
-}
 
 /// A project: its sources, its build (returns the program) and its workload's arguments.
 struct Project {
