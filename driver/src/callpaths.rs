@@ -183,6 +183,26 @@ pub fn render_table(profile: &Profile, rows: &[Row]) -> String {
     out
 }
 
+/// The k-callpath table as JSON for scripts: each row's path (readable names, caller first),
+/// counts and times in `view`.
+pub fn json_table(profile: &Profile, rows: &[Row], view: crate::report::View) -> String {
+    let labels = Labels::new(profile);
+    let rows: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|r| {
+            let (exclusive_ns, inclusive_ns) = r.times(view);
+            serde_json::json!({
+                "path": r.path.iter().map(|&e| labels.get(e)).collect::<Vec<_>>(),
+                "calls": r.calls,
+                "child_calls": r.child_calls,
+                "exclusive_ns": exclusive_ns,
+                "inclusive_ns": inclusive_ns,
+            })
+        })
+        .collect();
+    serde_json::json!({ "callpaths": rows }).to_string()
+}
+
 /// The calling-context tree (or, for a finite recording, the recorded callpaths as a tree of
 /// suffixes), children under their parent, heaviest first.
 pub fn render_cct(profile: &Profile, threads: Threads) -> Result<String, String> {

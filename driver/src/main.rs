@@ -47,8 +47,9 @@ enum Command {
         /// Show file:line next to routine names
         #[arg(long)]
         lines: bool,
-        /// Show the k-callpath table (`main => solve => f`); needs a callpath recording
-        #[arg(long, conflicts_with_all = ["tree", "json", "cct"])]
+        /// Show the k-callpath table (`main => solve => f`); needs a callpath recording (with
+        /// --json: the rows as JSON)
+        #[arg(long, conflicts_with_all = ["tree", "cct"])]
         callpaths: bool,
         /// With --callpaths: the k to show (at most the recorded depth; default: as recorded)
         #[arg(long, value_name = "K", requires = "callpaths")]
@@ -63,8 +64,9 @@ enum Command {
         #[arg(long, value_name = "R")]
         rank: Option<u32>,
         /// TAU pprof's summary over the units of execution (every thread of every rank): per
-        /// event the total, mean, min, max and standard deviation; the default for MPI runs
-        #[arg(long, conflicts_with_all = ["tree", "json", "callpaths", "cct", "thread"])]
+        /// event the total, mean, min, max and standard deviation; the default for MPI runs (with
+        /// --json: as JSON)
+        #[arg(long, conflicts_with_all = ["tree", "callpaths", "cct", "thread"])]
         summary: bool,
         /// Show raw times even when the profile has compensated ones
         #[arg(long)]
@@ -330,8 +332,12 @@ fn run(cli: Cli) -> Result<()> {
             let run = load_run(profile, rank)?;
             if summary || (run.len() > 1 && !(json || tree || callpaths || cct)) {
                 let view = report::View::for_profile(&run[0], raw);
-                let text =
-                    instrument_driver::summary::render(&instrument_driver::summary::collect(&run, view));
+                let collected = instrument_driver::summary::collect(&run, view);
+                if json {
+                    println!("{}", instrument_driver::summary::json(&collected));
+                    return Ok(());
+                }
+                let text = instrument_driver::summary::render(&collected);
                 print!("{}{}", run_header(&run), text + &instrument_driver::summary::communication(&run));
                 return Ok(());
             }
@@ -344,7 +350,11 @@ fn run(cli: Cli) -> Result<()> {
             let view = report::View::for_profile(&profile, raw);
             let text = if callpaths {
                 let rows = callpaths::table(&profile, depth, threads).map_err(anyhow::Error::msg)?;
-                callpaths::render_table(&profile, &rows)
+                if json {
+                    callpaths::json_table(&profile, &rows, view) + "\n"
+                } else {
+                    callpaths::render_table(&profile, &rows)
+                }
             } else if cct {
                 callpaths::render_cct(&profile, threads).map_err(anyhow::Error::msg)?
             } else if json {

@@ -138,6 +138,30 @@ pub fn collect(profiles: &[Profile], view: View) -> Summary {
 }
 
 /// pprof's summary table: exclusive time and calls over the units, busiest first.
+/// The summary as JSON for scripts: the units, and per event its value on each unit with the
+/// spread (total, mean, min, max, standard deviation) of calls, exclusive and inclusive times.
+pub fn json(summary: &Summary) -> String {
+    let spread = |s: Spread| serde_json::json!({"total": s.total, "mean": s.mean, "min": s.min, "max": s.max, "std": s.std});
+    let events: Vec<serde_json::Value> = summary
+        .events
+        .iter()
+        .enumerate()
+        .map(|(i, (name, samples))| {
+            serde_json::json!({
+                "name": name,
+                "units": samples.iter().map(|s| serde_json::json!({
+                    "calls": s.calls, "exclusive_ns": s.exclusive_ns, "inclusive_ns": s.inclusive_ns,
+                })).collect::<Vec<_>>(),
+                "calls": spread(summary.spread(i, |s| s.calls as f64)),
+                "exclusive_ns": spread(summary.spread(i, |s| s.exclusive_ns as f64)),
+                "inclusive_ns": spread(summary.spread(i, |s| s.inclusive_ns as f64)),
+            })
+        })
+        .collect();
+    let units: Vec<String> = summary.units.iter().map(Unit::label).collect();
+    serde_json::json!({ "units": units, "events": events }).to_string()
+}
+
 pub fn render(summary: &Summary) -> String {
     let mut out = String::new();
     let labels: Vec<String> = summary.units.iter().map(Unit::label).collect();

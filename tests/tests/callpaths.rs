@@ -228,3 +228,25 @@ fn creating_callpath_nodes_costs_no_one_time() {
     assert!(flat >= 2e6, "the busy-wait: {flat} ns");
     assert!((callpaths - flat).abs() < 0.05 * flat, "flat {flat} ns, with callpaths {callpaths} ns");
 }
+
+/// `--callpaths --json` gives the table's rows for scripts: the same paths (caller first) and
+/// counts, inclusive covering exclusive.
+#[test]
+fn the_callpath_table_as_json() {
+    let dir = scratch();
+    let k2 = record(dir.path(), "2", &[]);
+    let output = run(Command::new(bin("instrument")).args(["report", "--callpaths", "--json"]).arg(&k2));
+    assert_success(&output, "report --callpaths --json");
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let rows = json["callpaths"].as_array().expect("rows");
+    let calls: BTreeMap<String, u64> = rows
+        .iter()
+        .map(|r| {
+            let path: Vec<&str> = r["path"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect();
+            assert!(r["inclusive_ns"].as_i64().unwrap() >= r["exclusive_ns"].as_i64().unwrap(), "{r}");
+            (path.join(" => "), r["calls"].as_u64().unwrap())
+        })
+        .collect();
+    expect(&calls, K2);
+    assert_eq!(calls, table(&k2, None, None), "the same rows as the table");
+}

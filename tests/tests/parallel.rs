@@ -54,6 +54,17 @@ fn openmp_threads_are_profiled_per_thread_and_summarised() {
     let row = summary_row(&summary, "work");
     assert_eq!((row[6], row[7]), (1000.0, 250.0), "calls total and mean: {summary}");
     assert!(row[2] <= row[1] && row[1] <= row[3], "min <= mean <= max: {row:?}");
+    let json: serde_json::Value =
+        serde_json::from_str(&report(&["--summary", "--json"], dir.path())).unwrap();
+    assert_eq!(json["units"], serde_json::json!(["0", "1", "2", "3"]));
+    let work = json["events"].as_array().unwrap().iter().find(|e| e["name"] == "work").expect("work");
+    assert_eq!(
+        (work["calls"]["total"].as_f64(), work["calls"]["mean"].as_f64()),
+        (Some(1000.0), Some(250.0))
+    );
+    let per_unit: Vec<u64> =
+        work["units"].as_array().unwrap().iter().map(|u| u["calls"].as_u64().unwrap()).collect();
+    assert_eq!(per_unit, [250, 250, 250, 250], "{work}");
     let one = report(&["--thread", "2"], dir.path());
     assert!(one.contains(" 250 ") && one.contains("work"), "thread 2 ran work 250 times:\n{one}");
     assert!(!one.lines().any(|l| l.ends_with("  main")), "main ran on thread 0 only:\n{one}");
