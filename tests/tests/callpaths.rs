@@ -208,13 +208,17 @@ fn exports_folded_flamegraph_and_speedscope() {
 
 /// Creating a callpath node (fresh memory: page faults) is not the program's time: a routine
 /// called once that makes 300 new callpaths and then busy-waits 2 ms shows the same inclusive
-/// time with callpaths as without (within 5 %; before, each node added about 7 us to it).
+/// time with callpaths as without (within 5 %; before, each node added about 7 us to it). A
+/// preemption during the busy-wait only adds time, so each is the least of three runs,
+/// alternated (the test binary runs its tests side by side on a small machine).
 #[test]
 fn creating_callpath_nodes_costs_no_one_time() {
     let dir = scratch();
     let program = build_instrumented(dir.path(), "coldpaths", &[]);
-    let setup_ns = |callpath: &str| {
-        let run_dir = new_dir(dir.path(), &format!("callpath-{callpath}"));
+    let mut runs = 0;
+    let mut setup_ns = |callpath: &str| {
+        runs += 1;
+        let run_dir = new_dir(dir.path(), &format!("callpath-{callpath}-{runs}"));
         let output = run(Command::new(&program)
             .current_dir(&run_dir)
             .env("INSTRUMENT_PROFILE_DIR", &run_dir)
@@ -224,7 +228,11 @@ fn creating_callpath_nodes_costs_no_one_time() {
         assert_eq!(profile.functions.iter().filter(|f| f.name.starts_with("leaf_")).count(), 300);
         function(&profile, "setup").inclusive_ns as f64
     };
-    let (flat, callpaths) = (setup_ns("0"), setup_ns("all"));
+    let (mut flat, mut callpaths) = (f64::INFINITY, f64::INFINITY);
+    for _ in 0..3 {
+        flat = flat.min(setup_ns("0"));
+        callpaths = callpaths.min(setup_ns("all"));
+    }
     assert!(flat >= 2e6, "the busy-wait: {flat} ns");
     assert!((callpaths - flat).abs() < 0.05 * flat, "flat {flat} ns, with callpaths {callpaths} ns");
 }
