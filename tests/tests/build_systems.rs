@@ -141,3 +141,36 @@ fn configure_style_probes_behave_like_clang() {
         .collect();
     assert!(leftover.is_empty(), "{leftover:?}");
 }
+
+/// With LTO the optimiser runs again in the linker: the default (late) placement instruments
+/// there (the wrapper has lld load the plugin), thin or full, in one command or compiled and
+/// linked apart; early placement instruments at compile time only, never twice.
+#[test]
+fn lto_builds_are_instrumented_once_where_the_optimiser_last_runs() {
+    let dir = scratch();
+    let source = fixtures().join("calls.c");
+    let cc = bin("instrument-cc");
+    let cases: [(&str, &[&str], &str); 4] = [
+        ("thin", &["-flto=thin"], "late"),
+        ("full", &["-flto"], "late"),
+        ("early", &["-flto=thin", "--instrument-placement=early"], "early"),
+        ("apart", &["-flto=thin", "-c"], "late"),
+    ];
+    for (name, flags, placement) in cases {
+        let program = dir.path().join(name);
+        let output = if flags.contains(&"-c") {
+            let object = dir.path().join(format!("{name}.o"));
+            let compile = run(Command::new(&cc).arg("-O2").args(flags).arg(&source).arg("-o").arg(&object));
+            assert_success(&compile, "compile for LTO");
+            run(Command::new(&cc).args(["-O2", "-flto=thin"]).arg(&object).arg("-o").arg(&program))
+        } else {
+            run(Command::new(&cc).arg("-O2").args(flags).arg(&source).arg("-o").arg(&program))
+        };
+        assert_success(&output, &format!("{name} LTO build"));
+        let run_dir = new_dir(dir.path(), &format!("{name}-run"));
+        let (output, profile) = run_profiled(&program, &run_dir);
+        assert_success(&output, name);
+        assert_eq!(profile.placement.as_deref(), Some(placement), "{name}");
+        assert_eq!(function(&profile, "main").calls, 1, "{name}: instrumented once");
+    }
+}

@@ -96,6 +96,19 @@ pub fn command(language: Language, args: &[String]) -> Result<Command> {
         // Source files and lines for every routine; debug info does not change generated code.
         full.push("-gline-tables-only".into());
     }
+    if (invocation.links_executable || invocation.links_library) && lto_link(&passed) {
+        // With LTO the optimiser runs again in the linker, where late placement acts: lld loads
+        // the plugin (GNU ld's LTO plugin cannot), and the pass reads clang's marks there.
+        if !passed.iter().any(|a| a.starts_with("-fuse-ld=")) {
+            full.push("-fuse-ld=lld".into());
+        }
+        let mut flag = OsString::from("-Wl,--load-pass-plugin=");
+        flag.push(layout::plugin()?);
+        full.push(flag);
+        if language != Language::Fortran && !passed.iter().any(|a| a.starts_with("-finstrument-functions")) {
+            command.env("INSTRUMENT_CLANG_MARKS", "1");
+        }
+    }
     if invocation.links_executable && mpi::links_mpi(&passed) {
         full.push(mpi::pmpi_object(&passed)?.into());
     }
@@ -111,6 +124,14 @@ pub fn command(language: Language, args: &[String]) -> Result<Command> {
     }
     command.args(full);
     Ok(command)
+}
+
+/// Whether a link is an LTO link: the last `-flto`/`-fno-lto` flag asks for it.
+fn lto_link(args: &[String]) -> bool {
+    args.iter()
+        .rev()
+        .find(|a| a.starts_with("-flto") || *a == "-fno-lto")
+        .is_some_and(|a| a.starts_with("-flto"))
 }
 
 /// The wrappers' `main`: exec the compiler, or print one error line and exit 1.
