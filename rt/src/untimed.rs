@@ -4,14 +4,15 @@
 //! and the time of all its other calls stays in its callers' exclusive time: on IS-like code a
 //! routine taking a third of the run shows a fraction of a percent, and its caller what it did
 //! not do. So when an event is throttled, the mean exclusive time of its timed calls on that
-//! thread (less the estimates of its own throttled children's untimed calls, which stay theirs,
-//! and less the part of a timed probe pair inside its interval, which would otherwise make a
-//! tiny routine's estimate several times its time: the start-up part at first, the part of the
-//! pair's in-place cost once inplace.rs has measured it) becomes its per-call estimate; every counted call adds the estimate to the record of
+//! thread becomes its per-call estimate, less two things: the estimates of its own throttled
+//! children's untimed calls (those stay theirs), and the part of a timed probe pair inside its
+//! interval, which would otherwise make a tiny routine's estimate several times its time (the
+//! start-up part at first, the inside share of the pair's in-place cost once inplace.rs has
+//! measured it). Every counted call adds the estimate to its own record and to the record of
 //! the event on top of the stack (its caller), whose exclusive time held that call; the
 //! profile then gives every event its times with the untimed calls estimated (`estimated`):
 //! the throttled event gains what each of its counted calls was estimated at, each caller
-//! loses the same. With compensation on the compensated mean is used as it is.
+//! loses the same. With compensation on, the compensated mean is used as it is.
 
 use crate::overhead::SCALE;
 use crate::switch::TABLE_LEN;
