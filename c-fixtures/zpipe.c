@@ -32,24 +32,32 @@ static void fill_text(unsigned char *text, size_t size) {
   }
 }
 
+/* Runs `step` (deflate or inflate) over `size` bytes of `in` into `out` through a small output
+ * buffer until the stream ends; returns the bytes written, or exits with `error`. */
+static size_t pump(z_stream *s, int (*step)(z_streamp, int), int flush, const unsigned char *in,
+                   size_t size, unsigned char *out, size_t room, int error) {
+  s->next_in = (unsigned char *)in;
+  s->avail_in = (uInt)size;
+  size_t written = 0;
+  int status;
+  do {
+    s->next_out = out + written;
+    s->avail_out = (uInt)(room - written < CHUNK ? room - written : CHUNK);
+    status = step(s, flush);
+    written = (size_t)(s->next_out - out);
+  } while (status == Z_OK);
+  if (status != Z_STREAM_END)
+    exit(error);
+  return written;
+}
+
 static size_t deflate_all(const unsigned char *in, size_t size, unsigned char *out,
                           size_t room) {
   z_stream s;
   memset(&s, 0, sizeof s);
   if (deflateInit(&s, 6) != Z_OK)
     exit(2);
-  s.next_in = (unsigned char *)in;
-  s.avail_in = (uInt)size;
-  size_t written = 0;
-  int status;
-  do {
-    s.next_out = out + written;
-    s.avail_out = (uInt)(room - written < CHUNK ? room - written : CHUNK);
-    status = deflate(&s, Z_FINISH);
-    written = (size_t)(s.next_out - out);
-  } while (status == Z_OK);
-  if (status != Z_STREAM_END)
-    exit(3);
+  size_t written = pump(&s, deflate, Z_FINISH, in, size, out, room, 3);
   deflateEnd(&s);
   return written;
 }
@@ -60,18 +68,7 @@ static size_t inflate_all(const unsigned char *in, size_t size, unsigned char *o
   memset(&s, 0, sizeof s);
   if (inflateInit(&s) != Z_OK)
     exit(4);
-  s.next_in = (unsigned char *)in;
-  s.avail_in = (uInt)size;
-  size_t written = 0;
-  int status;
-  do {
-    s.next_out = out + written;
-    s.avail_out = (uInt)(room - written < CHUNK ? room - written : CHUNK);
-    status = inflate(&s, Z_NO_FLUSH);
-    written = (size_t)(s.next_out - out);
-  } while (status == Z_OK);
-  if (status != Z_STREAM_END)
-    exit(5);
+  size_t written = pump(&s, inflate, Z_NO_FLUSH, in, size, out, room, 5);
   inflateEnd(&s);
   return written;
 }
