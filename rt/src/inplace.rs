@@ -135,6 +135,13 @@ struct Windows {
     after: u8,
     /// A throttled event's mean exclusive time per timed call (untimed.rs), scaled.
     mean: u64,
+    /// The event's exclusive ticks and its children's untimed estimates (scaled) at the start of
+    /// the current timed window, and each timed window's exclusive time per execution (scaled):
+    /// their median is a throttled event's estimate, which a preemption cannot inflate.
+    excl_start: u64,
+    children_start: u64,
+    timed_means: [u64; MAX_PAIRS],
+    timed_windows: usize,
     differences: [i64; MAX_PAIRS],
 }
 
@@ -157,6 +164,10 @@ static WINDOWS: Owned = Owned(UnsafeCell::new(Windows {
     pairs: 0,
     after: switch::MEASURED,
     mean: 0,
+    excl_start: 0,
+    children_start: 0,
+    timed_means: [0; MAX_PAIRS],
+    timed_windows: 0,
     differences: [0; MAX_PAIRS],
 }));
 
@@ -271,7 +282,7 @@ unsafe fn offer(state: *mut ThreadState, id: u32, kind: usize, calls: u64, incl:
     // SAFETY: this thread just won TARGET, so it alone touches the windows (see `Owned`).
     let w = &mut *WINDOWS.0.get();
     (w.id, w.kind, w.window, w.largest, w.budget, w.after) = (id, kind, window, largest, budget, after);
-    (w.spent, w.done, w.pairs, w.mean) = (0, 0, 0, 0);
+    (w.spent, w.done, w.pairs, w.mean, w.timed_windows) = (0, 0, 0, 0, 0);
     begin(w, counted, id);
     true
 }
@@ -303,11 +314,30 @@ pub unsafe fn timed_boundary(ts: &mut ThreadState, id: u32, calls: u64, active: 
         GIVEN_UP.store(u64::from(id) + 1, Relaxed);
         return release(w.after);
     }
+    let record = &*ts.records.add(id as usize);
+    if timed(w.done) {
+        timed_window_mean(w, record, calls);
+    }
     if close_window(w, now, calls) {
         return;
     }
-    let count = if timed(w.done) { calls } else { (*ts.records.add(id as usize)).counted };
+    let count = if timed(w.done) { calls } else { record.counted };
+    if timed(w.done) {
+        (w.excl_start, w.children_start) = (record.excl, record.untimed_children);
+    }
     begin(w, count, id);
+}
+
+/// Keeps the exclusive time per execution of the timed window ending with the event's calls at
+/// `calls` (its record as charged), less its children's untimed estimates.
+fn timed_window_mean(w: &mut Windows, record: &Record, calls: u64) {
+    let executions = calls.saturating_sub(w.start_count).max(1);
+    let excl = record.excl.saturating_sub(w.excl_start) << SCALE;
+    let children = record.untimed_children.saturating_sub(w.children_start);
+    if w.timed_windows < MAX_PAIRS {
+        w.timed_means[w.timed_windows] = excl.saturating_sub(children) / executions;
+        w.timed_windows += 1;
+    }
 }
 
 /// A counted entry of an event brought its counted calls to `END` (enter_counted, after
@@ -331,6 +361,9 @@ pub unsafe fn counted_boundary(ts: &mut ThreadState, id: u32) -> bool {
     }
     let next_timed = timed(w.done);
     let count = if next_timed { record.calls } else { record.counted - 1 };
+    if next_timed {
+        (w.excl_start, w.children_start) = (record.excl, record.untimed_children);
+    }
     begin(w, count, id);
     next_timed
 }
@@ -471,7 +504,7 @@ fn publish(w: &mut Windows) {
         cost.counted.store(used_counted, Relaxed);
         cost.timed.store(used_timed, Relaxed);
         if w.after == switch::COUNTED {
-            crate::untimed::measured_in_place(w.id, w.kind, w.mean, used_timed);
+            crate::untimed::measured_in_place(w.id, w.kind, throttled_mean(w), used_timed);
         }
     }
     let n = COUNT.load(Relaxed);
@@ -490,6 +523,18 @@ fn publish(w: &mut Windows) {
         }
         COUNT.store(n + 1, Relaxed);
     }
+}
+
+/// A throttled event's exclusive time per call for its estimate (scaled): the median of its
+/// timed windows' (a window a preemption hit is an outlier there), else the mean of the timed
+/// calls before throttling.
+fn throttled_mean(w: &mut Windows) -> u64 {
+    let means = &mut w.timed_means[..w.timed_windows];
+    if means.len() < MIN_PAIRS / 2 {
+        return w.mean;
+    }
+    means.sort_unstable();
+    means[means.len() / 2]
 }
 
 /// The latest finished estimate of event `id`.
