@@ -8,7 +8,9 @@
 //! children's untimed calls (those stay theirs), and the part of a timed probe pair inside its
 //! interval, which would otherwise make a tiny routine's estimate several times its time (the
 //! start-up part at first, the inside share of the pair's in-place cost once inplace.rs has
-//! measured it). Every counted call adds the estimate to its own record and to the record of
+//! measured it). Once inplace.rs has measured the event, the basis is also its timed windows'
+//! median exclusive time per execution, which a preemption cannot inflate as it can the mean of
+//! a tiny routine's first calls. Every counted call adds the estimate to its own record and to the record of
 //! the event on top of the stack (its caller), whose exclusive time held that call; the
 //! profile then gives every event its times with the untimed calls estimated (`estimated`):
 //! the throttled event gains what each of its counted calls was estimated at, each caller
