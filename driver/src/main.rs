@@ -68,7 +68,8 @@ enum Command {
         /// --json: as JSON)
         #[arg(long, conflicts_with_all = ["tree", "callpaths", "cct", "thread"])]
         summary: bool,
-        /// Show raw times even when the profile has compensated ones
+        /// Show times exactly as measured: not compensated, and without the estimates of
+        /// throttled events' untimed calls
         #[arg(long)]
         raw: bool,
         /// Sort the flat table (and --json) by this, largest first (loops and call statements:

@@ -7,17 +7,22 @@ use instrument_profile::{CallSite, Compensated, Estimated, Function, Loop, Probe
 use serde::Serialize;
 use std::fmt::Write;
 
-/// Which times a report shows: as measured, or compensated when the profile has them.
+/// Which times a report shows: uncompensated (with throttled events' untimed calls estimated
+/// where the profile has estimates), compensated when the profile has them, or exactly as
+/// measured (`--raw`: neither compensated nor estimated).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum View {
     Raw,
     Compensated,
+    Measured,
 }
 
 impl View {
-    /// Compensated when the profile was compensated and raw times were not asked for.
+    /// As measured when raw times were asked for, else compensated when the profile was.
     pub fn for_profile(profile: &Profile, raw: bool) -> View {
-        if profile.compensation.is_some() && !raw {
+        if raw {
+            View::Measured
+        } else if profile.compensation.is_some() {
             View::Compensated
         } else {
             View::Raw
@@ -442,7 +447,7 @@ pub fn pprof_header(out: &mut String, last_column: &str) {
 pub fn compensation_note(c: &instrument_profile::Compensation, view: View) -> String {
     let which = match view {
         View::Compensated => "times are compensated",
-        View::Raw => "times are raw (the profile also has compensated times)",
+        View::Raw | View::Measured => "times are raw (the profile also has compensated times)",
     };
     let mut note = format!(
         "{which}: probe cost Δi {:.2} ns per event (Δe {:.2} ns), loops Δi {:.2} ns; {:.3} ms removed; calibration took {:.2} ms",

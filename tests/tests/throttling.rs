@@ -207,6 +207,16 @@ fn a_throttled_routines_untimed_calls_are_estimated_and_taken_out_of_its_caller(
         .arg(only_profile_path(&dir.path().join("default"))));
     let text = String::from_utf8_lossy(&report.stdout);
     assert!(text.contains("their later calls estimated at the mean of the timed ones"), "{text}");
+    let shown = |text: &str| -> String {
+        let row = text.lines().find(|l| l.ends_with("next_random [throttled]")).expect("next_random's row");
+        row.split_whitespace().nth(1).unwrap().to_string()
+    };
+    assert_eq!(shown(&text), format!("{:.3}", r.exclusive_ns as f64 / 1e6), "the report shows the estimate");
+    let raw = run(Command::new(bin("instrument"))
+        .args(["report", "--raw"])
+        .arg(only_profile_path(&dir.path().join("default"))));
+    let raw = String::from_utf8_lossy(&raw.stdout);
+    assert_eq!(shown(&raw), format!("{:.3}", random.exclusive_ns as f64 / 1e6), "--raw: as measured");
 }
 
 /// Throttled routines that call throttled routines: every estimate moves time from a caller's
