@@ -42,6 +42,14 @@ pub struct EventCosts {
     pub counted_ns: f64,
 }
 
+impl EventCosts {
+    /// These costs as a pair's, with `off_ns` for a switched-off activation (never measured in
+    /// place).
+    pub fn pair(&self, off_ns: f64) -> PairCosts {
+        PairCosts { measured_ns: self.measured_ns, counted_ns: self.counted_ns, off_ns }
+    }
+}
+
 /// What a probe pair costs, per probe kind.
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -113,11 +121,15 @@ impl crate::Profile {
 }
 
 impl Overhead {
+    /// Event `id`'s costs measured in place, if it has some.
+    pub fn in_place_of(&self, id: u32) -> Option<&EventCosts> {
+        self.in_place.iter().find(|e| e.id == id)
+    }
+
     /// [`crate::Profile::overhead_of`] with this section's costs.
     pub fn of_event(&self, id: u32, kind: ProbeKind, calls: u64, untimed: u64) -> f64 {
-        match self.in_place.iter().find(|e| e.id == id) {
-            Some(e) => PairCosts { measured_ns: e.measured_ns, counted_ns: e.counted_ns, off_ns: 0.0 }
-                .of(calls.saturating_sub(untimed), untimed),
+        match self.in_place_of(id) {
+            Some(e) => e.pair(0.0).of(calls.saturating_sub(untimed), untimed),
             None => self.costs.of(kind, calls, untimed),
         }
     }

@@ -321,8 +321,9 @@ pub unsafe fn timed_boundary(ts: &mut ThreadState, id: u32, calls: u64, active: 
     if close_window(w, now, calls) {
         return;
     }
-    let count = if timed(w.done) { calls } else { record.counted };
-    if timed(w.done) {
+    let next_timed = timed(w.done);
+    let count = if next_timed { calls } else { record.counted };
+    if next_timed {
         (w.excl_start, w.children_start) = (record.excl, record.untimed_children);
     }
     begin(w, count, id);

@@ -148,24 +148,36 @@ unsafe fn enter_counted(ts: &mut ThreadState, id: u32, sp: usize) {
     reconcile::mark_busy(ts, depth);
     let record = &mut *ts.records.add(id as usize);
     record.counted += 1;
+    let counted = record.counted;
     let top = &mut *ts.frames.add(depth);
     top.child_calls += 1;
-    // The call's estimated time is its own, and its caller's exclusive time holds it (untimed.rs).
-    // The sentinel (no instrumented caller) has no record, and no time holds the call.
-    let estimate = crate::untimed::per_call(id);
-    if estimate != 0 {
-        record.untimed_own += estimate;
-        if top.id != crate::thread::SENTINEL_ID {
-            (*ts.records.add(top.id as usize)).untimed_children += estimate;
-        }
-    }
+    let caller = top.id;
+    estimate_untimed(ts, id, caller, false);
     if crate::compensate::enabled() {
         return counted_compensated(ts, id, sp);
     }
-    if inplace::at_end(record.counted) {
+    if inplace::at_end(counted) {
         return counted_window_end(ts, id, sp, 0);
     }
     reconcile::commit(ts, depth);
+}
+
+/// Charges (or, `undo`, takes back) a counted call's estimated time (untimed.rs): it is event
+/// `id`'s own, and the exclusive time of its caller `caller` holds it. The sentinel (no
+/// instrumented caller) has no record, and no time holds the call. Each record is reached
+/// afresh through the table (`caller` may be `id` itself, a recursion), so callers hold no
+/// reference to either across this call.
+#[inline(always)]
+unsafe fn estimate_untimed(ts: &mut ThreadState, id: u32, caller: u32, undo: bool) {
+    let estimate = crate::untimed::per_call(id);
+    if estimate == 0 {
+        return;
+    }
+    let add = |total: &mut u64| *total = if undo { *total - estimate } else { *total + estimate };
+    add(&mut (*ts.records.add(id as usize)).untimed_own);
+    if caller != crate::thread::SENTINEL_ID {
+        add(&mut (*ts.records.add(caller as usize)).untimed_children);
+    }
 }
 
 /// The rest of a counted entry with compensation on (the stack still marked busy): its
@@ -189,18 +201,11 @@ unsafe fn counted_compensated(ts: &mut ThreadState, id: u32, sp: usize) {
 unsafe fn counted_window_end(ts: &mut ThreadState, id: u32, sp: usize, cost: u64) {
     let depth = ts.depth & !reconcile::BUSY;
     if inplace::counted_boundary(ts, id) {
-        let record = &mut *ts.records.add(id as usize);
-        record.counted -= 1;
+        (*ts.records.add(id as usize)).counted -= 1;
         let top = &mut *ts.frames.add(depth);
         top.child_calls -= 1;
-        let estimate = crate::untimed::per_call(id);
-        if estimate != 0 {
-            record.untimed_own -= estimate;
-            if top.id != crate::thread::SENTINEL_ID {
-                (*ts.records.add(top.id as usize)).untimed_children -= estimate;
-            }
-        }
         top.overhead -= cost;
+        estimate_untimed(ts, id, top.id, true);
         push(ts, depth + 1, id, sp);
     } else {
         reconcile::commit(ts, depth);

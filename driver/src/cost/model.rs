@@ -80,13 +80,8 @@ pub fn predict(profile: &Profile, costs: &Costs, setting: &Setting) -> Vec<Predi
 /// Event `id`'s pair costs: those measured in place while the profiled program ran (a
 /// throttled event, or any hot one with compensation), else `calibrated`.
 fn in_place(profile: &Profile, id: u32, calibrated: &PairCosts) -> PairCosts {
-    let measured = profile.overhead.as_ref().and_then(|o| o.in_place.iter().find(|e| e.id == id));
-    match measured {
-        Some(e) => {
-            PairCosts { measured_ns: e.measured_ns, counted_ns: e.counted_ns, off_ns: calibrated.off_ns }
-        }
-        None => *calibrated,
-    }
+    let measured = profile.overhead.as_ref().and_then(|o| o.in_place_of(id));
+    measured.map_or(*calibrated, |e| e.pair(calibrated.off_ns))
 }
 
 /// The routine every loop and call statement is in.
