@@ -6,6 +6,7 @@
 #include "llvm/Passes/OptimizationLevel.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm-c/Types.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
 
 using namespace llvm;
@@ -59,6 +60,17 @@ extern "C" LLVMBasicBlockRef instrument_split_edge(LLVMBasicBlockRef From, LLVMB
   if (T->isEHPad() || !Term || !(isa<BranchInst>(Term) || isa<SwitchInst>(Term) || isa<InvokeInst>(Term)))
     return nullptr;
   return wrap(SplitEdge(F, T));
+}
+
+// A routine's exit probe runs only when its entry probe opened something: LLVM's
+// SplitBlockAndInsertIfThen splits the block before `At` and branches on `Opened != 0` to a new
+// block, whose terminator it returns (the exit probe goes before it).
+extern "C" LLVMValueRef instrument_guard_before(LLVMValueRef At, LLVMValueRef Opened) {
+  auto *Before = cast<Instruction>(unwrap(At));
+  Value *Token = unwrap(Opened);
+  IRBuilder<> B(Before);
+  Value *Cond = B.CreateICmpNE(Token, ConstantInt::get(Token->getType(), 0), "instrument.opened");
+  return wrap(SplitBlockAndInsertIfThen(Cond, Before->getIterator(), false));
 }
 
 // LLVM's demangler (Itanium C++ including C++20's forms, Rust v0, D, Microsoft), for the

@@ -9,6 +9,7 @@
 
 use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::llvm_sys::core::*;
+use inkwell::llvm_sys::prelude::LLVMValueRef;
 use inkwell::llvm_sys::LLVMTailCallKind;
 use inkwell::module::Module;
 use inkwell::values::{
@@ -16,8 +17,9 @@ use inkwell::values::{
 };
 use inkwell::AddressSpace;
 
-/// The runtime's probe entry points: `void __instrument_enter(u32 *id_slot)`,
-/// `void __instrument_exit(u32 *id_slot)`,
+/// The runtime's probe entry points: `u32 __instrument_enter(u32 *id_slot)` (non-zero when the
+/// exit has something to close: a routine's exits are branched around when it is zero, so a
+/// counted or switched-off routine makes one probe call), `void __instrument_exit(u32 *id_slot)`,
 /// `void __instrument_loop_exit(u32 *id_slot, u64 iterations)` and
 /// `void __instrument_unwind(u32 *id_slot)` (at a landing pad of the routine in `id_slot`).
 pub struct Hooks<'ctx> {
@@ -30,24 +32,34 @@ pub struct Hooks<'ctx> {
 impl<'ctx> Hooks<'ctx> {
     pub fn declare(module: &Module<'ctx>) -> Self {
         Hooks {
-            enter: declare(module, "__instrument_enter", false),
-            exit: declare(module, "__instrument_exit", false),
-            loop_exit: declare(module, "__instrument_loop_exit", true),
-            unwind: declare(module, "__instrument_unwind", false),
+            enter: declare(module, "__instrument_enter", Returns::Opened),
+            exit: declare(module, "__instrument_exit", Returns::Nothing),
+            loop_exit: declare(module, "__instrument_loop_exit", Returns::NothingWithCount),
+            unwind: declare(module, "__instrument_unwind", Returns::Nothing),
         }
     }
 }
 
-fn declare<'ctx>(module: &Module<'ctx>, name: &str, with_count: bool) -> FunctionValue<'ctx> {
+/// A probe's signature beyond its id slot.
+enum Returns {
+    /// `u32 (u32 *id_slot)`: whether the exit has anything to close.
+    Opened,
+    /// `void (u32 *id_slot)`.
+    Nothing,
+    /// `void (u32 *id_slot, u64 iterations)`.
+    NothingWithCount,
+}
+
+fn declare<'ctx>(module: &Module<'ctx>, name: &str, returns: Returns) -> FunctionValue<'ctx> {
     if let Some(existing) = module.get_function(name) {
         return existing;
     }
     let ctx = module.get_context();
     let ptr = ctx.ptr_type(AddressSpace::default()).into();
-    let ty = if with_count {
-        ctx.void_type().fn_type(&[ptr, ctx.i64_type().into()], false)
-    } else {
-        ctx.void_type().fn_type(&[ptr], false)
+    let ty = match returns {
+        Returns::Opened => ctx.i32_type().fn_type(&[ptr], false),
+        Returns::Nothing => ctx.void_type().fn_type(&[ptr], false),
+        Returns::NothingWithCount => ctx.void_type().fn_type(&[ptr, ctx.i64_type().into()], false),
     };
     let f = module.add_function(name, ty, None);
     for attr in ["nounwind", "willreturn"] {
@@ -57,7 +69,8 @@ fn declare<'ctx>(module: &Module<'ctx>, name: &str, with_count: bool) -> Functio
     f
 }
 
-/// Puts routine probes into `f`. Returns the number of exit probes inserted.
+/// Puts routine probes into `f`: each exit probe in a block of its own, entered only when the
+/// entry probe returned non-zero. Returns the number of exit probes inserted.
 pub fn insert<'ctx>(
     module: &Module<'ctx>,
     hooks: &Hooks<'ctx>,
@@ -71,7 +84,11 @@ pub fn insert<'ctx>(
         Some(at) => builder.position_before(&at),
         None => builder.position_at_end(entry),
     }
-    no_tail(builder.build_call(hooks.enter, &[site.into()], "").expect("builder is positioned"));
+    let enter = builder.build_call(hooks.enter, &[site.into()], "instrument.entry").expect("positioned");
+    no_tail(enter);
+    // A module that an older version of the pass instrumented in part (linked by LTO) may
+    // declare the entry probe without its result: its exits then run unconditionally.
+    let opened = enter.try_as_basic_value().basic();
 
     let exits: Vec<_> = f
         .get_basic_block_iter()
@@ -80,10 +97,24 @@ pub fn insert<'ctx>(
         .map(exit_point)
         .collect();
     for at in &exits {
-        builder.position_before(at);
+        match opened {
+            // SAFETY: `at` is an instruction of `f` and `opened` the entry probe's value, which
+            // dominates it (the entry block's probe precedes every exit point); the shim
+            // returns the terminator of the block it made.
+            Some(opened) => builder.position_before(&unsafe {
+                InstructionValue::new(instrument_guard_before(at.as_value_ref(), opened.as_value_ref()))
+            }),
+            None => builder.position_before(at),
+        }
         no_tail(builder.build_call(hooks.exit, &[site.into()], "").expect("builder is positioned"));
     }
     exits.len()
+}
+
+extern "C" {
+    /// The shim's LLVM SplitBlockAndInsertIfThen on `opened != 0` before `at`: the terminator of
+    /// the new block that runs only then.
+    fn instrument_guard_before(at: LLVMValueRef, opened: LLVMValueRef) -> LLVMValueRef;
 }
 
 /// Puts an unwind probe after every `landingpad` of `f`: it names the innermost event still

@@ -2,7 +2,8 @@
 //!
 //! - `__instrument_register_module(table)` from each module's constructor (`registry`),
 //! - `__instrument_enter(id_slot)` / `__instrument_exit(id_slot)` around every routine, loop and
-//!   call statement, `__instrument_loop_exit(id_slot, iterations)` on loop exits, and
+//!   call statement (a routine's exits run only when its entry returned `OPENED`),
+//!   `__instrument_loop_exit(id_slot, iterations)` on loop exits, and
 //!   `__instrument_unwind(id_slot)` in landing pads, where an exception or panic arrives
 //!   (`probes`).
 //!

@@ -100,13 +100,14 @@ pub fn hidden_events() -> (*const u32, *const u32) {
     (PARENT.as_ptr().cast_const(), CHILD.as_ptr().cast_const())
 }
 
-/// A timed probe pair of `kind` on the hidden child event.
+/// A probe pair of `kind` on the hidden child event, as the pass emits it: a routine's exit
+/// runs only when its entry opened something, a loop's always.
 unsafe fn pair(kind: usize) {
     let child = CHILD.as_ptr().cast_const();
-    probes::__instrument_enter(child);
+    let opened = probes::__instrument_enter(child);
     if kind == LOOP {
         probes::__instrument_loop_exit(child, 0);
-    } else {
+    } else if opened != probes::NOTHING {
         probes::__instrument_exit(child);
     }
 }

@@ -51,14 +51,15 @@ macro_rules! trampoline {
 /// The routine and call-statement probes' trampolines also route by mode, so that the paths of
 /// a throttled event (counted entry, exit with nothing to close) are small functions that save
 /// no registers, instead of the timed bodies' prologues (six pushes and pops each way).
-/// A measured event (mode 0) goes to `$body` after one test; a switched-off one returns; a
-/// counted one goes to `$routed`, and any other mode (lenient) to `$other`.
+/// A measured event (mode 0) goes to `$body` after one test; a switched-off one returns
+/// (`NOTHING` opened, for the entry); a counted one goes to `$routed`, and any other mode
+/// (lenient) to `$other`.
 macro_rules! routed_trampoline {
-    ($name:ident, $body:path, $routed:path, $other:path) => {
+    ($name:ident -> $ret:ty, $body:path, $routed:path, $other:path) => {
         #[cfg(target_arch = "x86_64")]
         #[unsafe(naked)]
         #[no_mangle]
-        pub unsafe extern "C" fn $name(id_slot: *const u32) {
+        pub unsafe extern "C" fn $name(id_slot: *const u32) -> $ret {
             core::arch::naked_asm!(
                 "mov rsi, rsp",
                 "mov eax, dword ptr [rdi]",
@@ -75,6 +76,7 @@ macro_rules! routed_trampoline {
                 "je {routed}",
                 "cmp ecx, {off}",
                 "jne {other}",
+                "xor eax, eax",
                 "ret",
                 max = const switch::TABLE_LEN,
                 modes = sym switch::MODES,
@@ -88,9 +90,20 @@ macro_rules! routed_trampoline {
     };
 }
 
+/// What an entry probe returns to the probed code: whether its exit probe has anything to close.
+/// A routine's exit probes run only when its entry returned `OPENED` (the pass branches on it),
+/// so a counted or switched-off routine costs one probe call, not two. Loop and call-statement
+/// exits run whatever it says: they are correct either way, as exits of old code are.
+pub type Opened = u32;
+/// Nothing to close: the call was counted, switched off, or not recorded.
+pub const NOTHING: Opened = 0;
+/// A frame was pushed, or a level counted on an overflowed or busy shadow stack.
+pub const OPENED: Opened = 1;
+const _: () = assert!(NOTHING == 0, "the trampolines return a switched-off entry's NOTHING as zero");
+
 const _: () = assert!(switch::MEASURED == 0, "the routed trampolines test the measured mode as zero");
-routed_trampoline!(__instrument_enter, enter, enter_throttled, enter);
-routed_trampoline!(__instrument_exit, exit, exit_untimed, exit_untimed);
+routed_trampoline!(__instrument_enter -> Opened, enter, enter_throttled, enter);
+routed_trampoline!(__instrument_exit -> (), exit, exit_untimed, exit_untimed);
 trampoline!(__instrument_loop_exit(id_slot: *const u32, iterations: u64), "rdx", loop_exit);
 
 #[cfg(target_arch = "x86_64")]
@@ -114,13 +127,13 @@ pub unsafe extern "C" fn unwind(id_slot: *const u32, sp: usize) {
 
 /// Event entry (routine, loop or call statement): push a frame for the event whose id is in
 /// `id_slot`.
-pub unsafe extern "C" fn enter(id_slot: *const u32, sp: usize) {
+pub unsafe extern "C" fn enter(id_slot: *const u32, sp: usize) -> Opened {
     clock::fence();
     let mut state = thread::current();
     if state.is_null() {
         state = thread::attach();
         if state.is_null() {
-            return;
+            return NOTHING;
         }
     }
     let ts = &mut *state;
@@ -132,18 +145,19 @@ pub unsafe extern "C" fn enter(id_slot: *const u32, sp: usize) {
     let mode = switch::mode(id);
     if mode & switch::UNTIMED != 0 {
         if mode == switch::COUNTED {
-            enter_counted(ts, id, sp);
+            return enter_counted(ts, id, sp);
         }
-        return;
+        return NOTHING;
     }
     push(ts, depth, id, sp);
+    OPENED
 }
 
 /// Entry of a throttled event (or of one in a counted window of inplace.rs): its call is
 /// counted (for it and as a child of the frame on top), but no frame is pushed and the clock is
-/// not read.
+/// not read. It opens a frame only where an in-place window ends and times this entry.
 #[inline(always)]
-unsafe fn enter_counted(ts: &mut ThreadState, id: u32, sp: usize) {
+unsafe fn enter_counted(ts: &mut ThreadState, id: u32, sp: usize) -> Opened {
     let depth = ts.depth;
     reconcile::mark_busy(ts, depth);
     let record = &mut *ts.records.add(id as usize);
@@ -160,6 +174,7 @@ unsafe fn enter_counted(ts: &mut ThreadState, id: u32, sp: usize) {
         return counted_window_end(ts, id, sp, 0);
     }
     reconcile::commit(ts, depth);
+    NOTHING
 }
 
 /// Charges (or, `undo`, takes back) a counted call's estimated time (untimed.rs): it is event
@@ -183,7 +198,7 @@ unsafe fn estimate_untimed(ts: &mut ThreadState, id: u32, caller: u32, undo: boo
 /// The rest of a counted entry with compensation on (the stack still marked busy): its
 /// in-place cost goes to the frame on top, and it may end an in-place window.
 #[inline(never)]
-unsafe fn counted_compensated(ts: &mut ThreadState, id: u32, sp: usize) {
+unsafe fn counted_compensated(ts: &mut ThreadState, id: u32, sp: usize) -> Opened {
     let depth = ts.depth & !reconcile::BUSY;
     let cost = crate::compensate::counted_cost(id);
     (*ts.frames.add(depth)).overhead += cost;
@@ -191,6 +206,7 @@ unsafe fn counted_compensated(ts: &mut ThreadState, id: u32, sp: usize) {
         return counted_window_end(ts, id, sp, cost);
     }
     reconcile::commit(ts, depth);
+    NOTHING
 }
 
 /// A counted entry that reached inplace.rs's window end (the stack still marked busy): when the
@@ -198,7 +214,7 @@ unsafe fn counted_compensated(ts: &mut ThreadState, id: u32, sp: usize) {
 /// instead.
 #[cold]
 #[inline(never)]
-unsafe fn counted_window_end(ts: &mut ThreadState, id: u32, sp: usize, cost: u64) {
+unsafe fn counted_window_end(ts: &mut ThreadState, id: u32, sp: usize, cost: u64) -> Opened {
     let depth = ts.depth & !reconcile::BUSY;
     if inplace::counted_boundary(ts, id) {
         (*ts.records.add(id as usize)).counted -= 1;
@@ -207,8 +223,10 @@ unsafe fn counted_window_end(ts: &mut ThreadState, id: u32, sp: usize, cost: u64
         top.overhead -= cost;
         estimate_untimed(ts, id, top.id, true);
         push(ts, depth + 1, id, sp);
+        OPENED
     } else {
         reconcile::commit(ts, depth);
+        NOTHING
     }
 }
 
@@ -237,7 +255,7 @@ pub unsafe extern "C" fn loop_exit(id_slot: *const u32, iterations: u64, sp: usi
 
 /// Entry of a throttled event, from its trampoline: the counted path without the timed
 /// entry's prologue; the first event of a thread and full tables take the full path.
-pub unsafe extern "C" fn enter_throttled(id_slot: *const u32, sp: usize) {
+pub unsafe extern "C" fn enter_throttled(id_slot: *const u32, sp: usize) -> Opened {
     clock::fence();
     let state = thread::current();
     if state.is_null() {
@@ -248,11 +266,11 @@ pub unsafe extern "C" fn enter_throttled(id_slot: *const u32, sp: usize) {
     if ts.depth + 1 >= ts.frame_cap || id >= ts.record_cap || switch::mode(id) != switch::COUNTED {
         return enter_full(id_slot, sp);
     }
-    enter_counted(ts, id, sp);
+    enter_counted(ts, id, sp)
 }
 
 #[inline(never)]
-unsafe fn enter_full(id_slot: *const u32, sp: usize) {
+unsafe fn enter_full(id_slot: *const u32, sp: usize) -> Opened {
     enter(id_slot, sp)
 }
 
@@ -349,19 +367,23 @@ unsafe fn push(ts: &mut ThreadState, depth: usize, id: u32, sp: usize) {
 
 #[cold]
 #[inline(never)]
-unsafe fn enter_cold(ts: &mut ThreadState, id: u32, depth: usize, sp: usize) {
+unsafe fn enter_cold(ts: &mut ThreadState, id: u32, depth: usize, sp: usize) -> Opened {
     if depth & reconcile::BUSY != 0 {
         // In a signal handler that interrupted a probe: counted, and the step undone at its exit.
         ts.depth = depth;
         if id < ts.record_cap {
             (*ts.records.add(id as usize)).counted += 1;
         }
+        OPENED
     } else if depth >= ts.frame_cap {
         ts.depth = depth;
         ts.counters.stack_overflow += 1;
+        OPENED
     } else if id == UNREGISTERED || !thread::grow_records(ts, id) {
         ts.counters.unregistered += 1;
+        NOTHING
     } else {
         push(ts, depth, id, sp);
+        OPENED
     }
 }
