@@ -1,10 +1,10 @@
 //! Call-statement probes: an entry probe before the call and an exit probe after it returns
-//! normally (for an invoke, on its normal edge). A call that does not return (followed by
+//! normally (for an invoke, on its normal edge), run only when the entry opened a frame. A call that does not return (followed by
 //! `unreachable`) or unwinds leaves its frame open; the runtime closes it at the next exit of an
 //! enclosing frame, or at process exit.
 
 use crate::plan::PlannedSite;
-use crate::probes::{no_tail, Hooks};
+use crate::probes::{enter_probe, exit_probe, Hooks};
 use crate::split::split_edge;
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::LLVMOpcode;
@@ -21,7 +21,7 @@ pub fn insert<'ctx>(
     for (site, slot) in sites.iter().zip(slots) {
         let call = unsafe { InstructionValue::new(site.call) };
         builder.position_before(&call);
-        no_tail(builder.build_call(hooks.enter, &[(*slot).into()], "").expect("positioned"));
+        let opened = enter_probe(&builder, hooks, *slot);
         let after = unsafe {
             if LLVMGetInstructionOpcode(site.call) == LLVMOpcode::LLVMInvoke {
                 let normal = split_edge(LLVMGetInstructionParent(site.call), LLVMGetNormalDest(site.call));
@@ -32,8 +32,9 @@ pub fn insert<'ctx>(
             }
         };
         if let Some(next) = after {
-            builder.position_before(&unsafe { InstructionValue::new(next) });
-            no_tail(builder.build_call(hooks.exit, &[(*slot).into()], "").expect("positioned"));
+            // SAFETY: `next` is a live instruction: the one after the call, or the first of the
+            // block on its normal edge (both dominated by the entry probe before the call).
+            exit_probe(&builder, hooks, *slot, opened, unsafe { InstructionValue::new(next) });
         }
     }
 }

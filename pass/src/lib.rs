@@ -6,7 +6,7 @@
 //! on the unmodified IR (`plan`: the routine, its natural loops from `cfg`, its call statements
 //! outside recursive cycles of `callgraph`), emits the module's program graph with a constructor
 //! that registers it with the runtime (`table`), then inserts the probes: routine entry and exits
-//! (`probes`), call statements (`callsites`) and loops (`loops`, on edges split by `split`).
+//! (`probes`), loops (`loops`, on edges split by `split`) and call statements (`callsites`).
 
 mod callgraph;
 mod callsites;
@@ -86,8 +86,11 @@ pub fn instrument_module(module: &Module<'_>, options: &Options) -> Stats {
             stats.exit_probes += probes::insert(module, &hooks, plan.function, slots.functions[i]);
             stats.functions_probed += 1;
         }
-        callsites::insert(module, &hooks, &plan.sites, &slots.sites[i]);
+        // Loops before call statements: a call statement's exit splits its block (see
+        // `probes::exit_probe`), which would move a loop header's exiting branch out of the
+        // header and miscount its iterations.
         let pads_in_loops = loops::insert(module, &hooks, plan.function, &plan.loops, &slots.loops[i]);
+        callsites::insert(module, &hooks, &plan.sites, &slots.sites[i]);
         let routine = plan.probe_routine.then(|| slots.functions[i]);
         probes::insert_unwind(module, &hooks, plan.function, routine, &pads_in_loops);
         stats.loops += plan.loops.len();

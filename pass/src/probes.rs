@@ -8,12 +8,14 @@
 //! enclosing frame or at process exit.
 
 use inkwell::attributes::{Attribute, AttributeLoc};
+use inkwell::builder::Builder;
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::LLVMValueRef;
 use inkwell::llvm_sys::LLVMTailCallKind;
 use inkwell::module::Module;
 use inkwell::values::{
-    AsValueRef, CallSiteValue, FunctionValue, InstructionOpcode, InstructionValue, PointerValue,
+    AsValueRef, BasicValueEnum, CallSiteValue, FunctionValue, InstructionOpcode, InstructionValue,
+    PointerValue,
 };
 use inkwell::AddressSpace;
 
@@ -84,11 +86,7 @@ pub fn insert<'ctx>(
         Some(at) => builder.position_before(&at),
         None => builder.position_at_end(entry),
     }
-    let enter = builder.build_call(hooks.enter, &[site.into()], "instrument.entry").expect("positioned");
-    no_tail(enter);
-    // A module that an older version of the pass instrumented in part (linked by LTO) may
-    // declare the entry probe without its result: its exits then run unconditionally.
-    let opened = enter.try_as_basic_value().basic();
+    let opened = enter_probe(&builder, hooks, site);
 
     let exits: Vec<_> = f
         .get_basic_block_iter()
@@ -97,18 +95,43 @@ pub fn insert<'ctx>(
         .map(exit_point)
         .collect();
     for at in &exits {
-        match opened {
-            // SAFETY: `at` is an instruction of `f` and `opened` the entry probe's value, which
-            // dominates it (the entry block's probe precedes every exit point); the shim
-            // returns the terminator of the block it made.
-            Some(opened) => builder.position_before(&unsafe {
-                InstructionValue::new(instrument_guard_before(at.as_value_ref(), opened.as_value_ref()))
-            }),
-            None => builder.position_before(at),
-        }
-        no_tail(builder.build_call(hooks.exit, &[site.into()], "").expect("builder is positioned"));
+        exit_probe(&builder, hooks, site, opened, *at);
     }
     exits.len()
+}
+
+/// An entry probe at the builder's position; its result, the `Opened` its exits branch on.
+/// A module that an older version of the pass instrumented in part (linked by LTO) may declare
+/// the entry probe without a result: its exits then run unconditionally.
+pub fn enter_probe<'ctx>(
+    builder: &Builder<'ctx>,
+    hooks: &Hooks<'ctx>,
+    site: PointerValue<'ctx>,
+) -> Option<BasicValueEnum<'ctx>> {
+    let enter = builder.build_call(hooks.enter, &[site.into()], "instrument.entry").expect("positioned");
+    no_tail(enter);
+    enter.try_as_basic_value().basic()
+}
+
+/// An exit probe before `at`, in a block of its own that runs only when the entry probe's
+/// `opened` (which must dominate `at`) is non-zero.
+pub fn exit_probe<'ctx>(
+    builder: &Builder<'ctx>,
+    hooks: &Hooks<'ctx>,
+    site: PointerValue<'ctx>,
+    opened: Option<BasicValueEnum<'ctx>>,
+    at: InstructionValue<'ctx>,
+) {
+    match opened {
+        // SAFETY: `at` is an instruction in a function and `opened` an entry probe's value that
+        // dominates it (the caller's contract); the shim returns the terminator of the block it
+        // made, a live instruction.
+        Some(opened) => builder.position_before(&unsafe {
+            InstructionValue::new(instrument_guard_before(at.as_value_ref(), opened.as_value_ref()))
+        }),
+        None => builder.position_before(&at),
+    }
+    no_tail(builder.build_call(hooks.exit, &[site.into()], "").expect("builder is positioned"));
 }
 
 extern "C" {
