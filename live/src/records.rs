@@ -15,6 +15,8 @@ pub struct Frame {
     pub child_incl: u64,
     /// The callpath node of this activation (callpath mode only).
     pub node: u32,
+    /// Of `child_calls`, those counted without timing (throttled children).
+    pub counted_children: u32,
     /// Compensation: the probe cost (Δi, scaled) of every descendant event so far.
     pub overhead: u64,
     /// Compensation: the compensated inclusive ticks of the direct children.
@@ -52,6 +54,9 @@ pub struct Record {
     pub untimed_children: u64,
     /// The estimated time (scaled ticks) of this event's own calls counted without timing.
     pub untimed_own: u64,
+    /// Of `child_calls`, those counted without timing: the rest were timed, and each left the
+    /// outer part of a timed probe pair in this event's exclusive time (rt/src/untimed.rs).
+    pub counted_children: u64,
 }
 
 impl Record {
@@ -67,6 +72,7 @@ impl Record {
         self.negative += other.negative;
         self.untimed_children += other.untimed_children;
         self.untimed_own += other.untimed_own;
+        self.counted_children += other.counted_children;
         if other.iter_min1 != 0 && (self.iter_min1 == 0 || other.iter_min1 < self.iter_min1) {
             self.iter_min1 = other.iter_min1;
         }

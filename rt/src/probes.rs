@@ -165,6 +165,7 @@ unsafe fn enter_counted(ts: &mut ThreadState, id: u32, sp: usize) -> Opened {
     let counted = record.counted;
     let top = &mut *ts.frames.add(depth);
     top.child_calls += 1;
+    top.counted_children += 1;
     let caller = top.id;
     estimate_untimed(ts, id, caller, false);
     if crate::compensate::enabled() {
@@ -220,6 +221,7 @@ unsafe fn counted_window_end(ts: &mut ThreadState, id: u32, sp: usize, cost: u64
         (*ts.records.add(id as usize)).counted -= 1;
         let top = &mut *ts.frames.add(depth);
         top.child_calls -= 1;
+        top.counted_children -= 1;
         top.overhead -= cost;
         estimate_untimed(ts, id, top.id, true);
         push(ts, depth + 1, id, sp);
@@ -357,6 +359,7 @@ unsafe fn push(ts: &mut ThreadState, depth: usize, id: u32, sp: usize) {
     frame.node = node;
     frame.id = id;
     frame.child_calls = 0;
+    frame.counted_children = 0;
     frame.sp = sp;
     frame.child_incl = 0;
     frame.overhead = 0;

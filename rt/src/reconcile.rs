@@ -75,7 +75,8 @@ unsafe fn past_throttle_calls(ts: &mut ThreadState, id: u32, kind: usize, record
     if !compensate::enabled() && inplace::at_end(record.calls) {
         inplace::timed_boundary(ts, id, record.calls, record.active);
     } else if switch::consider(id, record.calls, record.incl) {
-        let mean = crate::untimed::throttled(id, kind, untimed_basis(record), record.calls);
+        let timed_children = record.child_calls.saturating_sub(record.counted_children);
+        let mean = crate::untimed::throttled(id, kind, untimed_basis(record), record.calls, timed_children);
         inplace::offer_throttled(ts, id, kind, record.calls, record.incl, mean);
     }
 }
@@ -94,6 +95,7 @@ fn untimed_basis(record: &Record) -> i64 {
 fn charge(record: &mut Record, frame: &Frame, inclusive: u64, compensated: Option<(i64, i64)>) {
     record.calls += 1;
     record.child_calls += u64::from(frame.child_calls);
+    record.counted_children += u64::from(frame.counted_children);
     record.excl += inclusive.saturating_sub(frame.child_incl);
     record.active -= 1;
     let outermost = record.active == 0;

@@ -4,14 +4,17 @@
 //! and the time of all its other calls stays in its callers' exclusive time: on IS-like code a
 //! routine taking a third of the run shows a fraction of a percent, and its caller what it did
 //! not do. So when an event is throttled, the mean exclusive time of its timed calls on that
-//! thread becomes its per-call estimate, less two things: the estimates of its own throttled
-//! children's untimed calls (those stay theirs), and the part of a timed probe pair inside its
+//! thread becomes its per-call estimate, less three things: the estimates of its own throttled
+//! children's untimed calls (those stay theirs), the part of a timed probe pair inside its
 //! interval, which would otherwise make a tiny routine's estimate several times its time (the
 //! start-up part at first, the inside share of the pair's in-place cost once inplace.rs has
-//! measured it). Once inplace.rs has measured the event, the basis is also its timed windows'
-//! median exclusive time per execution, which a preemption cannot inflate as it can the mean of
-//! a tiny routine's first calls. Every counted call adds the estimate to its own record and to the record of
-//! the event on top of the stack (its caller), whose exclusive time held that call; the
+//! measured it), and what its timed children's probe pairs left in its exclusive time beyond
+//! the counted entry those children cost once throttled (`child_excess`). Once inplace.rs has
+//! measured the event, the basis is also its timed windows' median exclusive time per
+//! execution, which a preemption cannot inflate as it can the mean of a tiny routine's first
+//! calls (its children are then mostly counted already). Every counted call adds the estimate
+//! to its own record and to the record of the event on top of the stack (its caller), whose
+//! exclusive time held that call; the
 //! profile then gives every event its times with the untimed calls estimated (`estimated`):
 //! the throttled event gains what each of its counted calls was estimated at, each caller
 //! loses the same. With compensation on, the compensated mean is used as it is.
@@ -34,16 +37,31 @@ pub fn per_call(id: u32) -> u64 {
 }
 
 /// Event `id` (probe `kind`) is being throttled on a thread where its `calls` timed calls took
-/// `exclusive` ticks (negative: compensated below zero, taken as zero). Sets its estimate and
-/// returns the mean (scaled ticks per call) it came from.
-pub fn throttled(id: u32, kind: usize, exclusive: i64, calls: u64) -> u64 {
+/// `exclusive` ticks (negative: compensated below zero, taken as zero) and made
+/// `timed_children` timed calls. Sets its estimate and returns the mean (scaled ticks per call,
+/// less its timed children's excess) it came from.
+pub fn throttled(id: u32, kind: usize, exclusive: i64, calls: u64, timed_children: u64) -> u64 {
     let mean = (exclusive.max(0) as u64).saturating_mul(1 << SCALE) / calls.max(1);
-    let inside = match crate::overhead::costs() {
-        Some(costs) if !crate::compensate::enabled() => costs.own[kind],
-        _ => 0,
+    let (children, inside) = match crate::overhead::costs() {
+        Some(costs) if !crate::compensate::enabled() => {
+            (timed_children.saturating_mul(child_excess(costs)) / calls.max(1), costs.own[kind])
+        }
+        _ => (0, 0),
     };
-    set(id, mean.saturating_sub(inside));
-    mean
+    let basis = mean.saturating_sub(children);
+    set(id, basis.saturating_sub(inside));
+    basis
+}
+
+/// What a timed child's probe pair left in its caller's exclusive time beyond what the same
+/// child costs there once it is counted (scaled ticks): the pair's outer part less the counted
+/// entry. A hot routine's children are mostly throttled by the time it is (they reach the
+/// threshold first when called once or more per call), so its untimed calls hold the counted
+/// cost; without this, a routine calling a timed leaf per call was estimated at several times
+/// what its calls took in the throttled run, and its caller went below zero.
+fn child_excess(costs: &crate::overhead::Costs) -> u64 {
+    let standard = crate::overhead::STANDARD;
+    costs.measured[standard].saturating_sub(costs.own[standard]).saturating_sub(costs.counted[standard])
 }
 
 /// The in-place cost of a throttled event's timed probe pair (scaled ticks, inplace.rs) was
