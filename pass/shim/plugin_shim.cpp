@@ -73,6 +73,30 @@ extern "C" LLVMValueRef instrument_guard_before(LLVMValueRef At, LLVMValueRef Op
   return wrap(SplitBlockAndInsertIfThen(Cond, Before->getIterator(), false));
 }
 
+// The probes touch only the runtime's own memory (inaccessible to the module) and read their
+// id slot (an argument): `memory(argmem: read, inaccessiblemem: readwrite)`, so loads and stores
+// of the probed code may move across them as they would without probes, and alias analysis
+// keeps the values it knew across a probe call.
+extern "C" void instrument_mark_probe(LLVMValueRef Probe) {
+  auto *F = cast<Function>(unwrap(Probe));
+  F->setMemoryEffects(MemoryEffects::argMemOnly(ModRefInfo::Ref) | MemoryEffects::inaccessibleMemOnly());
+}
+
+// A function that now calls probes does what they do: attributes inferred before late placement
+// (memory(none), nosync, speculatable) would let later passes, LTO's among them, merge or drop
+// its calls. Its memory effects gain the probes' (the runtime's memory, and reading the module's
+// id slots, which are globals to it); nosync and speculatable go.
+extern "C" void instrument_note_probed(LLVMValueRef Probed) {
+  auto *F = cast<Function>(unwrap(Probed));
+  MemoryEffects Known = F->getMemoryEffects();
+  MemoryEffects Widened =
+      Known | MemoryEffects::inaccessibleMemOnly() | MemoryEffects(IRMemLocation::Other, ModRefInfo::Ref);
+  if (Widened != Known)
+    F->setMemoryEffects(Widened);
+  F->removeFnAttr(Attribute::NoSync);
+  F->removeFnAttr(Attribute::Speculatable);
+}
+
 // LLVM's demangler (Itanium C++ including C++20's forms, Rust v0, D, Microsoft), for the
 // driver's reports: writes the readable name of `Mangled` into `Out` (at most `Size` bytes,
 // NUL-terminated) and returns its full length; the name itself when it is not mangled.

@@ -95,6 +95,7 @@ pub fn instrument_module(module: &Module<'_>, options: &Options) -> Stats {
         probes::insert_unwind(module, &hooks, plan.function, routine, &pads_in_loops);
         stats.loops += plan.loops.len();
         stats.callsites += plan.sites.len();
+        probes::note_probed(plan.function);
         plan.function
             .add_attribute(AttributeLoc::Function, ctx.create_string_attribute(PROBED_ATTRIBUTE, ""));
     }

@@ -68,6 +68,8 @@ fn declare<'ctx>(module: &Module<'ctx>, name: &str, returns: Returns) -> Functio
         let kind = Attribute::get_named_enum_kind_id(attr);
         f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(kind, 0));
     }
+    // SAFETY: `f` is a function declaration of this module.
+    unsafe { instrument_mark_probe(f.as_value_ref()) };
     f
 }
 
@@ -134,7 +136,18 @@ pub fn exit_probe<'ctx>(
     no_tail(builder.build_call(hooks.exit, &[site.into()], "").expect("builder is positioned"));
 }
 
+/// Makes the attributes of `f`, which now calls probes, say what they do (see the shim).
+pub fn note_probed(f: FunctionValue<'_>) {
+    // SAFETY: `f` is a function definition of the module being instrumented.
+    unsafe { instrument_note_probed(f.as_value_ref()) }
+}
+
 extern "C" {
+    /// The shim: `memory(argmem: read, inaccessiblemem: readwrite)` on a probe declaration.
+    fn instrument_mark_probe(probe: LLVMValueRef);
+    /// The shim: a probed function's memory effects widened by the probes', nosync and
+    /// speculatable removed.
+    fn instrument_note_probed(probed: LLVMValueRef);
     /// The shim's LLVM SplitBlockAndInsertIfThen on `opened != 0` before `at`: the terminator of
     /// the new block that runs only then.
     fn instrument_guard_before(at: LLVMValueRef, opened: LLVMValueRef) -> LLVMValueRef;

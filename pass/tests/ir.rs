@@ -127,3 +127,20 @@ define void @f() !dbg !5 { ret void, !dbg !8 }
         "line 42, flags: probed (8), placed late (16, the default), language C (1 << 8): {out}"
     );
 }
+
+/// Late placement probes functions whose attributes were inferred without probes: a `memory(none)
+/// nosync` function that now calls probes must not stay pure, or later passes (LTO's among
+/// them) could merge or drop its calls, and its probes with them.
+#[test]
+fn a_probed_function_loses_the_purity_inferred_before_its_probes() {
+    const PURE: &str = "define i32 @pure(i32 %x) nosync speculatable memory(none) {\n  ret i32 %x\n}\n";
+    let (ir, stats) = instrument(PURE, &Options::default());
+    assert_eq!(stats.functions_probed, 1);
+    let attributes: Vec<&str> = ir.lines().filter(|l| l.starts_with("attributes #")).collect();
+    let pure = attributes
+        .iter()
+        .find(|l| l.contains("instrument-probed"))
+        .expect("the probed function's attributes");
+    assert!(!pure.contains("nosync") && !pure.contains("speculatable"), "{pure}");
+    assert!(pure.contains("memory(read, argmem: none, inaccessiblemem: readwrite"), "{pure}");
+}
