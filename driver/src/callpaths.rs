@@ -3,7 +3,7 @@
 //! exports and flame graphs are drawn from. Names follow TAU: `main => solve => f`.
 
 use crate::names;
-use crate::tree::location;
+use crate::names::location;
 use instrument_profile::{CallpathRecord, Callpaths, Profile};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
@@ -15,7 +15,7 @@ impl Labels {
     pub fn new(profile: &Profile) -> Labels {
         let mut map = HashMap::new();
         for f in &profile.functions {
-            map.insert(f.id, names::readable_in(&f.name, &f.language));
+            map.insert(f.id, names::function_name(f));
         }
         for l in &profile.loops {
             map.insert(l.id, format!("loop at {}", location(&l.file, l.line)));

@@ -5,11 +5,41 @@
 //! libstdc++ constructors. Rust names keep rustc-demangle's reading (without the hash), flang's
 //! names the shared rule; without the plugin every name reads as the shared rules say.
 
+use instrument_profile::Function;
 use std::collections::HashMap;
 use std::ffi::{c_char, CString};
 use std::sync::{Mutex, OnceLock};
 
 type DemangleFn = unsafe extern "C" fn(*const c_char, *mut c_char, usize) -> usize;
+
+/// The name reports give routine `f`: its readable name, or for a parallel region the compiler
+/// outlined (clang's `ROUTINE.omp_outlined…`, flang's `ROUTINE..omp_par…`) `parallel region at
+/// FILE:LINE in ROUTINE`, from the outlined function's debug location. Selections and
+/// suggested filters keep matching the symbol's readable name.
+pub fn function_name(f: &Function) -> String {
+    match openmp_region_host(&f.name) {
+        Some("") => format!("parallel region at {}", location(&f.file, f.line)),
+        Some(host) => {
+            format!("parallel region at {} in {}", location(&f.file, f.line), readable_in(host, &f.language))
+        }
+        None => readable_in(&f.name, &f.language),
+    }
+}
+
+/// The routine whose parallel region `symbol` is, when it is an outlined OpenMP region.
+fn openmp_region_host(symbol: &str) -> Option<&str> {
+    [".omp_outlined", "..omp_par"].iter().find_map(|marker| symbol.find(marker).map(|at| &symbol[..at]))
+}
+
+/// `cg.c:412`: a source location as reports show it (the file's base name).
+pub fn location(file: &str, line: u32) -> String {
+    let base = file.rsplit('/').next().unwrap_or(file);
+    if line == 0 {
+        base.to_string()
+    } else {
+        format!("{base}:{line}")
+    }
+}
 
 /// `symbol` readable, knowing its routine's language (see `instrument_select::names`).
 pub fn readable_in(symbol: &str, language: &str) -> String {
@@ -67,5 +97,30 @@ fn demangle(symbol: &str) -> Option<String> {
             return String::from_utf8(out).ok();
         }
         out.resize(needed + 1, 0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn routine(name: &str, file: &str, line: u32, language: &str) -> Function {
+        serde_json::from_value(serde_json::json!({
+            "name": name, "file": file, "line": line, "language": language,
+            "calls": 1, "child_calls": 0, "exclusive_ns": 0, "inclusive_ns": 0,
+        }))
+        .expect("a routine")
+    }
+
+    #[test]
+    fn outlined_parallel_regions_are_named_for_their_place() {
+        let clang = routine("conj_grad.omp_outlined_debug__.45", "/src/cg.c", 412, "c");
+        assert_eq!(function_name(&clang), "parallel region at cg.c:412 in conj_grad");
+        let top = routine(".omp_outlined.", "/src/a.c", 7, "c");
+        assert_eq!(function_name(&top), "parallel region at a.c:7");
+        let flang = routine("_QPsolve..omp_par.2", "/src/s.f90", 0, "fortran");
+        assert_eq!(function_name(&flang), "parallel region at s.f90 in solve");
+        let plain = routine("compute_omp_outlined_total", "/src/b.c", 3, "c");
+        assert_eq!(function_name(&plain), "compute_omp_outlined_total", "no marker: the name as it is");
     }
 }

@@ -2,7 +2,8 @@
 //! the loops and call statements below it when they were measured), or as JSON for scripts.
 
 use crate::names;
-use crate::tree::{callee_name, location, with_line};
+use crate::names::location;
+use crate::tree::{callee_name, with_line};
 use instrument_profile::{CallSite, Compensated, Estimated, Function, Loop, ProbeKind, Profile};
 use serde::Serialize;
 use std::fmt::Write;
@@ -97,7 +98,7 @@ fn is_zero_f64(v: &f64) -> bool {
 impl Row {
     fn from_function(profile: &Profile, f: &Function, view: View) -> Row {
         Row {
-            name: names::readable_in(&f.name, &f.language),
+            name: names::function_name(f),
             mangled: f.name.clone(),
             file: f.file.clone(),
             line: f.line,
@@ -200,12 +201,7 @@ pub struct EventRow {
 }
 
 fn function_name(profile: &Profile, id: u32) -> String {
-    profile
-        .functions
-        .iter()
-        .find(|f| f.id == id)
-        .map(|f| names::readable_in(&f.name, &f.language))
-        .unwrap_or_default()
+    profile.functions.iter().find(|f| f.id == id).map(names::function_name).unwrap_or_default()
 }
 
 /// Loops, then call statements, each sorted by the inclusive time shown.
@@ -508,7 +504,7 @@ pub fn overhead_note(profile: &Profile) -> Option<String> {
 /// The readable name of any event: a routine, `loop at FILE:LINE in F`, `call G at ... in F`.
 pub fn event_name(profile: &Profile, id: u32) -> String {
     if let Some(f) = profile.functions.iter().find(|f| f.id == id) {
-        return names::readable_in(&f.name, &f.language);
+        return names::function_name(f);
     }
     if let Some(l) = profile.loops.iter().find(|l| l.id == id) {
         return loop_name(profile, l);

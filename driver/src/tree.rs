@@ -37,7 +37,11 @@ pub fn nodes(profile: &Profile, options: &TreeOptions) -> Result<(Vec<Node>, i64
     let mut functions: Vec<&Function> = profile.functions.iter().collect();
     functions.sort_by(|a, b| shown(b).1.cmp(&shown(a).1).then_with(|| a.name.cmp(&b.name)));
     if let Some(focus) = options.focus {
-        functions.retain(|f| f.name == focus || names::readable_in(&f.name, &f.language) == focus);
+        functions.retain(|f| {
+            f.name == focus
+                || names::readable_in(&f.name, &f.language) == focus
+                || names::function_name(f) == focus
+        });
         if functions.is_empty() {
             return Err(format!("no routine named {focus:?} in the profile"));
         }
@@ -65,7 +69,7 @@ pub fn nodes(profile: &Profile, options: &TreeOptions) -> Result<(Vec<Node>, i64
     for f in functions {
         nodes.push(Node {
             depth: base,
-            label: with_line(names::readable_in(&f.name, &f.language), &f.file, f.line, options.lines)
+            label: with_line(names::function_name(f), &f.file, f.line, options.lines)
                 + if f.recursive { " (recursive)" } else { "" },
             inclusive_ns: shown(f).1,
             exclusive_ns: shown(f).0,
@@ -103,7 +107,7 @@ fn children(
             Ok(l) => {
                 out.push(Node {
                     depth,
-                    label: format!("loop at {}", location(&l.file, l.line)),
+                    label: format!("loop at {}", names::location(&l.file, l.line)),
                     inclusive_ns: view.times(l.exclusive_ns, l.inclusive_ns, l.compensated, l.estimated).1,
                     exclusive_ns: view.times(l.exclusive_ns, l.inclusive_ns, l.compensated, l.estimated).0,
                     count: l.count,
@@ -113,7 +117,7 @@ fn children(
             }
             Err(c) => out.push(Node {
                 depth,
-                label: format!("call {} at {}", callee_name(profile, c), location(&c.file, c.line)),
+                label: format!("call {} at {}", callee_name(profile, c), names::location(&c.file, c.line)),
                 inclusive_ns: view.times(c.exclusive_ns, c.inclusive_ns, c.compensated, c.estimated).1,
                 exclusive_ns: view.times(c.exclusive_ns, c.inclusive_ns, c.compensated, c.estimated).0,
                 count: c.count,
@@ -132,19 +136,9 @@ pub fn callee_name(profile: &Profile, site: &CallSite) -> String {
     names::readable_in(&site.callee, language)
 }
 
-/// `file.c:12` with the file's last component only.
-pub fn location(file: &str, line: u32) -> String {
-    let base = file.rsplit('/').next().unwrap_or(file);
-    if line == 0 {
-        base.to_string()
-    } else {
-        format!("{base}:{line}")
-    }
-}
-
 pub fn with_line(name: String, file: &str, line: u32, lines: bool) -> String {
     if lines && !file.is_empty() {
-        format!("{name} [{}]", location(file, line))
+        format!("{name} [{}]", names::location(file, line))
     } else {
         name
     }

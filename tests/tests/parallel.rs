@@ -65,6 +65,12 @@ fn openmp_threads_are_profiled_per_thread_and_summarised() {
     let per_unit: Vec<u64> =
         work["units"].as_array().unwrap().iter().map(|u| u["calls"].as_u64().unwrap()).collect();
     assert_eq!(per_unit, [250, 250, 250, 250], "{work}");
+    let flat = report(&[], dir.path());
+    let region = flat.lines().find(|l| l.contains("parallel region")).unwrap_or_default();
+    assert!(
+        region.ends_with("parallel region at openmp.c:15 in main") && region.contains(" 4 "),
+        "the outlined region (main.omp_outlined) is named for its pragma, entered once per thread:\n{flat}"
+    );
     let one = report(&["--thread", "2"], dir.path());
     assert!(one.contains(" 250 ") && one.contains("work"), "thread 2 ran work 250 times:\n{one}");
     assert!(!one.lines().any(|l| l.ends_with("  main")), "main ran on thread 0 only:\n{one}");

@@ -4,8 +4,9 @@
 use super::{escape, page, table_section, Table};
 use crate::callpaths::{self, Labels, Threads};
 use crate::export::folded;
+use crate::names::location;
 use crate::report::{self, View};
-use crate::tree::{self, location, TreeOptions};
+use crate::tree::{self, TreeOptions};
 use anyhow::Result;
 use instrument_profile::Profile;
 use serde_json::json;

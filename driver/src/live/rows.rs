@@ -2,8 +2,8 @@
 //! its share of the last interval (exclusive time over wall time, as top's %CPU).
 
 use super::snapshot::{Snapshot, Totals};
+use crate::names::location;
 use crate::names::readable;
-use crate::tree::location;
 use instrument_live::{EventName, MODE_COUNTED, MODE_OFF};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
