@@ -4,41 +4,24 @@
 //! from C++ there, so the routine's own file extension decides, or else the module's main file.
 
 use crate::ir;
-use crate::table::{FLAG_FORTRAN, LANGUAGE_SHIFT};
 use inkwell::module::Module;
+pub use instrument_contract::Language;
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Language {
-    Unknown = 0,
-    C = 1,
-    Cxx = 2,
-    Fortran = 3,
-    Rust = 4,
+/// The language of a module's routines when their own file does not tell.
+pub fn of_module(module: &Module<'_>) -> Language {
+    if ir::produced_by(module, "flang") {
+        Language::Fortran
+    } else if ir::produced_by(module, "rustc") {
+        Language::Rust
+    } else {
+        by_extension(&module.get_source_file_name().to_string_lossy()).unwrap_or(Language::Unknown)
+    }
 }
 
-impl Language {
-    /// The language of a module's routines when their own file does not tell.
-    pub fn of_module(module: &Module<'_>) -> Language {
-        if ir::produced_by(module, "flang") {
-            Language::Fortran
-        } else if ir::produced_by(module, "rustc") {
-            Language::Rust
-        } else {
-            by_extension(&module.get_source_file_name().to_string_lossy()).unwrap_or(Language::Unknown)
-        }
-    }
-
-    /// The language of a routine defined in `file` (its debug-info file) in a module of
-    /// language `module`: headers and files without extension take the module's.
-    pub fn of_routine(file: &str, module: Language) -> Language {
-        by_extension(file).unwrap_or(module)
-    }
-
-    /// `FunctionEntry::flags` bits: the language code, and FLAG_FORTRAN for older readers.
-    pub fn flags(self) -> u64 {
-        let fortran = if self == Language::Fortran { FLAG_FORTRAN } else { 0 };
-        ((self as u64) << LANGUAGE_SHIFT) | fortran
-    }
+/// The language of a routine defined in `file` (its debug-info file) in a module of language
+/// `module`: headers and files without extension take the module's.
+pub fn of_routine(file: &str, module: Language) -> Language {
+    by_extension(file).unwrap_or(module)
 }
 
 fn by_extension(path: &str) -> Option<Language> {
@@ -65,22 +48,12 @@ mod tests {
 
     #[test]
     fn extensions_decide_and_headers_take_the_module_language() {
-        assert_eq!(Language::of_routine("/src/a.c", Language::Unknown), Language::C);
-        assert_eq!(Language::of_routine("a.C", Language::C), Language::Cxx);
-        assert_eq!(Language::of_routine("x/ledger.cpp", Language::C), Language::Cxx);
-        assert_eq!(Language::of_routine("solver.F90", Language::C), Language::Fortran);
-        assert_eq!(
-            Language::of_routine("/rustc/abc/library/core/src/fmt/mod.rs", Language::C),
-            Language::Rust
-        );
-        assert_eq!(Language::of_routine("include/matrix.h", Language::Cxx), Language::Cxx);
-        assert_eq!(Language::of_routine("", Language::C), Language::C);
-    }
-
-    #[test]
-    fn flags_carry_the_code_and_the_old_fortran_bit() {
-        assert_eq!(Language::C.flags(), 1 << LANGUAGE_SHIFT);
-        assert_eq!(Language::Fortran.flags(), (3 << LANGUAGE_SHIFT) | FLAG_FORTRAN);
-        assert_eq!(Language::Unknown.flags(), 0);
+        assert_eq!(of_routine("/src/a.c", Language::Unknown), Language::C);
+        assert_eq!(of_routine("a.C", Language::C), Language::Cxx);
+        assert_eq!(of_routine("x/ledger.cpp", Language::C), Language::Cxx);
+        assert_eq!(of_routine("solver.F90", Language::C), Language::Fortran);
+        assert_eq!(of_routine("/rustc/abc/library/core/src/fmt/mod.rs", Language::C), Language::Rust);
+        assert_eq!(of_routine("include/matrix.h", Language::Cxx), Language::Cxx);
+        assert_eq!(of_routine("", Language::C), Language::C);
     }
 }

@@ -78,7 +78,7 @@ pub fn instrument_module(module: &Module<'_>, options: &Options) -> Stats {
     if plans.is_empty() {
         return stats;
     }
-    let slots = table::emit(module, &plans, language::Language::of_module(module), options.placement);
+    let slots = table::emit(module, &plans, language::of_module(module), options.placement);
     let hooks = probes::Hooks::declare(module);
     let ctx = module.get_context();
     for (i, plan) in plans.iter().enumerate() {

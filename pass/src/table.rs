@@ -1,13 +1,6 @@
 //! The per-module program graph and the constructor that registers it with the runtime.
 //!
-//! Layout (ABI version 2, mirrored by `rt/src/registry.rs`):
-//! ```text
-//! struct ModuleTable { u32 abi, functions, loops, sites; u32 *ids;
-//!                      FunctionEntry *functions; LoopEntry *loops; SiteEntry *sites; const char *module; }
-//! struct FunctionEntry { const char *name, *file; u32 line, flags; }
-//! struct LoopEntry { const char *file; u32 line, function, parent, reserved; }
-//! struct SiteEntry { const char *callee, *file; u32 line, function, loop, reserved; }
-//! ```
+//! Layout and flags: `instrument_contract::table`, which `rt/src/registry.rs` reads by.
 //! `function` indexes this module's functions; `parent` and `loop` index its loops (NONE when
 //! there is none). `ids` holds one writable slot per event (functions, then loops, then sites):
 //! every slot starts at UNREGISTERED and the runtime writes the process-wide id when the
@@ -15,7 +8,7 @@
 //! chosen at compile time, and a probe that fires before registration degrades to a counted
 //! event instead of corrupting another event's record.
 
-use crate::language::Language;
+use crate::language::{self, Language};
 use crate::plan::FunctionPlan;
 use crate::{Placement, PROBED_ATTRIBUTE};
 use inkwell::attributes::AttributeLoc;
@@ -24,25 +17,13 @@ use inkwell::module::{Linkage, Module};
 use inkwell::types::StructType;
 use inkwell::values::{AsValueRef, BasicValueEnum, FunctionValue, GlobalValue, PointerValue, StructValue};
 use inkwell::AddressSpace;
+use instrument_contract::table::{self, FLAG_LATE, FLAG_LOCAL, FLAG_PROBED, FLAG_RECURSIVE};
 use std::collections::HashMap;
 
-pub const ABI_VERSION: u64 = 2;
-pub const UNREGISTERED: u64 = 0xFFFF_FFFF;
-const NONE: u64 = 0xFFFF_FFFF;
-/// `FunctionEntry::flags`: local to its module (`static` in C).
-pub const FLAG_LOCAL: u64 = 1;
-/// `FunctionEntry::flags`: compiled by flang (external procedures are named `name_`).
-pub const FLAG_FORTRAN: u64 = 2;
-/// `FunctionEntry::flags` bits 8 to 11: the source language (language.rs; 0 unknown, 1 C,
-/// 2 C++, 3 Fortran, 4 Rust).
-pub const LANGUAGE_SHIFT: u64 = 8;
-/// `FunctionEntry::flags`: part of a recursive cycle of the module's static call graph.
-pub const FLAG_RECURSIVE: u64 = 4;
-/// `FunctionEntry::flags`: the routine itself carries entry and exit probes.
-pub const FLAG_PROBED: u64 = 8;
-/// `FunctionEntry::flags`: the module was instrumented after optimisation (late placement), so
-/// routines the optimiser inlined have no events of their own.
-pub const FLAG_LATE: u64 = 16;
+// The table's ABI: written once, in the contract crate, for the pass and the runtime alike.
+const ABI_VERSION: u64 = table::ABI_VERSION as u64;
+const UNREGISTERED: u64 = table::UNREGISTERED as u64;
+const NONE: u64 = table::NONE as u64;
 /// Constructor priority: before ordinary constructors (65535) so that C++ static initialisers
 /// are measured, as SanitizerCoverage does with its module constructors.
 const CTOR_PRIORITY: u64 = 2;
@@ -125,7 +106,7 @@ pub fn emit<'ctx>(
     let (mut functions, mut loops, mut sites) = (Vec::new(), Vec::new(), Vec::new());
     let mut slots = Slots { functions: Vec::new(), loops: Vec::new(), sites: Vec::new() };
     for (fi, plan) in plans.iter().enumerate() {
-        let mut flags = Language::of_routine(&plan.location.file, language).flags();
+        let mut flags = language::of_routine(&plan.location.file, language).flags();
         flags |= if is_local(plan.function) { FLAG_LOCAL } else { 0 };
         flags |= if plan.recursive { FLAG_RECURSIVE } else { 0 };
         flags |= if plan.probe_routine { FLAG_PROBED } else { 0 };
@@ -134,7 +115,7 @@ pub fn emit<'ctx>(
             strings.get(plan.function.get_name().to_bytes()).into(),
             strings.get(plan.location.file.as_bytes()).into(),
             u32c(u64::from(plan.location.line)),
-            u32c(flags),
+            u32c(u64::from(flags)),
         ]));
         slots.functions.push(table.slot(module, fi));
         let loop_base = loops.len();

@@ -6,10 +6,14 @@
 use crate::bits::EventBits;
 use crate::lifecycle;
 use crate::lock::Lock;
+use instrument_contract::table::{ABI_VERSION, FLAG_LATE, FLAG_LOCAL, FLAG_RECURSIVE, NONE};
+use instrument_contract::Language;
 use std::ffi::{c_char, CStr};
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
-/// Mirrors `pass/src/table.rs` (ABI version 2).
+pub use instrument_contract::table::UNREGISTERED;
+
+/// The module table as `instrument_contract::table` lays it out (pass/src/table.rs writes it).
 #[repr(C)]
 pub struct ModuleTable {
     abi: u32,
@@ -49,20 +53,6 @@ struct SiteEntry {
     in_loop: u32,
     reserved: u32,
 }
-
-const ABI_VERSION: u32 = 2;
-const NONE: u32 = u32::MAX;
-const FLAG_LOCAL: u32 = 1;
-const FLAG_FORTRAN: u32 = 2;
-const FLAG_RECURSIVE: u32 = 4;
-/// The module was instrumented after optimisation (pass/src/table.rs).
-const FLAG_LATE: u32 = 16;
-/// Bits 8 to 11 of the flags: the source language (pass/src/language.rs).
-const LANGUAGE_SHIFT: u32 = 8;
-const LANGUAGES: [&str; 5] = ["", "c", "c++", "fortran", "rust"];
-/// The value of an id slot before its module is registered; probes seeing it count the event
-/// as unregistered.
-pub const UNREGISTERED: u32 = u32::MAX;
 
 /// What kind of event an id names, with its place in the program graph (ids, not indexes).
 #[derive(Debug, Clone)]
@@ -249,13 +239,9 @@ pub fn register_hidden(names: &[&str]) -> u32 {
     base
 }
 
-/// The language a routine's flags name; tables from before the language bits only mark Fortran.
+/// The language a routine's flags name.
 fn language(flags: u32) -> &'static str {
-    match LANGUAGES.get(((flags >> LANGUAGE_SHIFT) & 0xF) as usize) {
-        Some(&"") | None if flags & FLAG_FORTRAN != 0 => "fortran",
-        Some(name) => name,
-        None => "",
-    }
+    Language::of_flags(flags).name()
 }
 
 unsafe fn text(ptr: *const c_char) -> String {

@@ -4,7 +4,7 @@
 /// `readable`, knowing the routine's language: flang renames external procedures to the
 /// Fortran 77 convention (`conj_grad_`), which reads back as written only for Fortran.
 pub fn readable_in(symbol: &str, language: &str) -> String {
-    let fortran = language == "fortran";
+    let fortran = language == instrument_contract::Language::Fortran.name();
     match symbol.strip_suffix('_') {
         Some(name) if fortran && !symbol.starts_with("_Q") && !name.is_empty() => name.to_string(),
         _ => readable(symbol),
