@@ -4,6 +4,7 @@
 use crate::names;
 use crate::names::location;
 use crate::tree::{callee_name, with_line};
+use instrument_contract::throttle;
 use instrument_profile::{CallSite, Compensated, Estimated, Function, Loop, ProbeKind, Profile};
 use serde::Serialize;
 use std::fmt::Write;
@@ -550,9 +551,14 @@ fn anomalies(profile: &Profile) -> Vec<String> {
         "timed only before"
     };
     if throttled > 0 {
+        // The rule the run applied; profiles from before it was recorded ran the default.
+        let rule = profile
+            .throttle
+            .map_or(throttle::DEFAULT, |t| throttle::Rule { calls: t.calls, per_call_us: t.per_call_us });
         notes.push(format!(
-            "{throttled} event(s) throttled (called over 100000 times at under 10 us each): counted exactly, \
-             {timing}; `instrument report --suggest-filter FILE` writes a selection that leaves them out"
+            "{throttled} event(s) throttled ({}): counted exactly, {timing}; \
+             `instrument report --suggest-filter FILE` writes a selection that leaves them out",
+            rule.describe()
         ));
     }
     let switched = profile.functions.iter().filter(|f| f.switched_off).count()

@@ -37,6 +37,9 @@ pub struct Profile {
     /// build's code, inlined routines inside their callers) or `early and late` (modules differ).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement: Option<String>,
+    /// The throttling rule the run applied (none: throttling was off, or an older profile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttle: Option<Throttle>,
     pub totals: Totals,
     /// Routines that ran (or whose loops or call statements ran), merged over all threads.
     pub functions: Vec<Function>,
@@ -406,6 +409,15 @@ pub struct Function {
     pub estimated: Option<Estimated>,
 }
 
+/// A throttling rule: events called over `calls` times on a thread at under `per_call_us`
+/// microseconds each were only counted from then on.
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Throttle {
+    pub calls: u64,
+    pub per_call_us: u64,
+}
+
 /// One loop: each execution (entry to exit) is counted once; iterations are header executions.
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -578,6 +590,7 @@ mod tests {
             forked_from: None,
             clock: Clock { source: "tsc".into(), ticks_per_second: 2.5e9, calibration_ns: 2_000_000 },
             placement: None,
+            throttle: None,
             totals: Totals::default(),
             functions: vec![Function {
                 id: 0,

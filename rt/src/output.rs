@@ -10,7 +10,7 @@ use crate::thread::{self, Counters, Record};
 use crate::{compensate, mpi, overhead};
 use instrument_profile::{
     Clock, Communication, Compensation, EventCosts, InPlaceCost, Mpi, Overhead, PairCosts, Piggyback,
-    ProbeCost, ProbeCosts, Profile, Recalibration, Totals, FORMAT, VERSION,
+    ProbeCost, ProbeCosts, Profile, Recalibration, Throttle, Totals, FORMAT, VERSION,
 };
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
@@ -317,6 +317,7 @@ fn build(snapshot: &Snapshot, calibration: &Calibration) -> Profile {
             calibration_ns: calibration.window_ns,
         },
         placement: registry::placement().map(String::from),
+        throttle: crate::switch::rule().map(|r| Throttle { calls: r.calls, per_call_us: r.per_call_us }),
         totals: Totals {
             wall_ns: ns(snapshot.end_ticks.saturating_sub(calibration.start_ticks)),
             threads: snapshot.threads,

@@ -57,8 +57,6 @@ static THROTTLED: EventBits = EventBits::new();
 /// Calls on one thread after which an event's time per call is checked (`u64::MAX`: never).
 static THROTTLE_CALLS: AtomicU64 = AtomicU64::new(u64::MAX);
 static THROTTLE_PER_CALL_NS: AtomicU64 = AtomicU64::new(10_000);
-const DEFAULT_CALLS: u64 = 100_000;
-const DEFAULT_PER_CALL_US: u64 = 10;
 
 /// The mode of event `id`.
 #[inline(always)]
@@ -124,11 +122,22 @@ pub fn configure() {
     if !on {
         return;
     }
-    let calls = settings::number("INSTRUMENT_THROTTLE_CALLS", 1, "100000").unwrap_or(DEFAULT_CALLS);
-    let per_call_us =
-        settings::number("INSTRUMENT_THROTTLE_PERCALL_US", 0, "10").unwrap_or(DEFAULT_PER_CALL_US);
+    let default = instrument_contract::throttle::DEFAULT;
+    let calls =
+        settings::number("INSTRUMENT_THROTTLE_CALLS", 1, &default.calls.to_string()).unwrap_or(default.calls);
+    let per_call_us = settings::number("INSTRUMENT_THROTTLE_PERCALL_US", 0, &default.per_call_us.to_string())
+        .unwrap_or(default.per_call_us);
     THROTTLE_PER_CALL_NS.store(per_call_us.saturating_mul(1000), Relaxed);
     THROTTLE_CALLS.store(calls, Relaxed);
+}
+
+/// The throttling rule in effect, if throttling is on.
+pub fn rule() -> Option<instrument_contract::throttle::Rule> {
+    let calls = THROTTLE_CALLS.load(Relaxed);
+    (calls != u64::MAX).then(|| instrument_contract::throttle::Rule {
+        calls,
+        per_call_us: THROTTLE_PER_CALL_NS.load(Relaxed) / 1000,
+    })
 }
 
 /// Runs `f` with throttling suspended (the start-up measurement of the probe costs).

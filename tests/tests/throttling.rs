@@ -3,7 +3,7 @@
 //! selection files that switch routines off in the same binary, and the selection file
 //! `instrument report --suggest-filter` writes from a profile.
 
-use instrument_profile::Profile;
+use instrument_profile::{Profile, Throttle};
 use instrument_tests::*;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -51,8 +51,21 @@ fn a_throttled_routine_is_counted_exactly_and_timed_only_before() {
         .arg(only_profile_path(&dir.path().join("default"))));
     let text = String::from_utf8_lossy(&report.stdout);
     assert!(text.contains("next_random [throttled]") && text.contains("1 event(s) throttled"), "{text}");
+    assert!(text.contains("(called over 100000 times at under 10 us each)"), "{text}");
+    assert_eq!(profile.throttle, Some(Throttle { calls: 100_000, per_call_us: 10 }));
+
+    // The profile records the rule that ran, and the report prints that one.
+    let settings = [("INSTRUMENT_THROTTLE_CALLS", "20000"), ("INSTRUMENT_THROTTLE_PERCALL_US", "5")];
+    let (_, changed) = run_with(&program, dir.path(), "changed", &[&calls], &settings);
+    assert_eq!(changed.throttle, Some(Throttle { calls: 20_000, per_call_us: 5 }));
+    let report = run(Command::new(bin("instrument"))
+        .arg("report")
+        .arg(only_profile_path(&dir.path().join("changed"))));
+    let text = String::from_utf8_lossy(&report.stdout);
+    assert!(text.contains("(called over 20000 times at under 5 us each)"), "{text}");
 
     let (_, off) = run_with(&program, dir.path(), "off", &[&calls], &[("INSTRUMENT_THROTTLE", "0")]);
+    assert_eq!(off.throttle, None, "no rule ran");
     let f = function(&off, "next_random");
     assert!(!f.throttled);
     assert_eq!((f.calls, f.untimed_calls), (CALLS, 0), "INSTRUMENT_THROTTLE=0 times every call");
