@@ -91,9 +91,10 @@ macro_rules! routed_trampoline {
 }
 
 /// What an entry probe returns to the probed code: whether its exit probe has anything to close.
-/// A routine's exit probes run only when its entry returned `OPENED` (the pass branches on it),
-/// so a counted or switched-off routine costs one probe call, not two. Loop and call-statement
-/// exits run whatever it says: they are correct either way, as exits of old code are.
+/// A routine's and a call statement's exit probes run only when the entry returned `OPENED` (the
+/// pass branches on it), so a counted or switched-off routine costs one probe call, not two.
+/// Loop exits run whatever it says (they also hand over the iterations): an exit is correct
+/// either way, as those of code from an older pass are.
 pub type Opened = u32;
 /// Nothing to close: the call was counted, switched off, or not recorded.
 pub const NOTHING: Opened = 0;
