@@ -6,21 +6,34 @@
 #[derive(Clone, Copy)]
 pub struct Frame {
     pub id: u32,
-    /// Calls this activation made to instrumented routines.
-    pub child_calls: u32,
+    /// The callpath node of this activation (callpath mode only).
+    pub node: u32,
+    /// Calls this activation made to instrumented routines: all of them in the low 32 bits, and
+    /// those counted without timing (throttled children) in the high 32 bits, so that a
+    /// counted child costs one addition of `COUNTED_CHILD` (see `children`).
+    pub child_calls: u64,
     /// The stack pointer at the probe call: identifies the machine frame for reconciliation.
     pub sp: usize,
     pub start: u64,
     /// Inclusive ticks of the direct children, subtracted to give exclusive time.
     pub child_incl: u64,
-    /// The callpath node of this activation (callpath mode only).
-    pub node: u32,
-    /// Of `child_calls`, those counted without timing (throttled children).
-    pub counted_children: u32,
     /// Compensation: the probe cost (Δi, scaled) of every descendant event so far.
     pub overhead: u64,
     /// Compensation: the compensated inclusive ticks of the direct children.
     pub comp_child: i64,
+}
+
+/// What a timed child adds to `Frame::child_calls`.
+pub const TIMED_CHILD: u64 = 1;
+/// What a counted child adds to `Frame::child_calls`: one call, and one counted call.
+pub const COUNTED_CHILD: u64 = 1 | 1 << 32;
+
+impl Frame {
+    /// The calls this activation made (all, and of those the counted ones).
+    #[inline(always)]
+    pub fn children(&self) -> (u64, u32) {
+        (self.child_calls & u64::from(u32::MAX), (self.child_calls >> 32) as u32)
+    }
 }
 
 /// Per-function statistics in ticks.
@@ -36,7 +49,12 @@ pub struct Record {
     pub incl: u64,
     /// Activations currently on the stack: inclusive time is added only when the outermost
     /// activation exits, so recursion never counts time twice.
-    pub active: u64,
+    pub active: u32,
+    /// Of `child_calls`, those counted without timing (saturating): the rest were timed, and each left the outer part of a timed probe pair in
+    /// this event's exclusive time (rt/src/untimed.rs). It matters only when the event is
+    /// throttled, under 10 us per call by default, so long before it could saturate; it shares a
+    /// word with `active` so that a record stays two cache lines.
+    pub counted_children: u32,
     /// Loop iterations (header executions), summed over the loop's executions.
     pub iterations: u64,
     /// Compensated inclusive and exclusive ticks (compensation mode only; may be negative).
@@ -54,9 +72,6 @@ pub struct Record {
     pub untimed_children: u64,
     /// The estimated time (scaled ticks) of this event's own calls counted without timing.
     pub untimed_own: u64,
-    /// Of `child_calls`, those counted without timing: the rest were timed, and each left the
-    /// outer part of a timed probe pair in this event's exclusive time (rt/src/untimed.rs).
-    pub counted_children: u64,
 }
 
 impl Record {
@@ -72,7 +87,7 @@ impl Record {
         self.negative += other.negative;
         self.untimed_children += other.untimed_children;
         self.untimed_own += other.untimed_own;
-        self.counted_children += other.counted_children;
+        self.counted_children = self.counted_children.saturating_add(other.counted_children);
         if other.iter_min1 != 0 && (self.iter_min1 == 0 || other.iter_min1 < self.iter_min1) {
             self.iter_min1 = other.iter_min1;
         }

@@ -209,7 +209,7 @@ pub fn costs(id: u32) -> (u64, u64) {
 pub unsafe fn before_timed_charge(ts: &mut ThreadState, id: u32, kind: usize, record: &Record) {
     let calls = record.calls + 1;
     if at_end(calls) {
-        timed_boundary(ts, id, calls, record.active.saturating_sub(1));
+        timed_boundary(ts, id, calls, u64::from(record.active.saturating_sub(1)));
     } else if due(calls) && HOT_OFFERS.load(Relaxed) != 0 {
         let _ = offer(ts, id, kind, calls, record.incl, switch::MEASURED);
     }

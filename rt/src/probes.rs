@@ -15,6 +15,7 @@ use crate::reconcile;
 use crate::registry::{load_id, UNREGISTERED};
 use crate::switch;
 use crate::thread::{self, ThreadState};
+use instrument_live::{COUNTED_CHILD, TIMED_CHILD};
 
 /// A probe's entry point: a trampoline that passes the caller's stack pointer in register
 /// `$sp` and jumps to `$body`. A probe of a switched-off event returns from here, after two
@@ -165,8 +166,7 @@ unsafe fn enter_counted(ts: &mut ThreadState, id: u32, sp: usize) -> Opened {
     record.counted += 1;
     let counted = record.counted;
     let top = &mut *ts.frames.add(depth);
-    top.child_calls += 1;
-    top.counted_children += 1;
+    top.child_calls += COUNTED_CHILD;
     let caller = top.id;
     estimate_untimed(ts, id, caller, false);
     if crate::compensate::enabled() {
@@ -221,8 +221,7 @@ unsafe fn counted_window_end(ts: &mut ThreadState, id: u32, sp: usize, cost: u64
     if inplace::counted_boundary(ts, id) {
         (*ts.records.add(id as usize)).counted -= 1;
         let top = &mut *ts.frames.add(depth);
-        top.child_calls -= 1;
-        top.counted_children -= 1;
+        top.child_calls -= COUNTED_CHILD;
         top.overhead -= cost;
         estimate_untimed(ts, id, top.id, true);
         push(ts, depth + 1, id, sp);
@@ -345,7 +344,7 @@ unsafe fn exit_at(now: u64, id_slot: *const u32, sp: usize, kind: usize) {
 unsafe fn push(ts: &mut ThreadState, depth: usize, id: u32, sp: usize) {
     reconcile::mark_busy(ts, depth - 1);
     let parent = &mut *ts.frames.add(depth - 1);
-    parent.child_calls += 1;
+    parent.child_calls += TIMED_CHILD;
     (*ts.records.add(id as usize)).active += 1;
     let node = match ts.tree.as_mut() {
         None => 0,
@@ -360,7 +359,6 @@ unsafe fn push(ts: &mut ThreadState, depth: usize, id: u32, sp: usize) {
     frame.node = node;
     frame.id = id;
     frame.child_calls = 0;
-    frame.counted_children = 0;
     frame.sp = sp;
     frame.child_incl = 0;
     frame.overhead = 0;

@@ -56,6 +56,7 @@ pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64, kind: usiz
         None
     };
     charge(record, frame, inclusive, compensated);
+    record.counted_children = record.counted_children.saturating_add(frame.children().1);
     if switch::due(record.calls) {
         past_throttle_calls(ts, frame.id, kind, record);
     }
@@ -73,9 +74,9 @@ pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64, kind: usiz
 #[inline(never)]
 unsafe fn past_throttle_calls(ts: &mut ThreadState, id: u32, kind: usize, record: &Record) {
     if !compensate::enabled() && inplace::at_end(record.calls) {
-        inplace::timed_boundary(ts, id, record.calls, record.active);
+        inplace::timed_boundary(ts, id, record.calls, u64::from(record.active));
     } else if switch::consider(id, record.calls, record.incl) {
-        let timed_children = record.child_calls.saturating_sub(record.counted_children);
+        let timed_children = record.child_calls.saturating_sub(u64::from(record.counted_children));
         let mean = crate::untimed::throttled(id, kind, untimed_basis(record), record.calls, timed_children);
         inplace::offer_throttled(ts, id, kind, record.calls, record.incl, mean);
     }
@@ -94,8 +95,7 @@ fn untimed_basis(record: &Record) -> i64 {
 #[inline(always)]
 fn charge(record: &mut Record, frame: &Frame, inclusive: u64, compensated: Option<(i64, i64)>) {
     record.calls += 1;
-    record.child_calls += u64::from(frame.child_calls);
-    record.counted_children += u64::from(frame.counted_children);
+    record.child_calls += frame.children().0;
     record.excl += inclusive.saturating_sub(frame.child_incl);
     record.active -= 1;
     let outermost = record.active == 0;

@@ -310,7 +310,6 @@ pub unsafe fn forget_calibration(ts: &mut ThreadState, ids: &[u32]) {
     forget_records(ts, ids);
     let root = &mut *ts.frames;
     root.child_calls = 0;
-    root.counted_children = 0;
     root.child_incl = 0;
     root.overhead = 0;
     root.comp_child = 0;
