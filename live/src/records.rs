@@ -10,7 +10,8 @@ pub struct Frame {
     pub node: u32,
     /// Calls this activation made to instrumented routines: all of them in the low 32 bits, and
     /// those counted without timing (throttled children) in the high 32 bits, so that a
-    /// counted child costs one addition of `COUNTED_CHILD` (see `children`).
+    /// counted child costs one addition of `COUNTED_CHILD` (see `children`). One activation
+    /// with over 2^32 child calls wraps the count, as the 32-bit count before it did.
     pub child_calls: u64,
     /// The stack pointer at the probe call: identifies the machine frame for reconciliation.
     pub sp: usize,
@@ -50,10 +51,11 @@ pub struct Record {
     /// Activations currently on the stack: inclusive time is added only when the outermost
     /// activation exits, so recursion never counts time twice.
     pub active: u32,
-    /// Of `child_calls`, those counted without timing (saturating): the rest were timed, and each left the outer part of a timed probe pair in
-    /// this event's exclusive time (rt/src/untimed.rs). It matters only when the event is
-    /// throttled, under 10 us per call by default, so long before it could saturate; it shares a
-    /// word with `active` so that a record stays two cache lines.
+    /// Of `child_calls`, those counted without timing (saturating): the rest were timed, and
+    /// each left the outer part of a timed probe pair in this event's exclusive time
+    /// (rt/src/untimed.rs). It matters only when the event is throttled, under 10 us per call by
+    /// default, so long before it could saturate; it shares a word with `active` so that a
+    /// record stays two cache lines.
     pub counted_children: u32,
     /// Loop iterations (header executions), summed over the loop's executions.
     pub iterations: u64,
