@@ -1,7 +1,7 @@
 //! Call-statement probes: an entry probe before the call and an exit probe after it returns
-//! normally (for an invoke, on its normal edge), run only when the entry opened a frame. A call that does not return (followed by
-//! `unreachable`) or unwinds leaves its frame open; the runtime closes it at the next exit of an
-//! enclosing frame, or at process exit.
+//! normally (for an invoke, on its normal edge), run only when the entry opened a frame. A call
+//! that does not return (followed by `unreachable`) or unwinds leaves its frame open; the
+//! runtime closes it at the next exit of an enclosing frame, or at process exit.
 
 use crate::plan::PlannedSite;
 use crate::probes::{enter_probe, exit_probe, Hooks};

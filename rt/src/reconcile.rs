@@ -56,6 +56,7 @@ pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64, kind: usiz
         None
     };
     charge(record, frame, inclusive, compensated);
+    // The counted share serves the throttling decision, which only the flat record takes.
     record.counted_children = record.counted_children.saturating_add(frame.children().1);
     if switch::due(record.calls) {
         past_throttle_calls(ts, frame.id, kind, record);

@@ -16,7 +16,8 @@
 //! to its own record and to the record of the event on top of the stack (its caller), whose
 //! exclusive time held that call; the profile then gives every event its times with the untimed
 //! calls estimated (`estimated`): the throttled event gains what each of its counted calls was
-//! estimated at, each caller loses the same. With compensation on, the compensated mean is used as it is.
+//! estimated at, each caller loses the same. With compensation on, the compensated mean is used
+//! as it is.
 
 use crate::overhead::SCALE;
 use crate::switch::TABLE_LEN;
