@@ -21,6 +21,7 @@ mod bits;
 mod callpath;
 pub mod clock;
 mod compensate;
+mod current;
 mod exec;
 mod hint;
 mod inplace;

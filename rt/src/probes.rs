@@ -200,7 +200,7 @@ unsafe fn estimate_untimed(ts: &mut ThreadState, id: u32, caller: u32, undo: boo
 /// The rest of a counted entry with compensation on (the stack still marked busy): its
 /// in-place cost goes to the frame on top, and it may end an in-place window.
 #[inline(never)]
-unsafe fn counted_compensated(ts: &mut ThreadState, id: u32, sp: usize) -> Opened {
+unsafe extern "C" fn counted_compensated(ts: &mut ThreadState, id: u32, sp: usize) -> Opened {
     let depth = ts.depth & !reconcile::BUSY;
     let cost = crate::compensate::counted_cost(id);
     (*ts.frames.add(depth)).overhead += cost;
@@ -216,7 +216,7 @@ unsafe fn counted_compensated(ts: &mut ThreadState, id: u32, sp: usize) -> Opene
 /// instead.
 #[cold]
 #[inline(never)]
-unsafe fn counted_window_end(ts: &mut ThreadState, id: u32, sp: usize, cost: u64) -> Opened {
+unsafe extern "C" fn counted_window_end(ts: &mut ThreadState, id: u32, sp: usize, cost: u64) -> Opened {
     let depth = ts.depth & !reconcile::BUSY;
     if inplace::counted_boundary(ts, id) {
         (*ts.records.add(id as usize)).counted -= 1;
@@ -265,7 +265,7 @@ pub unsafe extern "C" fn enter_throttled(id_slot: *const u32, sp: usize) -> Open
     }
     let ts = &mut *state;
     let id = load_id(id_slot);
-    if ts.depth + 1 >= ts.frame_cap || id >= ts.record_cap || switch::mode(id) != switch::COUNTED {
+    if ts.depth + 1 >= ts.frame_cap || id >= ts.record_cap {
         return enter_full(id_slot, sp);
     }
     enter_counted(ts, id, sp)

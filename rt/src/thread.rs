@@ -86,7 +86,6 @@ const DEFAULT_FRAMES: usize = 1 << 16;
 const MIN_RECORDS: u32 = 4096;
 
 thread_local! {
-    static CURRENT: Cell<*mut ThreadState> = const { Cell::new(null_mut()) };
     static RETIRED: Cell<bool> = const { Cell::new(false) };
     static GUARD: Guard = const { Guard };
 }
@@ -94,7 +93,7 @@ thread_local! {
 /// The calling thread's state, or null before its first event and after it retired.
 #[inline(always)]
 pub fn current() -> *mut ThreadState {
-    CURRENT.with(|c| c.get())
+    crate::current::get()
 }
 
 /// Process-wide data that threads hand over when they end.
@@ -185,7 +184,7 @@ pub fn attach() -> *mut ThreadState {
         })
     };
     lock_merged().live.push(state as usize);
-    CURRENT.with(|c| c.set(state));
+    crate::current::set(state);
     GUARD.with(|_| ()); // registers the thread-exit hook
     state
 }
@@ -218,7 +217,7 @@ pub fn grow_records(ts: &mut ThreadState, id: u32) -> bool {
 /// into the process totals, and frees its memory.
 pub fn retire_current(now: u64) {
     let state = current();
-    CURRENT.with(|c| c.set(null_mut()));
+    crate::current::set(null_mut());
     RETIRED.with(|r| r.set(true));
     if state.is_null() {
         return;

@@ -1,0 +1,67 @@
+//! The calling thread's state pointer, in a thread-local slot reached with the local-exec model:
+//! one `mov` from `%fs`, no call. `thread_local!` in a static library is compiled for the
+//! general-dynamic model (a call to `__tls_get_addr` that the linker relaxes into a `mov`, but
+//! that still makes every probe body keep its arguments in callee-saved registers across the
+//! call), and stable Rust has no `-Z tls-model`. Local-exec is sound here because the runtime is
+//! linked only into executables (driver/src/wrapper: never into `-shared` links; shared libraries
+//! resolve the probes from the executable), whose static TLS block holds the slot.
+
+#[cfg(target_arch = "x86_64")]
+core::arch::global_asm!(
+    ".pushsection .tbss.instrument_rt_current,\"awT\",@nobits",
+    ".p2align 3",
+    ".hidden instrument_rt_current",
+    ".globl instrument_rt_current",
+    "instrument_rt_current:",
+    ".zero 8",
+    ".popsection",
+);
+
+/// The slot's value: null before the thread's first event and after it retired.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub fn get() -> *mut crate::thread::ThreadState {
+    let state: *mut crate::thread::ThreadState;
+    // SAFETY: reads the calling thread's own 8-byte slot, defined above in .tbss (zeroed for
+    // every thread), at its link-time offset from the thread pointer; no other memory is read.
+    unsafe {
+        core::arch::asm!(
+            "mov {}, qword ptr fs:[instrument_rt_current@TPOFF]",
+            out(reg) state,
+            options(nostack, readonly, preserves_flags, pure),
+        )
+    };
+    state
+}
+
+/// Sets the slot of the calling thread.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub fn set(state: *mut crate::thread::ThreadState) {
+    // SAFETY: writes the calling thread's own slot (see `get`); nothing else is written.
+    unsafe {
+        core::arch::asm!(
+            "mov qword ptr fs:[instrument_rt_current@TPOFF], {}",
+            in(reg) state,
+            options(nostack, preserves_flags),
+        )
+    };
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+thread_local! {
+    static CURRENT: std::cell::Cell<*mut crate::thread::ThreadState> =
+        const { std::cell::Cell::new(std::ptr::null_mut()) };
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+pub fn get() -> *mut crate::thread::ThreadState {
+    CURRENT.with(|c| c.get())
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+pub fn set(state: *mut crate::thread::ThreadState) {
+    CURRENT.with(|c| c.set(state))
+}
