@@ -186,7 +186,8 @@ unsafe fn enter_counted(ts: &mut ThreadState, id: u32, sp: usize) -> Opened {
 /// reference to either across this call.
 #[inline(always)]
 unsafe fn estimate_untimed(ts: &mut ThreadState, id: u32, caller: u32, undo: bool) {
-    let estimate = crate::untimed::per_call(id);
+    // SAFETY: `id` is a counted event's, inside the mode table (`untimed::per_call_in_table`).
+    let estimate = crate::untimed::per_call_in_table(id);
     if estimate == 0 {
         return;
     }
@@ -201,6 +202,7 @@ unsafe fn estimate_untimed(ts: &mut ThreadState, id: u32, caller: u32, undo: boo
 /// in-place cost goes to the frame on top, and it may end an in-place window.
 #[inline(never)]
 unsafe extern "C" fn counted_compensated(ts: &mut ThreadState, id: u32, sp: usize) -> Opened {
+    clock::fence();
     let depth = ts.depth & !reconcile::BUSY;
     let cost = crate::compensate::counted_cost(id);
     (*ts.frames.add(depth)).overhead += cost;
@@ -257,8 +259,10 @@ pub unsafe extern "C" fn loop_exit(id_slot: *const u32, iterations: u64, sp: usi
 
 /// Entry of a throttled event, from its trampoline: the counted path without the timed
 /// entry's prologue; the first event of a thread and full tables take the full path.
+/// Its trampoline routes only ids inside the mode table here. It does not fence: a counted
+/// entry reads no clock, and the fenced strategy's fence (clock.rs)
+/// comes with compensation, in `counted_compensated`.
 pub unsafe extern "C" fn enter_throttled(id_slot: *const u32, sp: usize) -> Opened {
-    clock::fence();
     let state = thread::current();
     if state.is_null() {
         return enter_full(id_slot, sp);

@@ -27,13 +27,16 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 struct Estimates([AtomicU64; TABLE_LEN as usize]);
 static PER_CALL: Estimates = Estimates([const { AtomicU64::new(0) }; TABLE_LEN as usize]);
 
-/// Event `id`'s estimate per untimed call (scaled ticks; 0 when it has none).
+/// Event `id`'s estimate per untimed call (scaled ticks; 0 when it has none), for an `id` inside
+/// the mode table (every counted event's: `switch::mode` reads a later id as measured).
+///
+/// # Safety
+/// `id < TABLE_LEN`.
 #[inline(always)]
-pub fn per_call(id: u32) -> u64 {
-    match PER_CALL.0.get(id as usize) {
-        Some(estimate) => estimate.load(Relaxed),
-        None => 0,
-    }
+pub unsafe fn per_call_in_table(id: u32) -> u64 {
+    debug_assert!(id < TABLE_LEN);
+    // SAFETY: the caller guarantees that `id` indexes the table.
+    unsafe { PER_CALL.0.get_unchecked(id as usize) }.load(Relaxed)
 }
 
 /// Event `id` (probe `kind`) is being throttled on a thread where its `calls` timed calls took
