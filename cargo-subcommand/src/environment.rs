@@ -4,6 +4,7 @@
 //! the link-time optimiser, after rustc has optimised each crate).
 
 use anyhow::{bail, Context, Result};
+use instrument_contract::settings;
 use instrument_driver::{layout, runtime};
 use std::path::PathBuf;
 use std::process::Command;
@@ -31,7 +32,7 @@ impl Environment {
         vec![
             ("CARGO_TARGET_DIR", self.target_dir.display().to_string()),
             ("CARGO_ENCODED_RUSTFLAGS", self.rustflags.clone()),
-            ("INSTRUMENT_PLACEMENT", "late".into()),
+            (settings::PLACEMENT.name, "late".into()),
         ]
     }
 

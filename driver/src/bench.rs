@@ -14,6 +14,7 @@
 use crate::{layout, profiles, toolchain};
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
+use instrument_contract::settings;
 use instrument_profile::{ProbeKind, Profile};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -244,7 +245,7 @@ fn is_like(dir: &Path, keys: u64, repeat: u32, progress: &ProgressBar) -> Result
     progress.inc(2);
     let arg = keys.to_string();
     let plain_ns = min_kernel_ns(&plain, &arg, dir, repeat, progress, &[])?;
-    let throttle = [("INSTRUMENT_THROTTLE", "1")];
+    let throttle = [(settings::THROTTLE.name, "1")];
     let throttled_ns = min_kernel_ns(&instrumented, &arg, dir, repeat, progress, &throttle)?;
     let profile = profiles::load(&profiles::newest(dir)?)?;
     let randlc = profile.functions.iter().find(|f| f.name == "randlc").context("no randlc in the profile")?;
@@ -292,9 +293,9 @@ fn switched_leaf(
     let arg = loops.to_string();
     let plain_ns = min_kernel_ns(plain, &arg, dir, repeat, progress, &[])?;
     let selection = selection.display().to_string();
-    let off = [("INSTRUMENT_RUNTIME_SELECT", selection.as_str())];
+    let off = [(settings::RUNTIME_SELECT.name, selection.as_str())];
     let off_ns = min_kernel_ns(instrumented, &arg, dir, repeat, progress, &off)?;
-    let throttled = [("INSTRUMENT_THROTTLE", "1"), ("INSTRUMENT_THROTTLE_CALLS", "1")];
+    let throttled = [(settings::THROTTLE.name, "1"), (settings::THROTTLE_CALLS.name, "1")];
     let counted_ns = min_kernel_ns(instrumented, &arg, dir, repeat, progress, &throttled)?;
     let model =
         profiles::load(&profiles::newest(dir)?)?.overhead.map(|o| o.costs.routine).unwrap_or_default();
@@ -352,8 +353,8 @@ fn min_kernel_ns(
     for _ in 0..repeat {
         let output = Command::new(program)
             .arg(arg)
-            .env("INSTRUMENT_PROFILE_DIR", dir)
-            .env("INSTRUMENT_THROTTLE", "0")
+            .env(settings::PROFILE_DIR.name, dir)
+            .env(settings::THROTTLE.name, "0")
             .envs(env.iter().copied())
             .output()
             .with_context(|| format!("cannot run {}", program.display()))?;
@@ -490,7 +491,7 @@ pub fn callpaths(settings: &Settings) -> Result<()> {
                 dir,
                 settings.repeat,
                 &progress,
-                &[("INSTRUMENT_CALLPATH", depth)],
+                &[(settings::CALLPATH.name, depth)],
             )?;
             extra[i] += ns.saturating_sub(plain_ns);
         }

@@ -4,6 +4,7 @@
 
 use crate::{layout, profiles, report};
 use anyhow::{bail, Context, Result};
+use instrument_contract::settings;
 use std::process::Command;
 
 const DEMO_SOURCE: &str = include_str!("../../c-fixtures/demo/demo.c");
@@ -30,8 +31,8 @@ pub fn run() -> Result<()> {
     }
     println!("$ INSTRUMENT_THROTTLE=0 ./demo");
     let status = Command::new(&program)
-        .env("INSTRUMENT_PROFILE_DIR", work.path())
-        .env("INSTRUMENT_THROTTLE", "0")
+        .env(settings::PROFILE_DIR.name, work.path())
+        .env(settings::THROTTLE.name, "0")
         .status()
         .context("cannot run the demo program")?;
     if !status.success() {

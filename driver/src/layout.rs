@@ -3,6 +3,7 @@
 //! `INSTRUMENT_PLUGIN` or `INSTRUMENT_RUNTIME` name other files.
 
 use anyhow::{bail, Context, Result};
+use instrument_contract::settings;
 use std::path::{Path, PathBuf};
 
 pub const PLUGIN_FILE: &str = "libinstrument_pass.so";
@@ -15,34 +16,35 @@ pub fn exe_dir() -> Result<PathBuf> {
     Ok(exe.parent().map(Path::to_path_buf).unwrap_or_default())
 }
 
-fn companion(env: &str, file: &str, what: &str) -> Result<PathBuf> {
-    let path = match std::env::var_os(env) {
-        Some(p) if !p.is_empty() => PathBuf::from(p),
-        _ => exe_dir()?.join(file),
+fn companion(env: settings::Setting, file: &str, what: &str) -> Result<PathBuf> {
+    let path = match env.path() {
+        Some(path) => path,
+        None => exe_dir()?.join(file),
     };
     if !path.is_file() {
         bail!(
-            "the {what} is missing at {} (build it with `cargo build --release --workspace`, or set {env})",
-            path.display()
+            "the {what} is missing at {} (build it with `cargo build --release --workspace`, or set {})",
+            path.display(),
+            env.name
         );
     }
     Ok(path)
 }
 
 pub fn plugin() -> Result<PathBuf> {
-    companion("INSTRUMENT_PLUGIN", PLUGIN_FILE, "pass plugin")
+    companion(settings::PLUGIN, PLUGIN_FILE, "pass plugin")
 }
 
 /// The unsealed runtime archive as cargo built it (see `runtime::sealed`).
 pub fn runtime_archive() -> Result<PathBuf> {
-    companion("INSTRUMENT_RUNTIME", RUNTIME_FILE, "runtime library")
+    companion(settings::RUNTIME, RUNTIME_FILE, "runtime library")
 }
 
 /// The bench-nas directory: `INSTRUMENT_BENCH_NAS`, or the repository's (the executables live
 /// in its target/<profile>/).
 pub fn bench_nas() -> Result<PathBuf> {
-    if let Some(dir) = std::env::var_os("INSTRUMENT_BENCH_NAS").filter(|d| !d.is_empty()) {
-        return Ok(PathBuf::from(dir));
+    if let Some(dir) = settings::BENCH_NAS.path() {
+        return Ok(dir);
     }
     let dir = exe_dir()?;
     Ok(dir.ancestors().nth(2).map(|repo| repo.join("bench-nas")).unwrap_or_else(|| dir.join("bench-nas")))

@@ -3,6 +3,7 @@
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
+use instrument_contract::settings;
 use instrument_driver::callpaths::{self, Threads};
 use instrument_driver::{bench, demo, experiment, export, profiles, report, rewrite, run, tree};
 use std::path::PathBuf;
@@ -569,8 +570,5 @@ fn write_output(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
 }
 
 fn default_profile_dir() -> PathBuf {
-    std::env::var_os("INSTRUMENT_PROFILE_DIR")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| ".".into())
+    settings::PROFILE_DIR.path().unwrap_or_else(|| ".".into())
 }

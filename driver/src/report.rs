@@ -4,7 +4,7 @@
 use crate::names;
 use crate::names::location;
 use crate::tree::{callee_name, with_line};
-use instrument_contract::throttle;
+use instrument_contract::{settings, throttle};
 use instrument_profile::{CallSite, Compensated, Estimated, Function, Loop, ProbeKind, Profile};
 use serde::Serialize;
 use std::fmt::Write;
@@ -351,6 +351,14 @@ pub fn table_in(profile: &Profile, lines: bool, view: View, order: Order) -> Str
     );
     if let Some(placement) = &profile.placement {
         let _ = writeln!(out, "{}", placement_note(placement));
+    }
+    // The settings that shape the numbers; where the profile went is where it is.
+    let set: Vec<String> = (profile.settings.iter())
+        .filter(|(name, _)| *name != settings::PROFILE_DIR.name)
+        .map(|(name, value)| format!("{name}={value}"))
+        .collect();
+    if !set.is_empty() {
+        let _ = writeln!(out, "settings: {}", set.join(" "));
     }
     if let Some(mpi) = &profile.mpi {
         let _ = writeln!(out, "MPI rank {} of {}", mpi.rank, mpi.size);

@@ -2,6 +2,7 @@
 //! instead of environment variables, and says where its profile went.
 
 use anyhow::{bail, Context, Result};
+use instrument_contract::settings;
 use std::path::PathBuf;
 use std::process::{Command, ExitStatus};
 
@@ -34,16 +35,16 @@ pub fn run(options: &RunOptions) -> Result<i32> {
     let mut command = Command::new(program);
     command.args(args);
     if let Some(k) = options.callpath {
-        command.env("INSTRUMENT_CALLPATH", if k == 0 { "all".to_string() } else { k.to_string() });
+        command.env(settings::CALLPATH.name, if k == 0 { "all".to_string() } else { k.to_string() });
     }
     if options.compensate {
-        command.env("INSTRUMENT_COMPENSATE", "1");
+        command.env(settings::COMPENSATE.name, "1");
     }
     if let Some(dir) = &options.profile_dir {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        command.env("INSTRUMENT_PROFILE_DIR", dir);
+        command.env(settings::PROFILE_DIR.name, dir);
     }
-    command.env("INSTRUMENT_VERBOSE", "1");
+    command.env(settings::VERBOSE.name, "1");
     let status = match options.timeline {
         None => command.status().with_context(|| format!("cannot run {program}"))?,
         Some(keep) => with_timeline(&mut command, program, options.profile_dir.clone(), keep)?,
@@ -69,9 +70,7 @@ fn with_timeline(
         eprintln!("instrument: no timeline: {program} showed no live segment (not instrumented, or INSTRUMENT_LIVE=0)");
         return Ok(status);
     };
-    let dir = dir
-        .or_else(|| std::env::var_os("INSTRUMENT_PROFILE_DIR").map(PathBuf::from))
-        .unwrap_or_else(|| PathBuf::from("."));
+    let dir = dir.or_else(|| settings::PROFILE_DIR.path()).unwrap_or_else(|| PathBuf::from("."));
     let (series, buckets, width) = (
         timeline.series.len() / 2,
         timeline.series.first().map_or(0, |s| s.values.len()),

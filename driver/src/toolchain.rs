@@ -1,37 +1,38 @@
 //! Finding the LLVM 22 tools, with one clear message (and the apt-get line) when one is missing.
 
 use anyhow::{bail, Result};
+use instrument_contract::settings;
 use std::path::PathBuf;
 
 /// A tool of the LLVM 22 toolchain: its default name, the variable that overrides it, and the
 /// Debian package that provides it.
 pub struct Tool {
     pub name: &'static str,
-    pub env: &'static str,
+    pub env: settings::Setting,
     pub package: &'static str,
 }
 
-pub const CLANG: Tool = Tool { name: "clang-22", env: "INSTRUMENT_CLANG", package: "clang-22" };
-pub const CLANGXX: Tool = Tool { name: "clang++-22", env: "INSTRUMENT_CLANGXX", package: "clang-22" };
-pub const FLANG: Tool = Tool { name: "flang-22", env: "INSTRUMENT_FLANG", package: "flang-22" };
-pub const LLD: Tool = Tool { name: "ld.lld-22", env: "INSTRUMENT_LLD", package: "lld-22" };
-pub const OBJCOPY: Tool = Tool { name: "llvm-objcopy-22", env: "INSTRUMENT_OBJCOPY", package: "llvm-22" };
-pub const AR: Tool = Tool { name: "llvm-ar-22", env: "INSTRUMENT_AR", package: "llvm-22" };
+pub const CLANG: Tool = Tool { name: "clang-22", env: settings::CLANG, package: "clang-22" };
+pub const CLANGXX: Tool = Tool { name: "clang++-22", env: settings::CLANGXX, package: "clang-22" };
+pub const FLANG: Tool = Tool { name: "flang-22", env: settings::FLANG, package: "flang-22" };
+pub const LLD: Tool = Tool { name: "ld.lld-22", env: settings::LLD, package: "lld-22" };
+pub const OBJCOPY: Tool = Tool { name: "llvm-objcopy-22", env: settings::OBJCOPY, package: "llvm-22" };
+pub const AR: Tool = Tool { name: "llvm-ar-22", env: settings::AR, package: "llvm-22" };
 
 impl Tool {
     pub fn find(&self) -> Result<PathBuf> {
-        let wanted = std::env::var_os(self.env).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let wanted = self.env.path();
         let name = wanted.clone().unwrap_or_else(|| PathBuf::from(self.name));
         if let Some(found) = search_path(&name) {
             return Ok(found);
         }
         match wanted {
-            Some(w) => bail!("{} is set to {}, which is not an executable", self.env, w.display()),
+            Some(w) => bail!("{} is set to {}, which is not an executable", self.env.name, w.display()),
             None => bail!(
                 "{} not found on PATH (install it: apt-get install {}, or set {})",
                 self.name,
                 self.package,
-                self.env
+                self.env.name
             ),
         }
     }

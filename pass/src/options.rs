@@ -41,7 +41,8 @@ impl Events {
                 "all" => events = Events { functions: true, loops: true, callsites: true },
                 other => {
                     return Err(format!(
-                        "unknown event kind {other:?} in INSTRUMENT_EVENTS (expected functions, loops, callsites or all)"
+                        "unknown event kind {other:?} in {} (expected functions, loops, callsites or all)",
+                        instrument_contract::settings::EVENTS.name
                     ))
                 }
             }
@@ -70,32 +71,28 @@ pub struct Options {
 impl Options {
     /// Reads the `INSTRUMENT_*` variables. A bad value is an error rather than a silent default.
     pub fn from_env() -> Result<Self, String> {
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
-        let placement = match var("INSTRUMENT_PLACEMENT").as_deref() {
-            Some("early") => Placement::Early,
-            None | Some("late") => Placement::Late,
-            Some(other) => {
-                return Err(format!("INSTRUMENT_PLACEMENT={other:?} is not one of \"early\" or \"late\""))
-            }
+        use instrument_contract::settings::{
+            CLANG_MARKS, EVENTS, EXCLUDE, MIN_INSTRUCTIONS, PLACEMENT, SELECT,
         };
-        let events = match var("INSTRUMENT_EVENTS") {
+        let text = |e: instrument_contract::settings::BadValue| e.to_string();
+        let placement = match PLACEMENT.choice().map_err(text)? {
+            Some("early") => Placement::Early,
+            _ => Placement::Late,
+        };
+        let events = match EVENTS.raw() {
             Some(text) => Events::parse(&text)?,
             None => Events::default(),
         };
-        let min_instructions = match var("INSTRUMENT_MIN_INSTRUCTIONS") {
-            Some(text) => text
-                .parse()
-                .map_err(|_| format!("INSTRUMENT_MIN_INSTRUCTIONS={text:?} is not a whole number"))?,
-            None => 0,
-        };
-        let selection = match var("INSTRUMENT_SELECT") {
-            Some(path) => Some(instrument_select::Selection::load(std::path::Path::new(&path))?),
+        let min_instructions = MIN_INSTRUCTIONS.number().map_err(text)?.unwrap_or(0) as usize;
+        let selection = match SELECT.path() {
+            Some(path) => Some(instrument_select::Selection::load(&path)?),
             None => None,
         };
-        let exclude = var("INSTRUMENT_EXCLUDE")
+        let exclude = EXCLUDE
+            .raw()
             .map(|v| v.split(',').filter(|s| !s.is_empty()).map(str::to_owned).collect())
             .unwrap_or_default();
-        let clang_marks = var("INSTRUMENT_CLANG_MARKS").is_some_and(|v| v == "1");
+        let clang_marks = CLANG_MARKS.flag().map_err(text)?.unwrap_or(false);
         Ok(Options { placement, events, exclude, min_instructions, selection, clang_marks })
     }
 }

@@ -40,6 +40,10 @@ pub struct Profile {
     /// The throttling rule the run applied (none: throttling was off, or an older profile).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub throttle: Option<Throttle>,
+    /// The run settings (`INSTRUMENT_*`) set in the program's environment when it started, as
+    /// written there (absent: none, or an older profile).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub settings: std::collections::BTreeMap<String, String>,
     pub totals: Totals,
     /// Routines that ran (or whose loops or call statements ran), merged over all threads.
     pub functions: Vec<Function>,
@@ -591,6 +595,7 @@ mod tests {
             clock: Clock { source: "tsc".into(), ticks_per_second: 2.5e9, calibration_ns: 2_000_000 },
             placement: None,
             throttle: None,
+            settings: Default::default(),
             totals: Totals::default(),
             functions: vec![Function {
                 id: 0,

@@ -35,7 +35,7 @@ const FIRST_NODE: u32 = 3;
 pub const NONE: u32 = u32::MAX;
 /// Most events the callpath tables describe; more are registered but measured flat only.
 pub const MAX_EVENTS: u32 = 1 << 22;
-const DEFAULT_NODES: u32 = 1 << 18;
+pub(crate) const DEFAULT_NODES: u32 = 1 << 18;
 
 /// Callpath depth: 0 = off (flat profile), `UNLIMITED`, or k.
 static DEPTH: AtomicU32 = AtomicU32::new(0);
@@ -58,18 +58,16 @@ static STATICS: AtomicPtr<StaticInfo> = AtomicPtr::new(std::ptr::null_mut());
 /// Reads `INSTRUMENT_CALLPATH` (`0`/unset: flat; `N`: depth N; `all`/`unlimited`: the whole
 /// calling context) and `INSTRUMENT_CALLPATH_NODES` (node cap per thread).
 pub fn configure() {
-    let depth = match std::env::var("INSTRUMENT_CALLPATH").ok().as_deref().map(str::trim) {
-        None | Some("") | Some("0") => 0,
+    use crate::settings::{self, CALLPATH};
+    let depth = match CALLPATH.raw().as_deref() {
+        None | Some("0") => 0,
         Some("all" | "unlimited" | "-1") => UNLIMITED,
-        Some(n) => match n.parse::<u32>() {
-            Ok(k) => k,
-            Err(_) => {
-                eprintln!("instrument: INSTRUMENT_CALLPATH={n:?} is not a depth (a number, or all); using a flat profile");
-                0
-            }
-        },
+        Some(n) => n.parse::<u32>().unwrap_or_else(|_| {
+            settings::report(&CALLPATH, &CALLPATH.bad(n));
+            0
+        }),
     };
-    if let Some(cap) = crate::settings::number("INSTRUMENT_CALLPATH_NODES", 1, "the default") {
+    if let Some(cap) = settings::number(&settings::CALLPATH_NODES) {
         NODE_CAP.store((cap.min(1 << 28) as u32).max(FIRST_NODE + 1), Relaxed);
     }
     if depth != 0 && statics_table().is_some() {

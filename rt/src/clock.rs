@@ -61,14 +61,10 @@ pub fn monotonic_ns() -> u64 {
 /// Chooses the clock (`INSTRUMENT_CLOCK=tsc|monotonic`, default: the TSC when it is invariant)
 /// and takes the start anchor. Called once, before the first event.
 pub fn init() {
-    let tsc = match std::env::var("INSTRUMENT_CLOCK").as_deref() {
-        Ok("monotonic") => false,
-        Ok("tsc") => cfg!(target_arch = "x86_64"),
-        Ok(other) => {
-            crate::settings::unknown("INSTRUMENT_CLOCK", other, "tsc or monotonic", "the default clock");
-            invariant_tsc()
-        }
-        Err(_) => invariant_tsc(),
+    let tsc = match crate::settings::choice(&crate::settings::CLOCK) {
+        Some("monotonic") => false,
+        Some(_) => cfg!(target_arch = "x86_64"),
+        None => invariant_tsc(),
     };
     USE_TSC.store(tsc, Relaxed);
     let (ticks, ns) = anchor();

@@ -75,22 +75,18 @@ pub fn strategy() -> Strategy {
     }
 }
 
-/// `INSTRUMENT_COMPENSATE`: unset, empty, 0, no or off: no compensation; 1, on, yes: the
-/// default strategy; or a strategy by name.
+/// `INSTRUMENT_COMPENSATE`: unset or off (the boolean grammar's words): no compensation; on:
+/// the default strategy; or a strategy by name. A bad value leaves compensation off (one line
+/// on stderr), as the setting's default says.
+/// Read once (the throttling settings and the calibration both ask).
 pub fn requested() -> Option<Strategy> {
-    match std::env::var("INSTRUMENT_COMPENSATE").ok()?.trim() {
-        "" | "0" | "no" | "off" => None,
+    static REQUESTED: std::sync::OnceLock<Option<Strategy>> = std::sync::OnceLock::new();
+    *REQUESTED.get_or_init(|| match crate::settings::choice(&crate::settings::COMPENSATE)? {
         "calibrated" => Some(Strategy::Calibrated),
         "fenced" => Some(Strategy::Fenced),
-        "inplace" | "in-place" => Some(Strategy::InPlace),
-        "1" | "on" | "yes" => Some(DEFAULT_STRATEGY),
-        other => {
-            eprintln!(
-                "instrument: INSTRUMENT_COMPENSATE={other:?} is not on, off, inplace, calibrated or fenced; using {DEFAULT_STRATEGY:?}"
-            );
-            Some(DEFAULT_STRATEGY)
-        }
-    }
+        "inplace" | "on" => Some(DEFAULT_STRATEGY),
+        _ => None,
+    })
 }
 
 const DEFAULT_STRATEGY: Strategy = Strategy::InPlace;

@@ -15,7 +15,7 @@ const NAMED: usize = 3;
 
 /// Prints the line for the profile just written to `path`, when its probes dominate the run.
 pub fn after_write(profile: &Profile, path: &Path) {
-    if std::env::var("INSTRUMENT_QUIET").is_ok_and(|v| v == "1") {
+    if crate::settings::flag(&crate::settings::QUIET) == Some(true) {
         return;
     }
     if let Some(line) = line(profile, path) {

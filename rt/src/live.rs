@@ -95,10 +95,8 @@ fn slot(index: u32) -> Option<&'static Slot> {
 /// Creates the segment (once, at start-up, before any event is switched). `modes` is the
 /// switch table, page aligned, which from then on is the segment's mode area.
 pub fn init(modes: *mut u8) {
-    match std::env::var("INSTRUMENT_LIVE").as_deref().map(str::trim) {
-        Ok("0" | "no" | "off") => return,
-        Ok("" | "1" | "yes" | "on") | Err(_) => {}
-        Ok(other) => crate::settings::unknown("INSTRUMENT_LIVE", other, "0 or 1", "the live segment"),
+    if crate::settings::flag(&crate::settings::LIVE) == Some(false) {
+        return;
     }
     let Some(fd) = create(layout::THREADS_OFFSET) else { return };
     let mut space = lock_space();

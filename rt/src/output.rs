@@ -110,7 +110,8 @@ pub fn write(snapshot: &Snapshot, calibration: &Calibration, ending: &Ending) ->
     if !result.as_ref().is_ok_and(|path| crate::reserve::holds(path)) {
         crate::reserve::discard();
     }
-    if let (Ok(path), Some(_)) = (&result, std::env::var_os("INSTRUMENT_VERBOSE")) {
+    if let (Ok(path), Some(_)) = (&result, crate::settings::flag(&crate::settings::VERBOSE).filter(|&on| on))
+    {
         eprintln!("instrument: profile written to {}", path.display());
     }
     if let Ok(path) = &result {
@@ -232,7 +233,7 @@ static DIRECTORY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
 /// directory (daemons chdir to /) still writes its profile where it started.
 pub fn remember_directory() {
     DIRECTORY.get_or_init(|| {
-        let named = std::env::var_os("INSTRUMENT_PROFILE_DIR").filter(|d| !d.is_empty()).map(PathBuf::from);
+        let named = crate::settings::PROFILE_DIR.path();
         let dir = named.unwrap_or_else(|| PathBuf::from("."));
         std::path::absolute(&dir).unwrap_or(dir)
     });
@@ -242,6 +243,7 @@ pub fn remember_directory() {
 /// line (a sandbox may forbid reading /proc later) and the reserved file (`reserve`).
 pub fn remember_start() {
     remember_directory();
+    crate::settings::remember();
     let command = COMMAND.get_or_init(read_command_line);
     if let Some(dir) = DIRECTORY.get() {
         crate::reserve::make(dir, &program_name(command));
@@ -318,6 +320,7 @@ fn build(snapshot: &Snapshot, calibration: &Calibration) -> Profile {
         },
         placement: registry::placement().map(String::from),
         throttle: crate::switch::rule().map(|r| Throttle { calls: r.calls, per_call_us: r.per_call_us }),
+        settings: crate::settings::in_effect(),
         totals: Totals {
             wall_ns: ns(snapshot.end_ticks.saturating_sub(calibration.start_ticks)),
             threads: snapshot.threads,

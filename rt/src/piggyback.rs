@@ -29,7 +29,7 @@ static COST: AtomicU64 = AtomicU64::new(0);
 /// Every rank must answer the same (the launcher gives them the same environment).
 #[no_mangle]
 pub extern "C" fn __instrument_mpi_piggyback() -> i32 {
-    let off = std::env::var("INSTRUMENT_PIGGYBACK").is_ok_and(|v| matches!(v.trim(), "0" | "no" | "off"));
+    let off = crate::settings::flag(&crate::settings::PIGGYBACK) == Some(false);
     i32::from(compensate::enabled() && !off)
 }
 

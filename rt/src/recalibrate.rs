@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// Repetitions and pairs of one round: about 0.15 ms fenced.
 const BUDGET: (usize, usize) = (3, 300);
-const DEFAULT_PERIOD_MS: u64 = 50;
+pub(crate) const DEFAULT_PERIOD_MS: u64 = 50;
 
 /// The clock reading from which the next exit recalibrates (u64::MAX: never).
 static NEXT: AtomicU64 = AtomicU64::new(u64::MAX);
@@ -38,7 +38,7 @@ static PREVIOUS: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU
 
 /// After the start-up measurement, with compensation on: schedules the first round.
 pub fn start(now: u64) {
-    let ms = settings::number("INSTRUMENT_RECALIBRATE_MS", 0, "50").unwrap_or(DEFAULT_PERIOD_MS);
+    let ms = settings::number(&settings::RECALIBRATE_MS).unwrap_or(DEFAULT_PERIOD_MS);
     if ms == 0 || !compensate::enabled() {
         return;
     }

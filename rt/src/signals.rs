@@ -39,7 +39,7 @@ static HANDLING: AtomicBool = AtomicBool::new(false);
 
 /// Installs the handlers (once, from the runtime's start).
 pub fn install() {
-    if std::env::var_os("INSTRUMENT_SIGNALS").is_some_and(|v| v == "0") {
+    if crate::settings::flag(&crate::settings::SIGNALS) == Some(false) {
         return;
     }
     unsafe {

@@ -79,9 +79,11 @@ static SELECTION: OnceLock<Option<Selection>> = OnceLock::new();
 fn selection() -> Option<&'static Selection> {
     SELECTION
         .get_or_init(|| {
-            let path = std::env::var_os("INSTRUMENT_RUNTIME_SELECT").filter(|p| !p.is_empty())?;
-            Selection::load(std::path::Path::new(&path))
-                .map_err(|e| eprintln!("instrument: INSTRUMENT_RUNTIME_SELECT: {e}; measuring every routine"))
+            let path = settings::RUNTIME_SELECT.path()?;
+            Selection::load(&path)
+                .map_err(|e| {
+                    eprintln!("instrument: {}: {e}; measuring every routine", settings::RUNTIME_SELECT.name)
+                })
                 .ok()
         })
         .as_ref()
@@ -107,26 +109,14 @@ pub fn apply_selection(events: &[EventInfo], first: u32) {
 pub fn configure() {
     // Callpaths describe every call, and compensation gives every event its true time, so
     // neither is throttled unless asked for.
-    let compensating =
-        std::env::var("INSTRUMENT_COMPENSATE").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "no" | "off"));
+    let compensating = crate::compensate::requested().is_some();
     let default = crate::callpath::depth() == 0 && !compensating;
-    let on = match std::env::var("INSTRUMENT_THROTTLE").as_deref() {
-        Ok("0") => false,
-        Ok("1") => true,
-        Ok(other) => {
-            settings::unknown("INSTRUMENT_THROTTLE", other, "0 or 1", "the default");
-            default
-        }
-        Err(_) => default,
-    };
-    if !on {
+    if !settings::flag(&settings::THROTTLE).unwrap_or(default) {
         return;
     }
     let default = instrument_contract::throttle::DEFAULT;
-    let calls =
-        settings::number("INSTRUMENT_THROTTLE_CALLS", 1, &default.calls.to_string()).unwrap_or(default.calls);
-    let per_call_us = settings::number("INSTRUMENT_THROTTLE_PERCALL_US", 0, &default.per_call_us.to_string())
-        .unwrap_or(default.per_call_us);
+    let calls = settings::number(&settings::THROTTLE_CALLS).unwrap_or(default.calls);
+    let per_call_us = settings::number(&settings::THROTTLE_PERCALL_US).unwrap_or(default.per_call_us);
     THROTTLE_PER_CALL_NS.store(per_call_us.saturating_mul(1000), Relaxed);
     THROTTLE_CALLS.store(calls, Relaxed);
 }

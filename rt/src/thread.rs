@@ -82,7 +82,7 @@ const _: () = assert!(size_of::<ThreadState>() <= STATE_BYTES);
 /// The sentinel frame's id: never a real id and never `UNREGISTERED`.
 pub const SENTINEL_ID: u32 = u32::MAX - 1;
 /// Default shadow-stack capacity (`INSTRUMENT_STACK_FRAMES` overrides it).
-const DEFAULT_FRAMES: usize = 1 << 16;
+pub(crate) const DEFAULT_FRAMES: usize = 1 << 16;
 const MIN_RECORDS: u32 = 4096;
 
 thread_local! {
@@ -133,7 +133,7 @@ pub fn lock_merged() -> crate::lock::Guard<'static, Merged> {
 fn frame_cap() -> usize {
     match FRAME_CAP.load(Relaxed) {
         0 => {
-            let cap = crate::settings::number("INSTRUMENT_STACK_FRAMES", 2, "65536")
+            let cap = crate::settings::number(&crate::settings::STACK_FRAMES)
                 .map_or(DEFAULT_FRAMES, |n| n.min(1 << 32) as usize);
             FRAME_CAP.store(cap, Relaxed);
             cap

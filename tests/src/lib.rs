@@ -81,9 +81,23 @@ pub fn new_dir(root: &Path, name: &str) -> PathBuf {
     dir
 }
 
-/// Runs `command`, panicking with its output if it fails to start.
+/// Runs `command`, panicking with its output if it fails to start. The developer's build and
+/// run settings (`INSTRUMENT_*`, other than the tool paths) are not inherited: only the ones the
+/// test sets on `command` apply.
 pub fn run(command: &mut Command) -> Output {
+    clear_inherited_settings(command);
     command.output().unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"))
+}
+
+/// Removes from `command` every build and run setting it does not set itself.
+pub fn clear_inherited_settings(command: &mut Command) {
+    use instrument_contract::settings::{Scope, ALL};
+    let set: Vec<std::ffi::OsString> = command.get_envs().map(|(name, _)| name.to_owned()).collect();
+    for setting in ALL.iter().filter(|s| s.scope != Scope::Tools) {
+        if !set.iter().any(|name| name == setting.name) {
+            command.env_remove(setting.name);
+        }
+    }
 }
 
 pub fn assert_success(output: &Output, what: &str) {

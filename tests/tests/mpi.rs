@@ -23,8 +23,13 @@ fn mpicc(dir: &Path, compiler: &Path, source: &str, name: &str) -> PathBuf {
 }
 
 fn mpirun(ranks: usize, program: &Path, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Output {
+    // Each launch gets its own session directory: launches running in parallel share
+    // /tmp/ompi.HOST.UID, and one's cleanup can remove it under another's start-up (orte_init
+    // then fails: "A call to mkdir was unable to create the desired directory").
+    let session = scratch();
     let output = run(Command::new("mpirun")
         .args(["--allow-run-as-root", "--oversubscribe", "-np", &ranks.to_string()])
+        .env("OMPI_MCA_orte_tmpdir_base", session.path())
         .arg(program)
         .args(args)
         .current_dir(dir)

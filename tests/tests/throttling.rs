@@ -315,3 +315,34 @@ fn a_throttled_busy_wait_is_estimated_at_its_duration() {
     let per_call = untimed_ns / spin.untimed_calls as f64;
     assert!((1900.0..2300.0).contains(&per_call), "2 us per untimed call: {per_call} ns ({spin:?})");
 }
+
+#[test]
+fn a_bad_setting_is_one_line_naming_it_and_the_default_runs() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "throttle", &[]);
+    let calls = "300000";
+    let bad = [("INSTRUMENT_THROTTLE", "maybe"), ("INSTRUMENT_COMPENSATE", "fenced2")];
+    let (output, profile) = run_with(&program, dir.path(), "bad", &[calls], &bad);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("instrument: INSTRUMENT_")).collect();
+    assert_eq!(
+        lines,
+        [
+            "instrument: INSTRUMENT_COMPENSATE=\"fenced2\" is not on, off, inplace, calibrated or fenced; using the default (off)",
+            "instrument: INSTRUMENT_THROTTLE=\"maybe\" is not on or off (1, on, yes, true; 0, off, no, false); using the default (on (off with callpaths or compensation))",
+        ],
+        "{stderr}"
+    );
+    assert!(profile.compensation.is_none(), "compensation stays off, its default");
+    assert_eq!(
+        profile.throttle,
+        Some(Throttle { calls: 100_000, per_call_us: 10 }),
+        "throttling on, its default"
+    );
+    assert_eq!(function(&profile, "next_random").calls, 300_000);
+
+    // The one boolean grammar: `off` switches throttling off as `0` does.
+    let (_, off) = run_with(&program, dir.path(), "off", &[calls], &[("INSTRUMENT_THROTTLE", "off")]);
+    assert_eq!(off.throttle, None);
+    assert!(!function(&off, "next_random").throttled);
+}

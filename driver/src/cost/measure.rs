@@ -6,6 +6,7 @@
 use crate::{layout, profiles};
 use anyhow::{bail, Context, Result};
 use indicatif::ProgressBar;
+use instrument_contract::settings;
 use instrument_profile::{PairCosts, ProbeCosts as Costs};
 use std::path::Path;
 use std::process::Command;
@@ -60,13 +61,13 @@ fn build(dir: &Path) -> Result<std::path::PathBuf> {
 fn run_once(program: &Path, dir: &Path, run: &Run) -> Result<Costs> {
     let profiles_dir = tempfile::tempdir_in(dir)?;
     let mut command = Command::new(program);
-    command.env("INSTRUMENT_PROFILE_DIR", profiles_dir.path());
-    command.env("INSTRUMENT_COMPENSATE", if run.compensate { "1" } else { "0" });
-    command.env_remove("INSTRUMENT_VERBOSE");
+    command.env(settings::PROFILE_DIR.name, profiles_dir.path());
+    command.env(settings::COMPENSATE.name, if run.compensate { "1" } else { "0" });
+    command.env_remove(settings::VERBOSE.name);
     match run.callpath {
-        None => command.env_remove("INSTRUMENT_CALLPATH"),
-        Some(0) => command.env("INSTRUMENT_CALLPATH", "all"),
-        Some(k) => command.env("INSTRUMENT_CALLPATH", k.to_string()),
+        None => command.env_remove(settings::CALLPATH.name),
+        Some(0) => command.env(settings::CALLPATH.name, "all"),
+        Some(k) => command.env(settings::CALLPATH.name, k.to_string()),
     };
     let status = command.status().context("cannot run the calibration program")?;
     if !status.success() {

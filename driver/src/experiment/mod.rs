@@ -22,6 +22,7 @@ pub mod stats;
 use crate::layout;
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
+use instrument_contract::settings;
 use matrix::{Matrix, Program};
 use stats::{Level, ProgramSummary, Trial};
 use std::collections::HashSet;
@@ -428,8 +429,8 @@ fn run_trial(runner: &Runner, program: &Program, level: Level) -> Result<Vec<f64
     run.arg("-c")
         .arg(&command)
         .current_dir(matrix.directory(program))
-        .env("INSTRUMENT_PROFILE_DIR", profiles.path());
-    for var in ["INSTRUMENT_CALLPATH", "INSTRUMENT_COMPENSATE", "INSTRUMENT_RUNTIME_SELECT"] {
+        .env(settings::PROFILE_DIR.name, profiles.path());
+    for var in [settings::CALLPATH.name, settings::COMPENSATE.name, settings::RUNTIME_SELECT.name] {
         run.env_remove(var);
     }
     // Open MPI's mpirun refuses root and more ranks than cores unless told.
@@ -438,15 +439,15 @@ fn run_trial(runner: &Runner, program: &Program, level: Level) -> Result<Vec<f64
         .env("OMPI_MCA_rmaps_base_oversubscribe", "1");
     run.envs(&program.env);
     // The paper's levels instrument every routine fully.
-    run.env("INSTRUMENT_THROTTLE", "0");
+    run.env(settings::THROTTLE.name, "0");
     if level.callpaths() {
-        run.env("INSTRUMENT_CALLPATH", &runner.callpath);
+        run.env(settings::CALLPATH.name, &runner.callpath);
     }
     if level.compensated() {
-        run.env("INSTRUMENT_COMPENSATE", runner.compensate);
+        run.env(settings::COMPENSATE.name, runner.compensate);
     }
     if level.switched_off() {
-        run.env("INSTRUMENT_RUNTIME_SELECT", &runner.main_only);
+        run.env(settings::RUNTIME_SELECT.name, &runner.main_only);
     }
     let output = run.output().with_context(|| format!("cannot run {command}"))?;
     if !output.status.success() {

@@ -11,6 +11,7 @@ pub use args::{classify, Invocation};
 
 use crate::{layout, runtime, toolchain};
 use anyhow::Result;
+use instrument_contract::settings;
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
@@ -56,10 +57,10 @@ impl Language {
 /// Wrapper-only options (`--instrument-NAME=VALUE`), removed before the compiler sees the
 /// command line and handed to the pass as `INSTRUMENT_NAME`.
 const WRAPPER_OPTIONS: &[(&str, &str)] = &[
-    ("--instrument-placement=", "INSTRUMENT_PLACEMENT"),
-    ("--instrument-events=", "INSTRUMENT_EVENTS"),
-    ("--instrument-select=", "INSTRUMENT_SELECT"),
-    ("--instrument-min-instructions=", "INSTRUMENT_MIN_INSTRUCTIONS"),
+    ("--instrument-placement=", settings::PLACEMENT.name),
+    ("--instrument-events=", settings::EVENTS.name),
+    ("--instrument-select=", settings::SELECT.name),
+    ("--instrument-min-instructions=", settings::MIN_INSTRUCTIONS.name),
 ];
 
 /// Builds the compiler command for `args`.
@@ -89,7 +90,7 @@ pub fn command(language: Language, args: &[String]) -> Result<Command> {
             // Makes clang tag every function not marked no_instrument_function; the pass reads
             // and removes the tags (pass/src/lib.rs, CLANG_MARK).
             full.push("-finstrument-functions-after-inlining".into());
-            command.env("INSTRUMENT_CLANG_MARKS", "1");
+            command.env(settings::CLANG_MARKS.name, "1");
         }
     }
     if invocation.generates_code && !passed.iter().any(|a| a.starts_with("-g")) {
@@ -106,7 +107,7 @@ pub fn command(language: Language, args: &[String]) -> Result<Command> {
         flag.push(layout::plugin()?);
         full.push(flag);
         if language != Language::Fortran && !passed.iter().any(|a| a.starts_with("-finstrument-functions")) {
-            command.env("INSTRUMENT_CLANG_MARKS", "1");
+            command.env(settings::CLANG_MARKS.name, "1");
         }
     }
     if invocation.links_executable && mpi::links_mpi(&passed) {
@@ -138,9 +139,10 @@ fn lto_link(args: &[String]) -> bool {
 pub fn main(language: Language) -> ! {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let name = language.wrapper_name();
-    let error = match command(language, &args) {
-        Ok(mut command) => {
-            if std::env::var_os("INSTRUMENT_WRAPPER_VERBOSE").is_some() {
+    let verbose = settings::WRAPPER_VERBOSE.flag().map_err(anyhow::Error::from);
+    let error = match command(language, &args).and_then(|command| Ok((command, verbose?))) {
+        Ok((mut command, verbose)) => {
+            if verbose == Some(true) {
                 eprintln!("{name}: {command:?}");
             }
             anyhow::Error::from(command.exec())
@@ -155,14 +157,12 @@ pub fn main(language: Language) -> ! {
 /// naming the file and line; the pass receives it by absolute path (builds change directory).
 fn check_selection(command: &mut Command) -> Result<()> {
     let from_flag =
-        command.get_envs().find(|(k, _)| *k == "INSTRUMENT_SELECT").and_then(|(_, v)| v.map(PathBuf::from));
-    let Some(path) = from_flag
-        .or_else(|| std::env::var_os("INSTRUMENT_SELECT").filter(|v| !v.is_empty()).map(PathBuf::from))
-    else {
+        command.get_envs().find(|(k, _)| *k == settings::SELECT.name).and_then(|(_, v)| v.map(PathBuf::from));
+    let Some(path) = from_flag.or_else(|| settings::SELECT.path()) else {
         return Ok(());
     };
     instrument_select::Selection::load(&path).map_err(anyhow::Error::msg)?;
     let absolute = std::path::absolute(&path).unwrap_or(path);
-    command.env("INSTRUMENT_SELECT", absolute);
+    command.env(settings::SELECT.name, absolute);
     Ok(())
 }
