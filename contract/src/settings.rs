@@ -84,7 +84,7 @@ impl Setting {
 
     /// A `Flag` setting's value.
     pub fn flag(&self) -> Result<Option<bool>, BadValue> {
-        self.read(|text| parse_flag(text))
+        self.read(parse_flag)
     }
 
     /// A `Number` setting's value.
