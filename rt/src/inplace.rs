@@ -230,6 +230,27 @@ pub unsafe fn offer_throttled(
     if offer(state, id, kind, calls, incl, switch::COUNTED) {
         // SAFETY: this thread just won the estimation (see `Owned`).
         (*WINDOWS.0.get()).mean = mean;
+    } else if enabled() && TARGET.load(Relaxed) != NONE && !given_up(id) && !registry::nests(id) {
+        pending::push((*state).index, kind, id);
+    }
+}
+
+/// An estimation just ended on `ts` (the stack marked busy): the next event this thread
+/// throttled while another was estimated starts its windows now, from its counted calls (its
+/// timed ones stay what they were at throttling).
+unsafe fn start_pending(ts: &mut ThreadState) {
+    while let Some((kind, id)) = pending::take((*ts).index) {
+        if id >= ts.record_cap || switch::mode(id) != switch::COUNTED {
+            continue;
+        }
+        let record = &*ts.records.add(id as usize);
+        if offer(ts, id, kind, record.calls, record.incl, switch::COUNTED) {
+            // The fallback for too few timed windows (`throttled_mean`): the estimate it has,
+            // with the inside part of a timed pair (that `measured_in_place` takes off) put back.
+            let inside = crate::overhead::costs().map_or(0, |c| c.own[kind]);
+            (*WINDOWS.0.get()).mean = crate::untimed::per_call_in_table(id) + inside;
+            return;
+        }
     }
 }
 
@@ -319,7 +340,7 @@ pub unsafe fn timed_boundary(ts: &mut ThreadState, id: u32, calls: u64, active: 
         timed_window_mean(w, record, calls);
     }
     if close_window(w, now, calls) {
-        return;
+        return start_pending(ts);
     }
     let next_timed = timed(w.done);
     let count = if next_timed { calls } else { record.counted };
@@ -358,6 +379,7 @@ pub unsafe fn counted_boundary(ts: &mut ThreadState, id: u32) -> bool {
     let w = &mut *WINDOWS.0.get();
     // This entry belongs to the next window.
     if close_window(w, now, record.counted - 1) {
+        start_pending(ts);
         return true;
     }
     let next_timed = timed(w.done);
@@ -604,5 +626,59 @@ mod tests {
         assert!(
             !due(HOT / 4) && due(HOT) && !due(HOT + 1) && !due(HOT * 2) && due(HOT * 4) && due(HOT << 20)
         );
+    }
+}
+
+/// Events throttled while another was under estimation, by thread: each is estimated when the
+/// estimation under way on its thread ends (`start_pending`). Only threads that throttle touch
+/// it, once per event, off the hot path; a full queue drops the event (its estimate then stays
+/// the mean of its timed calls).
+mod pending {
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+    const SLOTS: usize = 256;
+    static QUEUE: [AtomicU64; SLOTS] = [const { AtomicU64::new(0) }; SLOTS];
+
+    /// An entry: the thread's index (24 bits), the probe kind (8 bits) and the event id; 0 is
+    /// a free slot, so the thread index is stored plus one.
+    fn pack(thread: u64, kind: usize, id: u32) -> u64 {
+        ((thread + 1) & 0xff_ffff) << 40 | ((kind as u64) & 0xff) << 32 | u64::from(id)
+    }
+
+    pub fn push(thread: u64, kind: usize, id: u32) {
+        let entry = pack(thread, kind, id);
+        for slot in &QUEUE {
+            if slot.compare_exchange(0, entry, Relaxed, Relaxed).is_ok() {
+                return;
+            }
+        }
+    }
+
+    /// The oldest-placed entry of `thread`, taken out of the queue.
+    pub fn take(thread: u64) -> Option<(usize, u32)> {
+        let mine = ((thread + 1) & 0xff_ffff) << 40;
+        for slot in &QUEUE {
+            let entry = slot.load(Relaxed);
+            if entry != 0 && entry & (0xff_ffff << 40) == mine && slot.compare_exchange(entry, 0, Relaxed, Relaxed).is_ok()
+            {
+                return Some((((entry >> 32) & 0xff) as usize, entry as u32));
+            }
+        }
+        None
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #[test]
+        fn each_thread_takes_its_own_entries() {
+            super::push(7, 1, 42);
+            super::push(8, 0, 43);
+            super::push(7, 0, 44);
+            assert_eq!(super::take(8), Some((0, 43)));
+            assert_eq!(super::take(8), None);
+            assert_eq!(super::take(7), Some((1, 42)));
+            assert_eq!(super::take(7), Some((0, 44)));
+            assert_eq!(super::take(7), None);
+        }
     }
 }
