@@ -235,11 +235,40 @@ pub unsafe fn offer_throttled(
     }
 }
 
+/// Every `REESTIMATE` period (recalibrate.rs's deadline, at a timed exit on `ts`) when no
+/// estimation is under way: the next event this thread throttled (round robin over its
+/// records) is estimated again, so that its untimed calls from then on are charged at what a
+/// call costs in this phase of the run, not at what it cost just after it was throttled (a
+/// compressor's match finder slows down as its dictionary fills).
+pub unsafe fn reoffer(ts: &mut ThreadState) {
+    if !enabled() || TARGET.load(Relaxed) != NONE {
+        return;
+    }
+    let used = registry::count().min(ts.record_cap).min(switch::TABLE_LEN);
+    for step in 1..=used {
+        let id = (ts.reoffer_cursor + step) % used.max(1);
+        let record = &*ts.records.add(id as usize);
+        if record.counted == 0 || switch::mode(id) != switch::COUNTED {
+            continue;
+        }
+        ts.reoffer_cursor = id;
+        let kind = registry::probe_kind(id);
+        if offer(ts, id, kind, record.calls, record.incl, switch::COUNTED) {
+            let inside = crate::overhead::costs().map_or(0, |c| c.own[kind]);
+            (*WINDOWS.0.get()).mean = crate::untimed::per_call_in_table(id) + inside;
+        }
+        return;
+    }
+}
+
+/// The period of `reoffer`, in ns.
+pub const REESTIMATE_NS: u64 = 50_000_000;
+
 /// An estimation just ended on `ts` (the stack marked busy): the next event this thread
 /// throttled while another was estimated starts its windows now, from its counted calls (its
 /// timed ones stay what they were at throttling).
 unsafe fn start_pending(ts: &mut ThreadState) {
-    while let Some((kind, id)) = pending::take((*ts).index) {
+    while let Some((kind, id)) = pending::take(ts.index) {
         if id >= ts.record_cap || switch::mode(id) != switch::COUNTED {
             continue;
         }
@@ -659,7 +688,9 @@ mod pending {
         let mine = ((thread + 1) & 0xff_ffff) << 40;
         for slot in &QUEUE {
             let entry = slot.load(Relaxed);
-            if entry != 0 && entry & (0xff_ffff << 40) == mine && slot.compare_exchange(entry, 0, Relaxed, Relaxed).is_ok()
+            if entry != 0
+                && entry & (0xff_ffff << 40) == mine
+                && slot.compare_exchange(entry, 0, Relaxed, Relaxed).is_ok()
             {
                 return Some((((entry >> 32) & 0xff) as usize, entry as u32));
             }

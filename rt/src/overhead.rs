@@ -83,9 +83,6 @@ pub fn measure() {
     }
     costs.ticks = clock::now().saturating_sub(started);
     let _ = COSTS.set(costs);
-    if strategy.is_some() {
-        crate::recalibrate::start(clock::now());
-    }
     // Throttled events are estimated in every run without a fixed-cost strategy (their honest
     // overhead), every hot event with the inplace one.
     match strategy {
@@ -93,6 +90,7 @@ pub fn measure() {
         None => crate::inplace::start(false),
         Some(_) => {}
     }
+    crate::recalibrate::start(clock::now());
 }
 
 /// The hidden events the measurements run on: (parent, child).

@@ -13,13 +13,17 @@
 //! round, so they never reach a throttling threshold worth speaking of, and a round that a
 //! throttled probe would make implausibly cheap is not used.
 //!
+//! The same deadline, every `inplace::REESTIMATE_NS` without compensation (every period with
+//! it), offers the calling thread's next throttled event for estimation again
+//! (`inplace::reoffer`), so that throttled events' estimates follow the phases of the run.
+//!
 //! The hot path pays one load and one comparison per exit (`due`); the deadline is u64::MAX
 //! when recalibration is off, and while a round runs, so one thread at a time measures.
 
 use crate::overhead::{self, SCALE, STANDARD};
 use crate::thread::{self, ThreadState};
 use crate::{clock, compensate, probes, settings};
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 /// Repetitions and pairs of one round: about 0.15 ms fenced.
 const BUDGET: (usize, usize) = (3, 300);
@@ -28,6 +32,8 @@ pub(crate) const DEFAULT_PERIOD_MS: u64 = 50;
 /// The clock reading from which the next exit recalibrates (u64::MAX: never).
 static NEXT: AtomicU64 = AtomicU64::new(u64::MAX);
 static PERIOD: AtomicU64 = AtomicU64::new(0);
+/// Whether the periodic work includes a round (compensation on), besides the re-estimation.
+static RECALIBRATING: AtomicBool = AtomicBool::new(false);
 static ROUNDS: AtomicU64 = AtomicU64::new(0);
 /// Ticks spent in rounds, and the lowest and highest routine Δi (scaled) used.
 static SPENT: AtomicU64 = AtomicU64::new(0);
@@ -36,20 +42,26 @@ static HIGH: AtomicU64 = AtomicU64::new(0);
 /// The previous round's Δi per kind and routine δ (scaled); at first the start-up ones.
 static PREVIOUS: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
 
-/// After the start-up measurement, with compensation on: schedules the first round.
+/// After the start-up measurement: schedules the first round, with compensation on, and the
+/// periodic re-estimation of throttled events (`inplace::reoffer`) when they are estimated.
 pub fn start(now: u64) {
     let ms = settings::number(&settings::RECALIBRATE_MS).unwrap_or(DEFAULT_PERIOD_MS);
-    if ms == 0 || !compensate::enabled() {
-        return;
-    }
+    let recalibrating = ms != 0 && compensate::enabled();
+    let reestimating = crate::inplace::enabled() && crate::switch::rule().is_some();
     let ticks_per_ns = clock::ticks_per_ns_estimate().unwrap_or(1.0);
-    let period = (ms as f64 * 1e6 * ticks_per_ns) as u64;
+    let period_ns = match (recalibrating, reestimating) {
+        (true, _) => ms as f64 * 1e6,
+        (false, true) => crate::inplace::REESTIMATE_NS as f64,
+        (false, false) => return,
+    };
     if let Some(costs) = overhead::costs() {
         let start = [costs.measured[0], costs.measured[1], costs.own[STANDARD]];
         for (previous, value) in PREVIOUS.iter().zip(start) {
             previous.store(value, Relaxed);
         }
     }
+    RECALIBRATING.store(recalibrating, Relaxed);
+    let period = (period_ns * ticks_per_ns) as u64;
     PERIOD.store(period, Relaxed);
     NEXT.store(now.saturating_add(period), Relaxed);
 }
@@ -60,7 +72,8 @@ pub fn due(now: u64) -> bool {
     now >= NEXT.load(Relaxed)
 }
 
-/// A round from inside the event on top of `state`'s stack (see the module comment).
+/// A round from inside the event on top of `state`'s stack (see the module comment), after
+/// offering the next throttled event of the thread for re-estimation.
 #[cold]
 #[inline(never)]
 pub unsafe fn run(state: *mut ThreadState, now: u64) {
@@ -70,7 +83,8 @@ pub unsafe fn run(state: *mut ThreadState, now: u64) {
     }
     let ts = &mut *state;
     let depth = ts.depth;
-    if depth + 3 < ts.frame_cap {
+    crate::inplace::reoffer(ts);
+    if RECALIBRATING.load(Relaxed) && depth + 3 < ts.frame_cap {
         let started = clock::now();
         let saved = *ts.frames.add(depth);
         let timed = measure(state);

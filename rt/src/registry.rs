@@ -113,6 +113,18 @@ pub fn nests(id: u32) -> bool {
     NESTS.get(id)
 }
 
+/// One bit per event id: a loop (whose probes are of kind `overhead::LOOP`).
+static LOOPS: EventBits = EventBits::new();
+
+/// The probe kind of event `id` (`overhead::LOOP` or `overhead::STANDARD`).
+pub fn probe_kind(id: u32) -> usize {
+    if LOOPS.get(id) {
+        crate::overhead::LOOP
+    } else {
+        crate::overhead::STANDARD
+    }
+}
+
 /// Reads an id slot as the probes do.
 #[inline(always)]
 pub unsafe fn load_id(slot: *const u32) -> u32 {
@@ -176,6 +188,9 @@ pub unsafe extern "C" fn __instrument_register_module(table: *const ModuleTable)
     }
     register_statics(table, base);
     for (id, event) in events.iter().enumerate().skip(base as usize) {
+        if let Kind::Loop { .. } = event.kind {
+            LOOPS.set(id as u32);
+        }
         if let Kind::Loop { function, .. } | Kind::CallSite { function, .. } = event.kind {
             if nests(function) {
                 NESTS.set(id as u32);

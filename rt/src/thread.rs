@@ -74,6 +74,8 @@ pub struct ThreadState {
     records_region: Region,
     /// The thread's slot in the live segment, or `live::NO_SLOT`.
     slot: u32,
+    /// The event `inplace::reoffer` estimated last on this thread.
+    pub reoffer_cursor: u32,
 }
 
 const STATE_BYTES: usize = instrument_live::THREAD_HEADER_BYTES as usize;
@@ -181,6 +183,7 @@ pub fn attach() -> *mut ThreadState {
             region,
             records_region: records,
             slot,
+            reoffer_cursor: 0,
         })
     };
     lock_merged().live.push(state as usize);

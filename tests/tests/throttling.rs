@@ -300,6 +300,26 @@ fn a_routine_throttled_with_its_leaf_is_not_estimated_at_its_leafs_timed_probes(
     panic!("main keeps its loop: its estimated exclusive share came out at {shares:.3?}");
 }
 
+/// Routines throttled within a call of each other (outer calls leaf once) are each measured in
+/// place: the one throttled while the other's windows run waits for them to end, instead of
+/// keeping the mean of its first timed calls; and a run long enough for the periodic
+/// re-estimation measures them again.
+#[test]
+fn routines_throttled_together_are_each_measured_in_place() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "nested_throttle", &[]);
+    let (_, profile) = run_with(&program, dir.path(), "together", &["3000000", "1"], &[]);
+    let (outer, leaf) = (function(&profile, "outer"), function(&profile, "leaf"));
+    assert!(outer.throttled && leaf.throttled);
+    let measured: Vec<u32> = profile.overhead.as_ref().expect("overhead").in_place.iter().map(|e| e.id).collect();
+    assert!(
+        measured.contains(&outer.id) && measured.contains(&leaf.id),
+        "{measured:?}: outer {}, leaf {}",
+        outer.id,
+        leaf.id
+    );
+}
+
 /// The estimate of a throttled routine of known duration (a 2 us busy-wait) is that duration:
 /// its 20000 untimed calls come to about 40 ms.
 #[test]
