@@ -7,7 +7,8 @@ use std::sync::atomic::{AtomicU32, AtomicU64};
 /// The memfd's name, as `/proc/PID/fd/N` shows it: `/memfd:instrument-live (deleted)`.
 pub const MEMFD_NAME: &str = "instrument-live";
 pub const MAGIC: [u8; 8] = *b"INSTLIV1";
-pub const VERSION: u32 = 1;
+/// 2: records keep the counted path's fields in their first cache line.
+pub const VERSION: u32 = 2;
 pub const PAGE: u64 = 4096;
 const MIB: u64 = 1 << 20;
 
@@ -109,7 +110,7 @@ pub struct Slot {
 
 pub const SLOT_BYTES: u64 = 64;
 pub const RECORD_BYTES: u64 = size_of::<Record>() as u64;
-const _: () = assert!(RECORD_BYTES == 128, "a record is two cache lines: the timed exit touches both");
+const _: () = assert!(RECORD_BYTES == 128, "a record is two cache lines");
 pub const FRAME_BYTES: u64 = size_of::<Frame>() as u64;
 const _: () = assert!(FRAME_BYTES == 56, "a frame stays seven words");
 

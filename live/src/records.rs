@@ -37,8 +37,11 @@ impl Frame {
     }
 }
 
-/// Per-function statistics in ticks.
-#[repr(C)]
+/// Per-function statistics in ticks. Two cache lines: the first holds what the timed exit and
+/// the counted entry touch (a counted call adds to `counted` and `untimed_own` of its own
+/// record and to `untimed_children` of its caller's, so one line of each), the second the
+/// loop statistics and compensation's sums.
+#[repr(C, align(64))]
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
 pub struct Record {
     /// Measured calls (activations timed on the shadow stack).
@@ -54,9 +57,14 @@ pub struct Record {
     /// Of `child_calls`, those counted without timing (saturating): the rest were timed, and
     /// each left the outer part of a timed probe pair in this event's exclusive time
     /// (rt/src/untimed.rs). It matters only when the event is throttled, under 10 us per call by
-    /// default, so long before it could saturate; it shares a word with `active` so that a
-    /// record stays two cache lines.
+    /// default, so long before it could saturate; it shares a word with `active` so that the
+    /// first line holds the counted path's fields.
     pub counted_children: u32,
+    /// The estimated time (scaled ticks, rt/src/untimed.rs) of the calls this event's
+    /// activations made to throttled events without timing them: part of its exclusive time.
+    pub untimed_children: u64,
+    /// The estimated time (scaled ticks) of this event's own calls counted without timing.
+    pub untimed_own: u64,
     /// Loop iterations (header executions), summed over the loop's executions.
     pub iterations: u64,
     /// Compensated inclusive and exclusive ticks (compensation mode only; may be negative).
@@ -69,12 +77,11 @@ pub struct Record {
     pub iter_min1: u64,
     pub iter_max: u64,
     pub iter_sumsq: u128,
-    /// The estimated time (scaled ticks, rt/src/untimed.rs) of the calls this event's
-    /// activations made to throttled events without timing them: part of its exclusive time.
-    pub untimed_children: u64,
-    /// The estimated time (scaled ticks) of this event's own calls counted without timing.
-    pub untimed_own: u64,
 }
+
+const _: () = assert!(size_of::<Record>() == 128, "a record is two cache lines");
+const _: () =
+    assert!(std::mem::offset_of!(Record, untimed_own) < 64, "the counted path's fields share the first line");
 
 impl Record {
     pub fn add(&mut self, other: &Record) {

@@ -240,8 +240,14 @@ pub unsafe fn offer_throttled(
 /// records) is estimated again, so that its untimed calls from then on are charged at what a
 /// call costs in this phase of the run, not at what it cost just after it was throttled (a
 /// compressor's match finder slows down as its dictionary fills).
-pub unsafe fn reoffer(ts: &mut ThreadState) {
-    if !enabled() || TARGET.load(Relaxed) != NONE {
+/// An estimation left stale on this thread (its event no longer called) is given up first, and
+/// events waiting since they were throttled come before those estimated already.
+pub unsafe fn reoffer(ts: &mut ThreadState, now: u64) {
+    if !enabled() {
+        return;
+    }
+    give_up_stale(ts, now);
+    if TARGET.load(Relaxed) != NONE || start_pending(ts) {
         return;
     }
     let used = registry::count().min(ts.record_cap).min(switch::TABLE_LEN);
@@ -252,11 +258,7 @@ pub unsafe fn reoffer(ts: &mut ThreadState) {
             continue;
         }
         ts.reoffer_cursor = id;
-        let kind = registry::probe_kind(id);
-        if offer(ts, id, kind, record.calls, record.incl, switch::COUNTED) {
-            let inside = crate::overhead::costs().map_or(0, |c| c.own[kind]);
-            (*WINDOWS.0.get()).mean = crate::untimed::per_call_in_table(id) + inside;
-        }
+        offer_counted(ts, id, registry::probe_kind(id));
         return;
     }
 }
@@ -267,20 +269,31 @@ pub const REESTIMATE_NS: u64 = 50_000_000;
 /// An estimation just ended on `ts` (the stack marked busy): the next event this thread
 /// throttled while another was estimated starts its windows now, from its counted calls (its
 /// timed ones stay what they were at throttling).
-unsafe fn start_pending(ts: &mut ThreadState) {
+/// True when one started.
+unsafe fn start_pending(ts: &mut ThreadState) -> bool {
     while let Some((kind, id)) = pending::take(ts.index) {
-        if id >= ts.record_cap || switch::mode(id) != switch::COUNTED {
-            continue;
-        }
-        let record = &*ts.records.add(id as usize);
-        if offer(ts, id, kind, record.calls, record.incl, switch::COUNTED) {
-            // The fallback for too few timed windows (`throttled_mean`): the estimate it has,
-            // with the inside part of a timed pair (that `measured_in_place` takes off) put back.
-            let inside = crate::overhead::costs().map_or(0, |c| c.own[kind]);
-            (*WINDOWS.0.get()).mean = crate::untimed::per_call_in_table(id) + inside;
-            return;
+        if id < ts.record_cap && switch::mode(id) == switch::COUNTED && offer_counted(ts, id, kind) {
+            return true;
         }
     }
+    false
+}
+
+/// Offers event `id` (probe `kind`), throttled on `ts`, for estimation from its counted calls.
+/// Its budget stays a share of its timed calls (each estimation adds to them): a share of all its
+/// calls would let the windows of a tiny routine, timed at many times its cost, take a tenth of
+/// the run at every re-estimation.
+unsafe fn offer_counted(ts: &mut ThreadState, id: u32, kind: usize) -> bool {
+    let record = &*ts.records.add(id as usize);
+    if !offer(ts, id, kind, record.calls, record.incl, switch::COUNTED) {
+        return false;
+    }
+    // The fallback for too few timed windows (`throttled_mean`): the estimate it has, with the
+    // inside part of a timed pair (that `measured_in_place` takes off) put back.
+    let inside = crate::overhead::costs().map_or(0, |c| c.own[kind]);
+    // SAFETY: this thread just won the estimation (see `Owned`).
+    (*WINDOWS.0.get()).mean = crate::untimed::per_call_in_table(id) + inside;
+    true
 }
 
 /// Whether event `id` is under estimation (its mode is the estimation's until it ends).
@@ -369,7 +382,8 @@ pub unsafe fn timed_boundary(ts: &mut ThreadState, id: u32, calls: u64, active: 
         timed_window_mean(w, record, calls);
     }
     if close_window(w, now, calls) {
-        return start_pending(ts);
+        start_pending(ts);
+        return;
     }
     let next_timed = timed(w.done);
     let count = if next_timed { calls } else { record.counted };

@@ -83,7 +83,7 @@ pub unsafe fn run(state: *mut ThreadState, now: u64) {
     }
     let ts = &mut *state;
     let depth = ts.depth;
-    crate::inplace::reoffer(ts);
+    crate::inplace::reoffer(ts, now);
     if RECALIBRATING.load(Relaxed) && depth + 3 < ts.frame_cap {
         let started = clock::now();
         let saved = *ts.frames.add(depth);

@@ -311,7 +311,8 @@ fn routines_throttled_together_are_each_measured_in_place() {
     let (_, profile) = run_with(&program, dir.path(), "together", &["3000000", "1"], &[]);
     let (outer, leaf) = (function(&profile, "outer"), function(&profile, "leaf"));
     assert!(outer.throttled && leaf.throttled);
-    let measured: Vec<u32> = profile.overhead.as_ref().expect("overhead").in_place.iter().map(|e| e.id).collect();
+    let measured: Vec<u32> =
+        profile.overhead.as_ref().expect("overhead").in_place.iter().map(|e| e.id).collect();
     assert!(
         measured.contains(&outer.id) && measured.contains(&leaf.id),
         "{measured:?}: outer {}, leaf {}",
