@@ -23,7 +23,7 @@ impl Labels {
         for c in &profile.callsites {
             map.insert(
                 c.id,
-                format!("call {} at {}", crate::tree::callee_name(profile, c), location(&c.file, c.line)),
+                format!("call {} at {}", crate::view::callee_name(profile, c), location(&c.file, c.line)),
             );
         }
         Labels(map)
@@ -55,9 +55,9 @@ pub struct Row {
 
 impl Row {
     /// (exclusive, inclusive) nanoseconds in `view`.
-    pub fn times(&self, view: crate::report::View) -> (i64, i64) {
+    pub fn times(&self, view: crate::view::View) -> (i64, i64) {
         match (view, self.compensated) {
-            (crate::report::View::Compensated, Some(c)) => c,
+            (crate::view::View::Compensated, Some(c)) => c,
             _ => (self.exclusive_ns as i64, self.inclusive_ns as i64),
         }
     }
@@ -185,7 +185,7 @@ pub fn render_table(profile: &Profile, rows: &[Row]) -> String {
 
 /// The k-callpath table as JSON for scripts: each row's path (readable names, caller first),
 /// counts and times in `view`.
-pub fn json_table(profile: &Profile, rows: &[Row], view: crate::report::View) -> String {
+pub fn json_table(profile: &Profile, rows: &[Row], view: crate::view::View) -> String {
     let labels = Labels::new(profile);
     let rows: Vec<serde_json::Value> = rows
         .iter()

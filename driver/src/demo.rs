@@ -40,6 +40,6 @@ pub fn run() -> Result<()> {
     }
     let profile_path = profiles::newest(work.path())?;
     println!("$ instrument report\n");
-    print!("{}", report::table(&profiles::load(&profile_path)?, false, report::View::Raw));
+    print!("{}", report::table(&profiles::load(&profile_path)?, false, crate::view::View::Raw));
     Ok(())
 }

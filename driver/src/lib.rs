@@ -23,4 +23,5 @@ pub mod summary;
 pub mod timeline;
 pub mod toolchain;
 pub mod tree;
+pub mod view;
 pub mod wrapper;

@@ -5,6 +5,7 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use instrument_contract::settings;
 use instrument_driver::callpaths::{self, Threads};
+use instrument_driver::view::View;
 use instrument_driver::{bench, demo, experiment, export, profiles, report, rewrite, run, tree};
 use std::path::PathBuf;
 
@@ -189,7 +190,7 @@ enum Command {
         budget: Option<std::time::Duration>,
         /// Levels to run (comma separated)
         #[arg(long, value_delimiter = ',', default_value = "MO,PA-off,PA,PA-comp,CA,CA-comp", value_parser = parse_level)]
-        levels: Vec<experiment::stats::Level>,
+        levels: Vec<experiment::results::Level>,
         /// Only these programs (names, or kernel names such as cg)
         #[arg(long, value_delimiter = ',')]
         programs: Vec<String>,
@@ -308,7 +309,7 @@ fn run(cli: Cli) -> Result<()> {
                 Some(dir) => experiment_html(&dir)?,
                 None => {
                     let profile = load_one(profile, rank)?;
-                    instrument_driver::html::profile_page(&profile, report::View::for_profile(&profile, raw))?
+                    instrument_driver::html::profile_page(&profile, View::for_profile(&profile, raw))?
                 }
             };
             write_output(&out, page.as_bytes())
@@ -333,7 +334,7 @@ fn run(cli: Cli) -> Result<()> {
             let order = report::Order { key: sort, top };
             let run = load_run(profile, rank)?;
             if summary || (run.len() > 1 && !(json || tree || callpaths || cct)) {
-                let view = report::View::for_profile(&run[0], raw);
+                let view = View::for_profile(&run[0], raw);
                 let collected = instrument_driver::summary::collect(&run, view);
                 if json {
                     println!("{}", instrument_driver::summary::json(&collected));
@@ -349,7 +350,7 @@ fn run(cli: Cli) -> Result<()> {
                 Some(n) if !(callpaths || cct) => instrument_driver::summary::one_thread(&profile, n)?,
                 _ => profile,
             };
-            let view = report::View::for_profile(&profile, raw);
+            let view = View::for_profile(&profile, raw);
             let text = if callpaths {
                 let rows = callpaths::table(&profile, depth, threads).map_err(anyhow::Error::msg)?;
                 if json {
@@ -423,7 +424,7 @@ fn run(cli: Cli) -> Result<()> {
 fn experiment_html(dir: &std::path::Path) -> Result<String> {
     let path = if dir.is_dir() { dir.join("results.json") } else { dir.to_path_buf() };
     let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    let summaries: Vec<experiment::stats::ProgramSummary> = serde_json::from_str(&text)
+    let summaries: Vec<experiment::results::ProgramSummary> = serde_json::from_str(&text)
         .with_context(|| format!("{} is not an experiment's results.json", path.display()))?;
     Ok(instrument_driver::html::experiment_page(&summaries, &path.display().to_string()))
 }
@@ -443,7 +444,7 @@ fn export_command(
     } else {
         paths.into_iter().map(|p| load(Some(p))).collect::<Result<_>>()?
     };
-    let view = report::View::for_profile(&profiles[0], raw);
+    let view = View::for_profile(&profiles[0], raw);
     if format.is_directory() {
         let dir = output.context("--format tau writes a directory: give it with -o DIR")?;
         let files = export::tau::files(&profiles, view)?;
@@ -495,8 +496,8 @@ fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
     }
 }
 
-fn parse_level(text: &str) -> Result<experiment::stats::Level, String> {
-    experiment::stats::Level::parse(text)
+fn parse_level(text: &str) -> Result<experiment::results::Level, String> {
+    experiment::results::Level::parse(text)
         .ok_or_else(|| format!("{text:?} is not a level (MO, PA, PA-comp, CA, CA-comp)"))
 }
 

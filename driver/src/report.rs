@@ -2,54 +2,12 @@
 //! the loops and call statements below it when they were measured), or as JSON for scripts.
 
 use crate::names;
-use crate::names::location;
-use crate::tree::{callee_name, with_line};
+use crate::view::{call_name, callee_name, function_name, loop_name, with_line};
+use crate::view::{event_name, measured_ns, View};
 use instrument_contract::{settings, throttle};
-use instrument_profile::{CallSite, Compensated, Estimated, Function, Loop, ProbeKind, Profile};
+use instrument_profile::{Compensated, Estimated, Function, ProbeKind, Profile};
 use serde::Serialize;
 use std::fmt::Write;
-
-/// Which times a report shows: uncompensated (with throttled events' untimed calls estimated
-/// where the profile has estimates), compensated when the profile has them, or exactly as
-/// measured (`--raw`: neither compensated nor estimated).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum View {
-    Raw,
-    Compensated,
-    Measured,
-}
-
-impl View {
-    /// As measured when raw times were asked for, else compensated when the profile was.
-    pub fn for_profile(profile: &Profile, raw: bool) -> View {
-        if raw {
-            View::Measured
-        } else if profile.compensation.is_some() {
-            View::Compensated
-        } else {
-            View::Raw
-        }
-    }
-
-    /// (exclusive, inclusive) nanoseconds to show: with the untimed calls of throttled events
-    /// estimated where the profile has them for this view (rt/src/untimed.rs: compensated
-    /// ones in the compensated view, measured ones in an uncompensated profile).
-    pub fn times(
-        self,
-        exclusive: u64,
-        inclusive: u64,
-        compensated: Option<Compensated>,
-        estimated: Option<Estimated>,
-    ) -> (i64, i64) {
-        match (self, compensated, estimated) {
-            (View::Compensated, Some(_), Some(e)) | (View::Raw, None, Some(e)) => {
-                (e.exclusive_ns, e.inclusive_ns)
-            }
-            (View::Compensated, Some(c), None) => (c.exclusive_ns, c.inclusive_ns),
-            _ => (exclusive as i64, inclusive as i64),
-        }
-    }
-}
 
 #[derive(Debug, Serialize)]
 pub struct Row {
@@ -201,10 +159,6 @@ pub struct EventRow {
     pub shown: (i64, i64),
 }
 
-fn function_name(profile: &Profile, id: u32) -> String {
-    profile.functions.iter().find(|f| f.id == id).map(names::function_name).unwrap_or_default()
-}
-
 /// Loops, then call statements, each sorted by the inclusive time shown.
 pub fn event_rows(profile: &Profile, view: View) -> (Vec<EventRow>, Vec<EventRow>) {
     event_rows_in(profile, view, Order { key: SortKey::Inclusive, top: None })
@@ -296,26 +250,6 @@ pub fn json_in(profile: &Profile, order: Order) -> String {
         callsites,
     };
     serde_json::to_string_pretty(&report).expect("report serialises")
-}
-
-/// All measured time: every event's exclusive time, so that routine, loop and call statement
-/// shares add up to 100 %.
-pub fn measured_ns(profile: &Profile, view: View) -> i64 {
-    profile
-        .functions
-        .iter()
-        .map(|f| view.times(f.exclusive_ns, f.inclusive_ns, f.compensated, f.estimated).0)
-        .sum::<i64>()
-        + profile
-            .loops
-            .iter()
-            .map(|l| view.times(l.exclusive_ns, l.inclusive_ns, l.compensated, l.estimated).0)
-            .sum::<i64>()
-        + profile
-            .callsites
-            .iter()
-            .map(|c| view.times(c.exclusive_ns, c.inclusive_ns, c.compensated, c.estimated).0)
-            .sum::<i64>()
 }
 
 /// What the probes' placement means for the numbers, in one line.
@@ -508,31 +442,6 @@ pub fn overhead_note(profile: &Profile) -> Option<String> {
         let _ = write!(note, "; most from {} ({:.0} %)", event_name(profile, id), 100.0 * ns / o.total_ns);
     }
     Some(note)
-}
-
-/// The readable name of any event: a routine, `loop at FILE:LINE in F`, `call G at ... in F`.
-pub fn event_name(profile: &Profile, id: u32) -> String {
-    if let Some(f) = profile.functions.iter().find(|f| f.id == id) {
-        return names::function_name(f);
-    }
-    if let Some(l) = profile.loops.iter().find(|l| l.id == id) {
-        return loop_name(profile, l);
-    }
-    match profile.callsites.iter().find(|c| c.id == id) {
-        Some(c) => call_name(profile, c),
-        None => format!("event {id}"),
-    }
-}
-
-/// `loop at cg.c:412 in conj_grad`
-fn loop_name(profile: &Profile, l: &Loop) -> String {
-    format!("loop at {} in {}", location(&l.file, l.line), function_name(profile, l.function))
-}
-
-/// `call solve at main.c:30 in main`
-fn call_name(profile: &Profile, c: &CallSite) -> String {
-    let (callee, function) = (callee_name(profile, c), function_name(profile, c.function));
-    format!("call {callee} at {} in {function}", location(&c.file, c.line))
 }
 
 fn anomalies(profile: &Profile) -> Vec<String> {

@@ -4,7 +4,7 @@
 //! its exclusive and inclusive times. A unit that never ran an event counts as 0 there, as in
 //! pprof's mean. Events are matched across profiles by their readable names.
 
-use crate::report::{event_name, View};
+use crate::view::{event_name, View};
 use anyhow::{bail, Result};
 use instrument_profile::{Profile, Stats};
 use std::collections::BTreeMap;

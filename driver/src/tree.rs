@@ -3,7 +3,7 @@
 //! with inclusive and exclusive time, count, iterations and share of the program's time.
 
 use crate::names;
-use crate::report::View;
+use crate::view::{callee_name, with_line, View};
 use instrument_profile::{CallSite, Function, Loop, Profile};
 use std::fmt::Write;
 
@@ -55,7 +55,7 @@ pub fn nodes(profile: &Profile, options: &TreeOptions) -> Result<(Vec<Node>, i64
     let mut nodes = Vec::new();
     if options.focus.is_none() {
         let program = profile.command.first().map(String::as_str).unwrap_or("program");
-        let measured = crate::report::measured_ns(profile, view);
+        let measured = crate::view::measured_ns(profile, view);
         nodes.push(Node {
             depth: 0,
             label: format!("program {program}"),
@@ -124,23 +124,6 @@ fn children(
                 iterations: None,
             }),
         }
-    }
-}
-
-pub fn callee_name(profile: &Profile, site: &CallSite) -> String {
-    if site.callee.is_empty() {
-        return "(indirect)".into();
-    }
-    let language =
-        profile.functions.iter().find(|f| f.name == site.callee).map_or("", |f| f.language.as_str());
-    names::readable_in(&site.callee, language)
-}
-
-pub fn with_line(name: String, file: &str, line: u32, lines: bool) -> String {
-    if lines && !file.is_empty() {
-        format!("{name} [{}]", names::location(file, line))
-    } else {
-        name
     }
 }
 

@@ -1,7 +1,8 @@
 //! The HTML report, loaded in headless Chromium: its scripts build the sortable tables from the
 //! embedded data, the program graph and the flame graph are there, and nothing is fetched.
 
-use instrument_driver::experiment::stats::{self, Level, Trial};
+use instrument_driver::experiment::results::{Level, Trial};
+use instrument_driver::experiment::stats;
 use instrument_tests::*;
 use std::path::Path;
 use std::process::Command;

@@ -7,7 +7,7 @@
 pub mod measure;
 pub mod model;
 
-use crate::report::event_name;
+use crate::view::event_name;
 use crate::{profiles, suggest};
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};

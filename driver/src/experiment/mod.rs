@@ -16,6 +16,7 @@ pub mod interval;
 pub mod matrix;
 pub mod output;
 pub mod paired;
+pub mod results;
 pub mod rounds;
 pub mod stats;
 
@@ -24,7 +25,7 @@ use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use instrument_contract::settings;
 use matrix::{Matrix, Program};
-use stats::{Level, ProgramSummary, Trial};
+use results::{Level, ProgramSummary, Trial};
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};

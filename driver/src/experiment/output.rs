@@ -3,8 +3,7 @@
 //! against MO.
 
 use super::interval::Interval;
-use super::paired::{ControlSummary, Paired};
-use super::stats::{Level, ProgramSummary, RankCell, Trial};
+use super::results::{ControlSummary, Level, Paired, ProgramSummary, RankCell, Trial};
 use anyhow::Result;
 use std::fmt::Write;
 use std::path::Path;
@@ -43,7 +42,7 @@ pub fn table(summaries: &[ProgramSummary], markdown: bool) -> String {
             push_failures(&mut rows, s, levels.len());
             continue;
         }
-        let us = |f: fn(&super::stats::Cell) -> f64| -> Vec<String> {
+        let us = |f: fn(&super::results::Cell) -> f64| -> Vec<String> {
             s.cells
                 .iter()
                 .map(|(_, c)| c.as_ref().map_or("-".into(), |c| format!("{:.0}", f(c) / 1e3)))
@@ -55,7 +54,7 @@ pub fn table(summaries: &[ProgramSummary], markdown: bool) -> String {
         mean.extend(us(|c| c.mean_ns));
         let mut error = vec![String::new(), "%error (min:mean)".into()];
         error.extend(s.cells.iter().map(|(_, c)| match c {
-            Some(super::stats::Cell { error_min_pct: Some(a), error_mean_pct: Some(b), .. }) => {
+            Some(super::results::Cell { error_min_pct: Some(a), error_mean_pct: Some(b), .. }) => {
                 format!("{a:.1} : {b:.1}")
             }
             _ => String::new(),
@@ -102,7 +101,7 @@ pub fn table(summaries: &[ProgramSummary], markdown: bool) -> String {
     out
 }
 
-/// The label of the row holding each mean error's noise (`stats::Cell::noise_pct`).
+/// The label of the row holding each mean error's noise (`results::Cell::noise_pct`).
 pub const NOISE_LABEL: &str = "noise (±2 s.e.)";
 
 /// An interval as `+1.2 [-0.3, +2.9]` (%).
@@ -120,7 +119,7 @@ pub fn paired_labels(normalised: bool) -> [String; 2] {
 /// PA-off ran, against PA-off, with their intervals (rows with no interval are left out).
 pub fn paired_rows(s: &ProgramSummary) -> Vec<Vec<String>> {
     let labels = paired_labels(s.normalised);
-    let picks: [fn(&super::stats::Cell) -> Paired; 2] = [|c| c.vs_mo, |c| c.vs_off];
+    let picks: [fn(&super::results::Cell) -> Paired; 2] = [|c| c.vs_mo, |c| c.vs_off];
     let mut rows = Vec::new();
     for (label, pick) in labels.into_iter().zip(picks) {
         let values: Vec<String> = s

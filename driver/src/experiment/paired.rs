@@ -9,50 +9,9 @@
 //! fast or slow about the machine at that moment. A program shows whichever of the two gives
 //! the narrower intervals, and says which.
 
-use super::interval::{median, median_interval, robust_spread_pct, Interval};
-use super::stats::{percent_error, Cell, Level, ProgramSummary, Trial};
-use serde::{Deserialize, Serialize};
+use super::interval::{median_interval, Interval};
+use super::results::{percent_error, Cell, ControlSummary, Level, Paired, ProgramSummary, Trial};
 use std::collections::BTreeMap;
-
-/// Per-round errors of one level against a reference level, raw and control-normalised.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct Paired {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub raw: Option<Interval>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub normalised: Option<Interval>,
-}
-
-impl Paired {
-    /// The interval a summary shows (see `ProgramSummary::normalised`).
-    pub fn shown(&self, normalised: bool) -> Option<Interval> {
-        if normalised {
-            self.normalised
-        } else {
-            self.raw
-        }
-    }
-}
-
-/// The noise control's times: how many, their median and their robust spread (the noise floor).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct ControlSummary {
-    pub runs: usize,
-    pub median_ns: f64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub spread_pct: Option<f64>,
-}
-
-impl ControlSummary {
-    pub fn of(trials: &[&Trial]) -> Option<ControlSummary> {
-        let times: Vec<f64> = trials.iter().filter_map(|t| t.control_ns).collect();
-        Some(ControlSummary {
-            runs: times.len(),
-            median_ns: median(&times)?,
-            spread_pct: robust_spread_pct(&times),
-        })
-    }
-}
 
 /// % error of `level` against `reference` in every round that measured both; with `control`
 /// (the controls' median), each time is first scaled by median / its own control.

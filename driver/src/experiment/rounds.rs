@@ -4,7 +4,7 @@
 //! always follows the same neighbour. A round is only useful whole (its levels are compared with
 //! each other), so an interrupted round is dropped from the cache and run again in full.
 
-use super::stats::{Level, Trial};
+use super::results::{Level, Trial};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The order in which `levels` run in `round` of `program`: a permutation, fresh each round.

@@ -4,7 +4,7 @@
 //! its times in the chosen view (compensated or raw).
 
 use crate::callpaths::Labels;
-use crate::report::View;
+use crate::view::View;
 use instrument_profile::{Compensated, IterationStats, Profile};
 use std::collections::HashMap;
 

@@ -8,7 +8,7 @@ pub mod speedscope;
 pub mod tau;
 
 use crate::callpaths::Threads;
-use crate::report::View;
+use crate::view::View;
 use anyhow::Result;
 use instrument_profile::Profile;
 

@@ -7,7 +7,7 @@
 
 use super::events::{self, Static};
 use crate::callpaths::{self, Threads};
-use crate::report::View;
+use crate::view::View;
 use anyhow::Result;
 use instrument_profile::Profile;
 use prost::Message;

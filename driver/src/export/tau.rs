@@ -6,7 +6,7 @@
 
 use super::events::{self, Event, Kind, Static};
 use crate::callpaths::{self, Threads};
-use crate::report::View;
+use crate::view::View;
 use anyhow::{Context, Result};
 use instrument_profile::Profile;
 use std::collections::HashMap;

@@ -8,7 +8,7 @@ mod profile_page;
 pub use profile_page::profile_page;
 
 use crate::experiment::output;
-use crate::experiment::stats::ProgramSummary;
+use crate::experiment::results::ProgramSummary;
 use serde_json::{json, Value};
 
 const PAGE: &str = include_str!("page.html");
@@ -74,7 +74,7 @@ pub fn table_section(title: &str, id: &str, filter: bool) -> String {
 /// Table 2 for the MPI programs (none without): the highest and lowest per-rank minima and
 /// `% error (mean : high)`, each rank's main less MPI_Init and MPI_Finalize.
 fn table_2(summaries: &[ProgramSummary]) -> String {
-    use crate::experiment::stats::RankCell;
+    use crate::experiment::results::RankCell;
     let parallel: Vec<(&ProgramSummary, &Vec<_>)> =
         summaries.iter().filter_map(|s| Some((s, s.ranks.as_ref()?))).collect();
     let Some((_, first)) = parallel.first() else { return String::new() };
@@ -125,7 +125,7 @@ pub fn experiment_page(summaries: &[ProgramSummary], source: &str) -> String {
     }
     body.push_str("</tr></thead><tbody>\n");
     for s in summaries {
-        let row = |label: &str, value: &dyn Fn(&crate::experiment::stats::Cell) -> String| {
+        let row = |label: &str, value: &dyn Fn(&crate::experiment::results::Cell) -> String| {
             let cells: String = s
                 .cells
                 .iter()

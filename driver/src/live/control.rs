@@ -101,7 +101,7 @@ mod tests {
 
     #[test]
     fn a_routine_brings_its_loops_and_call_statements() {
-        let (names, labels) = (names(), super::super::rows::display_names(&names()));
+        let (names, labels) = (names(), super::super::labels::display_names(&names()));
         assert_eq!(matching(&names, &labels, "work_*"), [1, 2, 3]);
         assert_eq!(matching(&names, &labels, "main"), [0]);
         assert_eq!(matching(&names, &labels, "loop at a.c:6 in work_step"), [2]);

@@ -2,8 +2,11 @@
 //! (see the `instrument-live` crate), reading its counters and timers while it runs, and
 //! switching its probes.
 
+mod args;
+mod columns;
 pub mod control;
 pub mod histogram;
+mod labels;
 pub mod rows;
 pub mod sampler;
 mod screen;

@@ -2,8 +2,6 @@
 //! its share of the last interval (exclusive time over wall time, as top's %CPU).
 
 use super::snapshot::{Snapshot, Totals};
-use crate::names::location;
-use crate::names::readable;
 use instrument_live::{EventName, MODE_COUNTED, MODE_OFF};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -32,30 +30,6 @@ pub struct Row {
     pub mode: &'static str,
     /// Activations open now.
     pub open: u64,
-}
-
-/// The display name of every event (routines demangled), by id; None for hidden ones.
-pub fn display_names(names: &[EventName]) -> Vec<Option<String>> {
-    let routine = |id: u32| match names.get(id as usize) {
-        Some(EventName::Function { name, .. }) => readable(name),
-        _ => "?".to_string(),
-    };
-    names
-        .iter()
-        .map(|event| match event {
-            EventName::Function { name, .. } => Some(readable(name)),
-            EventName::Loop { function, file, line } => {
-                Some(format!("loop at {} in {}", location(file, *line), routine(*function)))
-            }
-            EventName::CallSite { function, callee, file, line } => Some(format!(
-                "call {} at {} in {}",
-                readable(callee),
-                location(file, *line),
-                routine(*function)
-            )),
-            EventName::Hidden => None,
-        })
-        .collect()
 }
 
 /// The rows of the events that have run, busiest first (`labels` from `display_names`).

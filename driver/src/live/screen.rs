@@ -1,10 +1,11 @@
 //! The full-screen view of `instrument top`: the busiest routines and loops of the last
 //! interval, refreshed in place; arrows select a row, space switches its probes off or on.
 
+use super::args::TopArgs;
+use super::columns::{cells, shown_rows, title, HEADINGS};
 use super::control::Switcher;
 use super::rows::{rows, Row};
 use super::snapshot::{Reader, Snapshot};
-use super::top::{cells, shown_rows, title, TopArgs, HEADINGS};
 use anyhow::Result;
 use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind};
 use ratatui::layout::{Constraint, Layout};

@@ -71,7 +71,7 @@ impl Reader {
         let len = self.segment.header().names_len.load(std::sync::atomic::Ordering::Acquire);
         if len != self.names_len {
             self.names = instrument_live::parse_names(&self.segment.bytes(layout::NAMES_OFFSET, len));
-            self.labels = super::rows::display_names(&self.names);
+            self.labels = super::labels::display_names(&self.names);
             self.names_len = len;
         }
     }

@@ -2,50 +2,14 @@
 //! with `--batch N` N plain-text (or JSON) updates for scripts and logs; `--off`/`--on` switch
 //! probes and exit.
 
+pub use super::args::TopArgs;
+use super::columns::{cells, plural, shown_rows, title, HEADINGS};
 use super::control::{matching, Switcher};
-use super::rows::{rows, Row, What};
+use super::rows::{rows, Row};
 use super::segment::Segment;
 use super::snapshot::{Reader, Snapshot};
 use anyhow::{bail, Result};
 use std::time::Duration;
-
-#[derive(clap::Args)]
-pub struct TopArgs {
-    /// The process id of a running instrumented program (yours)
-    pub pid: u32,
-    /// Seconds between updates
-    #[arg(long, default_value_t = 1.0, value_parser = parse_interval)]
-    pub interval: f64,
-    /// Print N updates as text and exit (or stop when the program ends), instead of the
-    /// full-screen view
-    #[arg(long, value_name = "N")]
-    pub batch: Option<u32>,
-    /// With --batch: one JSON object per update
-    #[arg(long, requires = "batch")]
-    pub json: bool,
-    /// Rows per update (default: as many as the terminal holds; 20 with --batch)
-    #[arg(long)]
-    pub rows: Option<usize>,
-    /// Only routines (no loops or call statements)
-    #[arg(long)]
-    pub routines: bool,
-    /// Switch off the probes of these routines (names or TAU-style wildcards such as 'std::*'),
-    /// with their loops and call statements, or of one loop or call statement by the name top
-    /// shows; then exit. Calls already open finish measured; new calls are counted untimed until
-    /// none is open, then not at all.
-    #[arg(long, value_name = "NAME")]
-    pub off: Vec<String>,
-    /// Switch these probes on again; then exit
-    #[arg(long, value_name = "NAME")]
-    pub on: Vec<String>,
-}
-
-fn parse_interval(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(s) if (0.05..=3600.0).contains(&s) => Ok(s),
-        _ => Err(format!("{text:?} is not a number of seconds between 0.05 and 3600")),
-    }
-}
 
 pub fn run(args: &TopArgs) -> Result<()> {
     let mut reader = Reader::new(Segment::attach(args.pid)?);
@@ -96,14 +60,6 @@ fn switch(reader: &mut Reader, args: &TopArgs) -> Result<()> {
     Ok(())
 }
 
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
-}
-
 fn batch(reader: &mut Reader, args: &TopArgs, updates: u32) -> Result<()> {
     let start_ns = reader.segment.header().start_ns.load(std::sync::atomic::Ordering::Relaxed);
     let mut previous: Option<Snapshot> = None;
@@ -126,39 +82,6 @@ fn batch(reader: &mut Reader, args: &TopArgs, updates: u32) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// The first `limit` rows, routines only if asked.
-pub fn shown_rows(all: Vec<Row>, routines_only: bool, limit: usize) -> Vec<Row> {
-    all.into_iter().filter(|r| !routines_only || r.what == What::Routine).take(limit).collect()
-}
-
-/// The title line: program, pid, state and threads.
-pub fn title(reader: &Reader, snapshot: &Snapshot) -> String {
-    let state = if snapshot.finished { "finished, profile written" } else { "running" };
-    format!(
-        "{} (pid {}): {state}, {} thread{} live, {} ended",
-        reader.program(),
-        reader.segment.pid,
-        snapshot.live_threads,
-        plural(snapshot.live_threads),
-        snapshot.ended_threads
-    )
-}
-
-pub const HEADINGS: [&str; 7] = ["%time", "excl s", "incl s", "calls", "calls/s", "mode", "name"];
-
-/// A row's cells, in `HEADINGS` order.
-pub fn cells(row: &Row) -> [String; 7] {
-    [
-        format!("{:.1}", row.share),
-        format!("{:.3}", row.exclusive_s),
-        format!("{:.3}", row.inclusive_s),
-        row.calls.to_string(),
-        format!("{:.0}", row.calls_per_s),
-        row.mode.to_string(),
-        row.name.clone(),
-    ]
 }
 
 fn text_update(reader: &Reader, snapshot: &Snapshot, rows: &[Row]) -> String {
