@@ -235,11 +235,12 @@ pub unsafe fn offer_throttled(
     }
 }
 
-/// Every `REESTIMATE` period (recalibrate.rs's deadline, at a timed exit on `ts`) when no
-/// estimation is under way: the next event this thread throttled (round robin over its
+/// Every `REESTIMATE_NS` (recalibrate.rs's deadline, at a timed exit on `ts`) when no
+/// estimation is under way: the next event counted on this thread (round robin over its
 /// records) is estimated again, so that its untimed calls from then on are charged at what a
 /// call costs in this phase of the run, not at what it cost just after it was throttled (a
 /// compressor's match finder slows down as its dictionary fills).
+///
 /// An estimation left stale on this thread (its event no longer called) is given up first, and
 /// events waiting since they were throttled come before those estimated already.
 pub unsafe fn reoffer(ts: &mut ThreadState, now: u64) {
@@ -268,8 +269,7 @@ pub const REESTIMATE_NS: u64 = 50_000_000;
 
 /// An estimation just ended on `ts` (the stack marked busy): the next event this thread
 /// throttled while another was estimated starts its windows now, from its counted calls (its
-/// timed ones stay what they were at throttling).
-/// True when one started.
+/// timed ones stay what they were at throttling). True when one started.
 unsafe fn start_pending(ts: &mut ThreadState) -> bool {
     while let Some((kind, id)) = pending::take(ts.index) {
         if id < ts.record_cap && switch::mode(id) == switch::COUNTED && offer_counted(ts, id, kind) {
@@ -673,9 +673,9 @@ mod tests {
 }
 
 /// Events throttled while another was under estimation, by thread: each is estimated when the
-/// estimation under way on its thread ends (`start_pending`). Only threads that throttle touch
-/// it, once per event, off the hot path; a full queue drops the event (its estimate then stays
-/// the mean of its timed calls).
+/// estimation under way on its thread ends (`start_pending`) or at the thread's next re-offer.
+/// Only threads that throttle touch it, once per event, off the hot path; a full queue drops
+/// the event (it keeps the mean of its timed calls until `reoffer` reaches it).
 mod pending {
     use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -697,7 +697,7 @@ mod pending {
         }
     }
 
-    /// The oldest-placed entry of `thread`, taken out of the queue.
+    /// An entry of `thread` (the first slot holding one), taken out of the queue.
     pub fn take(thread: u64) -> Option<(usize, u32)> {
         let mine = ((thread + 1) & 0xff_ffff) << 40;
         for slot in &QUEUE {
