@@ -5,6 +5,7 @@
 //! runtime can take it.
 
 pub mod language;
+pub mod mpi;
 pub mod settings;
 pub mod table;
 pub mod throttle;

@@ -34,11 +34,8 @@ extern uint64_t __instrument_mpi_overhead(void);
 extern void __instrument_mpi_inherit(uint64_t sender_ns, uint64_t wait_ticks);
 extern void __instrument_mpi_piggyback_cost(uint64_t ticks);
 
-/* The order of rt/src/mpi.rs OPERATIONS. */
-enum operation {
-    SEND, RECV, ISEND, IRECV, WAIT, WAITALL, SENDRECV, BARRIER, BCAST, REDUCE, ALLREDUCE,
-    ALLTOALL, ALLTOALLV, GATHER, ALLGATHER, SCATTER, SSEND, WAITANY, INIT, FINALIZE
-};
+/* enum operation, generated from instrument_contract::mpi::OPERATIONS by the wrappers. */
+#include "instrument_operations.h"
 
 enum { NO_PEER = -1 };
 

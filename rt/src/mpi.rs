@@ -13,30 +13,9 @@ use crate::thread;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
-/// The operations the PMPI layer reports, by the number it passes (`enum operation` in
-/// rt/shim/pmpi.c lists them in the same order).
-pub const OPERATIONS: &[&str] = &[
-    "MPI_Send",
-    "MPI_Recv",
-    "MPI_Isend",
-    "MPI_Irecv",
-    "MPI_Wait",
-    "MPI_Waitall",
-    "MPI_Sendrecv",
-    "MPI_Barrier",
-    "MPI_Bcast",
-    "MPI_Reduce",
-    "MPI_Allreduce",
-    "MPI_Alltoall",
-    "MPI_Alltoallv",
-    "MPI_Gather",
-    "MPI_Allgather",
-    "MPI_Scatter",
-    "MPI_Ssend",
-    "MPI_Waitany",
-    "MPI_Init",
-    "MPI_Finalize",
-];
+/// The operations the PMPI layer reports, by the number it passes (the contract's list, from
+/// which the layer's C enum is generated).
+pub use instrument_contract::mpi::OPERATIONS;
 
 const SLOTS: usize = 4096;
 /// No peer: a collective without a root, a wait.

@@ -75,7 +75,8 @@ pub fn pmpi_object(args: &[String]) -> Result<PathBuf> {
     let mut options = header_options(args);
     options.extend(include_beside_libraries(args));
     let mut hasher = std::hash::DefaultHasher::new();
-    (SOURCE, &compiler, &options).hash(&mut hasher);
+    let header = instrument_contract::mpi::c_header();
+    (SOURCE, &header, &compiler, &options).hash(&mut hasher);
     let directory = runtime::cache()?;
     let object = directory.join(format!("pmpi-{:016x}.o", hasher.finish()));
     if object.exists() {
@@ -84,6 +85,7 @@ pub fn pmpi_object(args: &[String]) -> Result<PathBuf> {
     let work = tempfile::Builder::new().prefix(".instrument-pmpi").tempdir_in(&directory)?;
     let source = work.path().join("pmpi.c");
     std::fs::write(&source, SOURCE)?;
+    std::fs::write(work.path().join(instrument_contract::mpi::C_HEADER_NAME), header)?;
     let staged = work.path().join("pmpi.o");
     runtime::run(
         Command::new(&compiler)
