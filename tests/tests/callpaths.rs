@@ -209,8 +209,10 @@ fn exports_folded_flamegraph_and_speedscope() {
 /// Creating a callpath node (fresh memory: page faults) is not the program's time: a routine
 /// called once that makes 300 new callpaths and then busy-waits 2 ms shows the same inclusive
 /// time with callpaths as without (within 5 %; before, each node added about 7 us to it). A
-/// preemption during the busy-wait only adds time, so each is the least of three runs,
-/// alternated (the test binary runs its tests side by side on a small machine).
+/// preemption during the busy-wait only adds time, so each is the least of at least three runs,
+/// alternated, and of up to eight while they differ (the test binary runs its tests side by
+/// side on a small machine; with two busy loops beside it, three runs were not enough in 3 of
+/// 6 tries, with this runtime and the previous one).
 #[test]
 fn creating_callpath_nodes_costs_no_one_time() {
     let dir = scratch();
@@ -229,9 +231,12 @@ fn creating_callpath_nodes_costs_no_one_time() {
         function(&profile, "setup").inclusive_ns as f64
     };
     let (mut flat, mut callpaths) = (f64::INFINITY, f64::INFINITY);
-    for _ in 0..3 {
+    for round in 0..8 {
         flat = flat.min(setup_ns("0"));
         callpaths = callpaths.min(setup_ns("all"));
+        if round >= 2 && (callpaths - flat).abs() < 0.05 * flat {
+            break;
+        }
     }
     assert!(flat >= 2e6, "the busy-wait: {flat} ns");
     assert!((callpaths - flat).abs() < 0.05 * flat, "flat {flat} ns, with callpaths {callpaths} ns");
