@@ -2,7 +2,8 @@
 
 use instrument_driver::callpaths::{self, Threads};
 use instrument_driver::export::{self, Format};
-use instrument_driver::report::{self, View};
+use instrument_driver::report;
+use instrument_driver::view::View;
 use instrument_driver::{html, timeline, tree};
 use instrument_profile::Profile;
 
