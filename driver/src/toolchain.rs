@@ -4,25 +4,29 @@ use anyhow::{bail, Result};
 use instrument_contract::settings;
 use std::path::PathBuf;
 
-/// A tool of the LLVM 22 toolchain: its default name, the variable that overrides it, and the
-/// Debian package that provides it.
+/// A tool of the LLVM 22 toolchain: the setting that overrides it (whose default is the tool's
+/// name on PATH), and the Debian package that provides it.
 pub struct Tool {
-    pub name: &'static str,
     pub env: settings::Setting,
     pub package: &'static str,
 }
 
-pub const CLANG: Tool = Tool { name: "clang-22", env: settings::CLANG, package: "clang-22" };
-pub const CLANGXX: Tool = Tool { name: "clang++-22", env: settings::CLANGXX, package: "clang-22" };
-pub const FLANG: Tool = Tool { name: "flang-22", env: settings::FLANG, package: "flang-22" };
-pub const LLD: Tool = Tool { name: "ld.lld-22", env: settings::LLD, package: "lld-22" };
-pub const OBJCOPY: Tool = Tool { name: "llvm-objcopy-22", env: settings::OBJCOPY, package: "llvm-22" };
-pub const AR: Tool = Tool { name: "llvm-ar-22", env: settings::AR, package: "llvm-22" };
+pub const CLANG: Tool = Tool { env: settings::CLANG, package: "clang-22" };
+pub const CLANGXX: Tool = Tool { env: settings::CLANGXX, package: "clang-22" };
+pub const FLANG: Tool = Tool { env: settings::FLANG, package: "flang-22" };
+pub const LLD: Tool = Tool { env: settings::LLD, package: "lld-22" };
+pub const OBJCOPY: Tool = Tool { env: settings::OBJCOPY, package: "llvm-22" };
+pub const AR: Tool = Tool { env: settings::AR, package: "llvm-22" };
 
 impl Tool {
+    /// The tool's name on PATH when its setting is unset.
+    pub fn program(&self) -> &'static str {
+        self.env.default
+    }
+
     pub fn find(&self) -> Result<PathBuf> {
         let wanted = self.env.path();
-        let name = wanted.clone().unwrap_or_else(|| PathBuf::from(self.name));
+        let name = wanted.clone().unwrap_or_else(|| PathBuf::from(self.program()));
         if let Some(found) = search_path(&name) {
             return Ok(found);
         }
@@ -30,7 +34,7 @@ impl Tool {
             Some(w) => bail!("{} is set to {}, which is not an executable", self.env.name, w.display()),
             None => bail!(
                 "{} not found on PATH (install it: apt-get install {}, or set {})",
-                self.name,
+                self.program(),
                 self.package,
                 self.env.name
             ),

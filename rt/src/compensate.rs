@@ -77,8 +77,8 @@ pub fn strategy() -> Strategy {
 
 /// `INSTRUMENT_COMPENSATE`: unset or off (the boolean grammar's words): no compensation; on:
 /// the default strategy; or a strategy by name. A bad value leaves compensation off (one line
-/// on stderr), as the setting's default says.
-/// Read once (the throttling settings and the calibration both ask).
+/// on stderr), as the setting's default says. Read once: the throttling settings and the
+/// calibration both ask.
 pub fn requested() -> Option<Strategy> {
     static REQUESTED: std::sync::OnceLock<Option<Strategy>> = std::sync::OnceLock::new();
     *REQUESTED.get_or_init(|| match crate::settings::choice(&crate::settings::COMPENSATE)? {

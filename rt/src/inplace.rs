@@ -230,7 +230,7 @@ pub unsafe fn offer_throttled(
     if offer(state, id, kind, calls, incl, switch::COUNTED) {
         // SAFETY: this thread just won the estimation (see `Owned`).
         (*WINDOWS.0.get()).mean = mean;
-    } else if enabled() && TARGET.load(Relaxed) != NONE && !given_up(id) && !registry::nests(id) {
+    } else if eligible(id, switch::COUNTED) && TARGET.load(Relaxed) != NONE {
         pending::push((*state).index, kind, id);
     }
 }
@@ -322,12 +322,7 @@ pub fn at_end(count: u64) -> bool {
 #[cold]
 #[inline(never)]
 unsafe fn offer(state: *mut ThreadState, id: u32, kind: usize, calls: u64, incl: u64, after: u8) -> bool {
-    if !enabled()
-        || id >= switch::TABLE_LEN
-        || given_up(id)
-        || registry::nests(id)
-        || switch::mode(id) != after
-    {
+    if !eligible(id, after) {
         return false;
     }
     let now = clock::now();
@@ -348,6 +343,12 @@ unsafe fn offer(state: *mut ThreadState, id: u32, kind: usize, calls: u64, incl:
     (w.spent, w.done, w.pairs, w.mean, w.timed_windows) = (0, 0, 0, 0, 0);
     begin(w, counted, id);
     true
+}
+
+/// Whether event `id`, in mode `after`, may be estimated (when no other estimation holds the
+/// windows): estimation is on, the event is in the tables, not given up, and cannot nest.
+fn eligible(id: u32, after: u8) -> bool {
+    enabled() && id < switch::TABLE_LEN && !given_up(id) && !registry::nests(id) && switch::mode(id) == after
 }
 
 /// The last event given up (recursive, or no longer called), so that it is not offered again
@@ -682,10 +683,17 @@ mod pending {
     const SLOTS: usize = 256;
     static QUEUE: [AtomicU64; SLOTS] = [const { AtomicU64::new(0) }; SLOTS];
 
-    /// An entry: the thread's index (24 bits), the probe kind (8 bits) and the event id; 0 is
-    /// a free slot, so the thread index is stored plus one.
+    /// The bits of an entry that name its thread.
+    const THREAD: u64 = 0xff_ffff << 40;
+
+    /// `thread`'s part of an entry: its index plus one (24 bits), so that 0 is a free slot.
+    fn owner(thread: u64) -> u64 {
+        ((thread + 1) << 40) & THREAD
+    }
+
+    /// An entry: the thread, the probe kind (8 bits) and the event id.
     fn pack(thread: u64, kind: usize, id: u32) -> u64 {
-        ((thread + 1) & 0xff_ffff) << 40 | ((kind as u64) & 0xff) << 32 | u64::from(id)
+        owner(thread) | ((kind as u64) & 0xff) << 32 | u64::from(id)
     }
 
     pub fn push(thread: u64, kind: usize, id: u32) {
@@ -699,11 +707,11 @@ mod pending {
 
     /// An entry of `thread` (the first slot holding one), taken out of the queue.
     pub fn take(thread: u64) -> Option<(usize, u32)> {
-        let mine = ((thread + 1) & 0xff_ffff) << 40;
+        let mine = owner(thread);
         for slot in &QUEUE {
             let entry = slot.load(Relaxed);
             if entry != 0
-                && entry & (0xff_ffff << 40) == mine
+                && entry & THREAD == mine
                 && slot.compare_exchange(entry, 0, Relaxed, Relaxed).is_ok()
             {
                 return Some((((entry >> 32) & 0xff) as usize, entry as u32));

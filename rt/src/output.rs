@@ -110,8 +110,7 @@ pub fn write(snapshot: &Snapshot, calibration: &Calibration, ending: &Ending) ->
     if !result.as_ref().is_ok_and(|path| crate::reserve::holds(path)) {
         crate::reserve::discard();
     }
-    if let (Ok(path), Some(_)) = (&result, crate::settings::flag(&crate::settings::VERBOSE).filter(|&on| on))
-    {
+    if let (Ok(path), Some(true)) = (&result, crate::settings::flag(&crate::settings::VERBOSE)) {
         eprintln!("instrument: profile written to {}", path.display());
     }
     if let Ok(path) = &result {

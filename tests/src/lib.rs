@@ -89,6 +89,17 @@ pub fn run(command: &mut Command) -> Output {
     command.output().unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"))
 }
 
+/// Removes from `command` every `INSTRUMENT_*` variable of the test's own environment, the tool
+/// paths too (for commands that find the wrappers and tools themselves).
+pub fn without_instrument_env(command: &mut Command) -> &mut Command {
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("INSTRUMENT_") {
+            command.env_remove(name);
+        }
+    }
+    command
+}
+
 /// Removes from `command` every build and run setting it does not set itself.
 pub fn clear_inherited_settings(command: &mut Command) {
     use instrument_contract::settings::{Scope, ALL};

@@ -35,12 +35,7 @@ impl Variant {
     /// `program` in `dir` with this variant's settings.
     pub fn command(self, program: &str, dir: &Path) -> Command {
         let mut command = Command::new(program);
-        for (name, _) in std::env::vars_os() {
-            if name.to_string_lossy().starts_with("INSTRUMENT_") {
-                command.env_remove(name);
-            }
-        }
-        command.current_dir(dir).envs(self.env.iter().copied());
+        crate::without_instrument_env(&mut command).current_dir(dir).envs(self.env.iter().copied());
         let path = format!("{}:{}", bin_dir().display(), std::env::var("PATH").unwrap_or_default());
         command.env("PATH", path).env_remove("RUSTFLAGS").env_remove("CARGO_ENCODED_RUSTFLAGS");
         command

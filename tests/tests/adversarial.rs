@@ -17,12 +17,7 @@ use std::time::{Duration, Instant};
 /// `program` with no inherited `INSTRUMENT_*` variable and its profiles going to `dir`.
 fn clean(program: &Path, dir: &Path) -> Command {
     let mut command = Command::new(program);
-    for (name, _) in std::env::vars_os() {
-        if name.to_string_lossy().starts_with("INSTRUMENT_") {
-            command.env_remove(name);
-        }
-    }
-    command.current_dir(dir).env("INSTRUMENT_PROFILE_DIR", dir);
+    without_instrument_env(&mut command).current_dir(dir).env("INSTRUMENT_PROFILE_DIR", dir);
     command
 }
 

@@ -8,12 +8,10 @@ use std::process::Command;
 
 fn stderr_of(program: &Path, dir: &Path, env: &[(&str, &str)]) -> String {
     let mut command = Command::new(program);
-    for (name, _) in std::env::vars_os() {
-        if name.to_string_lossy().starts_with("INSTRUMENT_") {
-            command.env_remove(name);
-        }
-    }
-    let output = run(command.current_dir(dir).env("INSTRUMENT_PROFILE_DIR", dir).envs(env.iter().copied()));
+    let output = run(without_instrument_env(&mut command)
+        .current_dir(dir)
+        .env("INSTRUMENT_PROFILE_DIR", dir)
+        .envs(env.iter().copied()));
     assert_success(&output, &program.display().to_string());
     String::from_utf8_lossy(&output.stderr).into_owned()
 }

@@ -139,10 +139,9 @@ fn lto_link(args: &[String]) -> bool {
 pub fn main(language: Language) -> ! {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let name = language.wrapper_name();
-    let verbose = settings::WRAPPER_VERBOSE.flag().map_err(anyhow::Error::from);
-    let error = match command(language, &args).and_then(|command| Ok((command, verbose?))) {
+    let error = match prepared(language, &args) {
         Ok((mut command, verbose)) => {
-            if verbose == Some(true) {
+            if verbose {
                 eprintln!("{name}: {command:?}");
             }
             anyhow::Error::from(command.exec())
@@ -151,6 +150,12 @@ pub fn main(language: Language) -> ! {
     };
     eprintln!("{name}: {error:#}");
     std::process::exit(1)
+}
+
+/// The compiler command for `args`, and whether to print it (`INSTRUMENT_WRAPPER_VERBOSE`).
+fn prepared(language: Language, args: &[String]) -> Result<(Command, bool)> {
+    let command = command(language, args)?;
+    Ok((command, settings::WRAPPER_VERBOSE.flag()? == Some(true)))
 }
 
 /// A selection file is checked here, before the compiler starts, so that a mistake is one line
