@@ -17,7 +17,8 @@ pub struct Environment {
 
 impl Environment {
     pub fn new(release: bool) -> Result<Environment> {
-        let ours = super::rustflags::instrument_flags(&layout::plugin()?, &runtime::sealed()?, release);
+        let ours =
+            super::rustflags::instrument_flags(&layout::plugin()?, &runtime::link_arguments()?, release);
         let encoded = std::env::var("CARGO_ENCODED_RUSTFLAGS").ok();
         let plain = std::env::var("RUSTFLAGS").ok();
         let user = super::rustflags::user_flags(encoded.as_deref(), plain.as_deref());

@@ -1,24 +1,23 @@
 //! The rustc flags that instrument a build, merged with the user's own, and what the cargo
 //! arguments say (release or not, an explicit --target).
 
+use instrument_driver::link::Syntax;
+use instrument_driver::runtime::LinkArgument;
 use std::path::Path;
 
 /// Flags for rustc: bitcode to the linker, clang-22 + lld as the linker with the pass plugin
 /// loaded, v0 symbol names (demanglable), and the sealed runtime linked natively. At opt-level
 /// 0 the LTO backend runs no extension point, so dev builds run the pass as the link-time
 /// pipeline itself.
-pub fn instrument_flags(plugin: &Path, runtime: &Path, release: bool) -> Vec<String> {
+pub fn instrument_flags(plugin: &Path, runtime: &[LinkArgument], release: bool) -> Vec<String> {
     let mut flags = vec![
         "-Clinker-plugin-lto".to_string(),
         "-Clinker=clang-22".into(),
         "-Clink-arg=-fuse-ld=lld".into(),
         format!("-Clink-arg=-Wl,--load-pass-plugin={}", plugin.display()),
         "-Csymbol-mangling-version=v0".into(),
-        format!("-Clink-arg={}", runtime.display()),
     ];
-    flags.extend(instrument_driver::runtime::NATIVE_LIBS.iter().map(|l| format!("-Clink-arg={l}")));
-    flags.extend(instrument_driver::runtime::link_flags().iter().map(|f| format!("-Clink-arg={f}")));
-    flags.push("-Clink-arg=-Wl,--export-dynamic-symbol=__instrument_*".into());
+    flags.extend(Syntax::Rustc.render(runtime).into_iter().map(|f| f.to_string_lossy().into_owned()));
     if !release {
         // -Xlinker, since -Wl, would split the pipeline text at commas.
         flags.extend(["-Clink-arg=-Xlinker".into(), "-Clink-arg=--lto-newpm-passes=instrument".into()]);
@@ -91,12 +90,17 @@ mod tests {
         assert!(!names_target(&strings(&["--", "--target"])));
     }
 
+    fn rt() -> Vec<LinkArgument> {
+        vec![LinkArgument::Input("/rt.a".into()), LinkArgument::Linker("-lpthread".into())]
+    }
+
     #[test]
     fn dev_builds_run_the_pass_as_the_link_time_pipeline() {
-        let dev = instrument_flags(Path::new("/p.so"), Path::new("/rt.a"), false);
+        let dev = instrument_flags(Path::new("/p.so"), &rt(), false);
         assert!(dev.contains(&"-Clink-arg=--lto-newpm-passes=instrument".to_string()));
-        let release = instrument_flags(Path::new("/p.so"), Path::new("/rt.a"), true);
+        let release = instrument_flags(Path::new("/p.so"), &rt(), true);
         assert!(!release.iter().any(|f| f.contains("lto-newpm-passes")));
         assert!(release.contains(&"-Clink-arg=-Wl,--load-pass-plugin=/p.so".to_string()));
+        assert!(release.ends_with(&["-Clink-arg=/rt.a".to_string(), "-Clink-arg=-lpthread".to_string()]));
     }
 }

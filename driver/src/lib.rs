@@ -11,6 +11,7 @@ pub mod experiment;
 pub mod export;
 pub mod html;
 pub mod layout;
+pub mod link;
 pub mod live;
 pub mod names;
 pub mod profiles;

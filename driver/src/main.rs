@@ -6,7 +6,7 @@ use clap::{Parser, Subcommand};
 use instrument_contract::settings;
 use instrument_driver::callpaths::{self, Threads};
 use instrument_driver::view::View;
-use instrument_driver::{bench, demo, experiment, export, profiles, report, rewrite, run, tree};
+use instrument_driver::{bench, demo, experiment, export, link, profiles, report, rewrite, run, tree};
 use std::path::PathBuf;
 
 #[derive(Parser)]
@@ -149,6 +149,28 @@ enum Command {
         /// Output file: .o for a native object, anything else for bitcode
         #[arg(short, long)]
         output: PathBuf,
+    },
+    /// Link a program built with `instrument rewrite` by its own front end, adding the runtime
+    #[command(long_about = "Link a program whose objects came from `instrument rewrite`, with the \
+        front end's own driver, adding the runtime's archive and linker arguments in that driver's \
+        syntax. For a front end the wrappers do not wrap (D's ldc2, or one built on an older LLVM):\n\n  \
+        ldc2 -c -O -output-bc app.d -of=app.bc\n  \
+        instrument rewrite app.bc -o app.o\n  \
+        instrument link -- ldc2 app.o -of=app\n\n\
+        The syntax is known from the driver's name (ldc2/ldmd2: -L, swiftc: -Xlinker, rustc: -Clink-arg=, \
+        anything else: -Wl,); --syntax chooses it.")]
+    Link {
+        /// How the driver passes arguments to the linker (default: from its name)
+        #[arg(long, value_enum)]
+        syntax: Option<link::Syntax>,
+        /// The front end's link command
+        #[arg(
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            required = true,
+            value_name = "DRIVER ARGS"
+        )]
+        command: Vec<std::ffi::OsString>,
     },
     /// Build and run the bundled C example and print its profile
     Demo,
@@ -382,6 +404,7 @@ fn run(cli: Cli) -> Result<()> {
             let code = run::run(&run::RunOptions { callpath, compensate, profile_dir, timeline, program })?;
             std::process::exit(code)
         }
+        Command::Link { syntax, command } => std::process::exit(link::run(syntax, &command)?),
         Command::Demo => demo::run(),
         Command::Experiment {
             matrix,

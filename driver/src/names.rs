@@ -2,8 +2,9 @@
 //! other name the shared rules leave mangled) go to LLVM's demangler in the pass plugin, loaded
 //! on first need: cpp_demangle, which the shared rules (`instrument_select::names`) use where
 //! LLVM is not at hand, cannot parse C++20's constrained templates and drops parameters of some
-//! libstdc++ constructors. Rust names keep rustc-demangle's reading (without the hash), flang's
-//! names the shared rule; without the plugin every name reads as the shared rules say.
+//! libstdc++ constructors. D names LLVM cannot read go to binutils' D demangler. Rust names
+//! keep rustc-demangle's reading (without the hash), flang's names the shared rule; without the
+//! plugin every name reads as the shared rules say.
 
 use instrument_profile::Function;
 use std::collections::HashMap;
@@ -71,7 +72,9 @@ fn llvm(symbol: &str) -> Option<String> {
     if let Some(known) = cache.lock().ok()?.get(symbol) {
         return known.clone();
     }
-    let readable = demangle(symbol).filter(|text| text != symbol);
+    let readable = demangle(symbol)
+        .filter(|text| text != symbol)
+        .or_else(|| symbol.starts_with("_D").then(|| binutils_dlang(symbol)).flatten());
     cache.lock().ok()?.insert(symbol.to_string(), readable.clone());
     readable
 }
@@ -100,6 +103,16 @@ fn demangle(symbol: &str) -> Option<String> {
     }
 }
 
+/// binutils' reading of the D symbol `symbol` (`c++filt -s dlang`, there wherever a D program
+/// was linked): LLVM's D demangler reads only `_Dmain` and names without a type, which D's
+/// functions always carry.
+fn binutils_dlang(symbol: &str) -> Option<String> {
+    let output = std::process::Command::new("c++filt").args(["-s", "dlang", symbol]).output().ok()?;
+    let text = String::from_utf8(output.stdout).ok()?;
+    let text = text.trim_end_matches('\n');
+    (output.status.success() && text != symbol && !text.contains('\n')).then(|| text.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,6 +123,16 @@ mod tests {
             "calls": 1, "child_calls": 0, "exclusive_ns": 0, "inclusive_ns": 0,
         }))
         .expect("a routine")
+    }
+
+    #[test]
+    fn d_names_read_as_d_writes_them() {
+        assert_eq!(readable("_D3app3fibFiZi"), "app.fib(int)");
+        assert_eq!(
+            readable("_D3std5stdio4File17LockingTextWriter__T3putTaZQhMFNfaZv"),
+            "std.stdio.File.LockingTextWriter.put!(char).put(char)"
+        );
+        assert_eq!(readable("_D3app"), "_D3app", "not a D symbol: left as it is");
     }
 
     #[test]

@@ -49,7 +49,12 @@ pub fn run(options: &RunOptions) -> Result<i32> {
         None => command.status().with_context(|| format!("cannot run {program}"))?,
         Some(keep) => with_timeline(&mut command, program, options.profile_dir.clone(), keep)?,
     };
-    Ok(status.code().unwrap_or(128 + signal_of(&status)))
+    Ok(exit_code(status))
+}
+
+/// The exit code a shell would show for `status`: its code, or 128 plus the signal that ended it.
+pub fn exit_code(status: ExitStatus) -> i32 {
+    status.code().unwrap_or(128 + signal_of(&status))
 }
 
 /// Runs the program while sampling its time histograms, then adds them to its profile.

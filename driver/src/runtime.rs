@@ -33,14 +33,30 @@ pub const EXPORTED_SYMBOLS: &[&str] = &[
 pub const INTERCEPTED: &[&str] =
     &["execve", "execv", "execvp", "execvpe", "execl", "execlp", "execle", "fexecve"];
 
-/// Linker flags for a link of the sealed runtime: the interception of `INTERCEPTED`.
-pub fn link_flags() -> Vec<String> {
-    INTERCEPTED.iter().map(|f| format!("-Wl,--wrap={f}")).collect()
-}
-
 /// Native libraries the runtime needs (`rustc --print native-static-libs`, less what every C
 /// link has anyway).
 pub const NATIVE_LIBS: &[&str] = &["-lpthread", "-ldl", "-lm", "-lrt", "-lutil"];
+
+/// One argument a link of an instrumented program adds: an input file the front end passes on
+/// (the sealed runtime), or an argument for the linker itself. Every front end's driver takes
+/// the first as it is and needs its own pass-through syntax for the second (`-Wl,`, `-L`,
+/// `-Clink-arg=`), so the list is kept once here and written out by each caller.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LinkArgument {
+    Input(PathBuf),
+    Linker(String),
+}
+
+/// What a link of an instrumented executable adds, in order: the sealed runtime, its native
+/// libraries, the interception of `INTERCEPTED`, and the runtime's C entry points exported (so
+/// that an instrumented shared library loaded later binds to the executable's runtime).
+pub fn link_arguments() -> Result<Vec<LinkArgument>> {
+    let mut arguments = vec![LinkArgument::Input(sealed()?)];
+    arguments.extend(NATIVE_LIBS.iter().map(|l| LinkArgument::Linker(l.to_string())));
+    arguments.extend(INTERCEPTED.iter().map(|f| LinkArgument::Linker(format!("--wrap={f}"))));
+    arguments.push(LinkArgument::Linker("--export-dynamic-symbol=__instrument_*".into()));
+    Ok(arguments)
+}
 
 const SEALED_FILE: &str = "libinstrument_rt.sealed.a";
 

@@ -118,10 +118,7 @@ pub fn command(language: Language, args: &[String]) -> Result<Command> {
         if args::language_in_force(&passed) {
             full.extend(["-x".into(), "none".into()]);
         }
-        full.push(runtime::sealed()?.into());
-        full.extend(runtime::NATIVE_LIBS.iter().map(OsString::from));
-        full.extend(runtime::link_flags().into_iter().map(OsString::from));
-        full.push("-Wl,--export-dynamic-symbol=__instrument_*".into());
+        full.extend(crate::link::Syntax::Cc.render(&runtime::link_arguments()?));
     }
     command.args(full);
     Ok(command)
