@@ -203,23 +203,56 @@ pub fn json_table(profile: &Profile, rows: &[Row], view: crate::view::View) -> S
     serde_json::json!({ "callpaths": rows }).to_string()
 }
 
+/// Each recorded path's children (paths one frame longer), heaviest first; a path whose
+/// parent was not recorded (a finite recording's suffixes) hangs from the root, `[]`.
+fn cct_children(rows: &[Row]) -> BTreeMap<&[u32], Vec<&Row>> {
+    let recorded: std::collections::HashSet<&[u32]> = rows.iter().map(|r| r.path.as_slice()).collect();
+    let mut children: BTreeMap<&[u32], Vec<&Row>> = BTreeMap::new();
+    for r in rows.iter().filter(|r| !r.path.is_empty()) {
+        let parent = &r.path[..r.path.len() - 1];
+        let parent = if recorded.contains(parent) { parent } else { &[] };
+        children.entry(parent).or_default().push(r);
+    }
+    for list in children.values_mut() {
+        list.sort_by(|a, b| b.inclusive_ns.cmp(&a.inclusive_ns).then_with(|| a.path.cmp(&b.path)));
+    }
+    children
+}
+
+/// The calling-context tree as JSON for scripts: nested nodes (readable name, calls, times in
+/// `view`), the roots heaviest first.
+pub fn json_cct(profile: &Profile, threads: Threads, view: crate::view::View) -> Result<String, String> {
+    let rows = table(profile, None, threads)?;
+    let labels = Labels::new(profile);
+    let children = cct_children(&rows);
+    fn node(
+        row: &Row,
+        children: &BTreeMap<&[u32], Vec<&Row>>,
+        labels: &Labels,
+        view: crate::view::View,
+    ) -> serde_json::Value {
+        let (exclusive_ns, inclusive_ns) = row.times(view);
+        let below = children.get(row.path.as_slice()).into_iter().flatten();
+        serde_json::json!({
+            "name": labels.get(*row.path.last().expect("a recorded path is not empty")),
+            "calls": row.calls,
+            "exclusive_ns": exclusive_ns,
+            "inclusive_ns": inclusive_ns,
+            "children": below.map(|c| node(c, children, labels, view)).collect::<Vec<_>>(),
+        })
+    }
+    let roots = children.get([].as_slice()).into_iter().flatten();
+    let roots: Vec<serde_json::Value> = roots.map(|r| node(r, &children, &labels, view)).collect();
+    Ok(serde_json::json!({ "cct": roots }).to_string())
+}
+
 /// The calling-context tree (or, for a finite recording, the recorded callpaths as a tree of
 /// suffixes), children under their parent, heaviest first.
 pub fn render_cct(profile: &Profile, threads: Threads) -> Result<String, String> {
     let rows = table(profile, None, threads)?;
     let labels = Labels::new(profile);
     let by_path: HashMap<&[u32], &Row> = rows.iter().map(|r| (r.path.as_slice(), r)).collect();
-    let mut children: BTreeMap<&[u32], Vec<&Row>> = BTreeMap::new();
-    for r in &rows {
-        let parent: &[u32] = if r.path.len() > 1 { &r.path[..r.path.len() - 1] } else { &[] };
-        let parent = if by_path.contains_key(parent) { parent } else { &[] };
-        if !r.path.is_empty() {
-            children.entry(parent).or_default().push(r);
-        }
-    }
-    for list in children.values_mut() {
-        list.sort_by(|a, b| b.inclusive_ns.cmp(&a.inclusive_ns).then_with(|| a.path.cmp(&b.path)));
-    }
+    let children = cct_children(&rows);
     let mut out = String::new();
     let _ = writeln!(out, "{:>12} {:>12} {:>12}  Calling context", "Inclusive", "Exclusive", "#Call");
     let _ = writeln!(out, "{:>12} {:>12}", "msec", "msec");

@@ -4,10 +4,12 @@
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use instrument_contract::settings;
-use instrument_driver::callpaths::{self, Threads};
+use instrument_driver::callpaths::Threads;
 use instrument_driver::view::View;
-use instrument_driver::{bench, demo, experiment, export, link, profiles, report, rewrite, run, tree};
+use instrument_driver::{bench, demo, experiment, export, link, profiles, rewrite, run};
 use std::path::PathBuf;
+
+mod report_cli;
 
 #[derive(Parser)]
 #[command(
@@ -31,75 +33,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Print a profile as a table sorted by exclusive time (or as JSON)
-    Report {
-        /// The profile file, or a directory to take the newest from; default: the newest
-        /// *.instrument.json in INSTRUMENT_PROFILE_DIR or here. The newest profile of an MPI
-        /// run brings the other ranks' beside it; several files are reported together
-        profile: Vec<PathBuf>,
-        /// Print JSON for scripts instead of the table
-        #[arg(long, conflicts_with_all = ["tree"])]
-        json: bool,
-        /// Show the program graph top-down: program > procedure > loop > call statement
-        #[arg(long)]
-        tree: bool,
-        /// With --tree: only this routine (readable or linked name) and what it contains
-        #[arg(long, value_name = "NAME", requires = "tree")]
-        focus: Option<String>,
-        /// Show file:line next to routine names
-        #[arg(long)]
-        lines: bool,
-        /// Show the k-callpath table (`main => solve => f`); needs a callpath recording (with
-        /// --json: the rows as JSON)
-        #[arg(long, conflicts_with_all = ["tree", "cct"])]
-        callpaths: bool,
-        /// With --callpaths: the k to show (at most the recorded depth; default: as recorded)
-        #[arg(long, value_name = "K", requires = "callpaths")]
-        depth: Option<u32>,
-        /// Show the calling-context tree; needs a callpath recording
-        #[arg(long, conflicts_with_all = ["tree", "json"])]
-        cct: bool,
-        /// One thread's numbers (0 is the first) instead of all threads merged
-        #[arg(long, value_name = "N")]
-        thread: Option<u64>,
-        /// One rank of an MPI run instead of the summary over all ranks
-        #[arg(long, value_name = "R")]
-        rank: Option<u32>,
-        /// TAU pprof's summary over the units of execution (every thread of every rank): per
-        /// event the total, mean, min, max and standard deviation; the default for MPI runs (with
-        /// --json: as JSON)
-        #[arg(long, conflicts_with_all = ["tree", "callpaths", "cct", "thread"])]
-        summary: bool,
-        /// Show times exactly as measured: not compensated, and without the estimates of
-        /// throttled events' untimed calls
-        #[arg(long)]
-        raw: bool,
-        /// Sort the flat table (and --json) by this, largest first (loops and call statements:
-        /// by inclusive time when sorting by exclusive)
-        #[arg(long, value_enum, default_value_t = report::SortKey::Exclusive)]
-        sort: report::SortKey,
-        /// Keep only the first N routines (and loops and call statements) of the flat table
-        /// (and --json)
-        #[arg(long, value_name = "N")]
-        top: Option<usize>,
-        /// Write a self-contained HTML report (tables, program graph, flame graph) to this file
-        #[arg(long, value_name = "OUT.html", conflicts_with_all = ["tree", "json", "callpaths", "cct"])]
-        html: Option<PathBuf>,
-        /// With --html: report an experiment's results (its --out directory) instead of a profile
-        #[arg(long, value_name = "DIR", requires = "html", conflicts_with = "profile")]
-        experiment: Option<PathBuf>,
-        /// Write a TAU selection file leaving out the routines too cheap to measure (TAU's
-        /// throttling rule: over 100000 calls at under 10 us each); use it with INSTRUMENT_SELECT
-        /// at the next build or INSTRUMENT_RUNTIME_SELECT at the next run. Several profiles
-        /// (workloads, ranks) give one file that leaves out what any of them picks
-        #[arg(long, value_name = "FILE", conflicts_with_all = ["tree", "json", "callpaths", "cct", "html"])]
-        suggest_filter: Option<PathBuf>,
-        /// Show the time histograms recorded with `instrument run --timeline`: sparklines here,
-        /// or a chart with --timeline=OUT.svg
-        #[arg(long, value_name = "OUT.svg", num_args = 0..=1, default_missing_value = "-", require_equals = true,
-              conflicts_with_all = ["tree", "json", "callpaths", "cct", "html", "suggest_filter"])]
-        timeline: Option<String>,
-    },
+    /// Print a profile as a table sorted by exclusive time, or another view of it (or as JSON)
+    Report(report_cli::ReportArgs),
     /// Write a profile for other tools: folded stacks, flame graph, speedscope, TAU, pprof
     #[command(long_about = "Write a profile for other tools.\n\n  \
         instrument export --format flamegraph -o app.svg\n  \
@@ -310,89 +245,7 @@ fn main() {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Report { timeline: Some(out), profile, rank, .. } => {
-            let profile = load_one(profile, rank)?;
-            if out == "-" {
-                print!("{}", instrument_driver::timeline::sparklines(&profile)?);
-                Ok(())
-            } else {
-                write_output(
-                    std::path::Path::new(&out),
-                    instrument_driver::timeline::svg(&profile)?.as_bytes(),
-                )
-            }
-        }
-        Command::Report { suggest_filter: Some(out), profile, rank, .. } => {
-            let run = load_run(profile, rank)?;
-            write_output(&out, instrument_driver::suggest::suggest_filter(&run).as_bytes())
-        }
-        Command::Report { html: Some(out), experiment, profile, raw, rank, .. } => {
-            let page = match experiment {
-                Some(dir) => experiment_html(&dir)?,
-                None => {
-                    let profile = load_one(profile, rank)?;
-                    instrument_driver::html::profile_page(&profile, View::for_profile(&profile, raw))?
-                }
-            };
-            write_output(&out, page.as_bytes())
-        }
-        Command::Report {
-            profile,
-            json,
-            tree,
-            focus,
-            lines,
-            callpaths,
-            depth,
-            cct,
-            thread,
-            raw,
-            rank,
-            summary,
-            sort,
-            top,
-            ..
-        } => {
-            let order = report::Order { key: sort, top };
-            let run = load_run(profile, rank)?;
-            if summary || (run.len() > 1 && !(json || tree || callpaths || cct)) {
-                let view = View::for_profile(&run[0], raw);
-                let collected = instrument_driver::summary::collect(&run, view);
-                if json {
-                    println!("{}", instrument_driver::summary::json(&collected));
-                    return Ok(());
-                }
-                let text = instrument_driver::summary::render(&collected);
-                print!("{}{}", run_header(&run), text + &instrument_driver::summary::communication(&run));
-                return Ok(());
-            }
-            let profile = single(run)?;
-            let threads = thread.map_or(Threads::Merged, Threads::One);
-            let profile = match thread {
-                Some(n) if !(callpaths || cct) => instrument_driver::summary::one_thread(&profile, n)?,
-                _ => profile,
-            };
-            let view = View::for_profile(&profile, raw);
-            let text = if callpaths {
-                let rows = callpaths::table(&profile, depth, threads).map_err(anyhow::Error::msg)?;
-                if json {
-                    callpaths::json_table(&profile, &rows, view) + "\n"
-                } else {
-                    callpaths::render_table(&profile, &rows)
-                }
-            } else if cct {
-                callpaths::render_cct(&profile, threads).map_err(anyhow::Error::msg)?
-            } else if json {
-                report::json_in(&profile, order) + "\n"
-            } else if tree {
-                tree::render(&profile, &tree::TreeOptions { focus: focus.as_deref(), lines, view })
-                    .map_err(anyhow::Error::msg)?
-            } else {
-                report::table_in(&profile, lines, view, order)
-            };
-            print!("{text}");
-            Ok(())
-        }
+        Command::Report(args) => report_cli::run(args),
         Command::Rewrite { input, output } => {
             rewrite::rewrite(&input, &output, rewrite::Emit::from_output(&output))
                 .with_context(|| format!("cannot instrument {}", input.display()))
@@ -526,56 +379,6 @@ fn parse_level(text: &str) -> Result<experiment::results::Level, String> {
 
 fn load(profile: Option<PathBuf>) -> Result<instrument_profile::Profile> {
     profiles::load(&profile_path(profile)?)
-}
-
-/// The profiles a report covers: those given, or the newest (in the directory given or the
-/// default place) with the other ranks of its MPI run beside it; `rank` keeps one rank.
-fn load_run(paths: Vec<PathBuf>, rank: Option<u32>) -> Result<Vec<instrument_profile::Profile>> {
-    let mut run = if paths.len() > 1 {
-        paths.into_iter().map(|p| load(Some(p))).collect::<Result<Vec<_>>>()?
-    } else {
-        profiles::with_other_ranks(&profile_path(paths.into_iter().next())?)?
-    };
-    if let Some(r) = rank {
-        run.retain(|p| p.mpi.as_ref().is_some_and(|m| m.rank == r));
-        if run.is_empty() {
-            anyhow::bail!(
-                "no profile of rank {r} (the profiles are not from an MPI run, or it had fewer ranks)"
-            );
-        }
-    }
-    Ok(run)
-}
-
-fn single(mut run: Vec<instrument_profile::Profile>) -> Result<instrument_profile::Profile> {
-    if run.len() > 1 {
-        anyhow::bail!("{} profiles (the ranks of an MPI run): choose one with --rank R", run.len());
-    }
-    Ok(run.remove(0))
-}
-
-fn load_one(paths: Vec<PathBuf>, rank: Option<u32>) -> Result<instrument_profile::Profile> {
-    single(load_run(paths, rank)?)
-}
-
-/// The first lines of a report over several profiles: the program and its ranks.
-fn run_header(run: &[instrument_profile::Profile]) -> String {
-    let first = &run[0];
-    let ranks = match first.mpi.as_ref() {
-        Some(m) => {
-            format!("{} of {} ranks, job {}", run.len(), m.size, if m.job.is_empty() { "?" } else { &m.job })
-        }
-        None => format!("{} profile(s)", run.len()),
-    };
-    let wall = run.iter().map(|p| p.totals.wall_ns).max().unwrap_or(0);
-    format!(
-        "Profile of: {}
-{ranks}, longest wall {:.3} ms
-
-",
-        first.command.join(" "),
-        wall as f64 / 1e6
-    )
 }
 
 /// The profile given, the newest one in a directory given, or the newest in the default place.

@@ -10,19 +10,33 @@ use instrument_profile::{Profile, Stats};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-/// A unit of execution: a thread of a rank (None outside MPI).
+/// A unit of execution: a thread of a rank, or of one of several processes that are not an MPI
+/// run's (named by their pids), or of the one process reported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Unit {
     pub rank: Option<u32>,
+    pub pid: Option<u32>,
     pub thread: u64,
 }
 
 impl Unit {
-    /// `rank.thread` (TAU's node,context,thread without the context), or `thread`.
+    /// `rank.thread` (TAU's node,context,thread without the context), `pid.thread`, or `thread`.
     pub fn label(&self) -> String {
-        match self.rank {
-            Some(rank) => format!("{rank}.{}", self.thread),
-            None => self.thread.to_string(),
+        match (self.rank, self.pid) {
+            (Some(rank), _) => format!("{rank}.{}", self.thread),
+            (None, Some(pid)) => format!("{pid}.{}", self.thread),
+            (None, None) => self.thread.to_string(),
+        }
+    }
+
+    /// What the labels of `units` are made of.
+    fn kind(units: &[Unit]) -> &'static str {
+        if units.iter().any(|u| u.rank.is_some()) {
+            "rank.thread"
+        } else if units.iter().any(|u| u.pid.is_some()) {
+            "pid.thread"
+        } else {
+            "thread"
         }
     }
 }
@@ -120,7 +134,9 @@ pub fn collect(profiles: &[Profile], view: View) -> Summary {
     let mut per_unit = Vec::new();
     for profile in profiles {
         for (thread, events) in units_of(profile, view) {
-            units.push(Unit { rank: profile.mpi.as_ref().map(|m| m.rank), thread });
+            let rank = profile.mpi.as_ref().map(|m| m.rank);
+            let pid = (rank.is_none() && profiles.len() > 1).then_some(profile.pid);
+            units.push(Unit { rank, pid, thread });
             per_unit.push(events);
         }
     }
@@ -165,7 +181,7 @@ pub fn json(summary: &Summary) -> String {
 pub fn render(summary: &Summary) -> String {
     let mut out = String::new();
     let labels: Vec<String> = summary.units.iter().map(Unit::label).collect();
-    let kind = if summary.units.iter().any(|u| u.rank.is_some()) { "rank.thread" } else { "thread" };
+    let kind = Unit::kind(&summary.units);
     let _ = writeln!(
         out,
         "Summary over {} units ({kind}: {}); a unit that never ran an event counts as 0 there\n",

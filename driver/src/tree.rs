@@ -30,6 +30,13 @@ pub fn render(profile: &Profile, options: &TreeOptions) -> Result<String, String
     Ok(format_nodes(&nodes, total))
 }
 
+/// The tree as JSON for scripts: its lines in order, each with its depth (0 is the program),
+/// and the program's time the shares are of.
+pub fn json(profile: &Profile, options: &TreeOptions) -> Result<String, String> {
+    let (nodes, total) = nodes(profile, options)?;
+    Ok(serde_json::json!({ "total_ns": total, "tree": nodes }).to_string())
+}
+
 /// The tree's lines in order (each with its depth), and the program's time for percentages.
 pub fn nodes(profile: &Profile, options: &TreeOptions) -> Result<(Vec<Node>, i64), String> {
     let view = options.view;

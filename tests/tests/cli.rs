@@ -291,3 +291,74 @@ fn report_sorts_and_cuts_the_table_and_the_json() {
             && stderr(&bad).contains("possible values: exclusive, inclusive, calls, name, overhead")
     );
 }
+
+#[test]
+fn report_views_are_one_choice_and_each_prints_json() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "calls", &[]);
+    let output = run(Command::new(&program)
+        .current_dir(dir.path())
+        .env("INSTRUMENT_PROFILE_DIR", dir.path())
+        .env("INSTRUMENT_CALLPATH", "all"));
+    assert_success(&output, "calls with callpaths");
+    let path = profile_path(dir.path());
+    for (a, b) in [("--summary", "--tree"), ("--cct", "--callpaths"), ("--tree", "--cct")] {
+        let both = instrument(&["report", a, b, &path]);
+        assert!(!both.status.success(), "{a} {b} accepted");
+        assert!(stderr(&both).contains("cannot be used with"), "{a} {b}: {}", stderr(&both));
+    }
+    let html = instrument(&["report", "--summary", "--html", "x.html", &path]);
+    assert!(!html.status.success() && stderr(&html).contains("cannot be used with"), "{}", stderr(&html));
+    let sorted_tree = instrument(&["report", "--tree", "--sort", "calls", &path]);
+    assert!(!sorted_tree.status.success(), "--sort applies to the flat table only");
+
+    let json = |view: &str| -> serde_json::Value {
+        let output = instrument(&["report", view, "--json", &path]);
+        assert_success(&output, &format!("report {view} --json"));
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{view} --json: {e}"))
+    };
+    let tree = json("--tree");
+    let lines = tree["tree"].as_array().unwrap();
+    assert_eq!(lines[0]["depth"], 0, "the program first");
+    let b = lines.iter().find(|l| l["label"] == "b" && l["depth"] == 1).expect("routine b in the tree");
+    assert_eq!(b["count"].as_u64(), Some(6));
+
+    let cct = json("--cct");
+    let main = &cct["cct"].as_array().unwrap()[0];
+    assert_eq!((main["name"].as_str(), main["calls"].as_u64()), (Some("main"), Some(1)));
+    let inclusive = main["inclusive_ns"].as_i64().unwrap();
+    let children: i64 =
+        main["children"].as_array().unwrap().iter().map(|c| c["inclusive_ns"].as_i64().unwrap()).sum();
+    assert!(children <= inclusive, "children {children} within main's {inclusive}");
+
+    let summary = json("--summary");
+    assert_eq!(summary["units"], serde_json::json!(["0"]));
+    let callpaths = json("--callpaths");
+    assert!(callpaths["callpaths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["path"] == serde_json::json!(["main", "a", "b"])));
+}
+
+#[test]
+fn profiles_of_different_programs_reported_together_are_told_apart() {
+    let dir = scratch();
+    let calls = build_instrumented(dir.path(), "calls", &[]);
+    let busywait = build_instrumented(dir.path(), "busywait", &[]);
+    for program in [&calls, &busywait] {
+        let output =
+            run(Command::new(program).current_dir(dir.path()).env("INSTRUMENT_PROFILE_DIR", dir.path()));
+        assert_success(&output, "a program");
+    }
+    let paths = profile_paths(dir.path());
+    let pids: Vec<u32> = paths.iter().map(|p| load_profile(p).pid).collect();
+    let output = run(Command::new(bin("instrument")).arg("report").args(&paths));
+    assert_success(&output, "report of two programs");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.starts_with("Profiles of 2 programs"), "{text}");
+    for pid in &pids {
+        assert!(text.contains(&format!("pid {pid}: ")), "{text}");
+    }
+    assert!(text.contains(&format!("(pid.thread: {}.0 {}.0)", pids[0], pids[1])), "{text}");
+}

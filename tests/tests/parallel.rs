@@ -170,6 +170,12 @@ fn ring(ranks: usize) {
     let error = run(Command::new(bin("instrument")).args(["report", "--json"]).current_dir(dir.path()));
     assert!(!error.status.success());
     assert!(String::from_utf8_lossy(&error.stderr).contains("choose one with --rank R"));
+    // A rank's file named alone is reported alone.
+    let named =
+        profile_paths(dir.path()).into_iter().find(|p| load_profile(p).mpi.unwrap().rank == 1).unwrap();
+    let alone = report(&["--json", named.to_str().unwrap()], dir.path());
+    let alone: serde_json::Value = serde_json::from_str(&alone).expect("one rank's JSON");
+    assert!(alone["functions"].as_array().unwrap().iter().any(|f| f["name"] == "pass_token"));
 }
 
 #[test]
