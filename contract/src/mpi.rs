@@ -1,7 +1,9 @@
-//! The MPI operations the PMPI layer reports. The layer (rt/shim/pmpi.c) passes an operation's
-//! index in `OPERATIONS` to the runtime, which names it from the same list; the layer's C
-//! `enum operation` is generated from it (`c_header`, written beside pmpi.c when the wrappers
-//! compile it), so the two cannot drift apart.
+//! The communication and synchronisation operations the C layers report: the MPI operations of
+//! the PMPI layer (rt/shim/pmpi.c) and the OpenMP waits of the OMPT tool (rt/shim/ompt.c). A
+//! layer passes an operation's index in `OPERATIONS` to the runtime, which names it from the same
+//! list; the layers' C `enum operation` is generated from it (`c_header`: written beside pmpi.c
+//! when the wrappers compile it, and by the runtime's build script for ompt.c), so they cannot
+//! drift apart.
 
 /// Every operation, in the order of its number.
 pub const OPERATIONS: &[&str] = &[
@@ -25,12 +27,21 @@ pub const OPERATIONS: &[&str] = &[
     "MPI_Waitany",
     "MPI_Init",
     "MPI_Finalize",
+    "OMP_Barrier_implicit",
+    "OMP_Barrier_explicit",
+    "OMP_Taskwait",
+    "OMP_Taskgroup",
+    "OMP_Reduction",
+    "OMP_Lock",
+    "OMP_Critical",
+    "OMP_Ordered",
+    "OMP_Idle",
 ];
 
 /// The name of the header pmpi.c includes.
 pub const C_HEADER_NAME: &str = "instrument_operations.h";
 
-/// The C enumerator of an operation: `MPI_Allreduce` is `ALLREDUCE`.
+/// The C enumerator of an operation: `MPI_Allreduce` is `ALLREDUCE`, `OMP_Lock` is `OMP_LOCK`.
 pub fn enumerator(operation: &str) -> String {
     operation.trim_start_matches("MPI_").to_ascii_uppercase()
 }
@@ -52,7 +63,8 @@ mod tests {
     #[test]
     fn the_header_numbers_operations_in_list_order() {
         assert!(c_header().contains("enum operation { SEND, RECV, ISEND,"));
-        assert!(c_header().contains("WAITANY, INIT, FINALIZE };"));
+        assert!(c_header().contains("WAITANY, INIT, FINALIZE, OMP_BARRIER_IMPLICIT,"));
+        assert!(c_header().contains("OMP_ORDERED, OMP_IDLE };"));
     }
 
     /// Every enumerator the layer uses is generated; a new operation in pmpi.c needs one here.

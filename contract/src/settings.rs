@@ -210,6 +210,13 @@ pub const RECALIBRATE_MS: Setting = setting(
     Run,
     "with compensation: milliseconds between calibrations (0: at start-up only)",
 );
+pub const OMPT: Setting = setting(
+    "INSTRUMENT_OMPT",
+    Flag,
+    "on",
+    Run,
+    "OpenMP (LLVM's runtime): record barrier, taskwait and lock waits and workers' idle time",
+);
 pub const PIGGYBACK: Setting = setting(
     "INSTRUMENT_PIGGYBACK",
     Flag,
@@ -283,6 +290,7 @@ pub const ALL: &[Setting] = &[
     CALLPATH_NODES,
     COMPENSATE,
     RECALIBRATE_MS,
+    OMPT,
     PIGGYBACK,
     THROTTLE,
     THROTTLE_CALLS,

@@ -26,6 +26,7 @@ pub const EXPORTED_SYMBOLS: &[&str] = &[
     "__instrument_mpi_overhead",
     "__instrument_mpi_inherit",
     "__instrument_mpi_piggyback_cost",
+    "ompt_start_tool",
 ];
 
 /// libc functions the runtime wraps (`--wrap`): the exec family, which would otherwise end the
@@ -49,12 +50,15 @@ pub enum LinkArgument {
 
 /// What a link of an instrumented executable adds, in order: the sealed runtime, its native
 /// libraries, the interception of `INTERCEPTED`, and the runtime's C entry points exported (so
-/// that an instrumented shared library loaded later binds to the executable's runtime).
+/// that an instrumented shared library loaded later binds to the executable's runtime, and
+/// LLVM's OpenMP runtime finds the OMPT tool).
 pub fn link_arguments() -> Result<Vec<LinkArgument>> {
     let mut arguments = vec![LinkArgument::Input(sealed()?)];
     arguments.extend(NATIVE_LIBS.iter().map(|l| LinkArgument::Linker(l.to_string())));
     arguments.extend(INTERCEPTED.iter().map(|f| LinkArgument::Linker(format!("--wrap={f}"))));
     arguments.push(LinkArgument::Linker("--export-dynamic-symbol=__instrument_*".into()));
+    // LLVM's OpenMP runtime looks the OMPT tool up among the executable's dynamic symbols.
+    arguments.push(LinkArgument::Linker("--export-dynamic-symbol=ompt_start_tool".into()));
     Ok(arguments)
 }
 

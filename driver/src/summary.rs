@@ -268,27 +268,31 @@ pub fn one_thread(profile: &Profile, thread: u64) -> Result<Profile> {
 }
 
 /// The communication records of every rank: Li and Zhang's COM records, one line per rank,
-/// call site, operation and peer.
+/// call site, operation and peer, with OpenMP's waits (the OMPT tool's, per OpenMP thread).
 pub fn communication(profiles: &[Profile]) -> String {
     let mut out = String::new();
     let rows: Vec<_> = profiles.iter().flat_map(|p| p.communication.iter().map(move |c| (p, c))).collect();
     if rows.is_empty() {
         return out;
     }
-    let _ = writeln!(out, "\nCommunication (per call site and peer; wait = synchronisation delay)\n");
     let _ = writeln!(
         out,
-        "{:>5} {:>9} {:>12} {:>11} {:>11} {:>11} {:<14} {:>5}  Site",
+        "\nCommunication and synchronisation (per site and peer: the peer's rank, or for OpenMP the \
+         thread; wait = synchronisation delay)\n"
+    );
+    let _ = writeln!(
+        out,
+        "{:>5} {:>9} {:>12} {:>11} {:>11} {:>11} {:<20} {:>5}  Site",
         "Rank", "Calls", "Bytes", "Time msec", "Wait msec", "Transfer", "Operation", "Peer"
     );
-    let _ = writeln!(out, "{}", "-".repeat(100));
+    let _ = writeln!(out, "{}", "-".repeat(106));
     for (p, c) in rows {
         let rank = p.mpi.as_ref().map_or("-".to_string(), |m| m.rank.to_string());
         let site = c.site.map_or("(outside every event)".to_string(), |s| event_name(p, s));
         let peer = c.peer.map_or("-".to_string(), |r| r.to_string());
         let _ = writeln!(
             out,
-            "{:>5} {:>9} {:>12} {:>11.3} {:>11.3} {:>11.3} {:<14} {:>5}  {}",
+            "{:>5} {:>9} {:>12} {:>11.3} {:>11.3} {:>11.3} {:<20} {:>5}  {}",
             rank,
             c.calls,
             c.bytes,

@@ -100,10 +100,12 @@ pub struct Communication {
     /// measured, otherwise the calling routine or loop); None outside every event.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub site: Option<u32>,
-    /// The MPI operation (`MPI_Send`, `MPI_Recv`, `MPI_Allreduce`...).
+    /// The MPI operation (`MPI_Send`, `MPI_Recv`, `MPI_Allreduce`...), or the OpenMP wait
+    /// (`OMP_Barrier_implicit`, `OMP_Lock`, `OMP_Idle`...: instrument_contract::mpi::OPERATIONS).
     pub operation: String,
     /// The peer's rank in MPI_COMM_WORLD (destination of a send, source of a receive, root of
-    /// a rooted collective); None for collectives without a root and for waits.
+    /// a rooted collective); None for collectives without a root and for waits. For an OpenMP
+    /// wait: the waiting thread's number in its team.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub peer: Option<u32>,
     pub calls: u64,

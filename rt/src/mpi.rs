@@ -1,5 +1,6 @@
 //! MPI: which rank of which job this process is, and the communication records of the PMPI
-//! layer (rt/shim/pmpi.c, compiled by the compiler wrappers against the program's own mpi.h).
+//! layer (rt/shim/pmpi.c, compiled by the compiler wrappers against the program's own mpi.h);
+//! the OMPT tool's OpenMP waits (rt/shim/ompt.c) go to the same table.
 //!
 //! The rank comes from the launcher's environment at start-up (Open MPI, MPICH's PMI, Slurm),
 //! so even a profile written before MPI_Init is named by rank; the layer's MPI_Init confirms it
@@ -109,6 +110,33 @@ pub extern "C" fn __instrument_mpi_record(
     slot.bytes.fetch_add(bytes, Relaxed);
     slot.ticks.fetch_add(end.saturating_sub(start), Relaxed);
     slot.wait_ticks.fetch_add(transfer.clamp(start, end) - start, Relaxed);
+}
+
+/// The event open on the calling thread plus one (0: none), for the OMPT tool's regions.
+#[no_mangle]
+pub extern "C" fn __instrument_current_site() -> u32 {
+    current_site().map_or(0, |s| s + 1)
+}
+
+/// Records one OpenMP wait (rt/shim/ompt.c) from `start` to `end` at `site` (event id plus one,
+/// 0 for none) by OpenMP thread `thread`: all of it is synchronisation delay.
+#[no_mangle]
+pub extern "C" fn __instrument_sync_record(operation: u32, site: u32, thread: i32, start: u64, end: u64) {
+    let thread = if (0..0xff_fffe).contains(&thread) { thread } else { NO_PEER };
+    let Some(slot) = slot(key(site.checked_sub(1), operation, thread)) else {
+        DROPPED.fetch_add(1, Relaxed);
+        return;
+    };
+    let ticks = end.saturating_sub(start);
+    slot.calls.fetch_add(1, Relaxed);
+    slot.ticks.fetch_add(ticks, Relaxed);
+    slot.wait_ticks.fetch_add(ticks, Relaxed);
+}
+
+/// Whether the OMPT tool starts (`INSTRUMENT_OMPT`, on unless switched off).
+#[no_mangle]
+pub extern "C" fn __instrument_ompt_wanted() -> i32 {
+    i32::from(crate::settings::flag(&crate::settings::OMPT) != Some(false))
 }
 
 /// The rank and size the PMPI layer's MPI_Init found in MPI_COMM_WORLD.

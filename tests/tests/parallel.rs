@@ -187,3 +187,46 @@ fn mpi_two_ranks_give_one_profile_each_with_communication_records() {
 fn mpi_four_ranks_give_one_profile_each_with_communication_records() {
     ring(4);
 }
+
+/// c-fixtures/openmp_waits.c: known barrier, lock and idle waits, recorded by the OMPT tool per
+/// region and OpenMP thread (and nothing with INSTRUMENT_OMPT=0).
+#[test]
+fn openmp_waits_are_recorded_per_region_and_thread() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "openmp_waits", &["-fopenmp"]);
+    let (output, profile) = run_profiled(&program, dir.path());
+    assert_success(&output, "openmp_waits");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "done\n");
+    let wait_ms = |operation: &str, site: Option<&str>, thread: u32| -> (u64, f64) {
+        let site = site.map(|name| function(&profile, name).id);
+        let found = profile
+            .communication
+            .iter()
+            .find(|c| c.operation == operation && c.site == site && c.peer == Some(thread));
+        let c = found
+            .unwrap_or_else(|| panic!("no {operation} of thread {thread}: {:#?}", profile.communication));
+        assert_eq!(c.wait_ns, c.time_ns, "an OpenMP wait is all synchronisation delay");
+        (c.calls, c.wait_ns as f64 / 1e6)
+    };
+    // Thread 0 waits 30 ms in each of 3 closing barriers; thread 1 arrives last.
+    let (calls, ms) = wait_ms("OMP_Barrier_implicit", Some("unbalanced"), 0);
+    assert!(calls == 3 && (75.0..150.0).contains(&ms), "thread 0: {calls} waits, {ms} ms");
+    let (calls, ms) = wait_ms("OMP_Barrier_implicit", Some("unbalanced"), 1);
+    assert!(calls == 3 && ms < 10.0, "thread 1: {calls} waits, {ms} ms");
+    // The worker is idle while the initial thread works alone, 20 ms twice.
+    let (_, ms) = wait_ms("OMP_Idle", None, 1);
+    assert!((35.0..80.0).contains(&ms), "idle {ms} ms");
+    // Thread 0 waits about 30 ms for the lock, thread 1 about 25 ms at the explicit barrier.
+    let (calls, ms) = wait_ms("OMP_Lock", Some("contended.omp_outlined"), 0);
+    assert!(calls == 1 && (25.0..60.0).contains(&ms), "lock: {ms} ms");
+    let (calls, ms) = wait_ms("OMP_Barrier_explicit", Some("contended.omp_outlined"), 1);
+    assert!(calls == 2 && (20.0..60.0).contains(&ms), "explicit barrier: {ms} ms");
+    let summary = report(&[], dir.path());
+    assert!(summary.contains("OMP_Lock"), "{summary}");
+
+    let off = scratch();
+    let output =
+        run(Command::new(&program).env("INSTRUMENT_PROFILE_DIR", off.path()).env("INSTRUMENT_OMPT", "0"));
+    assert_success(&output, "openmp_waits with INSTRUMENT_OMPT=0");
+    assert!(only_profile(off.path()).communication.is_empty());
+}
