@@ -7,7 +7,7 @@ use std::path::PathBuf;
 fn main() {
     println!("cargo:rerun-if-changed=shim/exec.c");
     println!("cargo:rerun-if-changed=shim/ompt.c");
-    cc::Build::new().file("shim/exec.c").warnings(true).compile("instrument_rt_exec");
+    cc::Build::new().file("shim/exec.c").warnings(true).warnings_into_errors(true).compile("instrument_rt_exec");
     let generated = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let header = generated.join(instrument_contract::mpi::C_HEADER_NAME);
     std::fs::write(&header, instrument_contract::mpi::c_header()).expect("the operations header");
@@ -17,5 +17,6 @@ fn main() {
         .file("shim/ompt.c")
         .include(&generated)
         .warnings(true)
+        .warnings_into_errors(true)
         .compile("instrument_rt_ompt");
 }

@@ -31,10 +31,10 @@
  * reference values recorded below (computed once with this code; they
  * are not NPB's BT values), relative tolerance 1e-8 as in NPB.
  */
+#include "npb-C.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <math.h>
-#include "npb-C.h"
 
 #if CLASS == 'S'
 #define PROBLEM_SIZE 12
@@ -65,7 +65,7 @@ static double lhs[N][3][5][5];
 static double fjac[N][5][5];
 
 static double ce[5][13];
-static double dmat[5][5];      /* viscosity matrix D */
+static double dmat[5][5]; /* viscosity matrix D */
 static double dt, dnm1, tx1, tx2, dssp, dx1;
 static int grid_points = N;
 
@@ -93,8 +93,7 @@ void error_norm(double rms[5]);
 void rhs_norm(double rms[5]);
 void verify(double xcr[5], double xce[5], logical *verified);
 
-int main(void)
-{
+int main(void) {
     int niter = NITER_DEFAULT, step;
     double tmax, n3, mflops, calls;
     double xcr[5], xce[5];
@@ -131,7 +130,8 @@ int main(void)
     timer_clear(1);
     timer_start(1);
     for (step = 1; step <= niter; step++) {
-        if ((step % 20) == 0 || step == 1) printf(" Time step %4d\n", step);
+        if ((step % 20) == 0 || step == 1)
+            printf(" Time step %4d\n", step);
         adi();
     }
     timer_stop(1);
@@ -145,18 +145,17 @@ int main(void)
     /* Nominal operation count: NPB BT's formula, for comparability only. */
     n3 = 1.0 * N * N * N;
     if (tmax != 0.0)
-        mflops = 1.0e-6 * (double)niter *
-                 (3478.8 * n3 - 17655.7 * (double)N * N + 28023.7 * N) / tmax;
+        mflops =
+            1.0e-6 * (double)niter * (3478.8 * n3 - 17655.7 * (double)N * N + 28023.7 * N) / tmax;
     else
         mflops = 0.0;
 
-    print_results("BT-like", CLASS, N, N, N, niter, tmax, mflops,
-                  "   floating point (nominal)", verified);
+    print_results("BT-like", CLASS, N, N, N, niter, tmax, mflops, "   floating point (nominal)",
+                  verified);
     return verified ? 0 : 1;
 }
 
-void set_constants(void)
-{
+void set_constants(void) {
     static const double ce_init[5][13] = {
         {2.0, 0.0, 0.0, 4.0, 5.0, 3.0, 0.5, 0.02, 0.01, 0.03, 0.5, 0.4, 0.3},
         {1.0, 0.0, 0.0, 0.0, 1.0, 2.0, 3.0, 0.01, 0.03, 0.02, 0.4, 0.3, 0.5},
@@ -167,11 +166,13 @@ void set_constants(void)
     const double nu = 0.3;
 
     for (m = 0; m < 5; m++)
-        for (l = 0; l < 13; l++) ce[m][l] = ce_init[m][l];
+        for (l = 0; l < 13; l++)
+            ce[m][l] = ce_init[m][l];
 
     /* D = nu * (diag(1.0, 1.2, 1.2, 1.2, 1.5) + 0.1 * offdiag(1)). */
     for (m = 0; m < 5; m++)
-        for (l = 0; l < 5; l++) dmat[m][l] = (m == l) ? 0.0 : 0.1 * nu;
+        for (l = 0; l < 5; l++)
+            dmat[m][l] = (m == l) ? 0.0 : 0.1 * nu;
     dmat[0][0] = 1.0 * nu;
     dmat[1][1] = 1.2 * nu;
     dmat[2][2] = 1.2 * nu;
@@ -186,12 +187,10 @@ void set_constants(void)
 }
 
 /* Polynomial exact solution at (xi, eta, zeta) in [0,1]^3 (BT's). */
-void exact_solution(double xi, double eta, double zeta, double dtemp[5])
-{
+void exact_solution(double xi, double eta, double zeta, double dtemp[5]) {
     int m;
     for (m = 0; m < 5; m++) {
-        dtemp[m] = ce[m][0] +
-                   xi * (ce[m][1] + xi * (ce[m][4] + xi * (ce[m][7] + xi * ce[m][10]))) +
+        dtemp[m] = ce[m][0] + xi * (ce[m][1] + xi * (ce[m][4] + xi * (ce[m][7] + xi * ce[m][10]))) +
                    eta * (ce[m][2] + eta * (ce[m][5] + eta * (ce[m][8] + eta * ce[m][11]))) +
                    zeta * (ce[m][3] + zeta * (ce[m][6] + zeta * (ce[m][9] + zeta * ce[m][12])));
     }
@@ -199,8 +198,7 @@ void exact_solution(double xi, double eta, double zeta, double dtemp[5])
 
 /* Interior: mean of the linear interpolants between opposite faces;
  * boundary: the exact solution. */
-void initialize(void)
-{
+void initialize(void) {
     int i, j, k, m, ix, iy, iz;
     double xi, eta, zeta, Pface[2][3][5], Pxi, Peta, Pzeta, temp[5];
 
@@ -224,7 +222,8 @@ void initialize(void)
                 }
                 if (i == 0 || j == 0 || k == 0 || i == N - 1 || j == N - 1 || k == N - 1) {
                     exact_solution(xi, eta, zeta, temp);
-                    for (m = 0; m < 5; m++) u[0][k][j][i][m] = temp[m];
+                    for (m = 0; m < 5; m++)
+                        u[0][k][j][i][m] = temp[m];
                 }
             }
         }
@@ -233,8 +232,7 @@ void initialize(void)
 
 /* forcing = -L(exact solution), so the exact field is a discrete steady
  * state. */
-void exact_rhs(void)
-{
+void exact_rhs(void) {
     int i, j, k, m;
     double temp[5];
 
@@ -257,8 +255,7 @@ void exact_rhs(void)
 }
 
 /* 1/u0 and the three advection velocities at every point. */
-void compute_aux(field_t *v)
-{
+void compute_aux(field_t *v) {
     int i, j, k;
     double r;
 
@@ -274,8 +271,7 @@ void compute_aux(field_t *v)
 }
 
 /* out += L(v) at interior points (uses the aux arrays of v). */
-void accumulate_operator(field_t *v, field_t *out)
-{
+void accumulate_operator(field_t *v, field_t *out) {
     int i, j, k, m, l, d;
     double (*vv)[N][N][5] = v[0];
     double (*o)[N][N][5] = out[0];
@@ -286,12 +282,24 @@ void accumulate_operator(field_t *v, field_t *out)
             for (j = 1; j < N - 1; j++) {
                 for (i = 1; i < N - 1; i++) {
                     int ip, jp, kp, im, jm, km;
-                    int c;   /* coordinate along direction d */
+                    int c; /* coordinate along direction d */
                     double *up, *um, *uc, wp, wm, diff;
-                    ip = im = i; jp = jm = j; kp = km = k;
-                    if (d == 0) { ip = i + 1; im = i - 1; c = i; }
-                    else if (d == 1) { jp = j + 1; jm = j - 1; c = j; }
-                    else { kp = k + 1; km = k - 1; c = k; }
+                    ip = im = i;
+                    jp = jm = j;
+                    kp = km = k;
+                    if (d == 0) {
+                        ip = i + 1;
+                        im = i - 1;
+                        c = i;
+                    } else if (d == 1) {
+                        jp = j + 1;
+                        jm = j - 1;
+                        c = j;
+                    } else {
+                        kp = k + 1;
+                        km = k - 1;
+                        c = k;
+                    }
                     up = vv[kp][jp][ip];
                     um = vv[km][jm][im];
                     uc = vv[k][j][i];
@@ -308,8 +316,8 @@ void accumulate_operator(field_t *v, field_t *out)
                     /* Fourth-order dissipation with BT's boundary stencils. */
                     for (m = 0; m < 5; m++) {
                         double v_m2, v_m1, v_0, v_p1, v_p2, d4;
-#define AT(off) ((d == 0) ? vv[k][j][i + (off)][m] : \
-                 (d == 1) ? vv[k][j + (off)][i][m] : vv[k + (off)][j][i][m])
+#define AT(off)                                                                                    \
+    ((d == 0) ? vv[k][j][i + (off)][m] : (d == 1) ? vv[k][j + (off)][i][m] : vv[k + (off)][j][i][m])
                         v_0 = AT(0);
                         v_p1 = AT(1);
                         v_m1 = AT(-1);
@@ -340,8 +348,7 @@ void accumulate_operator(field_t *v, field_t *out)
 }
 
 /* rhs = dt * (forcing + L(u)) at interior points, 0 on the boundary. */
-void compute_rhs(void)
-{
+void compute_rhs(void) {
     int i, j, k, m;
 
     compute_aux(u);
@@ -358,11 +365,11 @@ void compute_rhs(void)
     for (k = 1; k < N - 1; k++)
         for (j = 1; j < N - 1; j++)
             for (i = 1; i < N - 1; i++)
-                for (m = 0; m < 5; m++) rhs[0][k][j][i][m] *= dt;
+                for (m = 0; m < 5; m++)
+                    rhs[0][k][j][i][m] *= dt;
 }
 
-void adi(void)
-{
+void adi(void) {
     compute_rhs();
     x_solve();
     y_solve();
@@ -371,8 +378,7 @@ void adi(void)
 }
 
 /* Identity blocks at the two ends of a line (Dirichlet boundary). */
-void lhsinit(double lhs[][3][5][5], int size)
-{
+void lhsinit(double lhs[][3][5][5], int size) {
     int i, m, n;
 
     i = size;
@@ -391,22 +397,21 @@ void lhsinit(double lhs[][3][5][5], int size)
 }
 
 /* Jacobian of the flux w_d(u) u:  w I + u g^T with g = grad w_d. */
-void flux_jacobian(int d, double uu[5], double rho, double w, double jac[5][5])
-{
+void flux_jacobian(int d, double uu[5], double rho, double w, double jac[5][5]) {
     int m, l;
     double g[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
 
     g[0] = -w * rho;
     g[d + 1] = rho;
     for (m = 0; m < 5; m++) {
-        for (l = 0; l < 5; l++) jac[m][l] = uu[m] * g[l];
+        for (l = 0; l < 5; l++)
+            jac[m][l] = uu[m] * g[l];
         jac[m][m] += w;
     }
 }
 
 /* Blocks of (I - dt L_d) along one grid line, given the values on it. */
-void build_lhs_line(int d, double line_u[][5], double line_rho[], double line_w[])
-{
+void build_lhs_line(int d, double line_u[][5], double line_rho[], double line_w[]) {
     int i, m, l;
     double tmp1 = dt * tx1, tmp2 = dt * tx2;
     int isize = N - 1;
@@ -432,8 +437,7 @@ void build_lhs_line(int d, double line_u[][5], double line_rho[], double line_w[
 /* Block-tridiagonal solve of one line; r points to the rhs of the first
  * point, consecutive points are stride vectors apart.  This is BT's
  * forward elimination / back substitution sequence. */
-void solve_line(double (*r)[5], int stride)
-{
+void solve_line(double (*r)[5], int stride) {
     int i, m, n;
     int isize = N - 1;
 
@@ -466,15 +470,15 @@ void solve_line(double (*r)[5], int stride)
 #undef R
 }
 
-void x_solve(void)
-{
+void x_solve(void) {
     int i, j, k, m;
     double line_u[N][5], line_rho[N], line_w[N];
 
     for (k = 1; k < N - 1; k++) {
         for (j = 1; j < N - 1; j++) {
             for (i = 0; i < N; i++) {
-                for (m = 0; m < 5; m++) line_u[i][m] = u[0][k][j][i][m];
+                for (m = 0; m < 5; m++)
+                    line_u[i][m] = u[0][k][j][i][m];
                 line_rho[i] = rho_i[0][k][j][i];
                 line_w[i] = ws[0][0][k][j][i];
             }
@@ -484,15 +488,15 @@ void x_solve(void)
     }
 }
 
-void y_solve(void)
-{
+void y_solve(void) {
     int i, j, k, m;
     double line_u[N][5], line_rho[N], line_w[N];
 
     for (k = 1; k < N - 1; k++) {
         for (i = 1; i < N - 1; i++) {
             for (j = 0; j < N; j++) {
-                for (m = 0; m < 5; m++) line_u[j][m] = u[0][k][j][i][m];
+                for (m = 0; m < 5; m++)
+                    line_u[j][m] = u[0][k][j][i][m];
                 line_rho[j] = rho_i[0][k][j][i];
                 line_w[j] = ws[1][0][k][j][i];
             }
@@ -502,15 +506,15 @@ void y_solve(void)
     }
 }
 
-void z_solve(void)
-{
+void z_solve(void) {
     int i, j, k, m;
     double line_u[N][5], line_rho[N], line_w[N];
 
     for (j = 1; j < N - 1; j++) {
         for (i = 1; i < N - 1; i++) {
             for (k = 0; k < N; k++) {
-                for (m = 0; m < 5; m++) line_u[k][m] = u[0][k][j][i][m];
+                for (m = 0; m < 5; m++)
+                    line_u[k][m] = u[0][k][j][i][m];
                 line_rho[k] = rho_i[0][k][j][i];
                 line_w[k] = ws[2][0][k][j][i];
             }
@@ -522,88 +526,94 @@ void z_solve(void)
 
 /* Gauss-Jordan elimination without pivoting:
  *   c = lhs^-1 c,  r = lhs^-1 r  (lhs is destroyed). */
-void binvcrhs(double lhs[5][5], double c[5][5], double r[5])
-{
+void binvcrhs(double lhs[5][5], double c[5][5], double r[5]) {
     int p, i, j;
     double pivot, coeff;
 
     for (p = 0; p < 5; p++) {
         pivot = 1.00 / lhs[p][p];
-        for (j = p + 1; j < 5; j++) lhs[p][j] = lhs[p][j] * pivot;
-        for (j = 0; j < 5; j++) c[p][j] = c[p][j] * pivot;
+        for (j = p + 1; j < 5; j++)
+            lhs[p][j] = lhs[p][j] * pivot;
+        for (j = 0; j < 5; j++)
+            c[p][j] = c[p][j] * pivot;
         r[p] = r[p] * pivot;
 
         for (i = 0; i < 5; i++) {
-            if (i == p) continue;
+            if (i == p)
+                continue;
             coeff = lhs[i][p];
-            for (j = p + 1; j < 5; j++) lhs[i][j] = lhs[i][j] - coeff * lhs[p][j];
-            for (j = 0; j < 5; j++) c[i][j] = c[i][j] - coeff * c[p][j];
+            for (j = p + 1; j < 5; j++)
+                lhs[i][j] = lhs[i][j] - coeff * lhs[p][j];
+            for (j = 0; j < 5; j++)
+                c[i][j] = c[i][j] - coeff * c[p][j];
             r[i] = r[i] - coeff * r[p];
         }
     }
 }
 
 /* r = lhs^-1 r (lhs is destroyed). */
-void binvrhs(double lhs[5][5], double r[5])
-{
+void binvrhs(double lhs[5][5], double r[5]) {
     int p, i, j;
     double pivot, coeff;
 
     for (p = 0; p < 5; p++) {
         pivot = 1.00 / lhs[p][p];
-        for (j = p + 1; j < 5; j++) lhs[p][j] = lhs[p][j] * pivot;
+        for (j = p + 1; j < 5; j++)
+            lhs[p][j] = lhs[p][j] * pivot;
         r[p] = r[p] * pivot;
 
         for (i = 0; i < 5; i++) {
-            if (i == p) continue;
+            if (i == p)
+                continue;
             coeff = lhs[i][p];
-            for (j = p + 1; j < 5; j++) lhs[i][j] = lhs[i][j] - coeff * lhs[p][j];
+            for (j = p + 1; j < 5; j++)
+                lhs[i][j] = lhs[i][j] - coeff * lhs[p][j];
             r[i] = r[i] - coeff * r[p];
         }
     }
 }
 
 /* bvec = bvec - ablock * avec */
-void matvec_sub(double ablock[5][5], double avec[5], double bvec[5])
-{
+void matvec_sub(double ablock[5][5], double avec[5], double bvec[5]) {
     int m, n;
     for (m = 0; m < 5; m++) {
         double s = bvec[m];
-        for (n = 0; n < 5; n++) s = s - ablock[m][n] * avec[n];
+        for (n = 0; n < 5; n++)
+            s = s - ablock[m][n] * avec[n];
         bvec[m] = s;
     }
 }
 
 /* cblock = cblock - ablock * bblock */
-void matmul_sub(double ablock[5][5], double bblock[5][5], double cblock[5][5])
-{
+void matmul_sub(double ablock[5][5], double bblock[5][5], double cblock[5][5]) {
     int m, n, l;
     for (m = 0; m < 5; m++) {
         for (n = 0; n < 5; n++) {
             double s = cblock[m][n];
-            for (l = 0; l < 5; l++) s = s - ablock[m][l] * bblock[l][n];
+            for (l = 0; l < 5; l++)
+                s = s - ablock[m][l] * bblock[l][n];
             cblock[m][n] = s;
         }
     }
 }
 
 /* u = u + du */
-void add(void)
-{
+void add(void) {
     int i, j, k, m;
     for (k = 1; k < N - 1; k++)
         for (j = 1; j < N - 1; j++)
             for (i = 1; i < N - 1; i++)
-                for (m = 0; m < 5; m++) u[0][k][j][i][m] += rhs[0][k][j][i][m];
+                for (m = 0; m < 5; m++)
+                    u[0][k][j][i][m] += rhs[0][k][j][i][m];
 }
 
 /* RMS of u - exact over all points. */
-void error_norm(double rms[5])
-{
+void error_norm(double rms[5]) {
     int i, j, k, m;
     double add_, temp[5];
 
-    for (m = 0; m < 5; m++) rms[m] = 0.0;
+    for (m = 0; m < 5; m++)
+        rms[m] = 0.0;
     for (k = 0; k < N; k++)
         for (j = 0; j < N; j++)
             for (i = 0; i < N; i++) {
@@ -613,16 +623,17 @@ void error_norm(double rms[5])
                     rms[m] = rms[m] + add_ * add_;
                 }
             }
-    for (m = 0; m < 5; m++) rms[m] = sqrt(rms[m] / ((double)N * N * N));
+    for (m = 0; m < 5; m++)
+        rms[m] = sqrt(rms[m] / ((double)N * N * N));
 }
 
 /* RMS of the steady-state residual rhs/dt over interior points. */
-void rhs_norm(double rms[5])
-{
+void rhs_norm(double rms[5]) {
     int i, j, k, m;
     double add_;
 
-    for (m = 0; m < 5; m++) rms[m] = 0.0;
+    for (m = 0; m < 5; m++)
+        rms[m] = 0.0;
     for (k = 1; k < N - 1; k++)
         for (j = 1; j < N - 1; j++)
             for (i = 1; i < N - 1; i++)
@@ -635,33 +646,32 @@ void rhs_norm(double rms[5])
 }
 
 /* Compare with the self-generated references (NOT NPB BT values). */
-void verify(double xcr[5], double xce[5], logical *verified)
-{
+void verify(double xcr[5], double xce[5], logical *verified) {
     const double epsilon = 1.0e-8;
     int m;
     const double *xcrref, *xceref;
 #if CLASS == 'S'
-    static const double xcr_ref[5] = {
-        6.47150837362626E-02, 1.53644510192666E-02, 1.09578746772705E-02,
-        7.14777431316797E-03, 2.05040992739437E-02};
-    static const double xce_ref[5] = {
-        5.55661503050814E-03, 7.81784605581815E-04, 6.60968257579748E-04,
-        5.00603350670585E-04, 1.38117093802133E-03};
+    static const double xcr_ref[5] = {6.47150837362626E-02, 1.53644510192666E-02,
+                                      1.09578746772705E-02, 7.14777431316797E-03,
+                                      2.05040992739437E-02};
+    static const double xce_ref[5] = {5.55661503050814E-03, 7.81784605581815E-04,
+                                      6.60968257579748E-04, 5.00603350670585E-04,
+                                      1.38117093802133E-03};
 #elif CLASS == 'W'
-    static const double xcr_ref[5] = {
-        1.09727639528922E+00, 7.09023446212141E-01, 5.97614187803548E-01,
-        4.78132886323385E-01, 8.52679265736205E-02};
-    static const double xce_ref[5] = {
-        9.71756994044669E-02, 4.62397912665581E-02, 3.66508169532853E-02,
-        2.64655501216917E-02, 1.77503767724817E-02};
+    static const double xcr_ref[5] = {1.09727639528922E+00, 7.09023446212141E-01,
+                                      5.97614187803548E-01, 4.78132886323385E-01,
+                                      8.52679265736205E-02};
+    static const double xce_ref[5] = {9.71756994044669E-02, 4.62397912665581E-02,
+                                      3.66508169532853E-02, 2.64655501216917E-02,
+                                      1.77503767724817E-02};
 #elif CLASS == 'A'
     /* Recorded from a single class A run (clang-22 -O2); see README. */
-    static const double xcr_ref[5] = {
-        1.05313893370915E+00, 6.80214746238487E-01, 5.73019343461685E-01,
-        4.58305060816468E-01, 8.29121499393798E-02};
-    static const double xce_ref[5] = {
-        1.01197294930263E-01, 4.81350517648401E-02, 3.81297171993206E-02,
-        2.75232392241214E-02, 1.85431207796256E-02};
+    static const double xcr_ref[5] = {1.05313893370915E+00, 6.80214746238487E-01,
+                                      5.73019343461685E-01, 4.58305060816468E-01,
+                                      8.29121499393798E-02};
+    static const double xce_ref[5] = {1.01197294930263E-01, 4.81350517648401E-02,
+                                      3.81297171993206E-02, 2.75232392241214E-02,
+                                      1.85431207796256E-02};
 #endif
     xcrref = xcr_ref;
     xceref = xce_ref;
@@ -671,15 +681,17 @@ void verify(double xcr[5], double xce[5], logical *verified)
     printf(" Comparison of RMS-norms of residual\n");
     for (m = 0; m < 5; m++) {
         double err = fabs((xcr[m] - xcrref[m]) / xcrref[m]);
-        if (!(err <= epsilon)) *verified = FALSE;
-        printf("          %2d %22.14E %22.14E %22.14E%s\n", m + 1, xcr[m], xcrref[m],
-               err, (err <= epsilon) ? "" : " FAILURE");
+        if (!(err <= epsilon))
+            *verified = FALSE;
+        printf("          %2d %22.14E %22.14E %22.14E%s\n", m + 1, xcr[m], xcrref[m], err,
+               (err <= epsilon) ? "" : " FAILURE");
     }
     printf(" Comparison of RMS-norms of solution error\n");
     for (m = 0; m < 5; m++) {
         double err = fabs((xce[m] - xceref[m]) / xceref[m]);
-        if (!(err <= epsilon)) *verified = FALSE;
-        printf("          %2d %22.14E %22.14E %22.14E%s\n", m + 1, xce[m], xceref[m],
-               err, (err <= epsilon) ? "" : " FAILURE");
+        if (!(err <= epsilon))
+            *verified = FALSE;
+        printf("          %2d %22.14E %22.14E %22.14E%s\n", m + 1, xce[m], xceref[m], err,
+               (err <= epsilon) ? "" : " FAILURE");
     }
 }

@@ -8,10 +8,10 @@
  * assembled into compressed row storage by sparse.  zeta is checked against
  * the official NPB value with relative tolerance 1e-10.
  */
+#include "npb-C.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <math.h>
-#include "npb-C.h"
 
 #if CLASS == 'S'
 #define NA 1400
@@ -54,20 +54,19 @@ static int naa, nzz;
 static int firstrow, lastrow, firstcol, lastcol;
 static double amult, tran;
 
-void conj_grad(int colidx[], int rowstr[], double x[], double z[], double a[],
-               double p[], double q[], double r[], double *rnorm);
-void makea(int n, int nz, double a[], int colidx[], int rowstr[], int firstrow,
-           int lastrow, int firstcol, int lastcol, int arow[],
-           int acol[][NONZER + 1], double aelt[][NONZER + 1], int iv[]);
-void sparse(double a[], int colidx[], int rowstr[], int n, int nz, int nozer,
-            int arow[], int acol[][NONZER + 1], double aelt[][NONZER + 1],
-            int firstrow, int lastrow, int nzloc[], double rcond, double shift);
+void conj_grad(int colidx[], int rowstr[], double x[], double z[], double a[], double p[],
+               double q[], double r[], double *rnorm);
+void makea(int n, int nz, double a[], int colidx[], int rowstr[], int firstrow, int lastrow,
+           int firstcol, int lastcol, int arow[], int acol[][NONZER + 1], double aelt[][NONZER + 1],
+           int iv[]);
+void sparse(double a[], int colidx[], int rowstr[], int n, int nz, int nozer, int arow[],
+            int acol[][NONZER + 1], double aelt[][NONZER + 1], int firstrow, int lastrow,
+            int nzloc[], double rcond, double shift);
 void sprnvc(int n, int nz, int nn1, double v[], int iv[]);
 int icnvrt(double x, int ipwr2);
 void vecset(int n, double v[], int iv[], int *nzv, int i, double val);
 
-int main(void)
-{
+int main(void) {
     int i, j, k, it;
     double zeta;
     double rnorm;
@@ -94,15 +93,15 @@ int main(void)
     amult = 1220703125.0;
     zeta = randlc(&tran, amult);
 
-    makea(naa, nzz, a, colidx, rowstr, firstrow, lastrow, firstcol, lastcol,
-          arow, acol, aelt, iv);
+    makea(naa, nzz, a, colidx, rowstr, firstrow, lastrow, firstcol, lastcol, arow, acol, aelt, iv);
 
     /* Shift column indices to local numbering (a no-op serially). */
     for (j = 0; j < lastrow - firstrow + 1; j++)
         for (k = rowstr[j]; k < rowstr[j + 1]; k++)
             colidx[k] = colidx[k] - firstcol;
 
-    for (i = 0; i < NA + 1; i++) x[i] = 1.0;
+    for (i = 0; i < NA + 1; i++)
+        x[i] = 1.0;
     for (j = 0; j < lastcol - firstcol + 1; j++) {
         q[j] = 0.0;
         z[j] = 0.0;
@@ -121,11 +120,13 @@ int main(void)
             norm_temp2 = norm_temp2 + z[j] * z[j];
         }
         norm_temp2 = 1.0 / sqrt(norm_temp2);
-        for (j = 0; j < lastcol - firstcol + 1; j++) x[j] = norm_temp2 * z[j];
+        for (j = 0; j < lastcol - firstcol + 1; j++)
+            x[j] = norm_temp2 * z[j];
     }
 
     /* Reset the starting vector. */
-    for (i = 0; i < NA + 1; i++) x[i] = 1.0;
+    for (i = 0; i < NA + 1; i++)
+        x[i] = 1.0;
     zeta = 0.0;
 
     timer_clear(1);
@@ -143,10 +144,12 @@ int main(void)
         }
         norm_temp2 = 1.0 / sqrt(norm_temp2);
         zeta = SHIFT + 1.0 / norm_temp1;
-        if (it == 1) printf("\n   iteration           ||r||                 zeta\n");
+        if (it == 1)
+            printf("\n   iteration           ||r||                 zeta\n");
         printf("    %5d       %20.14E%20.13f\n", it, rnorm, zeta);
 
-        for (j = 0; j < lastcol - firstcol + 1; j++) x[j] = norm_temp2 * z[j];
+        for (j = 0; j < lastcol - firstcol + 1; j++)
+            x[j] = norm_temp2 * z[j];
     }
 
     timer_stop(1);
@@ -176,15 +179,13 @@ int main(void)
         mflops = 0.0;
     }
 
-    print_results("CG", CLASS, NA, 0, 0, NITER, t, mflops,
-                  "          floating point", verified);
+    print_results("CG", CLASS, NA, 0, 0, NITER, t, mflops, "          floating point", verified);
     return verified ? 0 : 1;
 }
 
 /* Solve A z = x approximately with 25 CG iterations; return ||x - A z||. */
-void conj_grad(int colidx[], int rowstr[], double x[], double z[], double a[],
-               double p[], double q[], double r[], double *rnorm)
-{
+void conj_grad(int colidx[], int rowstr[], double x[], double z[], double a[], double p[],
+               double q[], double r[], double *rnorm) {
     int j, k;
     int cgit, cgitmax = 25;
     double d, sum, rho, rho0, alpha, beta;
@@ -199,7 +200,8 @@ void conj_grad(int colidx[], int rowstr[], double x[], double z[], double a[],
     }
 
     /* rho = r.r */
-    for (j = 0; j < lastcol - firstcol + 1; j++) rho = rho + r[j] * r[j];
+    for (j = 0; j < lastcol - firstcol + 1; j++)
+        rho = rho + r[j] * r[j];
 
     for (cgit = 1; cgit <= cgitmax; cgit++) {
         /* q = A.p */
@@ -212,7 +214,8 @@ void conj_grad(int colidx[], int rowstr[], double x[], double z[], double a[],
 
         /* d = p.q */
         d = 0.0;
-        for (j = 0; j < lastcol - firstcol + 1; j++) d = d + p[j] * q[j];
+        for (j = 0; j < lastcol - firstcol + 1; j++)
+            d = d + p[j] * q[j];
 
         alpha = rho / d;
         rho0 = rho;
@@ -225,19 +228,22 @@ void conj_grad(int colidx[], int rowstr[], double x[], double z[], double a[],
         }
 
         /* rho = r.r */
-        for (j = 0; j < lastcol - firstcol + 1; j++) rho = rho + r[j] * r[j];
+        for (j = 0; j < lastcol - firstcol + 1; j++)
+            rho = rho + r[j] * r[j];
 
         beta = rho / rho0;
 
         /* p = r + beta*p */
-        for (j = 0; j < lastcol - firstcol + 1; j++) p[j] = r[j] + beta * p[j];
+        for (j = 0; j < lastcol - firstcol + 1; j++)
+            p[j] = r[j] + beta * p[j];
     }
 
     /* Residual norm ||x - A.z|| computed explicitly. */
     sum = 0.0;
     for (j = 0; j < lastrow - firstrow + 1; j++) {
         d = 0.0;
-        for (k = rowstr[j]; k < rowstr[j + 1]; k++) d = d + a[k] * z[colidx[k]];
+        for (k = rowstr[j]; k < rowstr[j + 1]; k++)
+            d = d + a[k] * z[colidx[k]];
         r[j] = d;
     }
     for (j = 0; j < lastcol - firstcol + 1; j++) {
@@ -253,10 +259,9 @@ void conj_grad(int colidx[], int rowstr[], double x[], double z[], double a[],
  * (one of them at position i, value 0.5), with geometrically decreasing
  * size_i from 1 to RCOND, plus (RCOND - SHIFT) on the diagonal.
  */
-void makea(int n, int nz, double a[], int colidx[], int rowstr[], int firstrow,
-           int lastrow, int firstcol, int lastcol, int arow[],
-           int acol[][NONZER + 1], double aelt[][NONZER + 1], int iv[])
-{
+void makea(int n, int nz, double a[], int colidx[], int rowstr[], int firstrow, int lastrow,
+           int firstcol, int lastcol, int arow[], int acol[][NONZER + 1], double aelt[][NONZER + 1],
+           int iv[]) {
     int iouter, ivelt, nzv, nn1;
     int ivc[NONZER + 1];
     double vc[NONZER + 1];
@@ -283,15 +288,13 @@ void makea(int n, int nz, double a[], int colidx[], int rowstr[], int firstrow,
     }
 
     /* Assemble, summing duplicates (iv is workspace). */
-    sparse(a, colidx, rowstr, n, nz, NONZER, arow, acol, aelt, firstrow,
-           lastrow, iv, RCOND, SHIFT);
+    sparse(a, colidx, rowstr, n, nz, NONZER, arow, acol, aelt, firstrow, lastrow, iv, RCOND, SHIFT);
 }
 
 /* Assemble the outer products into compressed row storage. */
-void sparse(double a[], int colidx[], int rowstr[], int n, int nz, int nozer,
-            int arow[], int acol[][NONZER + 1], double aelt[][NONZER + 1],
-            int firstrow, int lastrow, int nzloc[], double rcond, double shift)
-{
+void sparse(double a[], int colidx[], int rowstr[], int n, int nz, int nozer, int arow[],
+            int acol[][NONZER + 1], double aelt[][NONZER + 1], int firstrow, int lastrow,
+            int nzloc[], double rcond, double shift) {
     int nrows;
     int i, j, j1, j2, nza, k, kk, nzrow, jcol;
     double size, scale, ratio, va;
@@ -301,7 +304,8 @@ void sparse(double a[], int colidx[], int rowstr[], int n, int nz, int nozer,
     nrows = lastrow - firstrow + 1;
 
     /* Count the triples in each row. */
-    for (j = 0; j < nrows + 1; j++) rowstr[j] = 0;
+    for (j = 0; j < nrows + 1; j++)
+        rowstr[j] = 0;
     for (i = 0; i < n; i++) {
         for (nza = 0; nza < arow[i]; nza++) {
             j = acol[i][nza] + 1;
@@ -309,7 +313,8 @@ void sparse(double a[], int colidx[], int rowstr[], int n, int nz, int nozer,
         }
     }
     rowstr[0] = 0;
-    for (j = 1; j < nrows + 1; j++) rowstr[j] = rowstr[j] + rowstr[j - 1];
+    for (j = 1; j < nrows + 1; j++)
+        rowstr[j] = rowstr[j] + rowstr[j - 1];
     nza = rowstr[nrows] - 1;
 
     if (nza > nz) {
@@ -382,7 +387,8 @@ void sparse(double a[], int colidx[], int rowstr[], int n, int nz, int nozer,
     }
 
     /* Remove empty entries and compact the rows. */
-    for (j = 1; j < nrows; j++) nzloc[j] = nzloc[j] + nzloc[j - 1];
+    for (j = 1; j < nrows; j++)
+        nzloc[j] = nzloc[j] + nzloc[j - 1];
 
     for (j = 0; j < nrows; j++) {
         if (j > 0) {
@@ -398,13 +404,13 @@ void sparse(double a[], int colidx[], int rowstr[], int n, int nz, int nozer,
             nza = nza + 1;
         }
     }
-    for (j = 1; j < nrows + 1; j++) rowstr[j] = rowstr[j] - nzloc[j - 1];
+    for (j = 1; j < nrows + 1; j++)
+        rowstr[j] = rowstr[j] - nzloc[j - 1];
 }
 
 /* Generate a sparse n-vector with nz distinct random nonzero positions
  * (1-based, from a power-of-two range nn1 with rejection). */
-void sprnvc(int n, int nz, int nn1, double v[], int iv[])
-{
+void sprnvc(int n, int nz, int nn1, double v[], int iv[]) {
     int nzv, ii, i;
     double vecelt, vecloc;
 
@@ -415,7 +421,8 @@ void sprnvc(int n, int nz, int nn1, double v[], int iv[])
         /* Generate an integer between 1 and n in a portable manner. */
         vecloc = randlc(&tran, amult);
         i = icnvrt(vecloc, nn1) + 1;
-        if (i > n) continue;
+        if (i > n)
+            continue;
 
         /* Was this integer generated already? */
         logical was_gen = FALSE;
@@ -425,7 +432,8 @@ void sprnvc(int n, int nz, int nn1, double v[], int iv[])
                 break;
             }
         }
-        if (was_gen) continue;
+        if (was_gen)
+            continue;
         v[nzv] = vecelt;
         iv[nzv] = i;
         nzv = nzv + 1;
@@ -433,14 +441,10 @@ void sprnvc(int n, int nz, int nn1, double v[], int iv[])
 }
 
 /* Scale a double in [0,1) to an integer in [0, ipwr2). */
-int icnvrt(double x, int ipwr2)
-{
-    return (int)(ipwr2 * x);
-}
+int icnvrt(double x, int ipwr2) { return (int)(ipwr2 * x); }
 
 /* Set v(i) = val in the sparse vector (iv, v), appending if absent. */
-void vecset(int n, double v[], int iv[], int *nzv, int i, double val)
-{
+void vecset(int n, double v[], int iv[], int *nzv, int i, double val) {
     int k;
     logical set;
 

@@ -37,8 +37,7 @@ double timer_read(int n);
 
 /* print_results.c; npb_nprocs > 0 adds a "Processes" line (MPI kernels) */
 extern int npb_nprocs;
-void print_results(const char *name, char class_, int n1, int n2, int n3,
-                   int niter, double t, double mops, const char *optype,
-                   logical verified);
+void print_results(const char *name, char class_, int n1, int n2, int n3, int niter, double t,
+                   double mops, const char *optype, logical verified);
 
 #endif

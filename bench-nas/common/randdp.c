@@ -12,13 +12,12 @@
  */
 #include "npb-C.h"
 
-static const double r23 = 1.1920928955078125e-07;          /* 2^-23 */
+static const double r23 = 1.1920928955078125e-07; /* 2^-23 */
 static const double r46 = 1.1920928955078125e-07 * 1.1920928955078125e-07;
-static const double t23 = 8388608.0;                        /* 2^23 */
-static const double t46 = 8388608.0 * 8388608.0;            /* 2^46 */
+static const double t23 = 8388608.0;             /* 2^23 */
+static const double t46 = 8388608.0 * 8388608.0; /* 2^46 */
 
-double randlc(double *x, double a)
-{
+double randlc(double *x, double a) {
     double t1, t2, t3, t4, a1, a2, x1, x2, z;
 
     /* Break A into two parts such that A = 2^23 * A1 + A2. */
@@ -44,8 +43,7 @@ double randlc(double *x, double a)
 
 /* Generate n successive values of the sequence into y[0..n-1]; x is
  * updated to the last seed. */
-void vranlc(int n, double *x, double a, double y[])
-{
+void vranlc(int n, double *x, double a, double y[]) {
     double t1, t2, t3, t4, a1, a2, x1, x2, z;
     double xx = *x;
     int i;

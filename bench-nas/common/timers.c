@@ -1,12 +1,11 @@
 /* Wall-clock timers in the style of NPB (timer_clear/start/stop/read). */
 #define _POSIX_C_SOURCE 199309L
-#include <time.h>
 #include "npb-C.h"
+#include <time.h>
 
 #define NTIMERS 64
 
-double wtime(void)
-{
+double wtime(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1.0e-9 * (double)ts.tv_nsec;
@@ -19,8 +18,7 @@ void timer_clear(int n) { elapsed_t[n] = 0.0; }
 
 void timer_start(int n) { start_t[n] = wtime(); }
 
-void timer_stop(int n)
-{
+void timer_stop(int n) {
     double now = wtime();
     elapsed_t[n] += now - start_t[n];
 }

@@ -6,10 +6,10 @@
  * tally them in 10 concentric square annuli.  The sums of the deviates
  * (sx, sy) are checked against the official NPB values.
  */
+#include "npb-C.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <math.h>
-#include "npb-C.h"
 
 #if CLASS == 'S'
 #define M 24
@@ -31,8 +31,7 @@
 static double x[2 * NK];
 static double q[NQ];
 
-int main(void)
-{
+int main(void) {
     double Mops, t1, t2, t3, t4, x1, x2;
     double sx, sy, tm, an, tt, gc;
     double sx_verify_value, sy_verify_value, sx_err, sy_err;
@@ -51,7 +50,8 @@ int main(void)
      * pages are touched before timing starts. */
     vranlc(0, &dum[0], dum[1], &dum[2]);
     dum[0] = randlc(&dum[1], dum[2]);
-    for (i = 0; i < 2 * NK; i++) x[i] = -1.0e99;
+    for (i = 0; i < 2 * NK; i++)
+        x[i] = -1.0e99;
     Mops = log(sqrt(fabs(fmax(1.0, 1.0))));
 
     timer_clear(0);
@@ -70,7 +70,8 @@ int main(void)
     gc = 0.0;
     sx = 0.0;
     sy = 0.0;
-    for (i = 0; i < NQ; i++) q[i] = 0.0;
+    for (i = 0; i < NQ; i++)
+        q[i] = 0.0;
 
     /* Each batch k uses the seed S * AN^(k-1), found by binary
      * exponentiation so that batches are independent. */
@@ -82,8 +83,10 @@ int main(void)
 
         for (i = 1; i <= 100; i++) {
             ik = kk / 2;
-            if ((2 * ik) != kk) t3 = randlc(&t1, t2);
-            if (ik == 0) break;
+            if ((2 * ik) != kk)
+                t3 = randlc(&t1, t2);
+            if (ik == 0)
+                break;
             t3 = randlc(&t2, t2);
             kk = ik;
         }
@@ -108,7 +111,8 @@ int main(void)
         }
     }
 
-    for (i = 0; i < NQ; i++) gc = gc + q[i];
+    for (i = 0; i < NQ; i++)
+        gc = gc + q[i];
 
     timer_stop(0);
     tm = timer_read(0);
@@ -142,15 +146,16 @@ int main(void)
     printf(" No. Gaussian Pairs = %15.0f\n", gc);
     printf(" Sums = %25.15e %25.15e\n", sx, sy);
     printf(" Counts: \n");
-    for (i = 0; i < NQ; i++) printf("%3d%15.0f\n", i, q[i]);
+    for (i = 0; i < NQ; i++)
+        printf("%3d%15.0f\n", i, q[i]);
     if (verified)
-        printf(" Verification against official NPB values: sx err %.3e, sy err %.3e\n",
-               sx_err, sy_err);
+        printf(" Verification against official NPB values: sx err %.3e, sy err %.3e\n", sx_err,
+               sy_err);
     else
-        printf(" Verification failed: sx = %.15e (ref %.15e), sy = %.15e (ref %.15e)\n",
-               sx, sx_verify_value, sy, sy_verify_value);
+        printf(" Verification failed: sx = %.15e (ref %.15e), sy = %.15e (ref %.15e)\n", sx,
+               sx_verify_value, sy, sy_verify_value);
 
-    print_results("EP", CLASS, 1 << (M + 1), 0, 0, nit, tm, Mops,
-                  "Random numbers generated", verified);
+    print_results("EP", CLASS, 1 << (M + 1), 0, 0, nit, tm, Mops, "Random numbers generated",
+                  verified);
     return verified ? 0 : 1;
 }

@@ -11,10 +11,10 @@
  * The checksums are compared with the official NPB values at relative
  * tolerance 1e-12 (NPB's FT epsilon).
  */
+#include "npb-C.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <math.h>
-#include "npb-C.h"
 
 #if CLASS == 'S'
 #define NX 64
@@ -56,9 +56,9 @@ typedef struct {
 
 #define cadd(a, b) dcmplx((a).real + (b).real, (a).imag + (b).imag)
 #define csub(a, b) dcmplx((a).real - (b).real, (a).imag - (b).imag)
-#define cmul(a, b) dcmplx((a).real * (b).real - (a).imag * (b).imag, \
-                          (a).real * (b).imag + (a).imag * (b).real)
-#define cmul2(a, s) dcmplx((a).real * (s), (a).imag * (s))
+#define cmul(a, b)                                                                                 \
+    dcmplx((a).real *(b).real - (a).imag * (b).imag, (a).real * (b).imag + (a).imag * (b).real)
+#define cmul2(a, s) dcmplx((a).real *(s), (a).imag *(s))
 #define cconj(a) dcmplx((a).real, -(a).imag)
 
 static int dims[3] = {NX, NY, NZ};
@@ -82,23 +82,21 @@ void ipow46(double a, int exponent, double *result);
 void setup(void);
 void compute_indexmap(rgrid_t *twiddle, int d1, int d2, int d3);
 void fft(int dir, grid_t *x1, grid_t *x2);
-void cffts1(int is, int d1, int d2, int d3, grid_t *x, grid_t *xout,
-            dcomplex y1[][FFTBLOCKPAD], dcomplex y2[][FFTBLOCKPAD]);
-void cffts2(int is, int d1, int d2, int d3, grid_t *x, grid_t *xout,
-            dcomplex y1[][FFTBLOCKPAD], dcomplex y2[][FFTBLOCKPAD]);
-void cffts3(int is, int d1, int d2, int d3, grid_t *x, grid_t *xout,
-            dcomplex y1[][FFTBLOCKPAD], dcomplex y2[][FFTBLOCKPAD]);
+void cffts1(int is, int d1, int d2, int d3, grid_t *x, grid_t *xout, dcomplex y1[][FFTBLOCKPAD],
+            dcomplex y2[][FFTBLOCKPAD]);
+void cffts2(int is, int d1, int d2, int d3, grid_t *x, grid_t *xout, dcomplex y1[][FFTBLOCKPAD],
+            dcomplex y2[][FFTBLOCKPAD]);
+void cffts3(int is, int d1, int d2, int d3, grid_t *x, grid_t *xout, dcomplex y1[][FFTBLOCKPAD],
+            dcomplex y2[][FFTBLOCKPAD]);
 void fft_init(int n);
-void cfftz(int is, int m, int n, dcomplex x[][FFTBLOCKPAD],
+void cfftz(int is, int m, int n, dcomplex x[][FFTBLOCKPAD], dcomplex y[][FFTBLOCKPAD]);
+void fftz2(int is, int l, int m, int n, int ny, int ny1, dcomplex u[], dcomplex x[][FFTBLOCKPAD],
            dcomplex y[][FFTBLOCKPAD]);
-void fftz2(int is, int l, int m, int n, int ny, int ny1, dcomplex u[],
-           dcomplex x[][FFTBLOCKPAD], dcomplex y[][FFTBLOCKPAD]);
 int ilog2(int n);
 void checksum(int i, grid_t *u1, int d1, int d2, int d3);
 void verify(int d1, int d2, int d3, int nt, logical *verified, char *class_);
 
-int main(void)
-{
+int main(void) {
     int i, iter;
     double total_time, mflops;
     logical verified;
@@ -119,7 +117,8 @@ int main(void)
         return 1;
     }
 
-    for (i = 0; i < 4; i++) timer_clear(i);
+    for (i = 0; i < 4; i++)
+        timer_clear(i);
     setup();
     init_ui(u0, u1, twiddle, dims[0], dims[1], dims[2]);
     compute_indexmap(twiddle, dims[0], dims[1], dims[2]);
@@ -128,7 +127,8 @@ int main(void)
     fft(1, u1, u0);
 
     /* Start over from the beginning; in FT everything is timed. */
-    for (i = 0; i < 4; i++) timer_clear(i);
+    for (i = 0; i < 4; i++)
+        timer_clear(i);
     timer_start(0);
 
     compute_indexmap(twiddle, dims[0], dims[1], dims[2]);
@@ -155,8 +155,8 @@ int main(void)
     } else {
         mflops = 0.0;
     }
-    print_results("FT", class_, NX, NY, NZ, niter, total_time, mflops,
-                  "          floating point", verified);
+    print_results("FT", class_, NX, NY, NZ, niter, total_time, mflops, "          floating point",
+                  verified);
 
     free(u0);
     free(u1);
@@ -166,8 +166,7 @@ int main(void)
 }
 
 /* Touch all arrays once. */
-void init_ui(grid_t *u0, grid_t *u1, rgrid_t *twiddle, int d1, int d2, int d3)
-{
+void init_ui(grid_t *u0, grid_t *u1, rgrid_t *twiddle, int d1, int d2, int d3) {
     int i, j, k;
 
     for (k = 0; k < d3; k++) {
@@ -183,8 +182,7 @@ void init_ui(grid_t *u0, grid_t *u1, rgrid_t *twiddle, int d1, int d2, int d3)
 
 /* One time step: u0 = u0 * twiddle (so u0 holds the spectrum at the
  * current time), u1 = u0 for the inverse transform. */
-void evolve(grid_t *u0, grid_t *u1, rgrid_t *twiddle, int d1, int d2, int d3)
-{
+void evolve(grid_t *u0, grid_t *u1, rgrid_t *twiddle, int d1, int d2, int d3) {
     int i, j, k;
 
     for (k = 0; k < d3; k++) {
@@ -200,8 +198,7 @@ void evolve(grid_t *u0, grid_t *u1, rgrid_t *twiddle, int d1, int d2, int d3)
 /* Fill u0 with the NPB random sequence (seed 314159265, a = 5^13):
  * real and imaginary parts consecutively, x fastest, then y, then z.
  * The start of each z plane is found by jumping ahead with ipow46. */
-void compute_initial_conditions(grid_t *u0, int d1, int d2, int d3)
-{
+void compute_initial_conditions(grid_t *u0, int d1, int d2, int d3) {
     double x0, start, an, starts[NZ];
     int j, k;
 
@@ -227,13 +224,13 @@ void compute_initial_conditions(grid_t *u0, int d1, int d2, int d3)
 }
 
 /* result = a^exponent (mod 2^46), by repeated squaring with randlc. */
-void ipow46(double a, int exponent, double *result)
-{
+void ipow46(double a, int exponent, double *result) {
     double q, r;
     int n, n2;
 
     *result = 1;
-    if (exponent == 0) return;
+    if (exponent == 0)
+        return;
     q = a;
     r = 1;
     n = exponent;
@@ -252,16 +249,15 @@ void ipow46(double a, int exponent, double *result)
     *result = r;
 }
 
-void setup(void)
-{
+void setup(void) {
     fftblock = FFTBLOCK;
-    if (fftblock > NZ) fftblock = NZ;
+    if (fftblock > NZ)
+        fftblock = NZ;
 }
 
 /* twiddle = exp(-4 alpha pi^2 (kx^2 + ky^2 + kz^2)) with the wave numbers
  * folded to [-n/2, n/2). */
-void compute_indexmap(rgrid_t *twiddle, int d1, int d2, int d3)
-{
+void compute_indexmap(rgrid_t *twiddle, int d1, int d2, int d3) {
     int i, j, k, kk, kk2, jj, kj2, ii;
     double ap;
 
@@ -281,8 +277,7 @@ void compute_indexmap(rgrid_t *twiddle, int d1, int d2, int d3)
 }
 
 /* 3-D FFT of x1 into x2 (x1 is used as scratch). */
-void fft(int dir, grid_t *x1, grid_t *x2)
-{
+void fft(int dir, grid_t *x1, grid_t *x2) {
     static dcomplex y1[MAXDIM][FFTBLOCKPAD];
     static dcomplex y2[MAXDIM][FFTBLOCKPAD];
 
@@ -298,9 +293,8 @@ void fft(int dir, grid_t *x1, grid_t *x2)
 }
 
 /* 1-D FFTs along the first (x) dimension, fftblock lines at a time. */
-void cffts1(int is, int d1, int d2, int d3, grid_t *x, grid_t *xout,
-            dcomplex y1[][FFTBLOCKPAD], dcomplex y2[][FFTBLOCKPAD])
-{
+void cffts1(int is, int d1, int d2, int d3, grid_t *x, grid_t *xout, dcomplex y1[][FFTBLOCKPAD],
+            dcomplex y2[][FFTBLOCKPAD]) {
     int logd1;
     int i, j, k, jj;
 
@@ -308,18 +302,19 @@ void cffts1(int is, int d1, int d2, int d3, grid_t *x, grid_t *xout,
     for (k = 0; k < d3; k++) {
         for (jj = 0; jj <= d2 - fftblock; jj += fftblock) {
             for (j = 0; j < fftblock; j++)
-                for (i = 0; i < d1; i++) y1[i][j] = x[k][j + jj][i];
+                for (i = 0; i < d1; i++)
+                    y1[i][j] = x[k][j + jj][i];
             cfftz(is, logd1, d1, y1, y2);
             for (j = 0; j < fftblock; j++)
-                for (i = 0; i < d1; i++) xout[k][j + jj][i] = y1[i][j];
+                for (i = 0; i < d1; i++)
+                    xout[k][j + jj][i] = y1[i][j];
         }
     }
 }
 
 /* 1-D FFTs along the second (y) dimension. */
-void cffts2(int is, int d1, int d2, int d3, grid_t *x, grid_t *xout,
-            dcomplex y1[][FFTBLOCKPAD], dcomplex y2[][FFTBLOCKPAD])
-{
+void cffts2(int is, int d1, int d2, int d3, grid_t *x, grid_t *xout, dcomplex y1[][FFTBLOCKPAD],
+            dcomplex y2[][FFTBLOCKPAD]) {
     int logd2;
     int i, j, k, ii;
 
@@ -327,18 +322,19 @@ void cffts2(int is, int d1, int d2, int d3, grid_t *x, grid_t *xout,
     for (k = 0; k < d3; k++) {
         for (ii = 0; ii <= d1 - fftblock; ii += fftblock) {
             for (j = 0; j < d2; j++)
-                for (i = 0; i < fftblock; i++) y1[j][i] = x[k][j][i + ii];
+                for (i = 0; i < fftblock; i++)
+                    y1[j][i] = x[k][j][i + ii];
             cfftz(is, logd2, d2, y1, y2);
             for (j = 0; j < d2; j++)
-                for (i = 0; i < fftblock; i++) xout[k][j][i + ii] = y1[j][i];
+                for (i = 0; i < fftblock; i++)
+                    xout[k][j][i + ii] = y1[j][i];
         }
     }
 }
 
 /* 1-D FFTs along the third (z) dimension. */
-void cffts3(int is, int d1, int d2, int d3, grid_t *x, grid_t *xout,
-            dcomplex y1[][FFTBLOCKPAD], dcomplex y2[][FFTBLOCKPAD])
-{
+void cffts3(int is, int d1, int d2, int d3, grid_t *x, grid_t *xout, dcomplex y1[][FFTBLOCKPAD],
+            dcomplex y2[][FFTBLOCKPAD]) {
     int logd3;
     int i, j, k, ii;
 
@@ -346,18 +342,19 @@ void cffts3(int is, int d1, int d2, int d3, grid_t *x, grid_t *xout,
     for (j = 0; j < d2; j++) {
         for (ii = 0; ii <= d1 - fftblock; ii += fftblock) {
             for (k = 0; k < d3; k++)
-                for (i = 0; i < fftblock; i++) y1[k][i] = x[k][j][i + ii];
+                for (i = 0; i < fftblock; i++)
+                    y1[k][i] = x[k][j][i + ii];
             cfftz(is, logd3, d3, y1, y2);
             for (k = 0; k < d3; k++)
-                for (i = 0; i < fftblock; i++) xout[k][j][i + ii] = y1[k][i];
+                for (i = 0; i < fftblock; i++)
+                    xout[k][j][i + ii] = y1[k][i];
         }
     }
 }
 
 /* Roots of unity arranged so that each FFT stage reads them with stride
  * one: the ln roots exp(i pi j / ln) of a stage are at u[ln .. 2 ln-1]. */
-void fft_init(int n)
-{
+void fft_init(int n) {
     int m, ku, i, j, ln;
     double t, ti;
 
@@ -379,15 +376,14 @@ void fft_init(int n)
 
 /* Stockham FFT of the fftblock columns of x (length n = 2^m); is = 1 for
  * the forward, -1 for the inverse transform.  Result in x, y is scratch. */
-void cfftz(int is, int m, int n, dcomplex x[][FFTBLOCKPAD],
-           dcomplex y[][FFTBLOCKPAD])
-{
+void cfftz(int is, int m, int n, dcomplex x[][FFTBLOCKPAD], dcomplex y[][FFTBLOCKPAD]) {
     int i, j, l, mx;
 
     mx = (int)(u[0].real);
     if ((is != 1 && is != -1) || m < 1 || m > mx) {
         printf("CFFTZ: Either U has not been initialized, or else\n"
-               "one of the input parameters is invalid%5d%5d%5d\n", is, m, mx);
+               "one of the input parameters is invalid%5d%5d%5d\n",
+               is, m, mx);
         exit(EXIT_FAILURE);
     }
 
@@ -396,7 +392,8 @@ void cfftz(int is, int m, int n, dcomplex x[][FFTBLOCKPAD],
         if (l == m) {
             /* Copy y to x. */
             for (j = 0; j < n; j++)
-                for (i = 0; i < fftblock; i++) x[j][i] = y[j][i];
+                for (i = 0; i < fftblock; i++)
+                    x[j][i] = y[j][i];
             break;
         }
         fftz2(is, l + 1, m, n, fftblock, FFTBLOCKPAD, u, y, x);
@@ -404,9 +401,8 @@ void cfftz(int is, int m, int n, dcomplex x[][FFTBLOCKPAD],
 }
 
 /* Stage l of the Stockham FFT, from x into y. */
-void fftz2(int is, int l, int m, int n, int ny, int ny1, dcomplex u[],
-           dcomplex x[][FFTBLOCKPAD], dcomplex y[][FFTBLOCKPAD])
-{
+void fftz2(int is, int l, int m, int n, int ny, int ny1, dcomplex u[], dcomplex x[][FFTBLOCKPAD],
+           dcomplex y[][FFTBLOCKPAD]) {
     int k, n1, li, lj, lk, ku, i, j, i11, i12, i21, i22;
     dcomplex u1, x11, x21;
 
@@ -439,10 +435,10 @@ void fftz2(int is, int l, int m, int n, int ny, int ny1, dcomplex u[],
     }
 }
 
-int ilog2(int n)
-{
+int ilog2(int n) {
     int nn, lg;
-    if (n == 1) return 0;
+    if (n == 1)
+        return 0;
     lg = 1;
     nn = 2;
     while (nn < n) {
@@ -454,8 +450,7 @@ int ilog2(int n)
 
 /* Sum of 1024 elements at pseudo-random positions, divided by the grid
  * size (the inverse FFT is unnormalised). */
-void checksum(int i, grid_t *u1, int d1, int d2, int d3)
-{
+void checksum(int i, grid_t *u1, int d1, int d2, int d3) {
     int j, q, r, s;
     dcomplex chk = dcmplx(0.0, 0.0);
 
@@ -475,30 +470,29 @@ void checksum(int i, grid_t *u1, int d1, int d2, int d3)
 }
 
 /* Compare the checksums with the official NPB values. */
-void verify(int d1, int d2, int d3, int nt, logical *verified, char *class_)
-{
+void verify(int d1, int d2, int d3, int nt, logical *verified, char *class_) {
     int i;
     double err, epsilon;
 
     /* Official NPB checksums (real, imaginary) for T = 1..6. */
-    static const double vdata_real_s[6] = {
-        5.546087004964e+02, 5.546385409189e+02, 5.546148406171e+02,
-        5.545423607415e+02, 5.544255039624e+02, 5.542683411902e+02};
-    static const double vdata_imag_s[6] = {
-        4.845363331978e+02, 4.865304269511e+02, 4.883910722336e+02,
-        4.901273169046e+02, 4.917475857993e+02, 4.932597244941e+02};
-    static const double vdata_real_w[6] = {
-        5.673612178944e+02, 5.631436885271e+02, 5.594024089970e+02,
-        5.560698047020e+02, 5.530898991250e+02, 5.504159734538e+02};
-    static const double vdata_imag_w[6] = {
-        5.293246849175e+02, 5.282149986629e+02, 5.270996558037e+02,
-        5.260027904925e+02, 5.249400845633e+02, 5.239212247086e+02};
-    static const double vdata_real_a[6] = {
-        5.046735008193e+02, 5.059412319734e+02, 5.069376896287e+02,
-        5.077892868474e+02, 5.085233095391e+02, 5.091487099959e+02};
-    static const double vdata_imag_a[6] = {
-        5.114047905510e+02, 5.098809666433e+02, 5.098144042213e+02,
-        5.101336130759e+02, 5.104914655194e+02, 5.107917842803e+02};
+    static const double vdata_real_s[6] = {5.546087004964e+02, 5.546385409189e+02,
+                                           5.546148406171e+02, 5.545423607415e+02,
+                                           5.544255039624e+02, 5.542683411902e+02};
+    static const double vdata_imag_s[6] = {4.845363331978e+02, 4.865304269511e+02,
+                                           4.883910722336e+02, 4.901273169046e+02,
+                                           4.917475857993e+02, 4.932597244941e+02};
+    static const double vdata_real_w[6] = {5.673612178944e+02, 5.631436885271e+02,
+                                           5.594024089970e+02, 5.560698047020e+02,
+                                           5.530898991250e+02, 5.504159734538e+02};
+    static const double vdata_imag_w[6] = {5.293246849175e+02, 5.282149986629e+02,
+                                           5.270996558037e+02, 5.260027904925e+02,
+                                           5.249400845633e+02, 5.239212247086e+02};
+    static const double vdata_real_a[6] = {5.046735008193e+02, 5.059412319734e+02,
+                                           5.069376896287e+02, 5.077892868474e+02,
+                                           5.085233095391e+02, 5.091487099959e+02};
+    static const double vdata_imag_a[6] = {5.114047905510e+02, 5.098809666433e+02,
+                                           5.098144042213e+02, 5.101336130759e+02,
+                                           5.104914655194e+02, 5.107917842803e+02};
     const double *vr = NULL, *vi = NULL;
 
     epsilon = 1.0e-12;
@@ -525,12 +519,12 @@ void verify(int d1, int d2, int d3, int nt, logical *verified, char *class_)
         for (i = 1; i <= nt; i++) {
             double dr = sums[i].real - vr[i - 1];
             double di = sums[i].imag - vi[i - 1];
-            err = sqrt(dr * dr + di * di) /
-                  sqrt(vr[i - 1] * vr[i - 1] + vi[i - 1] * vi[i - 1]);
+            err = sqrt(dr * dr + di * di) / sqrt(vr[i - 1] * vr[i - 1] + vi[i - 1] * vi[i - 1]);
             if (!(err <= epsilon)) {
                 *verified = FALSE;
                 printf(" Checksum %d differs from the reference by %.3e "
-                       "(ref %22.12E%22.12E)\n", i, err, vr[i - 1], vi[i - 1]);
+                       "(ref %22.12E%22.12E)\n",
+                       i, err, vr[i - 1], vi[i - 1]);
             }
         }
     }

@@ -8,9 +8,9 @@
  * every iteration against the official NPB test_rank_array; the full
  * verification sorts the keys with the final ranks.
  */
+#include "npb-C.h"
 #include <stdio.h>
 #include <stdlib.h>
-#include "npb-C.h"
 
 #if CLASS == 'S'
 #define TOTAL_KEYS_LOG_2 16
@@ -61,8 +61,7 @@ static INT_TYPE test_rank_array[TEST_ARRAY_SIZE] = {104, 17523, 123928, 8288932,
 
 /* Fill key_array with keys in [0, MAX_KEY): k * (r1+r2+r3+r4)
  * with k = MAX_KEY/4 and r uniform deviates from randlc. */
-void create_seq(double seed, double a)
-{
+void create_seq(double seed, double a) {
     double x;
     INT_TYPE i, k;
 
@@ -76,19 +75,20 @@ void create_seq(double seed, double a)
     }
 }
 
-void full_verify(void)
-{
+void full_verify(void) {
     INT_TYPE i, j;
 
     /* Sort the keys with the ranks left by the last call to rank(). */
-    for (i = 0; i < NUM_KEYS; i++) key_buff2[i] = key_array[i];
+    for (i = 0; i < NUM_KEYS; i++)
+        key_buff2[i] = key_array[i];
     for (i = 0; i < NUM_KEYS; i++)
         key_array[--key_buff_ptr_global[key_buff2[i]]] = key_buff2[i];
 
     /* Count keys out of order. */
     j = 0;
     for (i = 1; i < NUM_KEYS; i++)
-        if (key_array[i - 1] > key_array[i]) j++;
+        if (key_array[i - 1] > key_array[i])
+            j++;
 
     if (j != 0)
         printf("Full_verify: number of keys out of sort: %ld\n", (long)j);
@@ -96,8 +96,7 @@ void full_verify(void)
         passed_verification++;
 }
 
-void rank(int iteration)
-{
+void rank(int iteration) {
     INT_TYPE i, k;
     INT_TYPE *key_buff_ptr, *key_buff_ptr2;
     int shift = MAX_KEY_LOG_2 - NUM_BUCKETS_LOG_2;
@@ -111,8 +110,10 @@ void rank(int iteration)
         partial_verify_vals[i] = key_array[test_index_array[i]];
 
     /* Bucket sort by the high bits of the key. */
-    for (i = 0; i < NUM_BUCKETS; i++) bucket_size[i] = 0;
-    for (i = 0; i < NUM_KEYS; i++) bucket_size[key_array[i] >> shift]++;
+    for (i = 0; i < NUM_BUCKETS; i++)
+        bucket_size[i] = 0;
+    for (i = 0; i < NUM_KEYS; i++)
+        bucket_size[key_array[i] >> shift]++;
 
     bucket_ptrs[0] = 0;
     for (i = 1; i < NUM_BUCKETS; i++)
@@ -130,10 +131,13 @@ void rank(int iteration)
         INT_TYPE k1 = i * num_bucket_keys;
         INT_TYPE k2 = k1 + num_bucket_keys;
         INT_TYPE m = (i > 0) ? bucket_ptrs[i - 1] : 0;
-        for (k = k1; k < k2; k++) key_buff1[k] = 0;
-        for (k = m; k < bucket_ptrs[i]; k++) key_buff1[key_buff_ptr2[k]]++;
+        for (k = k1; k < k2; k++)
+            key_buff1[k] = 0;
+        for (k = m; k < bucket_ptrs[i]; k++)
+            key_buff1[key_buff_ptr2[k]]++;
         key_buff1[k1] += m;
-        for (k = k1 + 1; k < k2; k++) key_buff1[k] += key_buff1[k - 1];
+        for (k = k1 + 1; k < k2; k++)
+            key_buff1[k] += key_buff1[k - 1];
     }
     key_buff_ptr = key_buff1;
 
@@ -145,17 +149,25 @@ void rank(int iteration)
             int failed = 0;
             INT_TYPE expect;
 #if CLASS == 'S'
-            if (i <= 2) expect = test_rank_array[i] + iteration;
-            else expect = test_rank_array[i] - iteration;
+            if (i <= 2)
+                expect = test_rank_array[i] + iteration;
+            else
+                expect = test_rank_array[i] - iteration;
 #elif CLASS == 'W'
-            if (i < 2) expect = test_rank_array[i] + (iteration - 2);
-            else expect = test_rank_array[i] - iteration;
+            if (i < 2)
+                expect = test_rank_array[i] + (iteration - 2);
+            else
+                expect = test_rank_array[i] - iteration;
 #elif CLASS == 'A'
-            if (i <= 2) expect = test_rank_array[i] + (iteration - 1);
-            else expect = test_rank_array[i] - (iteration - 1);
+            if (i <= 2)
+                expect = test_rank_array[i] + (iteration - 1);
+            else
+                expect = test_rank_array[i] - (iteration - 1);
 #endif
-            if (key_rank != expect) failed = 1;
-            else passed_verification++;
+            if (key_rank != expect)
+                failed = 1;
+            else
+                passed_verification++;
             if (failed == 1)
                 printf("Failed partial verification: iteration %d, test key %d "
                        "(rank %ld, expected %ld)\n",
@@ -164,11 +176,11 @@ void rank(int iteration)
     }
 
     /* Keep the rank array of the last iteration for full_verify. */
-    if (iteration == MAX_ITERATIONS) key_buff_ptr_global = key_buff_ptr;
+    if (iteration == MAX_ITERATIONS)
+        key_buff_ptr_global = key_buff_ptr;
 }
 
-int main(void)
-{
+int main(void) {
     int i, iteration;
     double timecounter;
 
@@ -176,7 +188,8 @@ int main(void)
     printf(" Size:  %ld  (class %c)\n", (long)TOTAL_KEYS, CLASS);
     printf(" Iterations:   %d\n", MAX_ITERATIONS);
 
-    for (i = 0; i < TEST_ARRAY_SIZE; i++) partial_verify_vals[i] = 0;
+    for (i = 0; i < TEST_ARRAY_SIZE; i++)
+        partial_verify_vals[i] = 0;
 
     timer_clear(0);
 
@@ -186,11 +199,13 @@ int main(void)
     rank(1);
 
     passed_verification = 0;
-    if (CLASS != 'S') printf("\n   iteration\n");
+    if (CLASS != 'S')
+        printf("\n   iteration\n");
 
     timer_start(0);
     for (iteration = 1; iteration <= MAX_ITERATIONS; iteration++) {
-        if (CLASS != 'S') printf("        %d\n", iteration);
+        if (CLASS != 'S')
+            printf("        %d\n", iteration);
         rank(iteration);
     }
     timer_stop(0);
@@ -199,11 +214,10 @@ int main(void)
     full_verify();
 
     logical verified = (passed_verification == 5 * MAX_ITERATIONS + 1);
-    printf(" Passed verification tests: %d of %d\n", passed_verification,
-           5 * MAX_ITERATIONS + 1);
+    printf(" Passed verification tests: %d of %d\n", passed_verification, 5 * MAX_ITERATIONS + 1);
 
     print_results("IS", CLASS, TOTAL_KEYS, 0, 0, MAX_ITERATIONS, timecounter,
-                  ((double)(MAX_ITERATIONS * TOTAL_KEYS)) / timecounter / 1000000.0,
-                  "keys ranked", verified);
+                  ((double)(MAX_ITERATIONS * TOTAL_KEYS)) / timecounter / 1000000.0, "keys ranked",
+                  verified);
     return verified ? 0 : 1;
 }

@@ -13,10 +13,10 @@
  * Arrays are stored with one ghost layer on every side, C order
  * [i3][i2][i1]; comm3 refreshes the periodic ghost layers.
  */
+#include "npb-C.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <math.h>
-#include "npb-C.h"
 
 #if CLASS == 'S'
 #define NX_DEFAULT 32
@@ -50,26 +50,20 @@ static double *r[MAXLEVEL + 1];
 static double *v;
 
 void setup(int *n1, int *n2, int *n3, int k);
-void mg3P(double *u[], double *v, double *r[], double a[4], double c[4],
-          int n1, int n2, int n3, int k);
+void mg3P(double *u[], double *v, double *r[], double a[4], double c[4], int n1, int n2, int n3,
+          int k);
 void psinv(void *or, void *ou, int n1, int n2, int n3, double c[4], int k);
-void resid(void *ou, void *ov, void *or, int n1, int n2, int n3, double a[4],
-           int k);
-void rprj3(void *or, int m1k, int m2k, int m3k, void *os, int m1j, int m2j,
-           int m3j, int k);
-void interp(void *oz, int mm1, int mm2, int mm3, void *ou, int n1, int n2,
-            int n3, int k);
-void norm2u3(void *or, int n1, int n2, int n3, double *rnm2, double *rnmu,
-             int nx, int ny, int nz);
+void resid(void *ou, void *ov, void *or, int n1, int n2, int n3, double a[4], int k);
+void rprj3(void *or, int m1k, int m2k, int m3k, void *os, int m1j, int m2j, int m3j, int k);
+void interp(void *oz, int mm1, int mm2, int mm3, void *ou, int n1, int n2, int n3, int k);
+void norm2u3(void *or, int n1, int n2, int n3, double *rnm2, double *rnmu, int nx, int ny, int nz);
 void comm3(void *ou, int n1, int n2, int n3, int kk);
 void zran3(void *oz, int n1, int n2, int n3, int nx, int ny, int k);
 void zero3(void *oz, int n1, int n2, int n3);
 double power(double a, int n);
-void bubble(double ten[][2], int j1[][2], int j2[][2], int j3[][2], int m,
-            int ind);
+void bubble(double ten[][2], int j1[][2], int j2[][2], int j3[][2], int m, int ind);
 
-int main(void)
-{
+int main(void) {
     int k, it;
     double t, tinit, mflops;
     double a[4], c[4];
@@ -188,8 +182,8 @@ int main(void)
     else
         mflops = 0.0;
 
-    print_results("MG", CLASS, nx[lt], ny[lt], nz[lt], nit, t, mflops,
-                  "          floating point", verified);
+    print_results("MG", CLASS, nx[lt], ny[lt], nz[lt], nit, t, mflops, "          floating point",
+                  verified);
 
     for (i = lb; i <= lt; i++) {
         free(u[i]);
@@ -200,8 +194,7 @@ int main(void)
 }
 
 /* Grid sizes of every level (each coarser level halves every dimension). */
-void setup(int *n1, int *n2, int *n3, int k)
-{
+void setup(int *n1, int *n2, int *n3, int k) {
     int ax;
     int mi[MAXLEVEL + 1][3];
     int ng[MAXLEVEL + 1][3];
@@ -243,9 +236,8 @@ void setup(int *n1, int *n2, int *n3, int k)
 
 /* One V-cycle: restrict residuals down to the coarsest level, smooth,
  * then interpolate corrections back up, smoothing at each level. */
-void mg3P(double *u[], double *v, double *r[], double a[4], double c[4],
-          int n1, int n2, int n3, int k)
-{
+void mg3P(double *u[], double *v, double *r[], double a[4], double c[4], int n1, int n2, int n3,
+          int k) {
     int j;
 
     /* Down cycle: restrict the residual from fine to coarse grids. */
@@ -279,8 +271,7 @@ void mg3P(double *u[], double *v, double *r[], double a[4], double c[4],
 
 /* Smoother: u = u + S r, with S the 27-point operator with coefficients
  * c[0..3] (c[3] == 0 is assumed). */
-void psinv(void *or, void *ou, int n1, int n2, int n3, double c[4], int k)
-{
+void psinv(void *or, void *ou, int n1, int n2, int n3, double c[4], int k) {
     double (*r)[n2][n1] = (double (*)[n2][n1])or;
     double (*u)[n2][n1] = (double (*)[n2][n1])ou;
     int i3, i2, i1;
@@ -289,10 +280,10 @@ void psinv(void *or, void *ou, int n1, int n2, int n3, double c[4], int k)
     for (i3 = 1; i3 < n3 - 1; i3++) {
         for (i2 = 1; i2 < n2 - 1; i2++) {
             for (i1 = 0; i1 < n1; i1++) {
-                r1[i1] = r[i3][i2 - 1][i1] + r[i3][i2 + 1][i1] +
-                         r[i3 - 1][i2][i1] + r[i3 + 1][i2][i1];
-                r2[i1] = r[i3 - 1][i2 - 1][i1] + r[i3 - 1][i2 + 1][i1] +
-                         r[i3 + 1][i2 - 1][i1] + r[i3 + 1][i2 + 1][i1];
+                r1[i1] =
+                    r[i3][i2 - 1][i1] + r[i3][i2 + 1][i1] + r[i3 - 1][i2][i1] + r[i3 + 1][i2][i1];
+                r2[i1] = r[i3 - 1][i2 - 1][i1] + r[i3 - 1][i2 + 1][i1] + r[i3 + 1][i2 - 1][i1] +
+                         r[i3 + 1][i2 + 1][i1];
             }
             for (i1 = 1; i1 < n1 - 1; i1++) {
                 u[i3][i2][i1] = u[i3][i2][i1] + c[0] * r[i3][i2][i1] +
@@ -307,9 +298,7 @@ void psinv(void *or, void *ou, int n1, int n2, int n3, double c[4], int k)
 
 /* Residual r = v - A u, with A the 27-point operator with coefficients
  * a[0..3] (a[1] == 0 is assumed).  v and r may be the same array. */
-void resid(void *ou, void *ov, void *or, int n1, int n2, int n3, double a[4],
-           int k)
-{
+void resid(void *ou, void *ov, void *or, int n1, int n2, int n3, double a[4], int k) {
     double (*u)[n2][n1] = (double (*)[n2][n1])ou;
     double (*v)[n2][n1] = (double (*)[n2][n1])ov;
     double (*r)[n2][n1] = (double (*)[n2][n1])or;
@@ -319,10 +308,10 @@ void resid(void *ou, void *ov, void *or, int n1, int n2, int n3, double a[4],
     for (i3 = 1; i3 < n3 - 1; i3++) {
         for (i2 = 1; i2 < n2 - 1; i2++) {
             for (i1 = 0; i1 < n1; i1++) {
-                u1[i1] = u[i3][i2 - 1][i1] + u[i3][i2 + 1][i1] +
-                         u[i3 - 1][i2][i1] + u[i3 + 1][i2][i1];
-                u2[i1] = u[i3 - 1][i2 - 1][i1] + u[i3 - 1][i2 + 1][i1] +
-                         u[i3 + 1][i2 - 1][i1] + u[i3 + 1][i2 + 1][i1];
+                u1[i1] =
+                    u[i3][i2 - 1][i1] + u[i3][i2 + 1][i1] + u[i3 - 1][i2][i1] + u[i3 + 1][i2][i1];
+                u2[i1] = u[i3 - 1][i2 - 1][i1] + u[i3 - 1][i2 + 1][i1] + u[i3 + 1][i2 - 1][i1] +
+                         u[i3 + 1][i2 + 1][i1];
             }
             for (i1 = 1; i1 < n1 - 1; i1++) {
                 r[i3][i2][i1] = v[i3][i2][i1] - a[0] * u[i3][i2][i1] -
@@ -337,17 +326,24 @@ void resid(void *ou, void *ov, void *or, int n1, int n2, int n3, double a[4],
 
 /* Restriction s = P r from the fine grid k to the coarse grid k-1 (full
  * weighting, 27-point). */
-void rprj3(void *or, int m1k, int m2k, int m3k, void *os, int m1j, int m2j,
-           int m3j, int k)
-{
+void rprj3(void *or, int m1k, int m2k, int m3k, void *os, int m1j, int m2j, int m3j, int k) {
     double (*r)[m2k][m1k] = (double (*)[m2k][m1k])or;
     double (*s)[m2j][m1j] = (double (*)[m2j][m1j])os;
     int j3, j2, j1, i3, i2, i1, d1, d2, d3, j;
     double x1[M], y1[M], x2, y2;
 
-    if (m1k == 3) d1 = 2; else d1 = 1;
-    if (m2k == 3) d2 = 2; else d2 = 1;
-    if (m3k == 3) d3 = 2; else d3 = 1;
+    if (m1k == 3)
+        d1 = 2;
+    else
+        d1 = 1;
+    if (m2k == 3)
+        d2 = 2;
+    else
+        d2 = 1;
+    if (m3k == 3)
+        d3 = 2;
+    else
+        d3 = 1;
 
     for (j3 = 1; j3 < m3j - 1; j3++) {
         i3 = 2 * j3 - d3;
@@ -355,21 +351,20 @@ void rprj3(void *or, int m1k, int m2k, int m3k, void *os, int m1j, int m2j,
             i2 = 2 * j2 - d2;
             for (j1 = 1; j1 < m1j; j1++) {
                 i1 = 2 * j1 - d1;
-                x1[i1] = r[i3 + 1][i2][i1] + r[i3 + 1][i2 + 2][i1] +
-                         r[i3][i2 + 1][i1] + r[i3 + 2][i2 + 1][i1];
-                y1[i1] = r[i3][i2][i1] + r[i3 + 2][i2][i1] +
-                         r[i3][i2 + 2][i1] + r[i3 + 2][i2 + 2][i1];
+                x1[i1] = r[i3 + 1][i2][i1] + r[i3 + 1][i2 + 2][i1] + r[i3][i2 + 1][i1] +
+                         r[i3 + 2][i2 + 1][i1];
+                y1[i1] =
+                    r[i3][i2][i1] + r[i3 + 2][i2][i1] + r[i3][i2 + 2][i1] + r[i3 + 2][i2 + 2][i1];
             }
             for (j1 = 1; j1 < m1j - 1; j1++) {
                 i1 = 2 * j1 - d1;
-                y2 = r[i3][i2][i1 + 1] + r[i3 + 2][i2][i1 + 1] +
-                     r[i3][i2 + 2][i1 + 1] + r[i3 + 2][i2 + 2][i1 + 1];
-                x2 = r[i3 + 1][i2][i1 + 1] + r[i3 + 1][i2 + 2][i1 + 1] +
-                     r[i3][i2 + 1][i1 + 1] + r[i3 + 2][i2 + 1][i1 + 1];
+                y2 = r[i3][i2][i1 + 1] + r[i3 + 2][i2][i1 + 1] + r[i3][i2 + 2][i1 + 1] +
+                     r[i3 + 2][i2 + 2][i1 + 1];
+                x2 = r[i3 + 1][i2][i1 + 1] + r[i3 + 1][i2 + 2][i1 + 1] + r[i3][i2 + 1][i1 + 1] +
+                     r[i3 + 2][i2 + 1][i1 + 1];
                 s[j3][j2][j1] = 0.5 * r[i3 + 1][i2 + 1][i1 + 1] +
                                 0.25 * (r[i3 + 1][i2 + 1][i1] + r[i3 + 1][i2 + 1][i1 + 2] + x2) +
-                                0.125 * (x1[i1] + x1[i1 + 2] + y2) +
-                                0.0625 * (y1[i1] + y1[i1 + 2]);
+                                0.125 * (x1[i1] + x1[i1 + 2] + y2) + 0.0625 * (y1[i1] + y1[i1 + 2]);
             }
         }
     }
@@ -380,9 +375,7 @@ void rprj3(void *or, int m1k, int m2k, int m3k, void *os, int m1j, int m2j,
 
 /* Prolongation u = u + Q z from the coarse grid k-1 to the fine grid k
  * (trilinear interpolation). */
-void interp(void *oz, int mm1, int mm2, int mm3, void *ou, int n1, int n2,
-            int n3, int k)
-{
+void interp(void *oz, int mm1, int mm2, int mm3, void *ou, int n1, int n2, int n3, int k) {
     double (*z)[mm2][mm1] = (double (*)[mm2][mm1])oz;
     double (*u)[n2][n1] = (double (*)[n2][n1])ou;
     int i3, i2, i1, d1 = 0, d2 = 0, d3 = 0, t1 = 0, t2 = 0, t3 = 0;
@@ -399,8 +392,7 @@ void interp(void *oz, int mm1, int mm2, int mm3, void *ou, int n1, int n2,
                 }
                 for (i1 = 0; i1 < mm1 - 1; i1++) {
                     u[2 * i3][2 * i2][2 * i1] += z[i3][i2][i1];
-                    u[2 * i3][2 * i2][2 * i1 + 1] +=
-                        0.5 * (z[i3][i2][i1 + 1] + z[i3][i2][i1]);
+                    u[2 * i3][2 * i2][2 * i1 + 1] += 0.5 * (z[i3][i2][i1 + 1] + z[i3][i2][i1]);
                 }
                 for (i1 = 0; i1 < mm1 - 1; i1++) {
                     u[2 * i3][2 * i2 + 1][2 * i1] += 0.5 * z1[i1];
@@ -412,15 +404,19 @@ void interp(void *oz, int mm1, int mm2, int mm3, void *ou, int n1, int n2,
                 }
                 for (i1 = 0; i1 < mm1 - 1; i1++) {
                     u[2 * i3 + 1][2 * i2 + 1][2 * i1] += 0.25 * z3[i1];
-                    u[2 * i3 + 1][2 * i2 + 1][2 * i1 + 1] +=
-                        0.125 * (z3[i1] + z3[i1 + 1]);
+                    u[2 * i3 + 1][2 * i2 + 1][2 * i1 + 1] += 0.125 * (z3[i1] + z3[i1 + 1]);
                 }
             }
         }
     } else {
         /* A dimension with a single interior point never occurs for the
          * cubic power-of-two grids of classes S, W and A. */
-        (void)d1; (void)d2; (void)d3; (void)t1; (void)t2; (void)t3;
+        (void)d1;
+        (void)d2;
+        (void)d3;
+        (void)t1;
+        (void)t2;
+        (void)t3;
         fprintf(stderr, "interp: degenerate grid not supported\n");
         exit(EXIT_FAILURE);
     }
@@ -428,9 +424,7 @@ void interp(void *oz, int mm1, int mm2, int mm3, void *ou, int n1, int n2,
 
 /* L2 norm (rnm2, normalised by the number of points) and max norm (rnmu)
  * of the interior of r. */
-void norm2u3(void *or, int n1, int n2, int n3, double *rnm2, double *rnmu,
-             int nx, int ny, int nz)
-{
+void norm2u3(void *or, int n1, int n2, int n3, double *rnm2, double *rnmu, int nx, int ny, int nz) {
     double (*r)[n2][n1] = (double (*)[n2][n1])or;
     double s, a;
     int i3, i2, i1;
@@ -444,7 +438,8 @@ void norm2u3(void *or, int n1, int n2, int n3, double *rnm2, double *rnmu,
             for (i1 = 1; i1 < n1 - 1; i1++) {
                 s = s + r[i3][i2][i1] * r[i3][i2][i1];
                 a = fabs(r[i3][i2][i1]);
-                if (a > *rnmu) *rnmu = a;
+                if (a > *rnmu)
+                    *rnmu = a;
             }
         }
     }
@@ -452,8 +447,7 @@ void norm2u3(void *or, int n1, int n2, int n3, double *rnm2, double *rnmu,
 }
 
 /* Periodic boundary exchange on the ghost layers. */
-void comm3(void *ou, int n1, int n2, int n3, int kk)
-{
+void comm3(void *ou, int n1, int n2, int n3, int kk) {
     double (*u)[n2][n1] = (double (*)[n2][n1])ou;
     int i1, i2, i3;
 
@@ -484,8 +478,7 @@ void comm3(void *ou, int n1, int n2, int n3, int kk)
  * then set the ten largest points to +1, the ten smallest to -1 and all
  * others to 0.
  */
-void zran3(void *oz, int n1, int n2, int n3, int nx, int ny, int k)
-{
+void zran3(void *oz, int n1, int n2, int n3, int nx, int ny, int k) {
     double (*z)[n2][n1] = (double (*)[n2][n1])oz;
     int i0, mm0, mm1;
     int i1, i2, i3, d1, e1, e2, e3;
@@ -600,8 +593,7 @@ void zran3(void *oz, int n1, int n2, int n3, int nx, int ny, int k)
 }
 
 /* a^n (mod 2^46) by binary exponentiation with randlc. */
-double power(double a, int n)
-{
+double power(double a, int n) {
     double aj;
     int nj;
     double pw;
@@ -610,7 +602,8 @@ double power(double a, int n)
     nj = n;
     aj = a;
     while (nj != 0) {
-        if ((nj % 2) == 1) randlc(&pw, aj);
+        if ((nj % 2) == 1)
+            randlc(&pw, aj);
         randlc(&aj, aj);
         nj = nj / 2;
     }
@@ -619,19 +612,25 @@ double power(double a, int n)
 
 /* Keep ten[.][ind] sorted after replacing its first entry: ascending for
  * the largest values (ind 1), descending for the smallest (ind 0). */
-void bubble(double ten[][2], int j1[][2], int j2[][2], int j3[][2], int m,
-            int ind)
-{
+void bubble(double ten[][2], int j1[][2], int j2[][2], int j3[][2], int m, int ind) {
     double temp;
     int i, j_temp;
 
     if (ind == 1) {
         for (i = 0; i < m - 1; i++) {
             if (ten[i][ind] > ten[i + 1][ind]) {
-                temp = ten[i + 1][ind]; ten[i + 1][ind] = ten[i][ind]; ten[i][ind] = temp;
-                j_temp = j1[i + 1][ind]; j1[i + 1][ind] = j1[i][ind]; j1[i][ind] = j_temp;
-                j_temp = j2[i + 1][ind]; j2[i + 1][ind] = j2[i][ind]; j2[i][ind] = j_temp;
-                j_temp = j3[i + 1][ind]; j3[i + 1][ind] = j3[i][ind]; j3[i][ind] = j_temp;
+                temp = ten[i + 1][ind];
+                ten[i + 1][ind] = ten[i][ind];
+                ten[i][ind] = temp;
+                j_temp = j1[i + 1][ind];
+                j1[i + 1][ind] = j1[i][ind];
+                j1[i][ind] = j_temp;
+                j_temp = j2[i + 1][ind];
+                j2[i + 1][ind] = j2[i][ind];
+                j2[i][ind] = j_temp;
+                j_temp = j3[i + 1][ind];
+                j3[i + 1][ind] = j3[i][ind];
+                j3[i][ind] = j_temp;
             } else {
                 return;
             }
@@ -639,10 +638,18 @@ void bubble(double ten[][2], int j1[][2], int j2[][2], int j3[][2], int m,
     } else {
         for (i = 0; i < m - 1; i++) {
             if (ten[i][ind] < ten[i + 1][ind]) {
-                temp = ten[i + 1][ind]; ten[i + 1][ind] = ten[i][ind]; ten[i][ind] = temp;
-                j_temp = j1[i + 1][ind]; j1[i + 1][ind] = j1[i][ind]; j1[i][ind] = j_temp;
-                j_temp = j2[i + 1][ind]; j2[i + 1][ind] = j2[i][ind]; j2[i][ind] = j_temp;
-                j_temp = j3[i + 1][ind]; j3[i + 1][ind] = j3[i][ind]; j3[i][ind] = j_temp;
+                temp = ten[i + 1][ind];
+                ten[i + 1][ind] = ten[i][ind];
+                ten[i][ind] = temp;
+                j_temp = j1[i + 1][ind];
+                j1[i + 1][ind] = j1[i][ind];
+                j1[i][ind] = j_temp;
+                j_temp = j2[i + 1][ind];
+                j2[i + 1][ind] = j2[i][ind];
+                j2[i][ind] = j_temp;
+                j_temp = j3[i + 1][ind];
+                j3[i + 1][ind] = j3[i][ind];
+                j3[i][ind] = j_temp;
             } else {
                 return;
             }
@@ -651,8 +658,7 @@ void bubble(double ten[][2], int j1[][2], int j2[][2], int j3[][2], int m,
 }
 
 /* Zero the whole array including ghost layers. */
-void zero3(void *oz, int n1, int n2, int n3)
-{
+void zero3(void *oz, int n1, int n2, int n3) {
     double (*z)[n2][n1] = (double (*)[n2][n1])oz;
     int i1, i2, i3;
 

@@ -23,12 +23,12 @@
  *     right neighbour and an MPI_Wait;
  *   - dot products and norms: local partial sums + MPI_Allreduce.
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <math.h>
-#include <mpi.h>
 #include "npb-C.h"
 #include "npb-mpi.h"
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #if CLASS == 'S'
 #define NA 1400
@@ -78,21 +78,20 @@ static int firstrow, lastrow, firstcol, lastcol;
 static double amult, tran;
 static int me, nprocs, nrows_local;
 
-void conj_grad(int colidx[], int rowstr[], double x[], double z[], double a[],
-               double p[], double q[], double r[], double *rnorm);
+void conj_grad(int colidx[], int rowstr[], double x[], double z[], double a[], double p[],
+               double q[], double r[], double *rnorm);
 void ring_exchange(double v[]);
-void makea(int n, int nz, double a[], int colidx[], int rowstr[], int firstrow,
-           int lastrow, int firstcol, int lastcol, int arow[],
-           int acol[][NONZER + 1], double aelt[][NONZER + 1], int iv[]);
-void sparse(double a[], int colidx[], int rowstr[], int n, int nz, int nozer,
-            int arow[], int acol[][NONZER + 1], double aelt[][NONZER + 1],
-            int firstrow, int lastrow, int nzloc[], double rcond, double shift);
+void makea(int n, int nz, double a[], int colidx[], int rowstr[], int firstrow, int lastrow,
+           int firstcol, int lastcol, int arow[], int acol[][NONZER + 1], double aelt[][NONZER + 1],
+           int iv[]);
+void sparse(double a[], int colidx[], int rowstr[], int n, int nz, int nozer, int arow[],
+            int acol[][NONZER + 1], double aelt[][NONZER + 1], int firstrow, int lastrow,
+            int nzloc[], double rcond, double shift);
 void sprnvc(int n, int nz, int nn1, double v[], int iv[]);
 int icnvrt(double x, int ipwr2);
 void vecset(int n, double v[], int iv[], int *nzv, int i, double val);
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     int i, j, k, it;
     double zeta;
     double rnorm;
@@ -134,8 +133,7 @@ int main(int argc, char **argv)
     amult = 1220703125.0;
     zeta = randlc(&tran, amult);
 
-    makea(naa, nzz, a, colidx, rowstr, firstrow, lastrow, firstcol, lastcol,
-          arow, acol, aelt, iv);
+    makea(naa, nzz, a, colidx, rowstr, firstrow, lastrow, firstcol, lastcol, arow, acol, aelt, iv);
 
     /* Shift column indices to local numbering (a no-op: columns stay
      * global, since every rank sees the whole of p). */
@@ -143,7 +141,8 @@ int main(int argc, char **argv)
         for (k = rowstr[j]; k < rowstr[j + 1]; k++)
             colidx[k] = colidx[k] - firstcol;
 
-    for (i = 0; i < NA + 1; i++) x[i] = 1.0;
+    for (i = 0; i < NA + 1; i++)
+        x[i] = 1.0;
     for (j = 0; j < lastcol - firstcol + 1; j++) {
         q[j] = 0.0;
         z[j] = 0.0;
@@ -161,14 +160,15 @@ int main(int argc, char **argv)
             norm_local[0] = norm_local[0] + x[j] * z[j];
             norm_local[1] = norm_local[1] + z[j] * z[j];
         }
-        MPI_Allreduce(norm_local, norm_global, 2, MPI_DOUBLE, MPI_SUM,
-                      MPI_COMM_WORLD);
+        MPI_Allreduce(norm_local, norm_global, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         norm_temp2 = 1.0 / sqrt(norm_global[1]);
-        for (j = firstrow; j <= lastrow; j++) x[j] = norm_temp2 * z[j];
+        for (j = firstrow; j <= lastrow; j++)
+            x[j] = norm_temp2 * z[j];
     }
 
     /* Reset the starting vector. */
-    for (i = 0; i < NA + 1; i++) x[i] = 1.0;
+    for (i = 0; i < NA + 1; i++)
+        x[i] = 1.0;
     zeta = 0.0;
 
     MPI_Barrier(MPI_COMM_WORLD);
@@ -185,17 +185,18 @@ int main(int argc, char **argv)
             norm_local[0] = norm_local[0] + x[j] * z[j];
             norm_local[1] = norm_local[1] + z[j] * z[j];
         }
-        MPI_Allreduce(norm_local, norm_global, 2, MPI_DOUBLE, MPI_SUM,
-                      MPI_COMM_WORLD);
+        MPI_Allreduce(norm_local, norm_global, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         norm_temp1 = norm_global[0];
         norm_temp2 = 1.0 / sqrt(norm_global[1]);
         zeta = SHIFT + 1.0 / norm_temp1;
         if (me == 0) {
-            if (it == 1) printf("\n   iteration           ||r||                 zeta\n");
+            if (it == 1)
+                printf("\n   iteration           ||r||                 zeta\n");
             printf("    %5d       %20.14E%20.13f\n", it, rnorm, zeta);
         }
 
-        for (j = firstrow; j <= lastrow; j++) x[j] = norm_temp2 * z[j];
+        for (j = firstrow; j <= lastrow; j++)
+            x[j] = norm_temp2 * z[j];
     }
 
     MPI_Barrier(MPI_COMM_WORLD);
@@ -230,8 +231,8 @@ int main(int argc, char **argv)
         }
 
         npb_nprocs = nprocs;
-        print_results("CG", CLASS, NA, 0, 0, NITER, t, mflops,
-                      "          floating point", verified);
+        print_results("CG", CLASS, NA, 0, 0, NITER, t, mflops, "          floating point",
+                      verified);
     }
 
     MPI_Finalize();
@@ -242,8 +243,7 @@ int main(int argc, char **argv)
  * steps; in step s this rank receives block (me-s) mod P from its left
  * neighbour and sends block (me-s+1) mod P (the one it got in the previous
  * step, or its own) to its right neighbour. */
-void ring_exchange(double v[])
-{
+void ring_exchange(double v[]) {
     int s, left, right, recv_block, send_block;
     MPI_Request req;
 
@@ -252,10 +252,9 @@ void ring_exchange(double v[])
     for (s = 1; s < nprocs; s++) {
         recv_block = (me - s + nprocs) % nprocs;
         send_block = (me - s + 1 + nprocs) % nprocs;
-        MPI_Irecv(&v[recv_block * nrows_local], nrows_local, MPI_DOUBLE, left, s,
-                  MPI_COMM_WORLD, &req);
-        MPI_Send(&v[send_block * nrows_local], nrows_local, MPI_DOUBLE, right, s,
-                 MPI_COMM_WORLD);
+        MPI_Irecv(&v[recv_block * nrows_local], nrows_local, MPI_DOUBLE, left, s, MPI_COMM_WORLD,
+                  &req);
+        MPI_Send(&v[send_block * nrows_local], nrows_local, MPI_DOUBLE, right, s, MPI_COMM_WORLD);
         MPI_Wait(&req, MPI_STATUS_IGNORE);
     }
 }
@@ -263,9 +262,8 @@ void ring_exchange(double v[])
 /* Solve A z = x approximately with 25 CG iterations; return ||x - A z||.
  * Each rank updates its own rows; p (and z for the residual) is assembled
  * before the matrix-vector product. */
-void conj_grad(int colidx[], int rowstr[], double x[], double z[], double a[],
-               double p[], double q[], double r[], double *rnorm)
-{
+void conj_grad(int colidx[], int rowstr[], double x[], double z[], double a[], double p[],
+               double q[], double r[], double *rnorm) {
     int j, k;
     int cgit, cgitmax = 25;
     double d, sum, rho, rho0, alpha, beta, local;
@@ -281,7 +279,8 @@ void conj_grad(int colidx[], int rowstr[], double x[], double z[], double a[],
 
     /* rho = r.r */
     local = 0.0;
-    for (j = firstrow; j <= lastrow; j++) local = local + r[j] * r[j];
+    for (j = firstrow; j <= lastrow; j++)
+        local = local + r[j] * r[j];
     MPI_Allreduce(&local, &rho, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 
     for (cgit = 1; cgit <= cgitmax; cgit++) {
@@ -296,7 +295,8 @@ void conj_grad(int colidx[], int rowstr[], double x[], double z[], double a[],
 
         /* d = p.q */
         local = 0.0;
-        for (j = firstrow; j <= lastrow; j++) local = local + p[j] * q[j];
+        for (j = firstrow; j <= lastrow; j++)
+            local = local + p[j] * q[j];
         MPI_Allreduce(&local, &d, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 
         alpha = rho / d;
@@ -310,20 +310,23 @@ void conj_grad(int colidx[], int rowstr[], double x[], double z[], double a[],
 
         /* rho = r.r */
         local = 0.0;
-        for (j = firstrow; j <= lastrow; j++) local = local + r[j] * r[j];
+        for (j = firstrow; j <= lastrow; j++)
+            local = local + r[j] * r[j];
         MPI_Allreduce(&local, &rho, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 
         beta = rho / rho0;
 
         /* p = r + beta*p */
-        for (j = firstrow; j <= lastrow; j++) p[j] = r[j] + beta * p[j];
+        for (j = firstrow; j <= lastrow; j++)
+            p[j] = r[j] + beta * p[j];
     }
 
     /* Residual norm ||x - A.z|| computed explicitly, with the whole of z. */
     ring_exchange(z);
     for (j = 0; j < lastrow - firstrow + 1; j++) {
         d = 0.0;
-        for (k = rowstr[j]; k < rowstr[j + 1]; k++) d = d + a[k] * z[colidx[k]];
+        for (k = rowstr[j]; k < rowstr[j + 1]; k++)
+            d = d + a[k] * z[colidx[k]];
         r[firstrow + j] = d;
     }
     local = 0.0;
@@ -343,10 +346,9 @@ void conj_grad(int colidx[], int rowstr[], double x[], double z[], double a[],
  * Every rank generates all n random vectors (one global random sequence);
  * sparse keeps the rows firstrow..lastrow.
  */
-void makea(int n, int nz, double a[], int colidx[], int rowstr[], int firstrow,
-           int lastrow, int firstcol, int lastcol, int arow[],
-           int acol[][NONZER + 1], double aelt[][NONZER + 1], int iv[])
-{
+void makea(int n, int nz, double a[], int colidx[], int rowstr[], int firstrow, int lastrow,
+           int firstcol, int lastcol, int arow[], int acol[][NONZER + 1], double aelt[][NONZER + 1],
+           int iv[]) {
     int iouter, ivelt, nzv, nn1;
     int ivc[NONZER + 1];
     double vc[NONZER + 1];
@@ -373,18 +375,16 @@ void makea(int n, int nz, double a[], int colidx[], int rowstr[], int firstrow,
     }
 
     /* Assemble, summing duplicates (iv is workspace). */
-    sparse(a, colidx, rowstr, n, nz, NONZER, arow, acol, aelt, firstrow,
-           lastrow, iv, RCOND, SHIFT);
+    sparse(a, colidx, rowstr, n, nz, NONZER, arow, acol, aelt, firstrow, lastrow, iv, RCOND, SHIFT);
 }
 
 /* Assemble the outer products into compressed row storage, keeping only
  * rows firstrow..lastrow (stored as local rows 0..nrows-1, columns global).
  * Contributions to a row are summed in the same order as in the serial
  * version, so each kept row is identical to the serial one. */
-void sparse(double a[], int colidx[], int rowstr[], int n, int nz, int nozer,
-            int arow[], int acol[][NONZER + 1], double aelt[][NONZER + 1],
-            int firstrow, int lastrow, int nzloc[], double rcond, double shift)
-{
+void sparse(double a[], int colidx[], int rowstr[], int n, int nz, int nozer, int arow[],
+            int acol[][NONZER + 1], double aelt[][NONZER + 1], int firstrow, int lastrow,
+            int nzloc[], double rcond, double shift) {
     int nrows;
     int i, j, jl, j1, j2, nza, k, kk, nzrow, jcol;
     double size, scale, ratio, va;
@@ -394,17 +394,20 @@ void sparse(double a[], int colidx[], int rowstr[], int n, int nz, int nozer,
     nrows = lastrow - firstrow + 1;
 
     /* Count the triples in each row. */
-    for (j = 0; j < nrows + 1; j++) rowstr[j] = 0;
+    for (j = 0; j < nrows + 1; j++)
+        rowstr[j] = 0;
     for (i = 0; i < n; i++) {
         for (nza = 0; nza < arow[i]; nza++) {
             j = acol[i][nza];
-            if (j < firstrow || j > lastrow) continue;
+            if (j < firstrow || j > lastrow)
+                continue;
             j = j - firstrow + 1;
             rowstr[j] = rowstr[j] + arow[i];
         }
     }
     rowstr[0] = 0;
-    for (j = 1; j < nrows + 1; j++) rowstr[j] = rowstr[j] + rowstr[j - 1];
+    for (j = 1; j < nrows + 1; j++)
+        rowstr[j] = rowstr[j] + rowstr[j - 1];
     nza = rowstr[nrows] - 1;
 
     if (nza > nz) {
@@ -429,7 +432,8 @@ void sparse(double a[], int colidx[], int rowstr[], int n, int nz, int nozer,
     for (i = 0; i < n; i++) {
         for (nza = 0; nza < arow[i]; nza++) {
             j = acol[i][nza];
-            if (j < firstrow || j > lastrow) continue;
+            if (j < firstrow || j > lastrow)
+                continue;
             jl = j - firstrow;
 
             scale = size * aelt[i][nza];
@@ -479,7 +483,8 @@ void sparse(double a[], int colidx[], int rowstr[], int n, int nz, int nozer,
     }
 
     /* Remove empty entries and compact the rows. */
-    for (j = 1; j < nrows; j++) nzloc[j] = nzloc[j] + nzloc[j - 1];
+    for (j = 1; j < nrows; j++)
+        nzloc[j] = nzloc[j] + nzloc[j - 1];
 
     for (j = 0; j < nrows; j++) {
         if (j > 0) {
@@ -495,13 +500,13 @@ void sparse(double a[], int colidx[], int rowstr[], int n, int nz, int nozer,
             nza = nza + 1;
         }
     }
-    for (j = 1; j < nrows + 1; j++) rowstr[j] = rowstr[j] - nzloc[j - 1];
+    for (j = 1; j < nrows + 1; j++)
+        rowstr[j] = rowstr[j] - nzloc[j - 1];
 }
 
 /* Generate a sparse n-vector with nz distinct random nonzero positions
  * (1-based, from a power-of-two range nn1 with rejection). */
-void sprnvc(int n, int nz, int nn1, double v[], int iv[])
-{
+void sprnvc(int n, int nz, int nn1, double v[], int iv[]) {
     int nzv, ii, i;
     double vecelt, vecloc;
 
@@ -512,7 +517,8 @@ void sprnvc(int n, int nz, int nn1, double v[], int iv[])
         /* Generate an integer between 1 and n in a portable manner. */
         vecloc = randlc(&tran, amult);
         i = icnvrt(vecloc, nn1) + 1;
-        if (i > n) continue;
+        if (i > n)
+            continue;
 
         /* Was this integer generated already? */
         logical was_gen = FALSE;
@@ -522,7 +528,8 @@ void sprnvc(int n, int nz, int nn1, double v[], int iv[])
                 break;
             }
         }
-        if (was_gen) continue;
+        if (was_gen)
+            continue;
         v[nzv] = vecelt;
         iv[nzv] = i;
         nzv = nzv + 1;
@@ -530,14 +537,10 @@ void sprnvc(int n, int nz, int nn1, double v[], int iv[])
 }
 
 /* Scale a double in [0,1) to an integer in [0, ipwr2). */
-int icnvrt(double x, int ipwr2)
-{
-    return (int)(ipwr2 * x);
-}
+int icnvrt(double x, int ipwr2) { return (int)(ipwr2 * x); }
 
 /* Set v(i) = val in the sparse vector (iv, v), appending if absent. */
-void vecset(int n, double v[], int iv[], int *nzv, int i, double val)
-{
+void vecset(int n, double v[], int iv[], int *nzv, int i, double val) {
     int k;
     logical set;
 

@@ -9,12 +9,12 @@
  * generates its share of the one global sequence.  The partial sums sx, sy
  * and the 10 annulus counts q[] are combined with MPI_Allreduce.
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <math.h>
-#include <mpi.h>
 #include "npb-C.h"
 #include "npb-mpi.h"
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #if CLASS == 'S'
 #define M 24
@@ -37,8 +37,7 @@ static double x[2 * NK];
 static double q[NQ];
 static double qq[NQ];
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     double Mops, t1, t2, t3, t4, x1, x2;
     double sx, sy, tm, an, tt, gc, sxl, syl;
     double sx_verify_value, sy_verify_value, sx_err, sy_err;
@@ -73,7 +72,8 @@ int main(int argc, char **argv)
      * pages are touched before timing starts. */
     vranlc(0, &dum[0], dum[1], &dum[2]);
     dum[0] = randlc(&dum[1], dum[2]);
-    for (i = 0; i < 2 * NK; i++) x[i] = -1.0e99;
+    for (i = 0; i < 2 * NK; i++)
+        x[i] = -1.0e99;
     Mops = log(sqrt(fabs(fmax(1.0, 1.0))));
 
     MPI_Barrier(MPI_COMM_WORLD);
@@ -93,7 +93,8 @@ int main(int argc, char **argv)
     gc = 0.0;
     sx = 0.0;
     sy = 0.0;
-    for (i = 0; i < NQ; i++) q[i] = 0.0;
+    for (i = 0; i < NQ; i++)
+        q[i] = 0.0;
 
     /* Batch k (global numbering 1..NN) uses the seed S * AN^(k-1), found by
      * binary exponentiation: this is the skip-ahead that lets every rank
@@ -106,8 +107,10 @@ int main(int argc, char **argv)
 
         for (i = 1; i <= 100; i++) {
             ik = kk / 2;
-            if ((2 * ik) != kk) t3 = randlc(&t1, t2);
-            if (ik == 0) break;
+            if ((2 * ik) != kk)
+                t3 = randlc(&t1, t2);
+            if (ik == 0)
+                break;
             t3 = randlc(&t2, t2);
             kk = ik;
         }
@@ -138,9 +141,11 @@ int main(int argc, char **argv)
     MPI_Allreduce(&sxl, &sx, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(&syl, &sy, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(q, qq, NQ, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    for (i = 0; i < NQ; i++) q[i] = qq[i];
+    for (i = 0; i < NQ; i++)
+        q[i] = qq[i];
 
-    for (i = 0; i < NQ; i++) gc = gc + q[i];
+    for (i = 0; i < NQ; i++)
+        gc = gc + q[i];
 
     MPI_Barrier(MPI_COMM_WORLD);
     timer_stop(0);
@@ -179,17 +184,18 @@ int main(int argc, char **argv)
         printf(" No. Gaussian Pairs = %15.0f\n", gc);
         printf(" Sums = %25.15e %25.15e\n", sx, sy);
         printf(" Counts: \n");
-        for (i = 0; i < NQ; i++) printf("%3d%15.0f\n", i, q[i]);
+        for (i = 0; i < NQ; i++)
+            printf("%3d%15.0f\n", i, q[i]);
         if (verified)
-            printf(" Verification against official NPB values: sx err %.3e, sy err %.3e\n",
-                   sx_err, sy_err);
+            printf(" Verification against official NPB values: sx err %.3e, sy err %.3e\n", sx_err,
+                   sy_err);
         else
-            printf(" Verification failed: sx = %.15e (ref %.15e), sy = %.15e (ref %.15e)\n",
-                   sx, sx_verify_value, sy, sy_verify_value);
+            printf(" Verification failed: sx = %.15e (ref %.15e), sy = %.15e (ref %.15e)\n", sx,
+                   sx_verify_value, sy, sy_verify_value);
 
         npb_nprocs = nprocs;
-        print_results("EP", CLASS, 1 << (M + 1), 0, 0, nit, tm, Mops,
-                      "Random numbers generated", verified);
+        print_results("EP", CLASS, 1 << (M + 1), 0, 0, nit, tm, Mops, "Random numbers generated",
+                      verified);
     }
 
     MPI_Finalize();

@@ -1,13 +1,13 @@
 // The only C++ in the pass: LLVM's pass-plugin ABI is C++ (PassBuilder callbacks), so this shim
 // registers one module pass at the chosen extension points and hands each module to the Rust
 // implementation through the C API handle. Everything else lives in Rust.
+#include "llvm-c/Types.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/OptimizationLevel.h"
 #include "llvm/Passes/PassBuilder.h"
-#include "llvm-c/Types.h"
-#include "llvm/IR/IRBuilder.h"
-#include "llvm/IR/Instructions.h"
 
 using namespace llvm;
 
@@ -18,36 +18,39 @@ namespace {
 enum ExtensionPoint { PipelineStart = 0, OptimizerLast = 1, Explicit = 2, FullLtoLast = 3 };
 
 struct InstrumentPass : PassInfoMixin<InstrumentPass> {
-  ExtensionPoint Where;
-  ThinOrFullLTOPhase Phase;
-  explicit InstrumentPass(ExtensionPoint W, ThinOrFullLTOPhase P = ThinOrFullLTOPhase::None)
-      : Where(W), Phase(P) {}
-  PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
-    return instrument_run_on_module(wrap(&M), Where, static_cast<int>(Phase)) ? PreservedAnalyses::none()
-                                                     : PreservedAnalyses::all();
-  }
-  // Probes must be inserted at -O0 and in optnone functions too.
-  static bool isRequired() { return true; }
+    ExtensionPoint Where;
+    ThinOrFullLTOPhase Phase;
+    explicit InstrumentPass(ExtensionPoint W, ThinOrFullLTOPhase P = ThinOrFullLTOPhase::None)
+        : Where(W), Phase(P) {}
+    PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
+        return instrument_run_on_module(wrap(&M), Where, static_cast<int>(Phase))
+                   ? PreservedAnalyses::none()
+                   : PreservedAnalyses::all();
+    }
+    // Probes must be inserted at -O0 and in optnone functions too.
+    static bool isRequired() { return true; }
 };
 } // namespace
 
 extern "C" void instrument_register_callbacks(PassBuilder &PB) {
-  PB.registerPipelineStartEPCallback([](ModulePassManager &MPM, OptimizationLevel) {
-    MPM.addPass(InstrumentPass(PipelineStart));
-  });
-  PB.registerOptimizerLastEPCallback(
-      [](ModulePassManager &MPM, OptimizationLevel, ThinOrFullLTOPhase Phase) {
-        MPM.addPass(InstrumentPass(OptimizerLast, Phase));
-      });
-  PB.registerFullLinkTimeOptimizationLastEPCallback(
-      [](ModulePassManager &MPM, OptimizationLevel) { MPM.addPass(InstrumentPass(FullLtoLast)); });
-  PB.registerPipelineParsingCallback(
-      [](StringRef Name, ModulePassManager &MPM, ArrayRef<PassBuilder::PipelineElement>) {
-        if (Name != "instrument")
-          return false;
-        MPM.addPass(InstrumentPass(Explicit));
-        return true;
-      });
+    PB.registerPipelineStartEPCallback([](ModulePassManager &MPM, OptimizationLevel) {
+        MPM.addPass(InstrumentPass(PipelineStart));
+    });
+    PB.registerOptimizerLastEPCallback(
+        [](ModulePassManager &MPM, OptimizationLevel, ThinOrFullLTOPhase Phase) {
+            MPM.addPass(InstrumentPass(OptimizerLast, Phase));
+        });
+    PB.registerFullLinkTimeOptimizationLastEPCallback(
+        [](ModulePassManager &MPM, OptimizationLevel) {
+            MPM.addPass(InstrumentPass(FullLtoLast));
+        });
+    PB.registerPipelineParsingCallback(
+        [](StringRef Name, ModulePassManager &MPM, ArrayRef<PassBuilder::PipelineElement>) {
+            if (Name != "instrument")
+                return false;
+            MPM.addPass(InstrumentPass(Explicit));
+            return true;
+        });
 }
 
 // Edge splitting for loop and call-site probes: LLVM's SplitEdge keeps PHI nodes, critical edges
@@ -55,22 +58,23 @@ extern "C" void instrument_register_callbacks(PassBuilder &PB) {
 // edge, or null when the edge cannot be split (an exception-handling edge).
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 extern "C" LLVMBasicBlockRef instrument_split_edge(LLVMBasicBlockRef From, LLVMBasicBlockRef To) {
-  BasicBlock *F = unwrap(From), *T = unwrap(To);
-  Instruction *Term = F->getTerminator();
-  if (T->isEHPad() || !Term || !(isa<BranchInst>(Term) || isa<SwitchInst>(Term) || isa<InvokeInst>(Term)))
-    return nullptr;
-  return wrap(SplitEdge(F, T));
+    BasicBlock *F = unwrap(From), *T = unwrap(To);
+    Instruction *Term = F->getTerminator();
+    if (T->isEHPad() || !Term ||
+        !(isa<BranchInst>(Term) || isa<SwitchInst>(Term) || isa<InvokeInst>(Term)))
+        return nullptr;
+    return wrap(SplitEdge(F, T));
 }
 
 // A routine's exit probe runs only when its entry probe opened something: LLVM's
 // SplitBlockAndInsertIfThen splits the block before `At` and branches on `Opened != 0` to a new
 // block, whose terminator it returns (the exit probe goes before it).
 extern "C" LLVMValueRef instrument_guard_before(LLVMValueRef At, LLVMValueRef Opened) {
-  auto *Before = cast<Instruction>(unwrap(At));
-  Value *Token = unwrap(Opened);
-  IRBuilder<> B(Before);
-  Value *Cond = B.CreateICmpNE(Token, ConstantInt::get(Token->getType(), 0), "instrument.opened");
-  return wrap(SplitBlockAndInsertIfThen(Cond, Before->getIterator(), false));
+    auto *Before = cast<Instruction>(unwrap(At));
+    Value *Token = unwrap(Opened);
+    IRBuilder<> B(Before);
+    Value *Cond = B.CreateICmpNE(Token, ConstantInt::get(Token->getType(), 0), "instrument.opened");
+    return wrap(SplitBlockAndInsertIfThen(Cond, Before->getIterator(), false));
 }
 
 // The probes touch only the runtime's own memory (inaccessible to the module) and read their
@@ -78,8 +82,9 @@ extern "C" LLVMValueRef instrument_guard_before(LLVMValueRef At, LLVMValueRef Op
 // of the probed code may move across them as they would without probes, and alias analysis
 // keeps the values it knew across a probe call.
 extern "C" void instrument_mark_probe(LLVMValueRef Probe) {
-  auto *F = cast<Function>(unwrap(Probe));
-  F->setMemoryEffects(MemoryEffects::argMemOnly(ModRefInfo::Ref) | MemoryEffects::inaccessibleMemOnly());
+    auto *F = cast<Function>(unwrap(Probe));
+    F->setMemoryEffects(MemoryEffects::argMemOnly(ModRefInfo::Ref) |
+                        MemoryEffects::inaccessibleMemOnly());
 }
 
 // A function that now calls probes does what they do: attributes inferred before late placement
@@ -87,14 +92,14 @@ extern "C" void instrument_mark_probe(LLVMValueRef Probe) {
 // its calls. Its memory effects gain the probes' (the runtime's memory, and reading the module's
 // id slots, which are globals to it); nosync and speculatable go.
 extern "C" void instrument_note_probed(LLVMValueRef Probed) {
-  auto *F = cast<Function>(unwrap(Probed));
-  MemoryEffects Known = F->getMemoryEffects();
-  MemoryEffects Widened =
-      Known | MemoryEffects::inaccessibleMemOnly() | MemoryEffects(IRMemLocation::Other, ModRefInfo::Ref);
-  if (Widened != Known)
-    F->setMemoryEffects(Widened);
-  F->removeFnAttr(Attribute::NoSync);
-  F->removeFnAttr(Attribute::Speculatable);
+    auto *F = cast<Function>(unwrap(Probed));
+    MemoryEffects Known = F->getMemoryEffects();
+    MemoryEffects Widened = Known | MemoryEffects::inaccessibleMemOnly() |
+                            MemoryEffects(IRMemLocation::Other, ModRefInfo::Ref);
+    if (Widened != Known)
+        F->setMemoryEffects(Widened);
+    F->removeFnAttr(Attribute::NoSync);
+    F->removeFnAttr(Attribute::Speculatable);
 }
 
 // LLVM's demangler (Itanium C++ including C++20's forms, Rust v0, D, Microsoft), for the
@@ -103,11 +108,11 @@ extern "C" void instrument_note_probed(LLVMValueRef Probed) {
 #include "llvm/Demangle/Demangle.h"
 #include <cstring>
 extern "C" size_t instrument_llvm_demangle(const char *Mangled, char *Out, size_t Size) {
-  std::string Text = llvm::demangle(std::string_view(Mangled));
-  if (Size > 0) {
-    size_t N = std::min(Text.size(), Size - 1);
-    std::memcpy(Out, Text.data(), N);
-    Out[N] = 0;
-  }
-  return Text.size();
+    std::string Text = llvm::demangle(std::string_view(Mangled));
+    if (Size > 0) {
+        size_t N = std::min(Text.size(), Size - 1);
+        std::memcpy(Out, Text.data(), N);
+        Out[N] = 0;
+    }
+    return Text.size();
 }

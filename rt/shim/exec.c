@@ -21,18 +21,18 @@ extern int __real_execvp(const char *, char *const[]) __attribute__((weak));
 extern int __real_execvpe(const char *, char *const[], char *const[]) __attribute__((weak));
 extern int __real_fexecve(int, char *const[], char *const[]) __attribute__((weak));
 
-#define AROUND(call)                                                                           \
-  do {                                                                                         \
-    __instrument_before_exec();                                                                \
-    int result_ = (call);                                                                      \
-    int error_ = errno;                                                                        \
-    __instrument_exec_failed();                                                                \
-    errno = error_;                                                                            \
-    return result_;                                                                            \
-  } while (0)
+#define AROUND(call)                                                                               \
+    do {                                                                                           \
+        __instrument_before_exec();                                                                \
+        int result_ = (call);                                                                      \
+        int error_ = errno;                                                                        \
+        __instrument_exec_failed();                                                                \
+        errno = error_;                                                                            \
+        return result_;                                                                            \
+    } while (0)
 
 int __wrap_execve(const char *path, char *const argv[], char *const envp[]) {
-  AROUND(__real_execve(path, argv, envp));
+    AROUND(__real_execve(path, argv, envp));
 }
 
 int __wrap_execv(const char *path, char *const argv[]) { AROUND(__real_execv(path, argv)); }
@@ -40,57 +40,57 @@ int __wrap_execv(const char *path, char *const argv[]) { AROUND(__real_execv(pat
 int __wrap_execvp(const char *file, char *const argv[]) { AROUND(__real_execvp(file, argv)); }
 
 int __wrap_execvpe(const char *file, char *const argv[], char *const envp[]) {
-  AROUND(__real_execvpe(file, argv, envp));
+    AROUND(__real_execvpe(file, argv, envp));
 }
 
 int __wrap_fexecve(int fd, char *const argv[], char *const envp[]) {
-  AROUND(__real_fexecve(fd, argv, envp));
+    AROUND(__real_fexecve(fd, argv, envp));
 }
 
 /* The arguments of an execl call after `first`, up to and including the terminating null. */
 static size_t count_arguments(va_list args) {
-  size_t n = 1;
-  while (va_arg(args, const char *) != NULL)
-    n++;
-  return n + 1;
+    size_t n = 1;
+    while (va_arg(args, const char *) != NULL)
+        n++;
+    return n + 1;
 }
 
 static void gather(const char *first, va_list args, char **argv) {
-  size_t i = 0;
-  argv[i++] = (char *)first;
-  if (first != NULL) {
-    const char *next;
-    do {
-      next = va_arg(args, const char *);
-      argv[i++] = (char *)next;
-    } while (next != NULL);
-  }
+    size_t i = 0;
+    argv[i++] = (char *)first;
+    if (first != NULL) {
+        const char *next;
+        do {
+            next = va_arg(args, const char *);
+            argv[i++] = (char *)next;
+        } while (next != NULL);
+    }
 }
 
-#define GATHER(argv, first)                                                                    \
-  va_list args_;                                                                               \
-  va_start(args_, first);                                                                      \
-  size_t count_ = (first) == NULL ? 1 : count_arguments(args_);                                \
-  va_end(args_);                                                                               \
-  char *argv[count_];                                                                          \
-  va_start(args_, first);                                                                      \
-  gather(first, args_, argv);
+#define GATHER(argv, first)                                                                        \
+    va_list args_;                                                                                 \
+    va_start(args_, first);                                                                        \
+    size_t count_ = (first) == NULL ? 1 : count_arguments(args_);                                  \
+    va_end(args_);                                                                                 \
+    char *argv[count_];                                                                            \
+    va_start(args_, first);                                                                        \
+    gather(first, args_, argv);
 
 int __wrap_execl(const char *path, const char *arg, ...) {
-  GATHER(argv, arg);
-  va_end(args_);
-  AROUND(__real_execv(path, argv));
+    GATHER(argv, arg);
+    va_end(args_);
+    AROUND(__real_execv(path, argv));
 }
 
 int __wrap_execlp(const char *file, const char *arg, ...) {
-  GATHER(argv, arg);
-  va_end(args_);
-  AROUND(__real_execvp(file, argv));
+    GATHER(argv, arg);
+    va_end(args_);
+    AROUND(__real_execvp(file, argv));
 }
 
 int __wrap_execle(const char *path, const char *arg, ...) {
-  GATHER(argv, arg);
-  char *const *envp = va_arg(args_, char *const *);
-  va_end(args_);
-  AROUND(__real_execve(path, argv, envp));
+    GATHER(argv, arg);
+    char *const *envp = va_arg(args_, char *const *);
+    va_end(args_);
+    AROUND(__real_execve(path, argv, envp));
 }

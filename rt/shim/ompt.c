@@ -58,8 +58,8 @@ static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt
     parallel->value = __instrument_current_site();
 }
 
-static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel, ompt_data_t *task,
-                             unsigned parallelism, unsigned index, int flags) {
+static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel,
+                             ompt_data_t *task, unsigned parallelism, unsigned index, int flags) {
     (void)task, (void)parallelism;
     if ((flags & ompt_task_initial) || endpoint != ompt_scope_begin)
         return;
@@ -85,8 +85,8 @@ static void closing_barrier(unsigned site, uint64_t start, uint64_t end) {
 
 /* An implicit barrier belongs to its region (the thread may be outside every event by then); a
  * barrier, taskwait or reduction in the region's code to the event it is in. */
-static void on_sync_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel,
-                         ompt_data_t *task, const void *codeptr) {
+static void on_sync_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+                         ompt_data_t *parallel, ompt_data_t *task, const void *codeptr) {
     (void)parallel, (void)task, (void)codeptr;
     if (endpoint == ompt_scope_begin) {
         wait_start = __instrument_now();
@@ -100,7 +100,8 @@ static void on_sync_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint
     if (is_implicit(operation))
         closing_barrier(region_site, wait_start, end);
     else
-        __instrument_sync_record(operation, here != 0 ? here : region_site, thread_number, wait_start, end);
+        __instrument_sync_record(operation, here != 0 ? here : region_site, thread_number,
+                                 wait_start, end);
     wait_start = 0;
 }
 
@@ -114,7 +115,7 @@ static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t id, const void *
     (void)id, (void)codeptr;
     if (mutex_start == 0)
         return;
-    unsigned operation = kind == ompt_mutex_critical ? OMP_CRITICAL
+    unsigned operation = kind == ompt_mutex_critical  ? OMP_CRITICAL
                          : kind == ompt_mutex_ordered ? OMP_ORDERED
                                                       : OMP_LOCK;
     __instrument_sync_record(operation, __instrument_current_site(), thread_number, mutex_start,

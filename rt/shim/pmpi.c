@@ -41,7 +41,8 @@ enum { NO_PEER = -1 };
 
 static uint64_t bytes_of(int count, MPI_Datatype type) {
     int size = 0;
-    if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS || size < 0)
+    if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS ||
+        size < 0)
         return 0;
     return (uint64_t)count * (uint64_t)size;
 }
@@ -55,7 +56,8 @@ static int world_peer(MPI_Comm comm, int rank) {
     int inter = 0, world_rank = NO_PEER;
     MPI_Group group, world;
     PMPI_Comm_test_inter(comm, &inter);
-    if ((inter ? PMPI_Comm_remote_group(comm, &group) : PMPI_Comm_group(comm, &group)) != MPI_SUCCESS)
+    if ((inter ? PMPI_Comm_remote_group(comm, &group) : PMPI_Comm_group(comm, &group)) !=
+        MPI_SUCCESS)
         return NO_PEER;
     PMPI_Comm_group(MPI_COMM_WORLD, &world);
     PMPI_Group_translate_ranks(group, 1, &rank, world, &world_rank);
@@ -97,7 +99,8 @@ static int piggyback_take(int peer, int tag, uint64_t *sender) {
     for (int tries = 0; !flag && tries < 64; tries++)
         PMPI_Iprobe(peer, tag, shadow, &flag, MPI_STATUS_IGNORE);
     if (flag)
-        flag = PMPI_Recv(sender, 1, MPI_UINT64_T, peer, tag, shadow, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+        flag =
+            PMPI_Recv(sender, 1, MPI_UINT64_T, peer, tag, shadow, MPI_STATUS_IGNORE) == MPI_SUCCESS;
     __instrument_mpi_piggyback_cost(__instrument_now() - start);
     return flag;
 }
@@ -377,7 +380,8 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
     int large = count > SMALL;
     MPI_Comm *comms = large ? malloc(sizeof(MPI_Comm) * (size_t)count) : small_comms;
     MPI_Status *st = statuses != MPI_STATUSES_IGNORE ? statuses
-                     : large ? malloc(sizeof(MPI_Status) * (size_t)count) : small_statuses;
+                     : large                         ? malloc(sizeof(MPI_Status) * (size_t)count)
+                                                     : small_statuses;
     if (!comms || !st) {
         if (large)
             free(comms), free(st == statuses ? NULL : st);
@@ -410,7 +414,8 @@ int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *statu
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
     MPI_Request small[SMALL];
     MPI_Request *before = shadow == MPI_COMM_NULL || count <= 0 ? NULL
-                          : count > SMALL ? malloc(sizeof(MPI_Request) * (size_t)count) : small;
+                          : count > SMALL ? malloc(sizeof(MPI_Request) * (size_t)count)
+                                          : small;
     if (before)
         memcpy(before, requests, sizeof(MPI_Request) * (size_t)count);
     int result = waited(WAITANY, start, PMPI_Waitany(count, requests, index, st));
@@ -427,7 +432,8 @@ int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *statu
 static int collective(enum operation op, MPI_Comm comm, enum flow flow, int root, uint64_t bytes,
                       uint64_t start, int result) {
     uint64_t end = __instrument_now();
-    __instrument_mpi_record(op, root < 0 ? NO_PEER : world_peer(comm, root), bytes, start, start, end);
+    __instrument_mpi_record(op, root < 0 ? NO_PEER : world_peer(comm, root), bytes, start, start,
+                            end);
     if (result == MPI_SUCCESS)
         piggyback_collective(comm, flow, root, start);
     return result;
@@ -444,8 +450,8 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm) 
     return collective(BCAST, comm, ROOT_TO_ALL, root, bytes_of(count, type), start, result);
 }
 
-int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
-               MPI_Comm comm) {
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+               int root, MPI_Comm comm) {
     uint64_t start = __instrument_now();
     int result = PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
     return collective(REDUCE, comm, ALL_TO_ROOT, root, bytes_of(count, type), start, result);
@@ -464,8 +470,8 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     int size = 0;
     PMPI_Comm_size(comm, &size);
     int result = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    return collective(ALLTOALL, comm, ALL_TO_ALL, NO_PEER, bytes_of(sendcount, sendtype) * (uint64_t)size, start,
-                      result);
+    return collective(ALLTOALL, comm, ALL_TO_ALL, NO_PEER,
+                      bytes_of(sendcount, sendtype) * (uint64_t)size, start, result);
 }
 
 int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -477,30 +483,35 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
     PMPI_Comm_size(comm, &size);
     for (int i = 0; i < size; i++)
         bytes += bytes_of(sendcounts[i], sendtype);
-    int result = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                                recvtype, comm);
+    int result = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                rdispls, recvtype, comm);
     return collective(ALLTOALLV, comm, ALL_TO_ALL, NO_PEER, bytes, start, result);
 }
 
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
     uint64_t start = __instrument_now();
-    int result = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    return collective(GATHER, comm, ALL_TO_ROOT, root, bytes_of(sendcount, sendtype), start, result);
+    int result =
+        PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    return collective(GATHER, comm, ALL_TO_ROOT, root, bytes_of(sendcount, sendtype), start,
+                      result);
 }
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
     uint64_t start = __instrument_now();
     int result = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    return collective(ALLGATHER, comm, ALL_TO_ALL, NO_PEER, bytes_of(sendcount, sendtype), start, result);
+    return collective(ALLGATHER, comm, ALL_TO_ALL, NO_PEER, bytes_of(sendcount, sendtype), start,
+                      result);
 }
 
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
     uint64_t start = __instrument_now();
-    int result = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    return collective(SCATTER, comm, ROOT_TO_ALL, root, bytes_of(recvcount, recvtype), start, result);
+    int result =
+        PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    return collective(SCATTER, comm, ROOT_TO_ALL, root, bytes_of(recvcount, recvtype), start,
+                      result);
 }
 
 /* ---- Fortran (mpif.h) ----
@@ -559,14 +570,16 @@ void mpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *dest, MPI_
 void mpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *source, MPI_Fint *tag,
                MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr) {
     MPI_Status s;
-    *ierr = MPI_Recv(f_buffer(buf), *count, MPI_Type_f2c(*type), *source, *tag, MPI_Comm_f2c(*comm), &s);
+    *ierr = MPI_Recv(f_buffer(buf), *count, MPI_Type_f2c(*type), *source, *tag, MPI_Comm_f2c(*comm),
+                     &s);
     f_status(&s, status);
 }
 
 void mpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *dest, MPI_Fint *tag,
                 MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
     MPI_Request r;
-    *ierr = MPI_Isend(f_buffer(buf), *count, MPI_Type_f2c(*type), *dest, *tag, MPI_Comm_f2c(*comm), &r);
+    *ierr =
+        MPI_Isend(f_buffer(buf), *count, MPI_Type_f2c(*type), *dest, *tag, MPI_Comm_f2c(*comm), &r);
     if (*ierr == MPI_SUCCESS)
         *request = MPI_Request_c2f(r);
 }
@@ -574,7 +587,8 @@ void mpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *dest, MPI_
 void mpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *source, MPI_Fint *tag,
                 MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr) {
     MPI_Request r;
-    *ierr = MPI_Irecv(f_buffer(buf), *count, MPI_Type_f2c(*type), *source, *tag, MPI_Comm_f2c(*comm), &r);
+    *ierr = MPI_Irecv(f_buffer(buf), *count, MPI_Type_f2c(*type), *source, *tag,
+                      MPI_Comm_f2c(*comm), &r);
     if (*ierr == MPI_SUCCESS)
         *request = MPI_Request_c2f(r);
 }
