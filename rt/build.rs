@@ -7,7 +7,11 @@ use std::path::PathBuf;
 fn main() {
     println!("cargo:rerun-if-changed=shim/exec.c");
     println!("cargo:rerun-if-changed=shim/ompt.c");
-    cc::Build::new().file("shim/exec.c").warnings(true).warnings_into_errors(true).compile("instrument_rt_exec");
+    cc::Build::new()
+        .file("shim/exec.c")
+        .warnings(true)
+        .warnings_into_errors(true)
+        .compile("instrument_rt_exec");
     let generated = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let header = generated.join(instrument_contract::mpi::C_HEADER_NAME);
     std::fs::write(&header, instrument_contract::mpi::c_header()).expect("the operations header");

@@ -4,6 +4,7 @@
 
 use crate::names;
 use crate::names::location;
+use crate::tree::Node;
 use instrument_profile::{CallpathRecord, Callpaths, Profile};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
@@ -246,33 +247,50 @@ pub fn json_cct(profile: &Profile, threads: Threads, view: crate::view::View) ->
     Ok(serde_json::json!({ "cct": roots }).to_string())
 }
 
-/// The calling-context tree (or, for a finite recording, the recorded callpaths as a tree of
-/// suffixes), children under their parent, heaviest first.
-pub fn render_cct(profile: &Profile, threads: Threads) -> Result<String, String> {
+/// The calling-context tree's lines depth first (depth 1 for the roots), times in `view`:
+/// the lines of `render_cct` and of the HTML page's program graph.
+pub fn cct_lines(profile: &Profile, threads: Threads, view: crate::view::View) -> Result<Vec<Node>, String> {
     let rows = table(profile, None, threads)?;
     let labels = Labels::new(profile);
-    let by_path: HashMap<&[u32], &Row> = rows.iter().map(|r| (r.path.as_slice(), r)).collect();
     let children = cct_children(&rows);
+    let mut lines = Vec::new();
+    let mut stack: Vec<(&Row, usize)> =
+        children.get([].as_slice()).into_iter().flatten().rev().map(|r| (*r, 1)).collect();
+    while let Some((row, depth)) = stack.pop() {
+        let (exclusive_ns, inclusive_ns) = row.times(view);
+        lines.push(Node {
+            depth,
+            label: labels.get(*row.path.last().expect("a recorded path is not empty")),
+            inclusive_ns,
+            exclusive_ns,
+            count: row.calls,
+            iterations: None,
+        });
+        for child in children.get(row.path.as_slice()).into_iter().flatten().rev() {
+            stack.push((child, depth + 1));
+        }
+    }
+    Ok(lines)
+}
+
+/// The calling-context tree (or, for a finite recording, the recorded callpaths as a tree of
+/// suffixes), children under their parent, heaviest first, times in `view`.
+pub fn render_cct(profile: &Profile, threads: Threads, view: crate::view::View) -> Result<String, String> {
+    let lines = cct_lines(profile, threads, view)?;
     let mut out = String::new();
     let _ = writeln!(out, "{:>12} {:>12} {:>12}  Calling context", "Inclusive", "Exclusive", "#Call");
     let _ = writeln!(out, "{:>12} {:>12}", "msec", "msec");
     let _ = writeln!(out, "{}", "-".repeat(72));
-    let mut stack: Vec<(&[u32], usize)> = vec![(&[], 0)];
-    while let Some((path, depth)) = stack.pop() {
-        if let Some(r) = by_path.get(path).filter(|_| !path.is_empty()) {
-            let _ = writeln!(
-                out,
-                "{:>12.3} {:>12.3} {:>12}  {}{}",
-                r.inclusive_ns as f64 / 1e6,
-                r.exclusive_ns as f64 / 1e6,
-                r.calls,
-                "  ".repeat(depth.saturating_sub(1)),
-                labels.get(*r.path.last().expect("non-empty"))
-            );
-        }
-        for child in children.get(path).into_iter().flatten().rev() {
-            stack.push((child.path.as_slice(), depth + 1));
-        }
+    for line in lines {
+        let _ = writeln!(
+            out,
+            "{:>12.3} {:>12.3} {:>12}  {}{}",
+            line.inclusive_ns as f64 / 1e6,
+            line.exclusive_ns as f64 / 1e6,
+            line.count,
+            "  ".repeat(line.depth - 1),
+            line.label
+        );
     }
     Ok(out)
 }

@@ -190,7 +190,7 @@ fn one_profile_text(args: &ReportArgs, view: ReportView, profile: Profile) -> Re
         ReportView::Cct if json => {
             callpaths::json_cct(&profile, threads, shown).map_err(anyhow::Error::msg)? + "\n"
         }
-        ReportView::Cct => callpaths::render_cct(&profile, threads).map_err(anyhow::Error::msg)?,
+        ReportView::Cct => callpaths::render_cct(&profile, threads, shown).map_err(anyhow::Error::msg)?,
         ReportView::Tree => {
             let options = tree::TreeOptions { focus: args.focus.as_deref(), lines: args.lines, view: shown };
             match json {

@@ -22,8 +22,8 @@ pub fn render_all(profile: &Profile) {
     if let Ok(rows) = callpaths::table(profile, None, Threads::Merged) {
         let _ = callpaths::render_table(profile, &rows);
     }
-    let _ = callpaths::render_cct(profile, Threads::Merged);
-    let _ = callpaths::render_cct(profile, Threads::One(0));
+    let _ = callpaths::render_cct(profile, Threads::Merged, View::Raw);
+    let _ = callpaths::render_cct(profile, Threads::One(0), View::Compensated);
     let _ = timeline::sparklines(profile);
     let _ = timeline::svg(profile);
 }

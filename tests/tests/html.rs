@@ -79,6 +79,8 @@ fn profile_page_renders_sortable_tables_graph_flame_graph_and_compensation() {
     assert!(dom.contains("id=\"section-compensation\"") && dom.contains("Probe time removed"));
     let graph = &dom[dom.find("id=\"section-graph\"").unwrap()..];
     assert!(graph.contains("<details open=\"\"><summary>") && graph.contains("main — "), "program graph");
+    assert!(graph.contains("calling contexts"), "the graph of a callpath recording is its contexts'");
+    assert!(!dom.contains("This profile is flat"), "a callpath recording's flame graph has its stacks");
     assert!(dom.contains("<object class=\"flame\" type=\"image/svg+xml\""));
     assert!(dom.contains("data=\"data:image/svg+xml;base64,"), "the flame graph is inside the page");
 }
@@ -164,4 +166,17 @@ fn html_report_refuses_a_directory_without_results() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("cannot read") && stderr.contains("results.json"), "{stderr}");
     assert!(!dir.path().join("x.html").exists(), "nothing written");
+}
+
+#[test]
+fn a_flat_profiles_page_says_its_flame_graph_is_one_frame_deep() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "calls", &[]);
+    let (output, _) = run_profiled(&program, dir.path());
+    assert_success(&output, "calls");
+    let page = dir.path().join("flat.html");
+    report_html(&[only_profile_path(dir.path()).to_str().unwrap()], &page);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("This profile is flat") && html.contains("INSTRUMENT_CALLPATH=all"));
+    assert!(html.contains("Program graph (program &gt; routine"), "the static graph");
 }

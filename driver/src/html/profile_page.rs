@@ -213,11 +213,20 @@ fn thread_table(profile: &Profile, view: View) -> Table {
     }
 }
 
-/// The program graph (program > routine > loop > call statement) as nested <details>.
+/// The program graph as nested <details>: the calling-context tree when callpaths were
+/// recorded (every routine under each caller it was called from), else the static graph
+/// (program > routine > loop > call statement).
 fn program_graph(profile: &Profile, view: View) -> Result<String> {
-    let (nodes, total) =
-        tree::nodes(profile, &TreeOptions { focus: None, lines: false, view }).map_err(anyhow::Error::msg)?;
-    let mut out = String::from("<section id=\"section-graph\"><h2>Program graph</h2>\n");
+    let (heading, nodes, total) = if profile.callpaths.is_some() {
+        let nodes = callpaths::cct_lines(profile, Threads::Merged, view).map_err(anyhow::Error::msg)?;
+        let total = nodes.iter().filter(|n| n.depth == 1).map(|n| n.inclusive_ns).sum::<i64>();
+        ("Program graph (calling contexts, as recorded)", nodes, total)
+    } else {
+        let options = TreeOptions { focus: None, lines: false, view };
+        let (nodes, total) = tree::nodes(profile, &options).map_err(anyhow::Error::msg)?;
+        ("Program graph (program &gt; routine &gt; loop &gt; call statement)", nodes, total)
+    };
+    let mut out = format!("<section id=\"section-graph\"><h2>{heading}</h2>\n");
     let mut open = 0;
     for (i, n) in nodes.iter().enumerate() {
         while open > n.depth {
@@ -236,7 +245,7 @@ fn program_graph(profile: &Profile, view: View) -> Result<String> {
         );
         let has_children = nodes.get(i + 1).is_some_and(|next| next.depth > n.depth);
         if has_children {
-            let open_attr = if n.depth == 0 { " open" } else { "" };
+            let open_attr = if i == 0 { " open" } else { "" };
             out.push_str(&format!("<details{open_attr}><summary>{text}</summary>\n"));
             open += 1;
         } else {
@@ -254,8 +263,15 @@ fn flame_graph(profile: &Profile) -> Result<String> {
     use base64::Engine;
     let svg = folded::flamegraph(profile, Threads::Merged)?;
     let data = base64::engine::general_purpose::STANDARD.encode(svg);
+    let flat = match profile.callpaths {
+        Some(_) => "",
+        None => {
+            "<p class=\"note\">This profile is flat: every routine is a stack of its own, one frame deep. \
+             Record callpaths for whole stacks (INSTRUMENT_CALLPATH=all, or instrument run --callpath all).</p>"
+        }
+    };
     Ok(format!(
-        "<section id=\"section-flamegraph\"><h2>Flame graph (exclusive time; click to zoom)</h2>\
+        "<section id=\"section-flamegraph\"><h2>Flame graph (exclusive time; click to zoom)</h2>{flat}\
          <object class=\"flame\" type=\"image/svg+xml\" title=\"flame graph\" data=\"data:image/svg+xml;base64,{data}\"></object></section>\n"
     ))
 }
