@@ -72,6 +72,9 @@ fn profile_page_renders_sortable_tables_graph_flame_graph_and_compensation() {
         "sorted by calls from #sort=calls"
     );
     assert_eq!((routines[1][0].as_str(), routines[1][3].as_str()), ("c", "16"));
+    // Names are text cells, which wrap instead of pushing the number columns off the page.
+    assert!(dom.contains("<td class=\"text\">main</td>"), "a routine's name cell");
+    assert!(html.contains("td.text { white-space: normal; overflow-wrap: anywhere;"));
     assert!(rows(&dom, "loops").iter().any(|r| r[0] == "loop at callpaths.c:42 in main"));
     assert!(rows(&dom, "callsites").iter().any(|r| r[0] == "call qsort at callpaths.c:40 in main"));
     assert!(rows(&dom, "callpaths").iter().any(|r| r[0].starts_with("main =&gt; ")), "callpaths rendered");
