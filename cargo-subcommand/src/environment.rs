@@ -5,7 +5,7 @@
 
 use anyhow::{bail, Context, Result};
 use instrument_contract::settings;
-use instrument_driver::{layout, runtime};
+use instrument_toolchain::{layout, runtime};
 use std::path::PathBuf;
 use std::process::Command;
 

@@ -1,8 +1,8 @@
 //! The rustc flags that instrument a build, merged with the user's own, and what the cargo
 //! arguments say (release or not, an explicit --target).
 
-use instrument_driver::link::Syntax;
-use instrument_driver::runtime::LinkArgument;
+use instrument_toolchain::link::Syntax;
+use instrument_toolchain::runtime::LinkArgument;
 use std::path::Path;
 
 /// Flags for rustc: bitcode to the linker, clang-22 + lld as the linker with the pass plugin

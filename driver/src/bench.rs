@@ -11,11 +11,12 @@
 //! hand-written `-finstrument-functions` hook pair (c-fixtures/bench/hand_hook.c), the floor
 //! a measured profiler's probes can reach.
 
-use crate::{layout, profiles, toolchain};
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use instrument_contract::settings;
 use instrument_profile::{ProbeKind, Profile};
+use instrument_report::profiles;
+use instrument_toolchain::{layout, toolchain};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -2,9 +2,10 @@
 //! profile: the whole product in one command, as a newcomer first sees it. Every call is timed
 //! (throttling off, as the printed command line says), so the table shows the full picture.
 
-use crate::{layout, profiles, report};
 use anyhow::{bail, Context, Result};
 use instrument_contract::settings;
+use instrument_report::{profiles, report};
+use instrument_toolchain::layout;
 use std::process::Command;
 
 const DEMO_SOURCE: &str = include_str!("../../c-fixtures/demo/demo.c");
@@ -40,6 +41,6 @@ pub fn run() -> Result<()> {
     }
     let profile_path = profiles::newest(work.path())?;
     println!("$ instrument report\n");
-    print!("{}", report::table(&profiles::load(&profile_path)?, false, crate::view::View::Raw));
+    print!("{}", report::table(&profiles::load(&profile_path)?, false, instrument_report::view::View::Raw));
     Ok(())
 }

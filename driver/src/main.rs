@@ -4,9 +4,11 @@
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use instrument_contract::settings;
-use instrument_driver::callpaths::Threads;
-use instrument_driver::view::View;
-use instrument_driver::{bench, demo, experiment, export, link, profiles, rewrite, run};
+use instrument_driver::{bench, demo, experiment, run};
+use instrument_report::callpaths::Threads;
+use instrument_report::view::View;
+use instrument_report::{export, profiles};
+use instrument_toolchain::{link, rewrite};
 use std::path::PathBuf;
 
 mod report_cli;
@@ -302,7 +304,7 @@ fn experiment_html(dir: &std::path::Path) -> Result<String> {
     let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
     let summaries: Vec<experiment::results::ProgramSummary> = serde_json::from_str(&text)
         .with_context(|| format!("{} is not an experiment's results.json", path.display()))?;
-    Ok(instrument_driver::html::experiment_page(&summaries, &path.display().to_string()))
+    Ok(instrument_report::html::experiment_page(&summaries, &path.display().to_string()))
 }
 
 fn export_command(

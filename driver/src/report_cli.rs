@@ -5,10 +5,10 @@
 
 use crate::{load, profile_path, write_output};
 use anyhow::Result;
-use instrument_driver::callpaths::{self, Threads};
-use instrument_driver::view::View;
-use instrument_driver::{profiles, report, summary, tree};
 use instrument_profile::Profile;
+use instrument_report::callpaths::{self, Threads};
+use instrument_report::view::View;
+use instrument_report::{profiles, report, summary, tree};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -126,14 +126,14 @@ pub fn run(args: ReportArgs) -> Result<()> {
                 Some(dir) => crate::experiment_html(dir)?,
                 None => {
                     let profile = single(load_run(&args.profile, args.rank)?)?;
-                    instrument_driver::html::profile_page(&profile, View::for_profile(&profile, args.raw))?
+                    instrument_report::html::profile_page(&profile, View::for_profile(&profile, args.raw))?
                 }
             };
             write_output(&out, page.as_bytes())
         }
         ReportView::SuggestFilter(out) => {
             let run = load_run(&args.profile, args.rank)?;
-            write_output(&out, instrument_driver::suggest::suggest_filter(&run).as_bytes())
+            write_output(&out, instrument_report::suggest::suggest_filter(&run).as_bytes())
         }
         ReportView::Timeline(out) => timeline(&args, &out),
         view => {
@@ -152,10 +152,10 @@ pub fn run(args: ReportArgs) -> Result<()> {
 fn timeline(args: &ReportArgs, out: &str) -> Result<()> {
     let profile = single(load_run(&args.profile, args.rank)?)?;
     if out == "-" {
-        print!("{}", instrument_driver::timeline::sparklines(&profile)?);
+        print!("{}", instrument_report::timeline::sparklines(&profile)?);
         Ok(())
     } else {
-        write_output(std::path::Path::new(out), instrument_driver::timeline::svg(&profile)?.as_bytes())
+        write_output(std::path::Path::new(out), instrument_report::timeline::svg(&profile)?.as_bytes())
     }
 }
 

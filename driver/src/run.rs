@@ -49,12 +49,7 @@ pub fn run(options: &RunOptions) -> Result<i32> {
         None => command.status().with_context(|| format!("cannot run {program}"))?,
         Some(keep) => with_timeline(&mut command, program, options.profile_dir.clone(), keep)?,
     };
-    Ok(exit_code(status))
-}
-
-/// The exit code a shell would show for `status`: its code, or 128 plus the signal that ended it.
-pub fn exit_code(status: ExitStatus) -> i32 {
-    status.code().unwrap_or(128 + signal_of(&status))
+    Ok(instrument_toolchain::link::exit_code(status))
 }
 
 /// Runs the program while sampling its time histograms, then adds them to its profile.
@@ -90,9 +85,4 @@ fn with_timeline(
         Err(e) => eprintln!("instrument: no timeline: {e:#}"),
     }
     Ok(status)
-}
-
-fn signal_of(status: &std::process::ExitStatus) -> i32 {
-    use std::os::unix::process::ExitStatusExt;
-    status.signal().unwrap_or(0)
 }

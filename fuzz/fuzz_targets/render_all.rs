@@ -1,10 +1,10 @@
 //! Every report and export of one profile: an error is fine, a panic is a bug.
 
-use instrument_driver::callpaths::{self, Threads};
-use instrument_driver::export::{self, Format};
-use instrument_driver::report;
-use instrument_driver::view::View;
-use instrument_driver::{html, timeline, tree};
+use instrument_report::callpaths::{self, Threads};
+use instrument_report::export::{self, Format};
+use instrument_report::report;
+use instrument_report::view::View;
+use instrument_report::{html, timeline, tree};
 use instrument_profile::Profile;
 
 pub fn render_all(profile: &Profile) {

@@ -1,6 +1,6 @@
 /* exec() replaces the program, and atexit handlers do not run: without this, everything the
  * process measured before an exec would be lost. Links made by the instrument wrappers pass
- * `--wrap=execve` and the like (driver/src/runtime.rs, INTERCEPTED), which route the program's
+ * `--wrap=execve` and the like (toolchain/src/runtime.rs, INTERCEPTED), which route the program's
  * calls here. Each wrapper writes the profile first (__instrument_before_exec), then calls the
  * real function; if that returns, the exec failed, the profile written for it is withdrawn and
  * measuring goes on (__instrument_exec_failed). The variadic execl family is here because

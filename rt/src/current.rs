@@ -3,7 +3,7 @@
 //! general-dynamic model (a call to `__tls_get_addr` that the linker relaxes into a `mov`, but
 //! that still makes every probe body keep its arguments in callee-saved registers across the
 //! call), and stable Rust has no `-Z tls-model`. Local-exec is sound here because the runtime is
-//! linked only into executables (driver/src/wrapper: never into `-shared` links; shared libraries
+//! linked only into executables (toolchain/src/wrapper: never into `-shared` links; shared libraries
 //! resolve the probes from the executable), whose static TLS block holds the slot.
 
 #[cfg(target_arch = "x86_64")]

@@ -1,7 +1,7 @@
 //! Exports read back: TAU profile.N.C.T files with a small TAU reader, pprof protobuf with
 //! prost, each compared with the profile it came from (counts exactly, times to rounding).
 
-use instrument_driver::export::pprof::proto;
+use instrument_report::export::pprof::proto;
 use instrument_tests::tau::{self, TauProfile};
 use instrument_tests::*;
 use prost::Message;

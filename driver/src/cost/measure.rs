@@ -3,11 +3,12 @@
 //! its profile, so a program with nothing but `main`, built with `instrument-cc` and run a few
 //! times, tells them; the cheapest run of each cost is kept (noise only adds).
 
-use crate::{layout, profiles};
 use anyhow::{bail, Context, Result};
 use indicatif::ProgressBar;
 use instrument_contract::settings;
 use instrument_profile::{PairCosts, ProbeCosts as Costs};
+use instrument_report::profiles;
+use instrument_toolchain::layout;
 use std::path::Path;
 use std::process::Command;
 

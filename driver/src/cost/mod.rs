@@ -7,12 +7,12 @@
 pub mod measure;
 pub mod model;
 
-use crate::view::event_name;
-use crate::{profiles, suggest};
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use instrument_profile::ProbeCosts as Costs;
 use instrument_profile::Profile;
+use instrument_report::view::event_name;
+use instrument_report::{profiles, suggest};
 use instrument_select::Selection;
 use model::{Fate, Predicted, Setting, Throttle};
 use serde::Serialize;

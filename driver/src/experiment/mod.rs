@@ -12,18 +12,16 @@
 //! paper's Table 2 (the high and low of the per-process minima).
 
 pub mod control;
-pub mod interval;
+pub use instrument_report::experiment::{interval, output, results};
 pub mod matrix;
-pub mod output;
 pub mod paired;
-pub mod results;
 pub mod rounds;
 pub mod stats;
 
-use crate::layout;
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use instrument_contract::settings;
+use instrument_toolchain::layout;
 use matrix::{Matrix, Program};
 use results::{Level, ProgramSummary, Trial};
 use std::collections::HashSet;
@@ -354,7 +352,7 @@ fn check_launcher(matrix: &Matrix) -> Result<()> {
         return Ok(());
     }
     let launcher = matrix.launcher.split_whitespace().next().unwrap_or_default();
-    if crate::toolchain::search_path(Path::new(launcher)).is_none() {
+    if instrument_toolchain::toolchain::search_path(Path::new(launcher)).is_none() {
         anyhow::bail!(
             "the MPI launcher `{launcher}` is not on PATH (install Open MPI: apt-get install openmpi-bin \
              libopenmpi-dev, or set `launcher` in the matrix)"
@@ -456,7 +454,8 @@ fn run_trial(runner: &Runner, program: &Program, level: Level) -> Result<Vec<f64
     }
     let ranks = matrix.ranks(program);
     if ranks <= 1 {
-        let profile = crate::profiles::load(&crate::profiles::newest(profiles.path())?)?;
+        let profile =
+            instrument_report::profiles::load(&instrument_report::profiles::newest(profiles.path())?)?;
         return Ok(vec![main_time(&profile, level)?]);
     }
     rank_times(profiles.path(), ranks, level)
@@ -490,7 +489,7 @@ fn rank_times(dir: &Path, ranks: u32, level: Level) -> Result<Vec<f64>> {
         if !path.to_string_lossy().ends_with(".instrument.json") {
             continue;
         }
-        let profile = crate::profiles::load(&path)?;
+        let profile = instrument_report::profiles::load(&path)?;
         let rank = profile.mpi.as_ref().map(|m| m.rank).with_context(|| {
             format!("{} has no MPI rank (is the program an MPI program?)", path.display())
         })?;

@@ -1,7 +1,7 @@
 //! The display names of a live program's events, read once from its segment's name table.
 
-use crate::names::{location, readable};
 use instrument_live::EventName;
+use instrument_report::names::{location, readable};
 
 /// The display name of every event (routines demangled), by id; None for hidden ones.
 pub fn display_names(names: &[EventName]) -> Vec<Option<String>> {

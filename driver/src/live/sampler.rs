@@ -112,10 +112,10 @@ fn timeline(h: &Histograms<(u32, Metric)>, reader: &Reader, keep: usize) -> Time
 pub fn add_to_profile(dir: &Path, pid: u32, timeline: Timeline) -> Result<PathBuf> {
     let path = profile_of(dir, pid)
         .with_context(|| format!("process {pid} wrote no profile in {}", dir.display()))?;
-    let mut profile = crate::profiles::load(&path)?;
+    let mut profile = instrument_report::profiles::load(&path)?;
     profile.timeline = Some(timeline);
     // Owner-only, as the runtime writes profiles.
-    crate::profiles::write_output(&path, serde_json::to_string(&profile)?.as_bytes(), 0o600)?;
+    instrument_report::profiles::write_output(&path, serde_json::to_string(&profile)?.as_bytes(), 0o600)?;
     Ok(path)
 }
 

@@ -10,7 +10,7 @@
 //! (after `cargo build --release --workspace`; target: the default build under 1.10 on each).
 
 use clap::Parser;
-use instrument_driver::experiment::interval::{median_interval, Interval};
+use instrument_report::experiment::interval::{median_interval, Interval};
 use instrument_tests::variant::{Variant, PLAIN};
 use instrument_tests::{copy_dir, fixtures, third_party};
 use std::path::{Path, PathBuf};
@@ -196,7 +196,7 @@ fn rows(project: &Project, scratch: &Path, seconds: &[Vec<f64>]) -> Vec<Row> {
             Row {
                 project: project.name,
                 build: v.name,
-                median_s: instrument_driver::experiment::interval::median(&seconds[i]).unwrap_or(0.0),
+                median_s: instrument_report::experiment::interval::median(&seconds[i]).unwrap_or(0.0),
                 ratio: median_interval(&ratios).unwrap_or_else(|| whole_range(&ratios)),
                 placement: profile.as_ref().and_then(|p| p.placement.clone()),
                 routines: profile.as_ref().map_or(0, |p| p.functions.len()),
@@ -210,7 +210,7 @@ fn rows(project: &Project, scratch: &Path, seconds: &[Vec<f64>]) -> Vec<Row> {
 fn whole_range(values: &[f64]) -> Interval {
     let low = values.iter().copied().fold(f64::INFINITY, f64::min);
     let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let median = instrument_driver::experiment::interval::median(values).unwrap_or(f64::NAN);
+    let median = instrument_report::experiment::interval::median(values).unwrap_or(f64::NAN);
     Interval { n: values.len(), median, low, high }
 }
 

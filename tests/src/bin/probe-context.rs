@@ -241,7 +241,7 @@ fn measure_with(
     let per_rep = per_unit * harness.n + 1.0;
     let in_place: Vec<f64> = harness.reps.iter().map(|(plain, inst)| (inst - plain) / per_rep).collect();
     let interval =
-        instrument_driver::experiment::interval::median_interval(&in_place).expect("enough repetitions");
+        instrument_report::experiment::interval::median_interval(&in_place).expect("enough repetitions");
     let compensated = driver.compensated.expect("a compensated profile").inclusive_ns as f64;
     let removed =
         (driver.inclusive_ns as f64 - compensated) / (per_unit * harness.inst_units + harness.inst_calls);
@@ -253,7 +253,7 @@ fn measure_with(
         mode,
         reps: in_place.len(),
         events_per_rep: per_rep,
-        plain_ns_per_event: instrument_driver::experiment::interval::median(&plain).unwrap_or(0.0),
+        plain_ns_per_event: instrument_report::experiment::interval::median(&plain).unwrap_or(0.0),
         calibrated_ns: calibrated,
         in_place_ns: interval.median,
         in_place_low_ns: interval.low,

@@ -1,4 +1,4 @@
 //! `instrument-c++` (and `instrument-cxx`): clang++-22 with the pass plugin and the runtime.
 fn main() {
-    instrument_driver::wrapper::main(instrument_driver::wrapper::Language::Cxx)
+    instrument_toolchain::wrapper::main(instrument_toolchain::wrapper::Language::Cxx)
 }

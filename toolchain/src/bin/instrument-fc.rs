@@ -1,4 +1,4 @@
 //! `instrument-fc`: flang-22 with the pass plugin and the runtime (see `wrapper`).
 fn main() {
-    instrument_driver::wrapper::main(instrument_driver::wrapper::Language::Fortran)
+    instrument_toolchain::wrapper::main(instrument_toolchain::wrapper::Language::Fortran)
 }

@@ -83,7 +83,7 @@ fn demangle(symbol: &str) -> Option<String> {
     static PLUGIN: OnceLock<Option<libloading::Library>> = OnceLock::new();
     let plugin = PLUGIN
         .get_or_init(|| {
-            let path = crate::layout::plugin().ok()?;
+            let path = instrument_toolchain::layout::plugin().ok()?;
             // SAFETY: the pass plugin has no initialisers beyond LLVM's own.
             unsafe { libloading::Library::new(path) }.ok()
         })

@@ -84,7 +84,13 @@ pub fn run(syntax: Option<Syntax>, command: &[OsString]) -> Result<i32> {
         .args(&added)
         .status()
         .with_context(|| format!("cannot run {}", Path::new(program).display()))?;
-    Ok(crate::run::exit_code(status))
+    Ok(exit_code(status))
+}
+
+/// The exit code a shell would show for `status`: its code, or 128 plus the signal that ended it.
+pub fn exit_code(status: std::process::ExitStatus) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    status.code().unwrap_or(128 + status.signal().unwrap_or(0))
 }
 
 #[cfg(test)]
