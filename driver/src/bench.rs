@@ -158,48 +158,18 @@ pub fn probes(settings: &Settings) -> Result<()> {
     let argument = |f: &Fixture| if f.name == "fib" { fib_n.to_string() } else { loops.to_string() };
 
     let clang = toolchain::CLANG.find()?;
-    let cc = layout::sibling("instrument-cc")?;
     let progress = progress_bar(settings, (FIXTURES.len() as u64 * 2 + 7) * u64::from(settings.repeat) + 12);
     progress.set_message("building");
     let clock_pair = build(&clang, dir, "clock_pair", "plain", &[])?;
-    let mut builds = Vec::new();
-    for f in FIXTURES {
-        let events = format!("--instrument-events={}", f.events);
-        builds.push((
-            f,
-            build(&clang, dir, f.name, "plain", &[])?,
-            build(&cc, dir, f.name, "instrumented", &[&events])?,
-        ));
-        progress.inc(2);
-    }
+    let builds = build_fixtures(&clang, dir, &progress)?;
     progress.set_message("measuring");
     let clock_pair_ns = min_kernel_ns(&clock_pair, &loops.to_string(), dir, settings.repeat, &progress, &[])?
         as f64
         / loops as f64;
     let mut fixtures = Vec::new();
     for (f, plain, instrumented) in &builds {
-        let arg = argument(f);
-        let plain_ns = min_kernel_ns(plain, &arg, dir, settings.repeat, &progress, &[])?;
-        let instrumented_ns = min_kernel_ns(instrumented, &arg, dir, settings.repeat, &progress, &[])?;
-        let profile = profiles::load(&profiles::newest(dir)?)?;
-        let events = (f.count)(&profile);
-        if events == 0 {
-            bail!("the profile of {} counted no events", f.name);
-        }
-        let ns_per_event = instrumented_ns.saturating_sub(plain_ns) as f64 / events as f64;
-        let kind = if f.kind == "loop" { ProbeKind::Loop } else { ProbeKind::Routine };
-        let model_ns_per_event = profile.overhead.as_ref().map_or(0.0, |o| o.costs.of(kind, 1, 0));
-        fixtures.push(FixtureResult {
-            name: f.name,
-            kind: f.kind,
-            events,
-            plain_ns,
-            instrumented_ns,
-            ns_per_event,
-            ratio: ns_per_event / clock_pair_ns,
-            model_ns_per_event,
-            model_ratio: model_ns_per_event / ns_per_event,
-        });
+        let runs = [plain, instrumented].map(|program| (program.as_path(), argument(f)));
+        fixtures.push(measure_fixture(f, runs, clock_pair_ns, dir, settings.repeat, &progress)?);
     }
     let leaf = fixtures.iter().find(|f| f.name == "leaf").context("no leaf fixture")?;
     let leaf_ns = leaf.ns_per_event;
@@ -232,6 +202,57 @@ pub fn probes(settings: &Settings) -> Result<()> {
         print_table(&report);
     }
     Ok(())
+}
+
+/// Every fixture built plainly and instrumented (with its kind of events only).
+fn build_fixtures(
+    clang: &Path,
+    dir: &Path,
+    progress: &ProgressBar,
+) -> Result<Vec<(&'static Fixture, PathBuf, PathBuf)>> {
+    let cc = layout::sibling("instrument-cc")?;
+    let mut builds = Vec::new();
+    for f in FIXTURES {
+        let events = format!("--instrument-events={}", f.events);
+        let plain = build(clang, dir, f.name, "plain", &[])?;
+        builds.push((f, plain, build(&cc, dir, f.name, "instrumented", &[&events])?));
+        progress.inc(2);
+    }
+    Ok(builds)
+}
+
+/// One fixture's plain and instrumented kernels (`runs`: program and argument), timed, and
+/// what its probes cost per event against the clock pair and the profile's model.
+fn measure_fixture(
+    f: &Fixture,
+    runs: [(&Path, String); 2],
+    clock_pair_ns: f64,
+    dir: &Path,
+    repeat: u32,
+    progress: &ProgressBar,
+) -> Result<FixtureResult> {
+    let [(plain, arg), (instrumented, _)] = runs;
+    let plain_ns = min_kernel_ns(plain, &arg, dir, repeat, progress, &[])?;
+    let instrumented_ns = min_kernel_ns(instrumented, &arg, dir, repeat, progress, &[])?;
+    let profile = profiles::load(&profiles::newest(dir)?)?;
+    let events = (f.count)(&profile);
+    if events == 0 {
+        bail!("the profile of {} counted no events", f.name);
+    }
+    let ns_per_event = instrumented_ns.saturating_sub(plain_ns) as f64 / events as f64;
+    let kind = if f.kind == "loop" { ProbeKind::Loop } else { ProbeKind::Routine };
+    let model_ns_per_event = profile.overhead.as_ref().map_or(0.0, |o| o.costs.of(kind, 1, 0));
+    Ok(FixtureResult {
+        name: f.name,
+        kind: f.kind,
+        events,
+        plain_ns,
+        instrumented_ns,
+        ns_per_event,
+        ratio: ns_per_event / clock_pair_ns,
+        model_ns_per_event,
+        model_ratio: model_ns_per_event / ns_per_event,
+    })
 }
 
 /// IS's key generation, plainly and throttled (TAU's rule, as every flat run by default).
@@ -518,18 +539,19 @@ pub fn callpaths(settings: &Settings) -> Result<()> {
     if settings.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        println!(
-            "flat profile: {:.2} ns per call ({} calls of fib and leaf)",
-            report.flat_ns_per_call, calls
-        );
-        println!("{:<10} {:>12} {:>14}", "depth k", "ns/call", "ratio to flat");
-        for r in &report.depths {
-            println!("{:<10} {:>12.2} {:>14.3}", r.depth, r.ns_per_call, r.ratio_to_flat);
-        }
-        println!(
-            "max ratio {:.3} (target <= 1.25), max/min across k {:.3} (target <= 1.10), min of {} runs",
-            report.max_ratio, report.spread, report.repeat
-        );
+        print_callpaths(&report, calls);
     }
     Ok(())
+}
+
+fn print_callpaths(report: &CallpathReport, calls: u64) {
+    println!("flat profile: {:.2} ns per call ({} calls of fib and leaf)", report.flat_ns_per_call, calls);
+    println!("{:<10} {:>12} {:>14}", "depth k", "ns/call", "ratio to flat");
+    for r in &report.depths {
+        println!("{:<10} {:>12.2} {:>14.3}", r.depth, r.ns_per_call, r.ratio_to_flat);
+    }
+    println!(
+        "max ratio {:.3} (target <= 1.25), max/min across k {:.3} (target <= 1.10), min of {} runs",
+        report.max_ratio, report.spread, report.repeat
+    );
 }

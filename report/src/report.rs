@@ -269,8 +269,18 @@ pub fn table(profile: &Profile, lines: bool, view: View) -> String {
 /// The table with its routines (and loops and call statements) in `order`; a table cut to the
 /// top rows says how many it left out.
 pub fn table_in(profile: &Profile, lines: bool, view: View, order: Order) -> String {
-    let rows = rows_in(profile, view, order);
-    let total = measured_ns(profile, view);
+    let mut out = header(profile, view);
+    routine_rows(&mut out, profile, lines, view, order);
+    let events =
+        if order.key == SortKey::Exclusive { Order { key: SortKey::Inclusive, ..order } } else { order };
+    event_tables(&mut out, profile, view, events);
+    out.push_str(&crate::summary::communication(std::slice::from_ref(profile)));
+    out
+}
+
+/// The lines above the table: the program, the run, the placement, the settings that shape the
+/// numbers, the anomalies, compensation and what the probes cost.
+fn header(profile: &Profile, view: View) -> String {
     let mut out = String::new();
     let t = &profile.totals;
     let _ = writeln!(out, "Profile of: {}", profile.command.join(" "));
@@ -286,7 +296,7 @@ pub fn table_in(profile: &Profile, lines: bool, view: View, order: Order) -> Str
     if let Some(placement) = &profile.placement {
         let _ = writeln!(out, "{}", placement_note(placement));
     }
-    // The settings that shape the numbers; where the profile went is where it is.
+    // Where the profile went is where it is.
     let set: Vec<String> = (profile.settings.iter())
         .filter(|(name, _)| *name != settings::PROFILE_DIR.name)
         .map(|(name, value)| format!("{name}={value}"))
@@ -307,11 +317,17 @@ pub fn table_in(profile: &Profile, lines: bool, view: View, order: Order) -> Str
         let _ = writeln!(out, "{note}");
     }
     let _ = writeln!(out);
-    pprof_header(&mut out, "Name");
+    out
+}
+
+/// The routines' table, in `order`.
+fn routine_rows(out: &mut String, profile: &Profile, lines: bool, view: View, order: Order) {
+    let rows = rows_in(profile, view, order);
+    let total = measured_ns(profile, view);
+    pprof_header(out, "Name");
     for r in &rows {
         let (exclusive, inclusive) = r.shown;
         let share = if total == 0 { 0.0 } else { 100.0 * exclusive as f64 / total as f64 };
-        let per_call = r.inclusive_us_per_call();
         let name = if r.throttled { format!("{} [throttled]", r.name) } else { r.name.clone() };
         let _ = writeln!(
             out,
@@ -321,21 +337,20 @@ pub fn table_in(profile: &Profile, lines: bool, view: View, order: Order) -> Str
             inclusive as f64 / 1e6,
             r.calls,
             r.child_calls,
-            per_call,
+            r.inclusive_us_per_call(),
             with_line(name, &r.file, r.line, lines)
         );
     }
     if rows.len() < profile.functions.len() {
-        let _ = writeln!(
-            out,
-            "({} more routines; --top shows the first {})",
-            profile.functions.len() - rows.len(),
-            rows.len()
-        );
+        let (more, shown) = (profile.functions.len() - rows.len(), rows.len());
+        let _ = writeln!(out, "({more} more routines; --top shows the first {shown})");
     }
-    let events =
-        if order.key == SortKey::Exclusive { Order { key: SortKey::Inclusive, ..order } } else { order };
-    let (loops, sites) = event_rows_in(profile, view, events);
+}
+
+/// The loops' and call statements' tables, in `order`.
+fn event_tables(out: &mut String, profile: &Profile, view: View, order: Order) {
+    let total = measured_ns(profile, view);
+    let (loops, sites) = event_rows_in(profile, view, order);
     for (title, events) in [("Loops", loops), ("Call statements", sites)] {
         if events.is_empty() {
             continue;
@@ -362,8 +377,6 @@ pub fn table_in(profile: &Profile, lines: bool, view: View, order: Order) -> Str
             );
         }
     }
-    out.push_str(&crate::summary::communication(std::slice::from_ref(profile)));
-    out
 }
 
 /// The column headers of pprof's table (%Time, Exclusive, Inclusive, #Call, #Subrs,
@@ -444,6 +457,33 @@ pub fn overhead_note(profile: &Profile) -> Option<String> {
     Some(note)
 }
 
+/// What throttling did, under the rule the run applied, when it throttled anything.
+fn throttling_note(profile: &Profile) -> Option<String> {
+    let throttled = profile.functions.iter().filter(|f| f.throttled).count()
+        + profile.loops.iter().filter(|l| l.throttled).count()
+        + profile.callsites.iter().filter(|c| c.throttled).count();
+    if throttled == 0 {
+        return None;
+    }
+    let estimated = profile.functions.iter().any(|f| f.throttled && f.estimated.is_some())
+        || profile.loops.iter().any(|l| l.throttled && l.estimated.is_some())
+        || profile.callsites.iter().any(|c| c.throttled && c.estimated.is_some());
+    let timing = if estimated {
+        "timed only before, their later calls estimated at the mean of the timed ones (and taken out of their callers)"
+    } else {
+        "timed only before"
+    };
+    // The rule the run applied; profiles from before it was recorded ran the default.
+    let rule = profile
+        .throttle
+        .map_or(throttle::DEFAULT, |t| throttle::Rule { calls: t.calls, per_call_us: t.per_call_us });
+    Some(format!(
+        "{throttled} event(s) throttled ({}): counted exactly, {timing}; \
+         `instrument report --suggest-filter FILE` writes a selection that leaves them out",
+        rule.describe()
+    ))
+}
+
 fn anomalies(profile: &Profile) -> Vec<String> {
     let t = &profile.totals;
     let mut notes = Vec::new();
@@ -456,28 +496,7 @@ fn anomalies(profile: &Profile) -> Vec<String> {
         }
         None => {}
     }
-    let throttled = profile.functions.iter().filter(|f| f.throttled).count()
-        + profile.loops.iter().filter(|l| l.throttled).count()
-        + profile.callsites.iter().filter(|c| c.throttled).count();
-    let estimated = profile.functions.iter().any(|f| f.throttled && f.estimated.is_some())
-        || profile.loops.iter().any(|l| l.throttled && l.estimated.is_some())
-        || profile.callsites.iter().any(|c| c.throttled && c.estimated.is_some());
-    let timing = if estimated {
-        "timed only before, their later calls estimated at the mean of the timed ones (and taken out of their callers)"
-    } else {
-        "timed only before"
-    };
-    if throttled > 0 {
-        // The rule the run applied; profiles from before it was recorded ran the default.
-        let rule = profile
-            .throttle
-            .map_or(throttle::DEFAULT, |t| throttle::Rule { calls: t.calls, per_call_us: t.per_call_us });
-        notes.push(format!(
-            "{throttled} event(s) throttled ({}): counted exactly, {timing}; \
-             `instrument report --suggest-filter FILE` writes a selection that leaves them out",
-            rule.describe()
-        ));
-    }
+    notes.extend(throttling_note(profile));
     let switched = profile.functions.iter().filter(|f| f.switched_off).count()
         + profile.loops.iter().filter(|l| l.switched_off).count()
         + profile.callsites.iter().filter(|c| c.switched_off).count();

@@ -97,21 +97,7 @@ pub fn run(args: &CostArgs, profile_path: PathBuf) -> Result<()> {
     let load =
         |path: &Option<PathBuf>| path.as_deref().map(Selection::load).transpose().map_err(anyhow::Error::msg);
     let (build, runtime) = (load(&args.select)?, load(&args.runtime_select)?);
-    let (costs, costs_from) = if args.costs_from_profile {
-        let o = profile.overhead.as_ref().with_context(|| {
-            format!(
-                "{} has no probe costs (it is from an older version): leave out --costs-from-profile",
-                profile_path.display()
-            )
-        })?;
-        (o.costs, "the profile")
-    } else {
-        let progress = progress_bar(args.json);
-        let run = measure::Run { callpath: args.callpath, compensate: args.compensate };
-        let costs = measure::measure(&run, &progress)?;
-        progress.finish_and_clear();
-        (costs, "this machine")
-    };
+    let (costs, costs_from) = probe_costs(args, &profile, &profile_path)?;
     let throttle = match args.throttle.as_deref() {
         Some(choice) => choice == "on",
         None => args.callpath.is_none() && !args.compensate,
@@ -157,6 +143,25 @@ pub fn run(args: &CostArgs, profile_path: PathBuf) -> Result<()> {
         print!("{}", render(&profile, &prediction));
     }
     Ok(())
+}
+
+/// The probe costs to predict with, and where they come from: the profile's own (with
+/// --costs-from-profile), or measured now on this machine in the setting asked for.
+fn probe_costs(args: &CostArgs, profile: &Profile, path: &std::path::Path) -> Result<(Costs, &'static str)> {
+    if args.costs_from_profile {
+        let o = profile.overhead.as_ref().with_context(|| {
+            format!(
+                "{} has no probe costs (it is from an older version): leave out --costs-from-profile",
+                path.display()
+            )
+        })?;
+        return Ok((o.costs, "the profile"));
+    }
+    let progress = progress_bar(args.json);
+    let run = measure::Run { callpath: args.callpath, compensate: args.compensate };
+    let costs = measure::measure(&run, &progress)?;
+    progress.finish_and_clear();
+    Ok((costs, "this machine"))
 }
 
 fn event_kind(profile: &Profile, id: u32) -> &'static str {
