@@ -181,21 +181,19 @@ fn one_profile_text(args: &ReportArgs, view: ReportView, profile: Profile) -> Re
     let json = args.json;
     Ok(match view {
         ReportView::Callpaths => {
-            let rows = callpaths::table(&profile, args.depth, threads).map_err(anyhow::Error::msg)?;
+            let rows = callpaths::table(&profile, args.depth, threads)?;
             match json {
                 true => callpaths::json_table(&profile, &rows, shown) + "\n",
                 false => callpaths::render_table(&profile, &rows),
             }
         }
-        ReportView::Cct if json => {
-            callpaths::json_cct(&profile, threads, shown).map_err(anyhow::Error::msg)? + "\n"
-        }
-        ReportView::Cct => callpaths::render_cct(&profile, threads, shown).map_err(anyhow::Error::msg)?,
+        ReportView::Cct if json => callpaths::json_cct(&profile, threads, shown)? + "\n",
+        ReportView::Cct => callpaths::render_cct(&profile, threads, shown)?,
         ReportView::Tree => {
             let options = tree::TreeOptions { focus: args.focus.as_deref(), lines: args.lines, view: shown };
             match json {
-                true => tree::json(&profile, &options).map_err(anyhow::Error::msg)? + "\n",
-                false => tree::render(&profile, &options).map_err(anyhow::Error::msg)?,
+                true => tree::json(&profile, &options)? + "\n",
+                false => tree::render(&profile, &options)?,
             }
         }
         _ => {

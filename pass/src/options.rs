@@ -85,7 +85,7 @@ impl Options {
         };
         let min_instructions = MIN_INSTRUCTIONS.number().map_err(text)?.unwrap_or(0) as usize;
         let selection = match SELECT.path() {
-            Some(path) => Some(instrument_select::Selection::load(&path)?),
+            Some(path) => Some(instrument_select::Selection::load(&path).map_err(|e| e.to_string())?),
             None => None,
         };
         let exclude = EXCLUDE

@@ -5,6 +5,7 @@
 use crate::names;
 use crate::names::location;
 use crate::tree::Node;
+use crate::ReportError;
 use instrument_profile::{CallpathRecord, Callpaths, Profile};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
@@ -71,17 +72,14 @@ pub enum Threads {
     One(u64),
 }
 
-pub fn recorded(profile: &Profile) -> Result<&Callpaths, String> {
-    profile.callpaths.as_ref().ok_or_else(|| {
-        "this profile has no callpaths: run the program with INSTRUMENT_CALLPATH=K (or `instrument run --callpath K`)"
-            .to_string()
-    })
+pub fn recorded(profile: &Profile) -> Result<&Callpaths, ReportError> {
+    profile.callpaths.as_ref().ok_or(ReportError::NoCallpaths)
 }
 
 fn selected(
     callpaths: &Callpaths,
     threads: Threads,
-) -> Result<Vec<&instrument_profile::ThreadCallpaths>, String> {
+) -> Result<Vec<&instrument_profile::ThreadCallpaths>, ReportError> {
     let chosen: Vec<_> = callpaths
         .threads
         .iter()
@@ -91,9 +89,7 @@ fn selected(
         })
         .collect();
     match (threads, chosen.is_empty()) {
-        (Threads::One(n), true) => {
-            Err(format!("no thread {n} in the profile (threads 0..{})", callpaths.threads.len()))
-        }
+        (Threads::One(n), true) => Err(ReportError::NoThread { thread: n, threads: callpaths.threads.len() }),
         _ => Ok(chosen),
     }
 }
@@ -102,15 +98,12 @@ fn selected(
 /// From an unlimited recording every k is exact. From a depth-d recording any k <= d is
 /// derived from the recorded d-callpaths; recursion inside a callpath is then only seen within
 /// the last d events.
-pub fn table(profile: &Profile, k: Option<u32>, threads: Threads) -> Result<Vec<Row>, String> {
+pub fn table(profile: &Profile, k: Option<u32>, threads: Threads) -> Result<Vec<Row>, ReportError> {
     let callpaths = recorded(profile)?;
     let k = k.unwrap_or(callpaths.depth);
     if callpaths.depth != 0 && (k == 0 || k > callpaths.depth) {
         let asked = if k == 0 { "unlimited".to_string() } else { k.to_string() };
-        return Err(format!(
-            "the program recorded callpaths of depth {}; depth {asked} needs a deeper recording (INSTRUMENT_CALLPATH={asked})",
-            callpaths.depth
-        ));
+        return Err(ReportError::TooDeep { recorded: callpaths.depth, asked });
     }
     let mut rows: BTreeMap<Vec<u32>, Row> = BTreeMap::new();
     let mut other = Row::default();
@@ -222,7 +215,7 @@ fn cct_children(rows: &[Row]) -> BTreeMap<&[u32], Vec<&Row>> {
 
 /// The calling-context tree as JSON for scripts: nested nodes (readable name, calls, times in
 /// `view`), the roots heaviest first.
-pub fn json_cct(profile: &Profile, threads: Threads, view: crate::view::View) -> Result<String, String> {
+pub fn json_cct(profile: &Profile, threads: Threads, view: crate::view::View) -> Result<String, ReportError> {
     let rows = table(profile, None, threads)?;
     let labels = Labels::new(profile);
     let children = cct_children(&rows);
@@ -249,7 +242,11 @@ pub fn json_cct(profile: &Profile, threads: Threads, view: crate::view::View) ->
 
 /// The calling-context tree's lines depth first (depth 1 for the roots), times in `view`:
 /// the lines of `render_cct` and of the HTML page's program graph.
-pub fn cct_lines(profile: &Profile, threads: Threads, view: crate::view::View) -> Result<Vec<Node>, String> {
+pub fn cct_lines(
+    profile: &Profile,
+    threads: Threads,
+    view: crate::view::View,
+) -> Result<Vec<Node>, ReportError> {
     let rows = table(profile, None, threads)?;
     let labels = Labels::new(profile);
     let children = cct_children(&rows);
@@ -275,7 +272,11 @@ pub fn cct_lines(profile: &Profile, threads: Threads, view: crate::view::View) -
 
 /// The calling-context tree (or, for a finite recording, the recorded callpaths as a tree of
 /// suffixes), children under their parent, heaviest first, times in `view`.
-pub fn render_cct(profile: &Profile, threads: Threads, view: crate::view::View) -> Result<String, String> {
+pub fn render_cct(
+    profile: &Profile,
+    threads: Threads,
+    view: crate::view::View,
+) -> Result<String, ReportError> {
     let lines = cct_lines(profile, threads, view)?;
     let mut out = String::new();
     let _ = writeln!(out, "{:>12} {:>12} {:>12}  Calling context", "Inclusive", "Exclusive", "#Call");
@@ -297,7 +298,7 @@ pub fn render_cct(profile: &Profile, threads: Threads, view: crate::view::View) 
 
 /// Stacks (outermost first) with their exclusive time, for folded stacks and flame graphs.
 /// Without callpaths each routine is its own one-frame stack.
-pub fn stacks(profile: &Profile, threads: Threads) -> Result<Vec<(Vec<String>, u64)>, String> {
+pub fn stacks(profile: &Profile, threads: Threads) -> Result<Vec<(Vec<String>, u64)>, ReportError> {
     let labels = Labels::new(profile);
     if profile.callpaths.is_none() {
         return Ok(profile.functions.iter().map(|f| (vec![labels.get(f.id)], f.exclusive_ns)).collect());

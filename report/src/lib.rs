@@ -6,6 +6,7 @@
 //! runs no program; reading names LLVM's way loads the pass plugin (`names`).
 
 pub mod callpaths;
+mod error;
 pub mod experiment;
 pub mod export;
 pub mod html;
@@ -17,3 +18,5 @@ pub mod summary;
 pub mod timeline;
 pub mod tree;
 pub mod view;
+
+pub use error::ReportError;

@@ -4,6 +4,7 @@
 
 use crate::names;
 use crate::view::{callee_name, with_line, View};
+use crate::ReportError;
 use instrument_profile::{CallSite, Function, Loop, Profile};
 use std::fmt::Write;
 
@@ -25,20 +26,20 @@ pub struct TreeOptions<'a> {
 }
 
 /// The tree as text; an error when `focus` names no routine of the profile.
-pub fn render(profile: &Profile, options: &TreeOptions) -> Result<String, String> {
+pub fn render(profile: &Profile, options: &TreeOptions) -> Result<String, ReportError> {
     let (nodes, total) = nodes(profile, options)?;
     Ok(format_nodes(&nodes, total))
 }
 
 /// The tree as JSON for scripts: its lines in order, each with its depth (0 is the program),
 /// and the program's time the shares are of.
-pub fn json(profile: &Profile, options: &TreeOptions) -> Result<String, String> {
+pub fn json(profile: &Profile, options: &TreeOptions) -> Result<String, ReportError> {
     let (nodes, total) = nodes(profile, options)?;
     Ok(serde_json::json!({ "total_ns": total, "tree": nodes }).to_string())
 }
 
 /// The tree's lines in order (each with its depth), and the program's time for percentages.
-pub fn nodes(profile: &Profile, options: &TreeOptions) -> Result<(Vec<Node>, i64), String> {
+pub fn nodes(profile: &Profile, options: &TreeOptions) -> Result<(Vec<Node>, i64), ReportError> {
     let view = options.view;
     let shown = |f: &Function| view.times(f.exclusive_ns, f.inclusive_ns, f.compensated, f.estimated);
     let mut functions: Vec<&Function> = profile.functions.iter().collect();
@@ -50,7 +51,7 @@ pub fn nodes(profile: &Profile, options: &TreeOptions) -> Result<(Vec<Node>, i64
                 || names::function_name(f) == focus
         });
         if functions.is_empty() {
-            return Err(format!("no routine named {focus:?} in the profile"));
+            return Err(ReportError::NoRoutine(focus.to_string()));
         }
     }
     let removed = match (view, &profile.compensation) {

@@ -8,7 +8,24 @@ mod scorep;
 mod tau;
 mod wildcard;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// Why a selection file cannot be used (one line, naming the file and line).
+#[derive(Debug, thiserror::Error)]
+pub enum SelectError {
+    #[error("cannot read selection file {}: {source}", path.display())]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("{}:{}: {}", path.display(), error.line, error.message)]
+    Syntax { path: PathBuf, error: SyntaxError },
+}
+
+/// A mistake in a selection's text, at its 1-based line.
+#[derive(Debug, thiserror::Error)]
+#[error("line {line}: {message}")]
+pub struct SyntaxError {
+    pub line: usize,
+    pub message: String,
+}
 
 /// A loaded selection file.
 #[derive(Debug, Clone)]
@@ -19,19 +36,20 @@ pub enum Selection {
 
 impl Selection {
     /// Reads and parses `path`; the format is recognised by its section keywords.
-    pub fn load(path: &Path) -> Result<Selection, String> {
+    pub fn load(path: &Path) -> Result<Selection, SelectError> {
         let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read selection file {}: {e}", path.display()))?;
-        Selection::parse(&text).map_err(|(line, message)| format!("{}:{line}: {message}", path.display()))
+            .map_err(|source| SelectError::Read { path: path.to_path_buf(), source })?;
+        Selection::parse(&text).map_err(|error| SelectError::Syntax { path: path.to_path_buf(), error })
     }
 
     /// Parses a selection; an error carries the 1-based line it is about.
-    pub fn parse(text: &str) -> Result<Selection, (usize, String)> {
-        if text.lines().any(|l| l.trim_start().starts_with("SCOREP_")) {
+    pub fn parse(text: &str) -> Result<Selection, SyntaxError> {
+        let parsed = if text.lines().any(|l| l.trim_start().starts_with("SCOREP_")) {
             scorep::ScorePFilter::parse(text).map(Selection::ScoreP)
         } else {
             tau::TauSelection::parse(text).map(Selection::Tau)
-        }
+        };
+        parsed.map_err(|(line, message)| SyntaxError { line, message })
     }
 
     /// Whether the routine `symbol` (as linked) defined in `file` is instrumented.

@@ -94,8 +94,7 @@ struct EventCost {
 
 pub fn run(args: &CostArgs, profile_path: PathBuf) -> Result<()> {
     let profile = profiles::load(&profile_path)?;
-    let load =
-        |path: &Option<PathBuf>| path.as_deref().map(Selection::load).transpose().map_err(anyhow::Error::msg);
+    let load = |path: &Option<PathBuf>| path.as_deref().map(Selection::load).transpose();
     let (build, runtime) = (load(&args.select)?, load(&args.runtime_select)?);
     let (costs, costs_from) = probe_costs(args, &profile, &profile_path)?;
     let throttle = match args.throttle.as_deref() {

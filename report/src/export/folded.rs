@@ -7,7 +7,7 @@ use instrument_profile::Profile;
 
 /// `main;solve;f 12345` per line; frame names have `;` replaced so that they stay one frame.
 pub fn folded(profile: &Profile, threads: Threads) -> Result<String> {
-    let stacks = callpaths::stacks(profile, threads).map_err(anyhow::Error::msg)?;
+    let stacks = callpaths::stacks(profile, threads)?;
     let mut out = String::new();
     for (frames, weight) in stacks {
         let frames: Vec<String> = frames.iter().map(|f| f.replace(';', ":")).collect();

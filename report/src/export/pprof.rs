@@ -75,7 +75,7 @@ pub fn build(profile: &Profile, view: View) -> Result<proto::Profile> {
                 Threads::One(t) => t,
                 Threads::Merged => 0,
             };
-            for row in callpaths::table(profile, None, threads).map_err(anyhow::Error::msg)? {
+            for row in callpaths::table(profile, None, threads)? {
                 let (excl, incl) = row.times(view);
                 sample.push(proto::Sample {
                     location_id: row.path.iter().rev().map(|&id| u64::from(id) + 1).collect(),

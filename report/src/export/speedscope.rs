@@ -26,7 +26,7 @@ pub fn render(profile: &Profile) -> Result<Vec<u8>> {
     }
     let mut profiles = Vec::new();
     for (name, threads) in views {
-        let stacks = callpaths::stacks(profile, threads).map_err(anyhow::Error::msg)?;
+        let stacks = callpaths::stacks(profile, threads)?;
         let samples: Vec<Vec<usize>> =
             stacks.iter().map(|(f, _)| f.iter().map(|n| frame_of(n)).collect()).collect();
         let weights: Vec<u64> = stacks.iter().map(|(_, w)| *w).collect();

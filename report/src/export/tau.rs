@@ -120,7 +120,7 @@ fn callpath_lines(
         return Ok(Vec::new());
     }
     let threads = if profile.threads.is_empty() { Threads::Merged } else { Threads::One(thread) };
-    let rows = callpaths::table(profile, None, threads).map_err(anyhow::Error::msg)?;
+    let rows = callpaths::table(profile, None, threads)?;
     Ok(rows
         .iter()
         .filter(|r| r.path.len() > 1 || r.path.is_empty())

@@ -167,8 +167,7 @@ fn event_table(id: &'static str, rows: &[report::EventRow], loops: bool) -> Tabl
 
 fn callpath_table(profile: &Profile, view: View) -> Result<Table> {
     let labels = Labels::new(profile);
-    let rows = callpaths::table(profile, None, Threads::Merged)
-        .map_err(anyhow::Error::msg)?
+    let rows = callpaths::table(profile, None, Threads::Merged)?
         .into_iter()
         .map(|r| {
             let (excl, incl) = r.times(view);
@@ -218,12 +217,12 @@ fn thread_table(profile: &Profile, view: View) -> Table {
 /// (program > routine > loop > call statement).
 fn program_graph(profile: &Profile, view: View) -> Result<String> {
     let (heading, nodes, total) = if profile.callpaths.is_some() {
-        let nodes = callpaths::cct_lines(profile, Threads::Merged, view).map_err(anyhow::Error::msg)?;
+        let nodes = callpaths::cct_lines(profile, Threads::Merged, view)?;
         let total = nodes.iter().filter(|n| n.depth == 1).map(|n| n.inclusive_ns).sum::<i64>();
         ("Program graph (calling contexts, as recorded)", nodes, total)
     } else {
         let options = TreeOptions { focus: None, lines: false, view };
-        let (nodes, total) = tree::nodes(profile, &options).map_err(anyhow::Error::msg)?;
+        let (nodes, total) = tree::nodes(profile, &options)?;
         ("Program graph (program &gt; routine &gt; loop &gt; call statement)", nodes, total)
     };
     let mut out = format!("<section id=\"section-graph\"><h2>{heading}</h2>\n");

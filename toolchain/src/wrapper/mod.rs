@@ -163,7 +163,7 @@ fn check_selection(command: &mut Command) -> Result<()> {
     let Some(path) = from_flag.or_else(|| settings::SELECT.path()) else {
         return Ok(());
     };
-    instrument_select::Selection::load(&path).map_err(anyhow::Error::msg)?;
+    instrument_select::Selection::load(&path)?;
     let absolute = std::path::absolute(&path).unwrap_or(path);
     command.env(settings::SELECT.name, absolute);
     Ok(())
