@@ -133,15 +133,8 @@ pub fn hidden(info: &EventInfo) -> bool {
 }
 
 pub fn events(infos: &[EventInfo], records: &[Record], units: &Units) -> Events {
-    let ns = |t: u64| units.ns(t);
     let record = |id: usize| records.get(id).copied().unwrap_or_default();
     let canonical = canonical_functions(infos);
-    let mut function_records: HashMap<u32, Record> = HashMap::new();
-    for (id, info) in infos.iter().enumerate() {
-        if matches!(info.kind, Kind::Function { .. }) {
-            function_records.entry(canonical[id]).or_default().add(&record(id));
-        }
-    }
     let mut loops = Vec::new();
     let mut callsites = Vec::new();
     let mut referenced: Vec<u32> = Vec::new();
@@ -150,66 +143,109 @@ pub fn events(infos: &[EventInfo], records: &[Record], units: &Units) -> Events 
         if r.calls + r.counted == 0 {
             continue;
         }
-        let (throttled, switched_off) = switch::ending(id as u32);
         match &info.kind {
             Kind::Function { .. } => {}
             Kind::Loop { function, parent } => {
                 let function = canonical[*function as usize];
                 referenced.push(function);
-                loops.push(Loop {
-                    id: id as u32,
-                    function,
-                    parent: *parent,
-                    file: info.file.clone(),
-                    line: info.line,
-                    count: r.calls + r.counted,
-                    untimed_calls: r.counted,
-                    throttled,
-                    switched_off,
-                    iterations: r.iterations,
-                    iteration_stats: (r.iter_min1 > 0).then(|| IterationStats {
-                        min: r.iter_min1 - 1,
-                        max: r.iter_max,
-                        sum_of_squares: r.iter_sumsq as f64,
-                    }),
-                    child_calls: r.child_calls,
-                    exclusive_ns: ns(r.excl),
-                    inclusive_ns: ns(r.incl),
-                    compensated: units.compensated(&r),
-                    estimated: units.estimated(&r),
-                });
+                loops.push(loop_event(id as u32, info, function, *parent, &r, units));
             }
             Kind::CallSite { function, in_loop, callee } => {
                 let function = canonical[*function as usize];
                 referenced.push(function);
-                callsites.push(CallSite {
-                    id: id as u32,
-                    function,
-                    in_loop: *in_loop,
-                    callee: callee.clone(),
-                    file: info.file.clone(),
-                    line: info.line,
-                    count: r.calls + r.counted,
-                    untimed_calls: r.counted,
-                    throttled,
-                    switched_off,
-                    child_calls: r.child_calls,
-                    exclusive_ns: ns(r.excl),
-                    inclusive_ns: ns(r.incl),
-                    compensated: units.compensated(&r),
-                    estimated: units.estimated(&r),
-                });
+                let site = Site { function, in_loop: *in_loop, callee: callee.clone() };
+                callsites.push(callsite_event(id as u32, info, site, &r, units));
             }
+        }
+    }
+    let functions = function_events(infos, records, &canonical, &referenced, units);
+    Events { functions, loops, callsites, canonical }
+}
+
+/// Where a call statement is and what it calls.
+struct Site {
+    function: u32,
+    in_loop: Option<u32>,
+    callee: String,
+}
+
+fn loop_event(
+    id: u32,
+    info: &EventInfo,
+    function: u32,
+    parent: Option<u32>,
+    r: &Record,
+    units: &Units,
+) -> Loop {
+    let (throttled, switched_off) = switch::ending(id);
+    Loop {
+        id,
+        function,
+        parent,
+        file: info.file.clone(),
+        line: info.line,
+        count: r.calls + r.counted,
+        untimed_calls: r.counted,
+        throttled,
+        switched_off,
+        iterations: r.iterations,
+        iteration_stats: (r.iter_min1 > 0).then(|| IterationStats {
+            min: r.iter_min1 - 1,
+            max: r.iter_max,
+            sum_of_squares: r.iter_sumsq as f64,
+        }),
+        child_calls: r.child_calls,
+        exclusive_ns: units.ns(r.excl),
+        inclusive_ns: units.ns(r.incl),
+        compensated: units.compensated(r),
+        estimated: units.estimated(r),
+    }
+}
+
+fn callsite_event(id: u32, info: &EventInfo, site: Site, r: &Record, units: &Units) -> CallSite {
+    let (throttled, switched_off) = switch::ending(id);
+    CallSite {
+        id,
+        function: site.function,
+        in_loop: site.in_loop,
+        callee: site.callee,
+        file: info.file.clone(),
+        line: info.line,
+        count: r.calls + r.counted,
+        untimed_calls: r.counted,
+        throttled,
+        switched_off,
+        child_calls: r.child_calls,
+        exclusive_ns: units.ns(r.excl),
+        inclusive_ns: units.ns(r.incl),
+        compensated: units.compensated(r),
+        estimated: units.estimated(r),
+    }
+}
+
+/// The routines: each copy's records summed into its canonical copy, those that ran or hold a
+/// loop or call statement that did (`referenced`), the runtime's own left out.
+fn function_events(
+    infos: &[EventInfo],
+    records: &[Record],
+    canonical: &[u32],
+    referenced: &[u32],
+    units: &Units,
+) -> Vec<Function> {
+    let mut summed: HashMap<u32, Record> = HashMap::new();
+    for (id, info) in infos.iter().enumerate() {
+        if matches!(info.kind, Kind::Function { .. }) {
+            summed.entry(canonical[id]).or_default().add(&records.get(id).copied().unwrap_or_default());
         }
     }
     let mut functions = Vec::new();
     for (id, info) in infos.iter().enumerate() {
         let Kind::Function { name, language, recursive, .. } = &info.kind else { continue };
-        if canonical[id] != id as u32 || hidden(info) {
-            continue;
-        }
-        let r = function_records.get(&(id as u32)).copied().unwrap_or_default();
-        if r.calls + r.counted == 0 && !referenced.contains(&(id as u32)) {
+        let r = summed.get(&(id as u32)).copied().unwrap_or_default();
+        if canonical[id] != id as u32
+            || hidden(info)
+            || (r.calls + r.counted == 0 && !referenced.contains(&(id as u32)))
+        {
             continue;
         }
         let (throttled, switched_off) = switch::ending(id as u32);
@@ -225,13 +261,13 @@ pub fn events(infos: &[EventInfo], records: &[Record], units: &Units) -> Events 
             throttled,
             switched_off,
             child_calls: r.child_calls,
-            exclusive_ns: ns(r.excl),
-            inclusive_ns: ns(r.incl),
+            exclusive_ns: units.ns(r.excl),
+            inclusive_ns: units.ns(r.incl),
             compensated: units.compensated(&r),
             estimated: units.estimated(&r),
         });
     }
-    Events { functions, loops, callsites, canonical }
+    functions
 }
 
 /// For every event id, the id of the routine copy that stands for it (itself for everything

@@ -148,45 +148,55 @@ pub unsafe extern "C" fn __instrument_register_module(table: *const ModuleTable)
     }
     let mut events = EVENTS.lock();
     let base = events.len() as u32;
+    read_events(table, base, &mut events);
+    register_statics(table, base);
+    mark_kinds(&events, base);
+    crate::switch::apply_selection(&events, base);
+    crate::live::publish_names(&events, base as usize, false);
+    let total = (table.functions + table.loops + table.sites) as usize;
+    for i in 0..total {
+        (*(table.ids.add(i) as *const AtomicU32)).store(base + i as u32, Relaxed);
+    }
+    COUNT.store(events.len() as u32, Relaxed);
+}
+
+/// Appends the module's routines, loops and call statements (ids from `base`) to `events`.
+///
+/// # Safety
+/// `table`'s entry arrays hold as many entries as its counts say, with valid strings (the
+/// pass writes them so, see `instrument_contract::table`).
+unsafe fn read_events(table: &ModuleTable, base: u32, events: &mut Vec<EventInfo>) {
     let loop_base = base + table.functions;
     let local = |index: u32, offset: u32| (index != NONE).then_some(offset + index);
     for i in 0..table.functions as usize {
         let e = &*table.function_entries.add(i);
-        events.push(EventInfo {
-            kind: Kind::Function {
-                name: text(e.name),
-                local: e.flags & FLAG_LOCAL != 0,
-                language: language(e.flags),
-                recursive: e.flags & FLAG_RECURSIVE != 0,
-            },
-            file: text(e.file),
-            line: e.line,
-        });
+        let kind = Kind::Function {
+            name: text(e.name),
+            local: e.flags & FLAG_LOCAL != 0,
+            language: language(e.flags),
+            recursive: e.flags & FLAG_RECURSIVE != 0,
+        };
+        events.push(EventInfo { kind, file: text(e.file), line: e.line });
         if e.flags & FLAG_RECURSIVE != 0 {
             NESTS.set(base + i as u32);
         }
     }
     for i in 0..table.loops as usize {
         let e = &*table.loop_entries.add(i);
-        events.push(EventInfo {
-            kind: Kind::Loop { function: base + e.function, parent: local(e.parent, loop_base) },
-            file: text(e.file),
-            line: e.line,
-        });
+        let kind = Kind::Loop { function: base + e.function, parent: local(e.parent, loop_base) };
+        events.push(EventInfo { kind, file: text(e.file), line: e.line });
     }
     for i in 0..table.sites as usize {
         let e = &*table.site_entries.add(i);
-        events.push(EventInfo {
-            kind: Kind::CallSite {
-                function: base + e.function,
-                in_loop: local(e.in_loop, loop_base),
-                callee: text(e.callee),
-            },
-            file: text(e.file),
-            line: e.line,
-        });
+        let (in_loop, callee) = (local(e.in_loop, loop_base), text(e.callee));
+        let kind = Kind::CallSite { function: base + e.function, in_loop, callee };
+        events.push(EventInfo { kind, file: text(e.file), line: e.line });
     }
-    register_statics(table, base);
+}
+
+/// Marks the new events (from `base`) that are loops, and those that can nest (in a
+/// recursive routine).
+fn mark_kinds(events: &[EventInfo], base: u32) {
     for (id, event) in events.iter().enumerate().skip(base as usize) {
         if let Kind::Loop { .. } = event.kind {
             LOOPS.set(id as u32);
@@ -197,13 +207,6 @@ pub unsafe extern "C" fn __instrument_register_module(table: *const ModuleTable)
             }
         }
     }
-    crate::switch::apply_selection(&events, base);
-    crate::live::publish_names(&events, base as usize, false);
-    let total = (table.functions + table.loops + table.sites) as usize;
-    for i in 0..total {
-        (*(table.ids.add(i) as *const AtomicU32)).store(base + i as u32, Relaxed);
-    }
-    COUNT.store(events.len() as u32, Relaxed);
 }
 
 /// The program graph for precomputed callpath transitions: each loop and call statement is a
