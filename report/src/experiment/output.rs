@@ -36,36 +36,10 @@ pub fn table(summaries: &[ProgramSummary], markdown: bool) -> String {
     let mut header = vec!["Experiment".to_string(), String::new()];
     header.extend(levels.iter().map(|l| format!("{} usecs", l.name())));
     for s in summaries {
-        if let Some(cells) = &s.ranks {
-            rows.extend(rank_rows(s, cells));
-            rows.extend(paired_rows(s));
-            push_failures(&mut rows, s, levels.len());
-            continue;
+        match &s.ranks {
+            Some(cells) => rows.extend(rank_rows(s, cells)),
+            None => rows.extend(level_rows(s)),
         }
-        let us = |f: fn(&super::results::Cell) -> f64| -> Vec<String> {
-            s.cells
-                .iter()
-                .map(|(_, c)| c.as_ref().map_or("-".into(), |c| format!("{:.0}", f(c) / 1e3)))
-                .collect()
-        };
-        let mut min = vec![s.program.clone(), "min".into()];
-        min.extend(us(|c| c.min_ns));
-        let mut mean = vec![String::new(), "mean".into()];
-        mean.extend(us(|c| c.mean_ns));
-        let mut error = vec![String::new(), "%error (min:mean)".into()];
-        error.extend(s.cells.iter().map(|(_, c)| match c {
-            Some(super::results::Cell { error_min_pct: Some(a), error_mean_pct: Some(b), .. }) => {
-                format!("{a:.1} : {b:.1}")
-            }
-            _ => String::new(),
-        }));
-        let mut noise = vec![String::new(), NOISE_LABEL.into()];
-        noise.extend(
-            s.cells
-                .iter()
-                .map(|(_, c)| c.and_then(|c| c.noise_pct).map_or(String::new(), |n| format!("±{n:.1}"))),
-        );
-        rows.extend([min, mean, error, noise]);
         rows.extend(paired_rows(s));
         push_failures(&mut rows, s, levels.len());
     }
@@ -77,8 +51,38 @@ pub fn table(summaries: &[ProgramSummary], markdown: bool) -> String {
         }
         return out;
     }
+    aligned(&header, &rows)
+}
+
+/// A program's min, mean, % error and noise rows (Table 1).
+fn level_rows(s: &ProgramSummary) -> [Vec<String>; 4] {
+    let us = |f: fn(&super::results::Cell) -> f64| -> Vec<String> {
+        s.cells.iter().map(|(_, c)| c.as_ref().map_or("-".into(), |c| format!("{:.0}", f(c) / 1e3))).collect()
+    };
+    let mut min = vec![s.program.clone(), "min".into()];
+    min.extend(us(|c| c.min_ns));
+    let mut mean = vec![String::new(), "mean".into()];
+    mean.extend(us(|c| c.mean_ns));
+    let mut error = vec![String::new(), "%error (min:mean)".into()];
+    error.extend(s.cells.iter().map(|(_, c)| match c {
+        Some(super::results::Cell { error_min_pct: Some(a), error_mean_pct: Some(b), .. }) => {
+            format!("{a:.1} : {b:.1}")
+        }
+        _ => String::new(),
+    }));
+    let mut noise = vec![String::new(), NOISE_LABEL.into()];
+    noise.extend(
+        s.cells
+            .iter()
+            .map(|(_, c)| c.and_then(|c| c.noise_pct).map_or(String::new(), |n| format!("±{n:.1}"))),
+    );
+    [min, mean, error, noise]
+}
+
+/// The rows as a text table: the first two columns left-aligned, the numbers right-aligned.
+fn aligned(header: &[String], rows: &[Vec<String>]) -> String {
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for r in &rows {
+    for r in rows {
         for (w, cell) in widths.iter_mut().zip(r) {
             *w = (*w).max(cell.chars().count());
         }
@@ -93,9 +97,9 @@ pub fn table(summaries: &[ProgramSummary], markdown: bool) -> String {
             .collect::<Vec<_>>()
             .join("  ")
     };
-    let _ = writeln!(out, "{}", line(&header));
+    let _ = writeln!(out, "{}", line(header));
     let _ = writeln!(out, "{}", "-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1)));
-    for r in &rows {
+    for r in rows {
         let _ = writeln!(out, "{}", line(r).trim_end());
     }
     out
@@ -173,64 +177,72 @@ fn push_failures(rows: &mut Vec<Vec<String>>, s: &ProgramSummary, levels: usize)
 
 pub fn csv(summaries: &[ProgramSummary], path: &Path) -> Result<()> {
     let mut writer = csv::Writer::from_path(path)?;
-    writer.write_record([
-        "program",
-        "level",
-        "trials",
-        "min_us",
-        "mean_us",
-        "error_min_pct",
-        "error_mean_pct",
-        "noise_pct",
-        "ranks",
-        "high_us",
-        "low_us",
-        "error_rank_mean_pct",
-        "error_high_pct",
-        "normalised",
-        "rounds",
-        "vs_mo_median_pct",
-        "vs_mo_low_pct",
-        "vs_mo_high_pct",
-        "vs_off_median_pct",
-        "vs_off_low_pct",
-        "vs_off_high_pct",
-    ])?;
-    let pct = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
+    writer.write_record(CSV_COLUMNS)?;
     for s in summaries {
         for (level, cell) in &s.cells {
             let Some(c) = cell else { continue };
-            let r = s.ranks.as_ref().and_then(|r| r.iter().find(|(l, _)| l == level)).and_then(|(_, c)| *c);
-            let us = |v: f64| format!("{:.3}", v / 1e3);
-            let (vs_mo, vs_off) = (c.vs_mo.shown(s.normalised), c.vs_off.shown(s.normalised));
-            let end = |i: Option<Interval>, f: fn(&Interval) -> f64| pct(i.as_ref().map(f));
-            writer.write_record([
-                s.program.as_str(),
-                level.name(),
-                &c.trials.to_string(),
-                &format!("{:.3}", c.min_ns / 1e3),
-                &format!("{:.3}", c.mean_ns / 1e3),
-                &pct(c.error_min_pct),
-                &pct(c.error_mean_pct),
-                &pct(c.noise_pct),
-                &r.map(|r| r.ranks.to_string()).unwrap_or_default(),
-                &r.map(|r| us(r.high_ns)).unwrap_or_default(),
-                &r.map(|r| us(r.low_ns)).unwrap_or_default(),
-                &pct(r.and_then(|r| r.error_mean_pct)),
-                &pct(r.and_then(|r| r.error_high_pct)),
-                &s.normalised.to_string(),
-                &vs_mo.or(vs_off).map(|i| i.n.to_string()).unwrap_or_default(),
-                &end(vs_mo, |i| i.median),
-                &end(vs_mo, |i| i.low),
-                &end(vs_mo, |i| i.high),
-                &end(vs_off, |i| i.median),
-                &end(vs_off, |i| i.low),
-                &end(vs_off, |i| i.high),
-            ])?;
+            writer.write_record(csv_record(s, *level, c))?;
         }
     }
     writer.flush()?;
     Ok(())
+}
+
+/// The columns of results.csv, one row per program and level.
+const CSV_COLUMNS: [&str; 21] = [
+    "program",
+    "level",
+    "trials",
+    "min_us",
+    "mean_us",
+    "error_min_pct",
+    "error_mean_pct",
+    "noise_pct",
+    "ranks",
+    "high_us",
+    "low_us",
+    "error_rank_mean_pct",
+    "error_high_pct",
+    "normalised",
+    "rounds",
+    "vs_mo_median_pct",
+    "vs_mo_low_pct",
+    "vs_mo_high_pct",
+    "vs_off_median_pct",
+    "vs_off_low_pct",
+    "vs_off_high_pct",
+];
+
+/// One program's row at `level` (`c`, its cell), in `CSV_COLUMNS` order.
+fn csv_record(s: &ProgramSummary, level: Level, c: &super::results::Cell) -> [String; 21] {
+    let pct = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
+    let r = s.ranks.as_ref().and_then(|r| r.iter().find(|(l, _)| *l == level)).and_then(|(_, c)| *c);
+    let us = |v: f64| format!("{:.3}", v / 1e3);
+    let (vs_mo, vs_off) = (c.vs_mo.shown(s.normalised), c.vs_off.shown(s.normalised));
+    let end = |i: Option<Interval>, f: fn(&Interval) -> f64| pct(i.as_ref().map(f));
+    [
+        s.program.clone(),
+        level.name().to_string(),
+        c.trials.to_string(),
+        format!("{:.3}", c.min_ns / 1e3),
+        format!("{:.3}", c.mean_ns / 1e3),
+        pct(c.error_min_pct),
+        pct(c.error_mean_pct),
+        pct(c.noise_pct),
+        r.map(|r| r.ranks.to_string()).unwrap_or_default(),
+        r.map(|r| us(r.high_ns)).unwrap_or_default(),
+        r.map(|r| us(r.low_ns)).unwrap_or_default(),
+        pct(r.and_then(|r| r.error_mean_pct)),
+        pct(r.and_then(|r| r.error_high_pct)),
+        s.normalised.to_string(),
+        vs_mo.or(vs_off).map(|i| i.n.to_string()).unwrap_or_default(),
+        end(vs_mo, |i| i.median),
+        end(vs_mo, |i| i.low),
+        end(vs_mo, |i| i.high),
+        end(vs_off, |i| i.median),
+        end(vs_off, |i| i.low),
+        end(vs_off, |i| i.high),
+    ]
 }
 
 /// A grouped bar chart: per program, one bar per instrumented level with its error (min) in %.

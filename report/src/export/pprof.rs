@@ -59,45 +59,10 @@ pub fn build(profile: &Profile, view: View) -> Result<proto::Profile> {
     ];
     let (function, location) = functions_and_locations(&statics, &mut strings);
     let thread_key = strings.id("thread");
-    let label = |thread: u64, labelled: bool| {
-        labelled.then(|| proto::Label { key: thread_key, num: thread as i64, ..Default::default() })
+    let sample = match &profile.callpaths {
+        Some(c) => callpath_samples(profile, c, view, thread_key)?,
+        None => event_samples(profile, &statics, view, thread_key),
     };
-    let mut sample = Vec::new();
-    let labelled = !profile.threads.is_empty();
-    if let Some(c) = &profile.callpaths {
-        let threads: Vec<Threads> = if labelled {
-            c.threads.iter().map(|t| Threads::One(t.thread)).collect()
-        } else {
-            vec![Threads::Merged]
-        };
-        for threads in threads {
-            let thread = match threads {
-                Threads::One(t) => t,
-                Threads::Merged => 0,
-            };
-            for row in callpaths::table(profile, None, threads)? {
-                let (excl, incl) = row.times(view);
-                sample.push(proto::Sample {
-                    location_id: row.path.iter().rev().map(|&id| u64::from(id) + 1).collect(),
-                    value: vec![row.calls as i64, excl, incl],
-                    label: label(thread, labelled).into_iter().collect(),
-                });
-            }
-        }
-    } else {
-        for t in events::threads(profile, view) {
-            for e in &t.events {
-                sample.push(proto::Sample {
-                    location_id: events::nesting(&statics, e.id)
-                        .iter()
-                        .map(|&id| u64::from(id) + 1)
-                        .collect(),
-                    value: vec![e.calls as i64, e.exclusive_ns, e.inclusive_ns],
-                    label: label(t.thread, labelled).into_iter().collect(),
-                });
-            }
-        }
-    }
     let comment = vec![strings.id(&format!("command: {}", profile.command.join(" ")))];
     let default_sample_type = strings.id("exclusive");
     Ok(proto::Profile {
@@ -111,6 +76,66 @@ pub fn build(profile: &Profile, view: View) -> Result<proto::Profile> {
         string_table: strings.table,
         ..Default::default()
     })
+}
+
+/// A sample's thread label (`thread_key` is the string "thread"), when the profile has threads.
+fn thread_label(profile: &Profile, thread: u64, thread_key: i64) -> Vec<proto::Label> {
+    let labelled = !profile.threads.is_empty();
+    labelled
+        .then(|| proto::Label { key: thread_key, num: thread as i64, ..Default::default() })
+        .into_iter()
+        .collect()
+}
+
+/// One sample per recorded callpath (per thread when the profile has threads), its frames
+/// innermost first.
+fn callpath_samples(
+    profile: &Profile,
+    callpaths: &instrument_profile::Callpaths,
+    view: View,
+    thread_key: i64,
+) -> Result<Vec<proto::Sample>> {
+    let threads: Vec<Threads> = if profile.threads.is_empty() {
+        vec![Threads::Merged]
+    } else {
+        callpaths.threads.iter().map(|t| Threads::One(t.thread)).collect()
+    };
+    let mut sample = Vec::new();
+    for threads in threads {
+        let thread = match threads {
+            Threads::One(t) => t,
+            Threads::Merged => 0,
+        };
+        for row in callpaths::table(profile, None, threads)? {
+            let (excl, incl) = row.times(view);
+            sample.push(proto::Sample {
+                location_id: row.path.iter().rev().map(|&id| u64::from(id) + 1).collect(),
+                value: vec![row.calls as i64, excl, incl],
+                label: thread_label(profile, thread, thread_key),
+            });
+        }
+    }
+    Ok(sample)
+}
+
+/// One sample per event and thread of a flat profile, its frames the event's static nesting.
+fn event_samples(
+    profile: &Profile,
+    statics: &std::collections::HashMap<u32, events::Static>,
+    view: View,
+    thread_key: i64,
+) -> Vec<proto::Sample> {
+    let mut sample = Vec::new();
+    for t in events::threads(profile, view) {
+        for e in &t.events {
+            sample.push(proto::Sample {
+                location_id: events::nesting(statics, e.id).iter().map(|&id| u64::from(id) + 1).collect(),
+                value: vec![e.calls as i64, e.exclusive_ns, e.inclusive_ns],
+                label: thread_label(profile, t.thread, thread_key),
+            });
+        }
+    }
+    sample
 }
 
 /// One function and one location per event (ids are event id + 1: pprof ids are nonzero).
