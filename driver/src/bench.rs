@@ -422,6 +422,11 @@ fn print_table(report: &Report) {
             f.model_ratio
         );
     }
+    print_summary(report);
+}
+
+/// The lines under the fixtures' table: the ratios against the targets and the cost model.
+fn print_summary(report: &Report) {
     println!(
         "routines: {:.2} ns per instrumented call = {:.3} x two clock reads; loops {:.3} x; call statements {:.3} x \
          (targets <= 1.10; min of {} runs)",

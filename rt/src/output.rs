@@ -300,11 +300,8 @@ fn build(snapshot: &Snapshot, calibration: &Calibration) -> Profile {
         ticks_per_second: calibration.ticks_per_second,
         compensated: compensate::enabled(),
     };
-    let ns = |ticks: u64| units.ns(ticks);
     let infos = registry::events();
     let events = assemble::events(&infos, &snapshot.records, &units);
-    let calls: u64 = snapshot.records.iter().map(|r| r.calls + r.counted).sum();
-    let c = &snapshot.counters;
     let mut profile = Profile {
         format: FORMAT.into(),
         version: VERSION,
@@ -320,36 +317,16 @@ fn build(snapshot: &Snapshot, calibration: &Calibration) -> Profile {
         placement: registry::placement().map(String::from),
         throttle: crate::switch::rule().map(|r| Throttle { calls: r.calls, per_call_us: r.per_call_us }),
         settings: crate::settings::in_effect(),
-        totals: Totals {
-            wall_ns: ns(snapshot.end_ticks.saturating_sub(calibration.start_ticks)),
-            threads: snapshot.threads,
-            threads_running_at_exit: snapshot.running,
-            threads_idle_at_exit: snapshot.idle,
-            communication_dropped: 0,
-            events: 2 * calls,
-            frames_closed_at_exit: c.closed_at_exit,
-            frames_reconciled: c.reconciled,
-            stack_overflow_events: c.stack_overflow,
-            unmatched_exits: c.unmatched_exits,
-            unregistered_events: c.unregistered,
-        },
+        totals: totals(snapshot, calibration, &units),
         functions: events.functions,
         loops: events.loops,
         callsites: events.callsites,
         callpaths: assemble::callpaths(&snapshot.callpaths, &infos, &events.canonical, &units),
         threads: assemble::threads(&snapshot.per_thread, &infos, &events.canonical, &units),
         timeline: None, // added by `instrument run --timeline`, which samples from outside
-        compensation: costs.filter(|_| compensate::enabled()).map(|costs| Compensation {
-            strategy: format!("{:?}", compensate::strategy()).to_lowercase(),
-            routine: probe_cost(costs, overhead::STANDARD, &units),
-            loop_probe: probe_cost(costs, overhead::LOOP, &units),
-            calibration_ns: ns(costs.ticks),
-            removed_ns: ns(compensate::scaled_to_ticks(c.overhead)),
-            negative_results: snapshot.records.iter().map(|r| r.negative).sum(),
-            piggyback: piggyback(&units),
-            recalibration: recalibration(&units),
-            in_place: in_place(&events.canonical, &infos, &units),
-        }),
+        compensation: costs
+            .filter(|_| compensate::enabled())
+            .map(|costs| compensation(costs, snapshot, &events.canonical, &infos, &units)),
         overhead: None,
         mpi: mpi::rank().map(|(rank, size, job)| Mpi { rank, size, job }),
         communication: Vec::new(),
@@ -360,6 +337,46 @@ fn build(snapshot: &Snapshot, calibration: &Calibration) -> Profile {
     profile.overhead =
         costs.map(|costs| overhead_section(&profile, costs, &event_costs(&events.canonical, &units), &units));
     profile
+}
+
+/// The run's totals: wall time, threads, events and the anomalies counted.
+fn totals(snapshot: &Snapshot, calibration: &Calibration, units: &assemble::Units) -> Totals {
+    let calls: u64 = snapshot.records.iter().map(|r| r.calls + r.counted).sum();
+    let c = &snapshot.counters;
+    Totals {
+        wall_ns: units.ns(snapshot.end_ticks.saturating_sub(calibration.start_ticks)),
+        threads: snapshot.threads,
+        threads_running_at_exit: snapshot.running,
+        threads_idle_at_exit: snapshot.idle,
+        communication_dropped: 0,
+        events: 2 * calls,
+        frames_closed_at_exit: c.closed_at_exit,
+        frames_reconciled: c.reconciled,
+        stack_overflow_events: c.stack_overflow,
+        unmatched_exits: c.unmatched_exits,
+        unregistered_events: c.unregistered,
+    }
+}
+
+/// What compensation used and removed, with the in-place estimates.
+fn compensation(
+    costs: &overhead::Costs,
+    snapshot: &Snapshot,
+    canonical: &[u32],
+    infos: &[registry::EventInfo],
+    units: &assemble::Units,
+) -> Compensation {
+    Compensation {
+        strategy: format!("{:?}", compensate::strategy()).to_lowercase(),
+        routine: probe_cost(costs, overhead::STANDARD, units),
+        loop_probe: probe_cost(costs, overhead::LOOP, units),
+        calibration_ns: units.ns(costs.ticks),
+        removed_ns: units.ns(compensate::scaled_to_ticks(snapshot.counters.overhead)),
+        negative_results: snapshot.records.iter().map(|r| r.negative).sum(),
+        piggyback: piggyback(units),
+        recalibration: recalibration(units),
+        in_place: in_place(canonical, infos, units),
+    }
 }
 
 /// The PMPI layer's COM records with canonical event ids (a site the profile hides, such as a

@@ -32,67 +32,68 @@ fn noise_pct(mo: &Cell, cell: Option<&Cell>) -> Option<f64> {
 }
 
 pub fn summarize(programs: &[String], levels: &[Level], trials: &[Trial]) -> Vec<ProgramSummary> {
-    programs
+    programs.iter().map(|program| summarize_program(program, levels, trials)).collect()
+}
+
+fn summarize_program(program: &String, levels: &[Level], trials: &[Trial]) -> ProgramSummary {
+    let times = |level: Level| -> Vec<f64> {
+        trials
+            .iter()
+            .filter(|t| &t.program == program && t.level == level)
+            .filter_map(|t| t.main_ns)
+            .collect()
+    };
+    let mo = cell_of(&times(Level::Mo));
+    let cells = levels
         .iter()
-        .map(|program| {
-            let times = |level: Level| -> Vec<f64> {
-                trials
-                    .iter()
-                    .filter(|t| &t.program == program && t.level == level)
-                    .filter_map(|t| t.main_ns)
-                    .collect()
-            };
-            let cell_of = |v: &[f64]| {
-                (!v.is_empty()).then(|| {
-                    let mean_ns = v.iter().sum::<f64>() / v.len() as f64;
-                    Cell {
-                        min_ns: v.iter().copied().fold(f64::INFINITY, f64::min),
-                        mean_ns,
-                        sd_ns: std_dev(v, mean_ns),
-                        trials: v.len(),
-                        error_min_pct: None,
-                        error_mean_pct: None,
-                        noise_pct: None,
-                        vs_mo: Paired::default(),
-                        vs_off: Paired::default(),
-                    }
-                })
-            };
-            let mo = cell_of(&times(Level::Mo));
-            let cells = levels
-                .iter()
-                .map(|&level| {
-                    let cell = cell_of(&times(level)).map(|mut c| {
-                        if let (Some(mo), false) = (mo, level == Level::Mo) {
-                            c.error_min_pct = Some(percent_error(c.min_ns, mo.min_ns));
-                            c.error_mean_pct = Some(percent_error(c.mean_ns, mo.mean_ns));
-                            c.noise_pct = noise_pct(&mo, Some(&c));
-                        } else if let Some(mo) = mo {
-                            c.noise_pct = noise_pct(&mo, None);
-                        }
-                        c
-                    });
-                    (level, cell)
-                })
-                .collect();
-            let failed: Vec<&Trial> =
-                trials.iter().filter(|t| &t.program == program && t.error.is_some()).collect();
-            let mut failure_reasons: Vec<String> = failed.iter().filter_map(|t| t.error.clone()).collect();
-            failure_reasons.sort();
-            failure_reasons.dedup();
-            let mut summary = ProgramSummary {
-                program: program.clone(),
-                cells,
-                failures: failed.len(),
-                ranks: rank_cells(program, levels, trials),
-                control: None,
-                normalised: false,
-                failure_reasons,
-            };
-            paired::add(&mut summary, trials);
-            summary
+        .map(|&level| {
+            let cell = cell_of(&times(level)).map(|mut c| {
+                if let (Some(mo), false) = (mo, level == Level::Mo) {
+                    c.error_min_pct = Some(percent_error(c.min_ns, mo.min_ns));
+                    c.error_mean_pct = Some(percent_error(c.mean_ns, mo.mean_ns));
+                    c.noise_pct = noise_pct(&mo, Some(&c));
+                } else if let Some(mo) = mo {
+                    c.noise_pct = noise_pct(&mo, None);
+                }
+                c
+            });
+            (level, cell)
         })
-        .collect()
+        .collect();
+    let failed: Vec<&Trial> = trials.iter().filter(|t| &t.program == program && t.error.is_some()).collect();
+    let mut failure_reasons: Vec<String> = failed.iter().filter_map(|t| t.error.clone()).collect();
+    failure_reasons.sort();
+    failure_reasons.dedup();
+    let mut summary = ProgramSummary {
+        program: program.clone(),
+        cells,
+        failures: failed.len(),
+        ranks: rank_cells(program, levels, trials),
+        control: None,
+        normalised: false,
+        failure_reasons,
+    };
+    paired::add(&mut summary, trials);
+    summary
+}
+
+/// A level's cell from its trials' times (None without any): min, mean and spread, the errors
+/// filled in by the caller.
+fn cell_of(v: &[f64]) -> Option<Cell> {
+    (!v.is_empty()).then(|| {
+        let mean_ns = v.iter().sum::<f64>() / v.len() as f64;
+        Cell {
+            min_ns: v.iter().copied().fold(f64::INFINITY, f64::min),
+            mean_ns,
+            sd_ns: std_dev(v, mean_ns),
+            trials: v.len(),
+            error_min_pct: None,
+            error_mean_pct: None,
+            noise_pct: None,
+            vs_mo: Paired::default(),
+            vs_off: Paired::default(),
+        }
+    })
 }
 
 /// Each rank's minimum over the trials of `program` at `level`.

@@ -125,34 +125,7 @@ pub fn experiment_page(summaries: &[ProgramSummary], source: &str) -> String {
     }
     body.push_str("</tr></thead><tbody>\n");
     for s in summaries {
-        let row = |label: &str, value: &dyn Fn(&crate::experiment::results::Cell) -> String| {
-            let cells: String = s
-                .cells
-                .iter()
-                .map(|(_, c)| format!("<td>{}</td>", c.as_ref().map_or("-".into(), value)))
-                .collect();
-            format!(
-                "<tr><td class=\"text\">{}</td><td class=\"text\">{label}</td>{cells}</tr>\n",
-                escape(&s.program)
-            )
-        };
-        body.push_str(&row("min", &|c| format!("{:.0}", c.min_ns / 1e3)));
-        body.push_str(&row("mean", &|c| format!("{:.0}", c.mean_ns / 1e3)));
-        body.push_str(&row("% error (min : mean)", &|c| match (c.error_min_pct, c.error_mean_pct) {
-            (Some(a), Some(b)) => format!("{a:.1} : {b:.1}"),
-            _ => String::new(),
-        }));
-        body.push_str(&row(output::NOISE_LABEL, &|c| {
-            c.noise_pct.map_or(String::new(), |n| format!("±{n:.1}"))
-        }));
-        for paired in output::paired_rows(s) {
-            let cells: String = paired[2..].iter().map(|v| format!("<td>{}</td>", escape(v))).collect();
-            body.push_str(&format!(
-                "<tr><td class=\"text\">{}</td><td class=\"text\">{}</td>{cells}</tr>\n",
-                escape(&s.program),
-                escape(&paired[1])
-            ));
-        }
+        body.push_str(&table_1_rows(s));
     }
     body.push_str("</tbody></table>\n");
     for note in output::notes(summaries, &[]) {
@@ -173,4 +146,36 @@ pub fn experiment_page(summaries: &[ProgramSummary], source: &str) -> String {
     body.push_str(&output::svg(summaries));
     body.push_str("</section>\n");
     page("Experiment results", &body, &[])
+}
+
+/// A program's rows of Table 1: min, mean, % error, noise, and the paired medians.
+fn table_1_rows(s: &ProgramSummary) -> String {
+    let mut rows = String::new();
+    let row = |label: &str, value: &dyn Fn(&crate::experiment::results::Cell) -> String| {
+        let cells: String = s
+            .cells
+            .iter()
+            .map(|(_, c)| format!("<td>{}</td>", c.as_ref().map_or("-".into(), value)))
+            .collect();
+        format!(
+            "<tr><td class=\"text\">{}</td><td class=\"text\">{label}</td>{cells}</tr>\n",
+            escape(&s.program)
+        )
+    };
+    rows.push_str(&row("min", &|c| format!("{:.0}", c.min_ns / 1e3)));
+    rows.push_str(&row("mean", &|c| format!("{:.0}", c.mean_ns / 1e3)));
+    rows.push_str(&row("% error (min : mean)", &|c| match (c.error_min_pct, c.error_mean_pct) {
+        (Some(a), Some(b)) => format!("{a:.1} : {b:.1}"),
+        _ => String::new(),
+    }));
+    rows.push_str(&row(output::NOISE_LABEL, &|c| c.noise_pct.map_or(String::new(), |n| format!("±{n:.1}"))));
+    for paired in output::paired_rows(s) {
+        let cells: String = paired[2..].iter().map(|v| format!("<td>{}</td>", escape(v))).collect();
+        rows.push_str(&format!(
+            "<tr><td class=\"text\">{}</td><td class=\"text\">{}</td>{cells}</tr>\n",
+            escape(&s.program),
+            escape(&paired[1])
+        ));
+    }
+    rows
 }
