@@ -28,6 +28,39 @@ struct EdgeProbes {
     entry: Option<usize>,
 }
 
+/// The probes on one split edge, at the builder's position: the exits of the loops it leaves,
+/// innermost first (each handing over its iterations), then the entry of the loop it enters.
+fn emit_edge_probes<'ctx>(
+    builder: &Builder<'ctx>,
+    hooks: &Hooks<'ctx>,
+    (counters, slots): (&[PointerValue<'ctx>], &[PointerValue<'ctx>]),
+    mut probes: EdgeProbes,
+) {
+    let i64t = builder.get_insert_block().expect("positioned").get_context().i64_type();
+    probes.exits.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    probes.exits.dedup();
+    for (_, i, from_header) in probes.exits {
+        let mut n = builder.build_load(i64t, counters[i], "iterations").expect("positioned").into_int_value();
+        if from_header {
+            n = builder.build_int_sub(n, i64t.const_int(1, false), "iterations").expect("positioned");
+        }
+        no_tail(builder.build_call(hooks.loop_exit, &[slots[i].into(), n.into()], "").expect("positioned"));
+    }
+    if let Some(i) = probes.entry {
+        builder.build_store(counters[i], i64t.const_zero()).expect("positioned");
+        no_tail(builder.build_call(hooks.enter, &[slots[i].into()], "").expect("positioned"));
+    }
+}
+
+/// One more iteration of the loop whose header is `header`, counted in `counter`.
+fn count_iteration<'ctx>(builder: &Builder<'ctx>, header: LLVMBasicBlockRef, counter: PointerValue<'ctx>) {
+    position_after_phis(builder, header);
+    let i64t = builder.get_insert_block().expect("positioned").get_context().i64_type();
+    let n = builder.build_load(i64t, counter, "iteration").expect("positioned").into_int_value();
+    let next = builder.build_int_add(n, i64t.const_int(1, false), "iteration.next").expect("positioned");
+    builder.build_store(counter, next).expect("positioned");
+}
+
 /// Inserts the loop probes of `f`. Returns, for every landing pad inside a probed loop, the id
 /// slot of the innermost such loop: an exception caught there leaves that loop running.
 pub fn insert<'ctx>(
@@ -66,35 +99,16 @@ pub fn insert<'ctx>(
             }
         }
     }
-    let i64t = ctx.i64_type();
-    for ((from, to), mut probes) in edges {
+    for ((from, to), probes) in edges {
         if !ir::can_split_from(cfg.blocks[from]) {
             continue;
         }
         let Some(block) = split_edge(cfg.blocks[from], cfg.blocks[to]) else { continue };
         position_before_terminator(&builder, block);
-        probes.exits.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        probes.exits.dedup();
-        for (_, i, from_header) in probes.exits {
-            let mut n =
-                builder.build_load(i64t, counters[i], "iterations").expect("positioned").into_int_value();
-            if from_header {
-                n = builder.build_int_sub(n, i64t.const_int(1, false), "iterations").expect("positioned");
-            }
-            no_tail(
-                builder.build_call(hooks.loop_exit, &[slots[i].into(), n.into()], "").expect("positioned"),
-            );
-        }
-        if let Some(i) = probes.entry {
-            builder.build_store(counters[i], i64t.const_zero()).expect("positioned");
-            no_tail(builder.build_call(hooks.enter, &[slots[i].into()], "").expect("positioned"));
-        }
+        emit_edge_probes(&builder, hooks, (&counters, slots), probes);
     }
     for (i, plan) in planned.iter().enumerate() {
-        position_after_phis(&builder, plan.header);
-        let n = builder.build_load(i64t, counters[i], "iteration").expect("positioned").into_int_value();
-        let next = builder.build_int_add(n, i64t.const_int(1, false), "iteration.next").expect("positioned");
-        builder.build_store(counters[i], next).expect("positioned");
+        count_iteration(&builder, plan.header, counters[i]);
     }
     pads.into_iter().map(|(b, i)| (cfg.blocks[b], slots[i])).collect()
 }

@@ -14,7 +14,7 @@ use crate::{Placement, PROBED_ATTRIBUTE};
 use inkwell::attributes::AttributeLoc;
 use inkwell::llvm_sys::core::*;
 use inkwell::module::{Linkage, Module};
-use inkwell::types::StructType;
+use inkwell::types::{BasicTypeEnum, StructType};
 use inkwell::values::{AsValueRef, BasicValueEnum, FunctionValue, GlobalValue, PointerValue, StructValue};
 use inkwell::AddressSpace;
 use instrument_contract::table::{self, FLAG_LATE, FLAG_LOCAL, FLAG_PROBED, FLAG_RECURSIVE};
@@ -84,98 +84,146 @@ pub fn emit<'ctx>(
     language: Language,
     placement: Placement,
 ) -> Slots<'ctx> {
-    let ctx = module.get_context();
-    let (i32t, ptr) = (ctx.i32_type(), ctx.ptr_type(AddressSpace::default()));
-    let n_functions = plans.len();
-    let n_loops: usize = plans.iter().map(|p| p.loops.len()).sum();
-    let n_sites: usize = plans.iter().map(|p| p.sites.len()).sum();
-    let total = (n_functions + n_loops + n_sites) as u32;
-
+    let i32t = module.get_context().i32_type();
+    let counts =
+        [plans.len(), plans.iter().map(|p| p.loops.len()).sum(), plans.iter().map(|p| p.sites.len()).sum()];
+    let total = counts.iter().sum::<usize>() as u32;
     let unregistered = vec![i32t.const_int(UNREGISTERED, false); total as usize];
     let ids = module.add_global(i32t.array_type(total), None, "__instrument.ids");
     ids.set_initializer(&i32t.const_array(&unregistered));
     ids.set_linkage(Linkage::Private);
     let table = Table { ids, total };
-
     let mut strings = Strings { module, cache: HashMap::new() };
-    let u32c = |v: u64| BasicValueEnum::from(i32t.const_int(v, false));
-    let function_ty = ctx.struct_type(&[ptr.into(), ptr.into(), i32t.into(), i32t.into()], false);
-    let loop_ty = ctx.struct_type(&[ptr.into(), i32t.into(), i32t.into(), i32t.into(), i32t.into()], false);
-    let site_ty =
-        ctx.struct_type(&[ptr.into(), ptr.into(), i32t.into(), i32t.into(), i32t.into(), i32t.into()], false);
-    let (mut functions, mut loops, mut sites) = (Vec::new(), Vec::new(), Vec::new());
+    let types = EntryTypes::new(module);
+    let mut entries = Entries::default();
     let mut slots = Slots { functions: Vec::new(), loops: Vec::new(), sites: Vec::new() };
     for (fi, plan) in plans.iter().enumerate() {
-        let mut flags = language::of_routine(&plan.location.file, language).flags();
-        flags |= if is_local(plan.function) { FLAG_LOCAL } else { 0 };
-        flags |= if plan.recursive { FLAG_RECURSIVE } else { 0 };
-        flags |= if plan.probe_routine { FLAG_PROBED } else { 0 };
-        flags |= if placement == Placement::Late { FLAG_LATE } else { 0 };
-        functions.push(function_ty.const_named_struct(&[
+        let flags = routine_flags(plan, language, placement);
+        entries.add(&types, &mut strings, &table, &mut slots, (fi, plan, flags), counts);
+    }
+    let arrays = [
+        array_global(module, "__instrument.functions", types.function, &entries.functions),
+        array_global(module, "__instrument.loops", types.loop_, &entries.loops),
+        array_global(module, "__instrument.sites", types.site, &entries.sites),
+    ];
+    let module_name = strings.get(module.get_source_file_name().to_bytes());
+    let table_global = module_table(module, counts, ids, arrays, module_name);
+    emit_constructor(module, table_global);
+    slots
+}
+
+/// A routine's flags: its language, linkage, recursion, whether its own probes are placed, and
+/// the placement.
+fn routine_flags(plan: &FunctionPlan<'_>, language: Language, placement: Placement) -> u32 {
+    let mut flags = language::of_routine(&plan.location.file, language).flags();
+    flags |= if is_local(plan.function) { FLAG_LOCAL } else { 0 };
+    flags |= if plan.recursive { FLAG_RECURSIVE } else { 0 };
+    flags |= if plan.probe_routine { FLAG_PROBED } else { 0 };
+    flags |= if placement == Placement::Late { FLAG_LATE } else { 0 };
+    flags
+}
+
+/// The LLVM types of the routine, loop and call-statement entries (the contract's layout).
+struct EntryTypes<'ctx> {
+    function: StructType<'ctx>,
+    loop_: StructType<'ctx>,
+    site: StructType<'ctx>,
+}
+
+impl<'ctx> EntryTypes<'ctx> {
+    fn new(module: &Module<'ctx>) -> Self {
+        let ctx = module.get_context();
+        let (i32t, ptr) = (ctx.i32_type().into(), ctx.ptr_type(AddressSpace::default()).into());
+        EntryTypes {
+            function: ctx.struct_type(&[ptr, ptr, i32t, i32t], false),
+            loop_: ctx.struct_type(&[ptr, i32t, i32t, i32t, i32t], false),
+            site: ctx.struct_type(&[ptr, ptr, i32t, i32t, i32t, i32t], false),
+        }
+    }
+}
+
+/// The module's entries so far.
+#[derive(Default)]
+struct Entries<'ctx> {
+    functions: Vec<StructValue<'ctx>>,
+    loops: Vec<StructValue<'ctx>>,
+    sites: Vec<StructValue<'ctx>>,
+}
+
+impl<'ctx> Entries<'ctx> {
+    /// Adds routine `fi`'s entry (with `flags`), its loops' and its call statements', and
+    /// their id slots; `counts` are the module's routines, loops and call statements.
+    fn add(
+        &mut self,
+        types: &EntryTypes<'ctx>,
+        strings: &mut Strings<'_, 'ctx>,
+        table: &Table<'ctx>,
+        slots: &mut Slots<'ctx>,
+        (fi, plan, flags): (usize, &FunctionPlan<'ctx>, u32),
+        counts: [usize; 3],
+    ) {
+        let module = strings.module;
+        let i32t = module.get_context().i32_type();
+        let u32c = |v: u64| BasicValueEnum::from(i32t.const_int(v, false));
+        self.functions.push(types.function.const_named_struct(&[
             strings.get(plan.function.get_name().to_bytes()).into(),
             strings.get(plan.location.file.as_bytes()).into(),
             u32c(u64::from(plan.location.line)),
             u32c(u64::from(flags)),
         ]));
         slots.functions.push(table.slot(module, fi));
-        let loop_base = loops.len();
+        let loop_base = self.loops.len();
         slots.loops.push(Vec::new());
         for l in &plan.loops {
-            slots.loops[fi].push(table.slot(module, n_functions + loops.len()));
+            slots.loops[fi].push(table.slot(module, counts[0] + self.loops.len()));
             let parent = l.parent.map_or(NONE, |p| (loop_base + p) as u64);
-            loops.push(loop_ty.const_named_struct(&[
-                strings.get(l.location.file.as_bytes()).into(),
-                u32c(u64::from(l.location.line)),
-                u32c(fi as u64),
-                u32c(parent),
-                u32c(0),
-            ]));
+            let file = strings.get(l.location.file.as_bytes()).into();
+            let fields = [file, u32c(u64::from(l.location.line)), u32c(fi as u64), u32c(parent), u32c(0)];
+            self.loops.push(types.loop_.const_named_struct(&fields));
         }
         slots.sites.push(Vec::new());
-        for s in &plan.sites {
-            slots.sites[fi].push(table.slot(module, n_functions + n_loops + sites.len()));
-            sites.push(site_ty.const_named_struct(&[
-                strings.get(s.callee.as_bytes()).into(),
-                strings.get(s.location.file.as_bytes()).into(),
-                u32c(u64::from(s.location.line)),
+        for site in &plan.sites {
+            slots.sites[fi].push(table.slot(module, counts[0] + counts[1] + self.sites.len()));
+            self.sites.push(types.site.const_named_struct(&[
+                strings.get(site.callee.as_bytes()).into(),
+                strings.get(site.location.file.as_bytes()).into(),
+                u32c(u64::from(site.location.line)),
                 u32c(fi as u64),
-                u32c(s.in_loop.map_or(NONE, |l| (loop_base + l) as u64)),
+                u32c(site.in_loop.map_or(NONE, |l| (loop_base + l) as u64)),
                 u32c(0),
             ]));
         }
     }
-    let functions = array_global(module, "__instrument.functions", function_ty, &functions);
-    let loops = array_global(module, "__instrument.loops", loop_ty, &loops);
-    let sites = array_global(module, "__instrument.sites", site_ty, &sites);
-    let module_name = strings.get(module.get_source_file_name().to_bytes());
-    let table_ty = ctx.struct_type(
-        &[
-            i32t.into(),
-            i32t.into(),
-            i32t.into(),
-            i32t.into(),
-            ptr.into(),
-            ptr.into(),
-            ptr.into(),
-            ptr.into(),
-            ptr.into(),
-        ],
-        false,
-    );
+}
+
+/// The module table (the contract's `ModuleTable`): ABI version, counts, the id slots and the
+/// three entry arrays, and the module's name.
+fn module_table<'ctx>(
+    module: &Module<'ctx>,
+    counts: [usize; 3],
+    ids: GlobalValue<'ctx>,
+    arrays: [PointerValue<'ctx>; 3],
+    module_name: PointerValue<'ctx>,
+) -> GlobalValue<'ctx> {
+    let ctx = module.get_context();
+    let (i32t, ptr) = (ctx.i32_type(), ctx.ptr_type(AddressSpace::default()));
+    let u32c = |v: u64| BasicValueEnum::from(i32t.const_int(v, false));
+    let (int, pointer): (BasicTypeEnum, BasicTypeEnum) = (i32t.into(), ptr.into());
+    let fields = [int, int, int, int, pointer, pointer, pointer, pointer, pointer];
+    let table_ty = ctx.struct_type(&fields, false);
+    let [functions, loops, sites] = arrays;
     let value = table_ty.const_named_struct(&[
         u32c(ABI_VERSION),
-        u32c(n_functions as u64),
-        u32c(n_loops as u64),
-        u32c(n_sites as u64),
+        u32c(counts[0] as u64),
+        u32c(counts[1] as u64),
+        u32c(counts[2] as u64),
         ids.as_pointer_value().into(),
         functions.into(),
         loops.into(),
         sites.into(),
         module_name.into(),
     ]);
-    let table_global = constant_global(module, "__instrument.table", &value.into());
-    emit_constructor(module, table_global);
-    slots
+    constant_global(module, "__instrument.table", &value.into())
 }
 
 fn array_global<'ctx>(
