@@ -490,22 +490,11 @@ pub fn callpaths(settings: &Settings) -> Result<()> {
     let fib_n = (30.0 + settings.scale.max(1e-3).log2()).round().clamp(10.0, 45.0) as u32;
     let loops = ((1e8 * settings.scale) as u64).max(1000);
     let depths = ["0", "1", "2", "4", "8", "all"];
-    let clang = toolchain::CLANG.find()?;
-    let cc = layout::sibling("instrument-cc")?;
     let progress =
         progress_bar(settings, (chosen.len() * (depths.len() + 1)) as u64 * u64::from(settings.repeat));
     progress.set_message("building");
-    let mut builds = Vec::new();
-    for f in &chosen {
-        std::fs::write(dir.join(format!("{}.c", f.name)), f.source)?;
-        let arg = if f.name == "fib" { fib_n.to_string() } else { loops.to_string() };
-        builds.push((
-            *f,
-            arg,
-            build(&clang, dir, f.name, "plain", &[])?,
-            build(&cc, dir, f.name, "instrumented", &[])?,
-        ));
-    }
+    let argument = |f: &Fixture| if f.name == "fib" { fib_n.to_string() } else { loops.to_string() };
+    let builds = build_routine_fixtures(&chosen, dir, argument)?;
     progress.set_message("measuring");
     let mut extra = vec![0u64; depths.len()];
     let mut calls = 0u64;
@@ -547,6 +536,23 @@ pub fn callpaths(settings: &Settings) -> Result<()> {
         print_callpaths(&report, calls);
     }
     Ok(())
+}
+
+/// Each routine fixture with its argument, built plainly and instrumented with every event.
+fn build_routine_fixtures(
+    chosen: &[&'static Fixture],
+    dir: &Path,
+    argument: impl Fn(&Fixture) -> String,
+) -> Result<Vec<(&'static Fixture, String, PathBuf, PathBuf)>> {
+    let clang = toolchain::CLANG.find()?;
+    let cc = layout::sibling("instrument-cc")?;
+    let mut builds = Vec::new();
+    for f in chosen {
+        std::fs::write(dir.join(format!("{}.c", f.name)), f.source)?;
+        let plain = build(&clang, dir, f.name, "plain", &[])?;
+        builds.push((*f, argument(f), plain, build(&cc, dir, f.name, "instrumented", &[])?));
+    }
+    Ok(builds)
 }
 
 fn print_callpaths(report: &CallpathReport, calls: u64) {

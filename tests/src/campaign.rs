@@ -90,6 +90,21 @@ pub fn csmith_seed(seed: u64, work: &Path, outcome: &mut Outcome) {
 /// One csmith seed generated with extra csmith options (e.g. smaller programs), its
 /// instrumented program built by `wrapper` (instrument-cc, or a deliberately wrong compiler in
 /// the test of the reduction).
+/// The plain program's output when there is something to compare: it ends within 2 s, not by
+/// a signal, and the same at -O0 and -O1. csmith programs may loop forever, and clang at -O1
+/// deletes infinite loops without side effects (undefined behaviour) and folds loops of pure
+/// arithmetic away, which the probes' calls keep.
+fn well_behaved(source: &Path, plain: &Path, work: &Path) -> Option<std::process::Output> {
+    let unoptimised = work.join("plain-O0");
+    let built =
+        run(Command::new("clang-22").args(build_flags()).arg("-O0").arg(source).arg("-o").arg(&unoptimised));
+    let expected = run(Command::new("timeout").arg("2").arg(plain).current_dir(work));
+    let reference = run(Command::new("timeout").arg("2").arg(&unoptimised).current_dir(work));
+    let same = expected.status.code() == reference.status.code() && expected.stdout == reference.stdout;
+    (built.status.success() && same && !matches!(expected.status.code(), None | Some(124)))
+        .then_some(expected)
+}
+
 pub fn csmith_seed_with(seed: u64, options: &[&str], wrapper: &Path, work: &Path, outcome: &mut Outcome) {
     let source = work.join(format!("random{seed}.c"));
     let generated =
@@ -117,20 +132,10 @@ pub fn csmith_seed_with(seed: u64, options: &[&str], wrapper: &Path, work: &Path
         });
         return;
     }
-    // Nothing to compare unless the program is well-behaved plainly: it ends within 2 s, not by
-    // a signal, and the same at -O0 and -O1. csmith programs may loop forever, and clang at -O1
-    // deletes infinite loops without side effects (undefined behaviour) and folds loops of pure
-    // arithmetic away, which the probes' calls keep.
-    let unoptimised = work.join("plain-O0");
-    let built =
-        run(Command::new("clang-22").args(build_flags()).arg("-O0").arg(&source).arg("-o").arg(&unoptimised));
-    let expected = run(Command::new("timeout").arg("2").arg(&plain).current_dir(work));
-    let reference = run(Command::new("timeout").arg("2").arg(&unoptimised).current_dir(work));
-    let same = expected.status.code() == reference.status.code() && expected.stdout == reference.stdout;
-    if !built.status.success() || !same || matches!(expected.status.code(), None | Some(124)) {
+    let Some(expected) = well_behaved(&source, &plain, work) else {
         outcome.skipped += 1;
         return;
-    }
+    };
     // Every event kind with callpaths may be tens of times slower than the plain program.
     let got = run(Command::new("timeout")
         .arg("120")

@@ -211,6 +211,31 @@ fn bench_nas_mpi_kernels_verify_instrumented_and_piggyback_on_point_to_point_mes
     }
 }
 
+/// Every trial of a 2-rank ring experiment in `out` holds both ranks' times, and Table 2's
+/// cells hold the ranks' high and low minima and the errors against MO.
+fn assert_two_rank_results(out: &Path) {
+    let trials = std::fs::read_to_string(out.join("trials.jsonl")).unwrap();
+    assert_eq!(trials.lines().count(), 6);
+    for line in trials.lines() {
+        let trial: serde_json::Value = serde_json::from_str(line).unwrap();
+        let ranks = trial["ranks_ns"].as_array().unwrap_or_else(|| panic!("{line}"));
+        assert_eq!(ranks.len(), 2, "{line}");
+        // Rank 0 busy-waits 3 x 20 ms in the ring, and everyone waits for it (the clocks
+        // differ: the busy wait reads CLOCK_MONOTONIC, the profile the TSC).
+        assert!(ranks.iter().all(|v| v.as_f64().unwrap() > 55e6), "{line}");
+    }
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let cells = results[0]["ranks"].as_array().unwrap();
+    assert_eq!(cells.len(), 3);
+    for cell in cells {
+        let c = &cell[1];
+        assert_eq!(c["ranks"], 2);
+        assert!(c["high_ns"].as_f64().unwrap() >= c["low_ns"].as_f64().unwrap(), "{cell}");
+    }
+    assert!(cells[1][1]["error_mean_pct"].is_number() && cells[1][1]["error_high_pct"].is_number());
+}
+
 #[test]
 fn the_experiment_runner_runs_mpi_programs_and_prints_table_2() {
     let dir = scratch();
@@ -235,26 +260,7 @@ fn the_experiment_runner_runs_mpi_programs_and_prints_table_2() {
     for row in ["ring (2 ranks)", "min (high)", "min (low)", "%error (mean:high)"] {
         assert!(text.contains(row), "{row}:\n{text}");
     }
-    let trials = std::fs::read_to_string(out.join("trials.jsonl")).unwrap();
-    assert_eq!(trials.lines().count(), 6);
-    for line in trials.lines() {
-        let trial: serde_json::Value = serde_json::from_str(line).unwrap();
-        let ranks = trial["ranks_ns"].as_array().unwrap_or_else(|| panic!("{line}"));
-        assert_eq!(ranks.len(), 2, "{line}");
-        // Rank 0 busy-waits 3 x 20 ms in the ring, and everyone waits for it (the clocks
-        // differ: the busy wait reads CLOCK_MONOTONIC, the profile the TSC).
-        assert!(ranks.iter().all(|v| v.as_f64().unwrap() > 55e6), "{line}");
-    }
-    let results: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
-    let cells = results[0]["ranks"].as_array().unwrap();
-    assert_eq!(cells.len(), 3);
-    for cell in cells {
-        let c = &cell[1];
-        assert_eq!(c["ranks"], 2);
-        assert!(c["high_ns"].as_f64().unwrap() >= c["low_ns"].as_f64().unwrap(), "{cell}");
-    }
-    assert!(cells[1][1]["error_mean_pct"].is_number() && cells[1][1]["error_high_pct"].is_number());
+    assert_two_rank_results(&out);
 
     // Another number of ranks measures again instead of mixing its trials with the cached ones.
     let output = run(Command::new(bin("instrument"))

@@ -129,51 +129,56 @@ fn ring(ranks: usize) {
     assert_eq!(profiles.len(), ranks, "one profile per rank");
     let job = &profiles[0].mpi.as_ref().unwrap().job;
     for (rank, profile) in profiles.iter().enumerate() {
-        let mpi = profile.mpi.as_ref().expect("rank recorded");
-        assert_eq!((mpi.rank as usize, mpi.size as usize, &mpi.job), (rank, ranks, job));
-        assert_eq!(function(profile, "pass_token").calls, 3);
-        let pass_token = function(profile, "pass_token").id;
-        let (next, previous) = ((rank + 1) % ranks, (rank + ranks - 1) % ranks);
-        let send = record(profile, "MPI_Send");
-        assert_eq!(
-            (send.site, send.peer, send.calls, send.bytes),
-            (Some(pass_token), Some(next as u32), 3, 36)
-        );
-        let recv = record(profile, "MPI_Recv");
-        assert_eq!(
-            (recv.site, recv.peer, recv.calls, recv.bytes),
-            (Some(pass_token), Some(previous as u32), 3, 36)
-        );
-        if rank != 0 {
-            // Rank 0 busy-waits 20 ms before each lap's send: everyone else waits for it (less
-            // the time a rank of an oversubscribed run is descheduled before its receive).
-            assert!(recv.wait_ns >= 45_000_000, "rank {rank} waited {} ns", recv.wait_ns);
-            assert!(recv.wait_ns <= recv.time_ns);
-        }
-        let reduce = record(profile, "MPI_Allreduce");
-        assert_eq!(
-            (reduce.site, reduce.peer, reduce.calls, reduce.bytes),
-            (Some(function(profile, "share").id), None, 5, 160)
-        );
-        let gather = record(profile, "MPI_Gather");
-        assert_eq!((gather.peer, gather.calls, gather.bytes), (Some(0), 1, 4));
-        assert_eq!(profile.totals.communication_dropped, 0);
+        assert_ring_rank(profile, rank, ranks, job);
     }
+    assert_ring_reports(dir.path(), ranks, job);
+}
 
-    let summary = report(&[], dir.path());
+/// One rank's profile of the ring: its rank, calls and communication records.
+fn assert_ring_rank(profile: &Profile, rank: usize, ranks: usize, job: &str) {
+    let mpi = profile.mpi.as_ref().expect("rank recorded");
+    assert_eq!((mpi.rank as usize, mpi.size as usize, mpi.job.as_str()), (rank, ranks, job));
+    assert_eq!(function(profile, "pass_token").calls, 3);
+    let pass_token = function(profile, "pass_token").id;
+    let (next, previous) = ((rank + 1) % ranks, (rank + ranks - 1) % ranks);
+    let send = record(profile, "MPI_Send");
+    assert_eq!((send.site, send.peer, send.calls, send.bytes), (Some(pass_token), Some(next as u32), 3, 36));
+    let recv = record(profile, "MPI_Recv");
+    assert_eq!(
+        (recv.site, recv.peer, recv.calls, recv.bytes),
+        (Some(pass_token), Some(previous as u32), 3, 36)
+    );
+    if rank != 0 {
+        // Rank 0 busy-waits 20 ms before each lap's send: everyone else waits for it (less
+        // the time a rank of an oversubscribed run is descheduled before its receive).
+        assert!(recv.wait_ns >= 45_000_000, "rank {rank} waited {} ns", recv.wait_ns);
+        assert!(recv.wait_ns <= recv.time_ns);
+    }
+    let reduce = record(profile, "MPI_Allreduce");
+    assert_eq!(
+        (reduce.site, reduce.peer, reduce.calls, reduce.bytes),
+        (Some(function(profile, "share").id), None, 5, 160)
+    );
+    let gather = record(profile, "MPI_Gather");
+    assert_eq!((gather.peer, gather.calls, gather.bytes), (Some(0), 1, 4));
+    assert_eq!(profile.totals.communication_dropped, 0);
+}
+
+/// The reports of a ring run: the summary over ranks, one rank, and a rank's file alone.
+fn assert_ring_reports(dir: &Path, ranks: usize, job: &str) {
+    let summary = report(&[], dir);
     assert!(summary.contains(&format!("{ranks} of {ranks} ranks, job {job}")), "{summary}");
     let row = summary_row(&summary, "pass_token");
     assert_eq!((row[6], row[7]), (3.0 * ranks as f64, 3.0), "{summary}");
     assert_eq!(summary.matches("MPI_Send").count(), ranks, "one send record per rank:\n{summary}");
-    let one = report(&["--rank", "1"], dir.path());
+    let one = report(&["--rank", "1"], dir);
     assert!(one.contains(&format!("MPI rank 1 of {ranks}")), "{one}");
-    let error = run(Command::new(bin("instrument")).args(["report", "--json"]).current_dir(dir.path()));
+    let error = run(Command::new(bin("instrument")).args(["report", "--json"]).current_dir(dir));
     assert!(!error.status.success());
     assert!(String::from_utf8_lossy(&error.stderr).contains("choose one with --rank R"));
     // A rank's file named alone is reported alone.
-    let named =
-        profile_paths(dir.path()).into_iter().find(|p| load_profile(p).mpi.unwrap().rank == 1).unwrap();
-    let alone = report(&["--json", named.to_str().unwrap()], dir.path());
+    let named = profile_paths(dir).into_iter().find(|p| load_profile(p).mpi.unwrap().rank == 1).unwrap();
+    let alone = report(&["--json", named.to_str().unwrap()], dir);
     let alone: serde_json::Value = serde_json::from_str(&alone).expect("one rank's JSON");
     assert!(alone["functions"].as_array().unwrap().iter().any(|f| f["name"] == "pass_token"));
 }
