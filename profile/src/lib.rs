@@ -523,30 +523,24 @@ fn is_false(v: &bool) -> bool {
     !*v
 }
 
-#[derive(Debug)]
+/// Why a text is not a profile this tool can read.
+#[derive(Debug, thiserror::Error)]
 pub enum ReadError {
+    #[error("not a valid profile: {0}")]
     Json(serde_json::Error),
+    #[error("not an instrument profile (no \"format\": \"{FORMAT}\")")]
     NotAProfile,
+    #[error("profile schema version {0} is newer than this tool understands (up to {VERSION}); upgrade instrument")]
     NewerVersion(u32),
     /// Parsed, but its parts contradict each other (`validate`).
-    Inconsistent(String),
+    #[error("not a valid profile: {0}")]
+    Inconsistent(Inconsistency),
 }
 
-impl std::fmt::Display for ReadError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ReadError::Json(e) => write!(f, "not a valid profile: {e}"),
-            ReadError::Inconsistent(e) => write!(f, "not a valid profile: {e}"),
-            ReadError::NotAProfile => write!(f, "not an instrument profile (no \"format\": \"{FORMAT}\")"),
-            ReadError::NewerVersion(v) => write!(
-                f,
-                "profile schema version {v} is newer than this tool understands (up to {VERSION}); upgrade instrument"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for ReadError {}
+/// The first rule of a profile's structure that it breaks, in words (`Profile::validate`).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Inconsistency(pub String);
 
 impl Profile {
     /// Parses a profile, checking its format tag and version before the rest of its fields and
@@ -577,8 +571,8 @@ impl Profile {
 
     /// Checks the structure readers rely on (unique ids, nesting that names known events and
     /// has no cycle); the first broken rule, in words.
-    pub fn validate(&self) -> Result<(), String> {
-        validate::check(self)
+    pub fn validate(&self) -> Result<(), Inconsistency> {
+        validate::check(self).map_err(Inconsistency)
     }
 }
 
@@ -670,7 +664,7 @@ mod tests {
 
     fn refusal(p: &Profile) -> String {
         match Profile::from_json(&serde_json::to_string(p).unwrap()) {
-            Err(ReadError::Inconsistent(e)) => e,
+            Err(ReadError::Inconsistent(e)) => e.0,
             other => panic!("accepted or refused for another reason: {other:?}"),
         }
     }
