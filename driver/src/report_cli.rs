@@ -226,11 +226,15 @@ fn load_run(paths: &[PathBuf], rank: Option<u32>) -> Result<Vec<Profile>> {
     Ok(run)
 }
 
+/// The one profile a view of a single profile needs.
 fn single(mut run: Vec<Profile>) -> Result<Profile> {
-    if run.len() > 1 {
-        anyhow::bail!("{} profiles (the ranks of an MPI run): choose one with --rank R", run.len());
+    match run.len() {
+        1 => Ok(run.remove(0)),
+        n if run.iter().all(|p| p.mpi.is_some()) => {
+            anyhow::bail!("{n} profiles (the ranks of an MPI run): choose one with --rank R")
+        }
+        n => anyhow::bail!("{n} profiles given: this view shows one (name one file, or use --summary)"),
     }
-    Ok(run.remove(0))
 }
 
 /// The first lines of a report over several profiles: the program, or each program when they

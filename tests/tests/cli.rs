@@ -361,4 +361,6 @@ fn profiles_of_different_programs_reported_together_are_told_apart() {
         assert!(text.contains(&format!("pid {pid}: ")), "{text}");
     }
     assert!(text.contains(&format!("(pid.thread: {}.0 {}.0)", pids[0], pids[1])), "{text}");
+    let json = run(Command::new(bin("instrument")).args(["report", "--json"]).args(&paths));
+    assert_one_line_error(&json, "2 profiles given: this view shows one");
 }
