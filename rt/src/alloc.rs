@@ -5,6 +5,8 @@
 //! write). Only the runtime's own Rust code uses this allocator: the sealed runtime keeps its
 //! allocator symbols to itself.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 
@@ -28,23 +30,31 @@ unsafe impl GlobalAlloc for RuntimeAlloc {
         if BUMP.load(Relaxed) {
             bump(layout)
         } else {
-            System.alloc(layout)
+            // SAFETY: the caller keeps GlobalAlloc::alloc's contract, which System's shares.
+            unsafe { System.alloc(layout) }
         }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         if !BUMP.load(Relaxed) {
-            System.dealloc(ptr, layout);
+            // SAFETY: before BUMP every block came from System (BUMP is never cleared), with
+            // this layout (the caller's contract).
+            unsafe { System.dealloc(ptr, layout) };
         }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         if !BUMP.load(Relaxed) {
-            return System.realloc(ptr, layout, new_size);
+            // SAFETY: as in dealloc, `ptr` came from System with `layout`.
+            return unsafe { System.realloc(ptr, layout, new_size) };
         }
-        let new = bump(Layout::from_size_align_unchecked(new_size, layout.align()));
+        // SAFETY: GlobalAlloc::realloc's contract: `new_size` rounded up to `layout.align()`
+        // does not overflow isize, and the alignment is a power of two.
+        let new = bump(unsafe { Layout::from_size_align_unchecked(new_size, layout.align()) });
         if !new.is_null() {
-            std::ptr::copy_nonoverlapping(ptr, new, layout.size().min(new_size));
+            // SAFETY: `ptr` holds `layout.size()` bytes and `new` at least `new_size`, in
+            // different allocations (a bump block is fresh).
+            unsafe { std::ptr::copy_nonoverlapping(ptr, new, layout.size().min(new_size)) };
         }
         new
     }

@@ -9,6 +9,8 @@
 //! turns the segment off; so does any failure to create it, with everything kept in private
 //! memory as before.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 use crate::lock::{Guard, Lock};
 use crate::pages;
 use crate::registry::{EventInfo, Kind};
@@ -236,16 +238,24 @@ pub fn out_of_the_way(fd: i32) -> i32 {
 
 /// Maps `len` bytes of the segment at `offset`, at address `at` (replacing what is there) or
 /// anywhere when `at` is null.
+///
+/// # Safety
+/// A non-null `at` is the start of `len` bytes of the runtime's own mappings that nothing
+/// refers to any more (MAP_FIXED replaces them).
 unsafe fn map_at(fd: i32, at: *mut u8, offset: u64, len: usize) -> Option<*mut u8> {
     let fixed = if at.is_null() { 0 } else { libc::MAP_FIXED };
-    let ptr = libc::mmap(
-        at.cast(),
-        len,
-        libc::PROT_READ | libc::PROT_WRITE,
-        libc::MAP_SHARED | libc::MAP_NORESERVE | fixed,
-        fd,
-        offset as libc::off_t,
-    );
+    // SAFETY: mmap creates a new mapping; with MAP_FIXED it replaces only what the caller
+    // handed over.
+    let ptr = unsafe {
+        libc::mmap(
+            at.cast(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_NORESERVE | fixed,
+            fd,
+            offset as libc::off_t,
+        )
+    };
     (ptr != libc::MAP_FAILED).then_some(ptr.cast())
 }
 
@@ -291,17 +301,23 @@ fn alloc_shared(fd: i32, len: usize, area: Area) -> Option<Region> {
 }
 
 /// Gives back a region from `alloc`; the segment's pages are released and read as zeros.
+///
+/// # Safety
+/// `region` came from `alloc` and nothing refers to its memory any more.
 pub unsafe fn free(region: &Region) {
     if region.offset == PRIVATE {
-        return pages::unmap(NonNull::new_unchecked(region.ptr), region.len);
+        // SAFETY: a private region is a `pages::map` mapping (non-null), given up by the caller.
+        return unsafe { pages::unmap(NonNull::new_unchecked(region.ptr), region.len) };
     }
     let mut space = lock_space();
     let addr = region.ptr as usize;
     space.mappings.retain(|m| m.addr != addr);
-    libc::munmap(region.ptr.cast(), region.len);
+    // SAFETY: the region's own mapping, given up by the caller.
+    unsafe { libc::munmap(region.ptr.cast(), region.len) };
     let Some(fd) = segment_fd() else { return };
     let punch = libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE;
-    if libc::fallocate(fd, punch, region.offset as libc::off_t, region.len as libc::off_t) == 0 {
+    // SAFETY: fallocate on the segment's descriptor touches only the file's range.
+    if unsafe { libc::fallocate(fd, punch, region.offset as libc::off_t, region.len as libc::off_t) } == 0 {
         space.free.push((region.offset, region.len));
     }
 }
@@ -494,12 +510,19 @@ pub fn after_fork_in_child(space: &mut Space) {
 
 /// Replaces a shared mapping by private memory with the same contents (in the child, where no
 /// other thread runs).
+///
+/// # Safety
+/// `m` is one of the segment's live mappings, and no other thread runs.
 unsafe fn make_private(m: &Mapping) {
     let Some(copy) = pages::map(m.len) else { return };
     for (at, n) in used(m) {
-        std::ptr::copy_nonoverlapping((m.addr + at) as *const u8, copy.as_ptr().add(at), n);
+        // SAFETY: `used` ranges lie inside the mapping, and `copy` has the same length.
+        unsafe { std::ptr::copy_nonoverlapping((m.addr + at) as *const u8, copy.as_ptr().add(at), n) };
     }
-    libc::mremap(copy.as_ptr().cast(), m.len, m.len, libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED, m.addr);
+    let flags = libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED;
+    // SAFETY: moves the fresh copy over the shared mapping, which nothing else uses (no other
+    // thread runs); its readers find the same contents at the same address.
+    unsafe { libc::mremap(copy.as_ptr().cast(), m.len, m.len, flags, m.addr) };
 }
 
 /// The part of mapping `m` that holds data: (start in the mapping, length).

@@ -1,6 +1,8 @@
 //! Zeroed memory straight from the kernel for the per-thread tables: mmap does not go through
 //! malloc (which may itself be instrumented or interposed), and untouched pages cost nothing.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 use std::ptr::NonNull;
 
 /// Maps `bytes` of zeroed, lazily committed memory. Returns None when the kernel refuses.
@@ -32,6 +34,11 @@ pub fn map_touched(bytes: usize) -> Option<NonNull<u8>> {
     Some(memory)
 }
 
+/// Unmaps a mapping `map` made.
+///
+/// # Safety
+/// `ptr` and `bytes` are a mapping from `map`, and nothing refers to it any more.
 pub unsafe fn unmap(ptr: NonNull<u8>, bytes: usize) {
-    libc::munmap(ptr.as_ptr().cast(), bytes);
+    // SAFETY: the caller's contract.
+    unsafe { libc::munmap(ptr.as_ptr().cast(), bytes) };
 }

@@ -16,6 +16,8 @@
 //! have without instrumentation.
 //! `INSTRUMENT_SIGNALS=0` installs nothing.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 use std::sync::atomic::{AtomicBool, Ordering};
 
 const FATAL: [libc::c_int; 10] = [
@@ -42,8 +44,10 @@ pub fn install() {
     if crate::settings::flag(&crate::settings::SIGNALS) == Some(false) {
         return;
     }
+    install_alt_stack();
+    // SAFETY: sigaction reads, and replaces only where it is still the default, the handlers of
+    // the FATAL signals; sigaction structs are plain data, for which all zeros is valid.
     unsafe {
-        install_alt_stack();
         for signal in FATAL {
             let mut current: libc::sigaction = std::mem::zeroed();
             if libc::sigaction(signal, std::ptr::null(), &mut current) != 0
@@ -60,14 +64,19 @@ pub fn install() {
     }
 }
 
-unsafe fn install_alt_stack() {
-    let mut current: libc::stack_t = std::mem::zeroed();
-    if libc::sigaltstack(std::ptr::null(), &mut current) != 0 || current.ss_flags & libc::SS_DISABLE == 0 {
+/// Gives the calling thread an alternate signal stack, unless it has one.
+fn install_alt_stack() {
+    // SAFETY: stack_t is plain data, for which all zeros is a valid value.
+    let mut current: libc::stack_t = unsafe { std::mem::zeroed() };
+    // SAFETY: only reads the current alternate stack into `current`.
+    let failed = unsafe { libc::sigaltstack(std::ptr::null(), &mut current) } != 0;
+    if failed || current.ss_flags & libc::SS_DISABLE == 0 {
         return; // the program (or a sanitizer) has its own
     }
     let Some(memory) = crate::pages::map(ALT_STACK_BYTES) else { return };
     let stack = libc::stack_t { ss_sp: memory.as_ptr().cast(), ss_flags: 0, ss_size: ALT_STACK_BYTES };
-    libc::sigaltstack(&stack, std::ptr::null_mut());
+    // SAFETY: `memory` is a fresh mapping of ALT_STACK_BYTES, kept for the process's life.
+    unsafe { libc::sigaltstack(&stack, std::ptr::null_mut()) };
 }
 
 extern "C" fn on_fatal_signal(signal: libc::c_int) {
@@ -84,33 +93,47 @@ extern "C" fn on_fatal_signal(signal: libc::c_int) {
     }
 }
 
+/// Writes the profile from a forked copy of the process, and waits for it.
+///
+/// # Safety
+/// Called once, from the fatal-signal handler (`HANDLING` ensures once).
 unsafe fn write_from_a_child(signal: libc::c_int) {
-    let pid = libc::getpid() as u32;
-    match libc::syscall(libc::SYS_fork) {
+    // SAFETY: getpid has no preconditions.
+    let pid = unsafe { libc::getpid() } as u32;
+    // SAFETY: a raw fork (async-signal-safe, unlike libc's fork with its atfork handlers); the
+    // child only writes the profile with the locks and allocator made usable first.
+    match unsafe { libc::syscall(libc::SYS_fork) } {
         0 => {
             // Alone in a copy of the process: locks and malloc's arenas may be held by
             // threads that do not exist here.
             crate::alloc::use_fresh_mappings();
             crate::lock::take_over_held_locks();
             crate::lifecycle::finish_after_signal(pid, signal_name(signal));
-            libc::_exit(0);
+            // SAFETY: ends the child without running the parent's exit handlers.
+            unsafe { libc::_exit(0) };
         }
         child if child > 0 => wait_for_writer(child as libc::pid_t),
         _ => {}
     }
 }
 
-unsafe fn wait_for_writer(child: libc::pid_t) {
+/// Waits for the writer `child`, at most WRITER_TIMEOUT_MS, then kills it.
+fn wait_for_writer(child: libc::pid_t) {
     let pause = libc::timespec { tv_sec: 0, tv_nsec: 1_000_000 };
     for _ in 0..WRITER_TIMEOUT_MS {
         let mut status = 0;
-        if libc::waitpid(child, &mut status, libc::WNOHANG) != 0 {
+        // SAFETY: waits for our own child, writing its status to a local.
+        if unsafe { libc::waitpid(child, &mut status, libc::WNOHANG) } != 0 {
             return;
         }
-        libc::nanosleep(&pause, std::ptr::null_mut());
+        // SAFETY: sleeps; no memory is written (no remainder pointer).
+        unsafe { libc::nanosleep(&pause, std::ptr::null_mut()) };
     }
-    libc::kill(child, libc::SIGKILL);
-    libc::waitpid(child, std::ptr::null_mut(), 0);
+    // SAFETY: kills and reaps our own child.
+    unsafe {
+        libc::kill(child, libc::SIGKILL);
+        libc::waitpid(child, std::ptr::null_mut(), 0);
+    }
 }
 
 pub fn signal_name(signal: libc::c_int) -> &'static str {

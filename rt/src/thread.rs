@@ -4,6 +4,8 @@
 //! and merges its records into the process totals), so thousands of short threads neither leak
 //! nor lose data.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 use crate::callpath::{self, Tree};
 use crate::live::{self, Area, Region};
 use crate::lock::Lock;
@@ -308,9 +310,15 @@ pub fn current_calls() -> u64 {
 
 /// Removes every trace of the calibration events from the thread (records, and what its root
 /// frame accumulated), so calibration never shows up in the profile.
+///
+/// # Safety
+/// `ts` is an attached thread's state (its frames and records mapped), with no frame but the
+/// root open.
 pub unsafe fn forget_calibration(ts: &mut ThreadState, ids: &[u32]) {
-    forget_records(ts, ids);
-    let root = &mut *ts.frames;
+    // SAFETY: the caller's contract.
+    unsafe { forget_records(ts, ids) };
+    // SAFETY: frame 0, the root, exists in every attached state's frames.
+    let root = unsafe { &mut *ts.frames };
     root.child_calls = 0;
     root.child_incl = 0;
     root.overhead = 0;
@@ -318,10 +326,14 @@ pub unsafe fn forget_calibration(ts: &mut ThreadState, ids: &[u32]) {
 }
 
 /// Clears the records of the hidden calibration events `ids`.
+///
+/// # Safety
+/// `ts` is an attached thread's state, its records mapped for `record_cap` events.
 pub unsafe fn forget_records(ts: &mut ThreadState, ids: &[u32]) {
     for &id in ids {
         if id < ts.record_cap {
-            *ts.records.add(id as usize) = Record::default();
+            // SAFETY: `id` is below `record_cap` (checked), so within the records mapping.
+            unsafe { *ts.records.add(id as usize) = Record::default() };
         }
     }
 }
