@@ -13,6 +13,8 @@
 //! recalibrate.rs measures them again every few tens of milliseconds.
 //! Everything else gets 9 x 500 (a fraction of a millisecond, which every run pays once).
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 use crate::thread::{self, ThreadState};
 use crate::{clock, compensate, probes, registry, switch};
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
@@ -100,35 +102,57 @@ pub fn hidden_events() -> (*const u32, *const u32) {
 
 /// A probe pair of `kind` on the hidden child event, as the pass emits it: a routine's exit
 /// runs only when its entry opened something, a loop's always.
+///
+/// # Safety
+/// The calling thread measures (its state is attached), inside an activation of the hidden
+/// parent event, as the probes' own contract asks of instrumented code.
 unsafe fn pair(kind: usize) {
     let child = CHILD.as_ptr().cast_const();
-    let opened = probes::__instrument_enter(child);
+    // SAFETY: `child` is the hidden event's id slot, a static; the caller's contract holds.
+    let opened = unsafe { probes::__instrument_enter(child) };
     if kind == LOOP {
-        probes::__instrument_loop_exit(child, 0);
+        // SAFETY: as for the entry.
+        unsafe { probes::__instrument_loop_exit(child, 0) };
     } else if opened != probes::NOTHING {
-        probes::__instrument_exit(child);
+        // SAFETY: as for the entry; this exit matches the frame the entry opened.
+        unsafe { probes::__instrument_exit(child) };
     }
 }
 
 /// Every kind in every mode, inside one activation of the hidden parent event.
+///
+/// # Safety
+/// `state` is the calling thread's attached state, and the hidden events are registered.
 unsafe fn measure_on(state: &mut ThreadState, precise: bool) -> Costs {
     let parent = PARENT.as_ptr().cast_const();
     let child_id = CHILD.load(Relaxed);
-    probes::__instrument_enter(parent);
+    // SAFETY: the parent's id slot is a static; the thread measures (the caller's contract).
+    unsafe { probes::__instrument_enter(parent) };
     let quick_baseline = min_pair(QUICK, || std::hint::black_box(()), || 0).0;
     let records = state.records;
-    let own = || (*records.add(child_id as usize)).incl;
-    let timed = if precise { timed_rounds(own) } else { timed_round(QUICK, own) };
+    // SAFETY: the registered child's id is below the thread's record capacity (its records
+    // grew to hold every registered event before the measurement).
+    let own = || unsafe { (*records.add(child_id as usize)).incl };
+    // SAFETY: inside the parent's activation, on the measuring thread.
+    let timed = unsafe {
+        if precise {
+            timed_rounds(own)
+        } else {
+            timed_round(QUICK, own)
+        }
+    };
     let mut costs =
         Costs { measured: timed.pair_costs(), own: timed.inner, counted: [0; 2], off: [0; 2], ticks: 0 };
     for kind in [STANDARD, LOOP] {
         for (mode, cost) in [(switch::COUNTED, &mut costs.counted), (switch::OFF, &mut costs.off)] {
             switch::set(child_id, mode);
-            cost[kind] = min_pair(QUICK, || pair(kind), || 0).0.saturating_sub(quick_baseline);
+            // SAFETY: inside the parent's activation, on the measuring thread.
+            cost[kind] = min_pair(QUICK, || unsafe { pair(kind) }, || 0).0.saturating_sub(quick_baseline);
             switch::set(child_id, switch::MEASURED);
         }
     }
-    probes::__instrument_exit(parent);
+    // SAFETY: closes the parent's activation opened above.
+    unsafe { probes::__instrument_exit(parent) };
     costs
 }
 
@@ -167,18 +191,28 @@ impl Timed {
 }
 
 /// One round: the empty loop, then each kind's timed pair, with `budget`.
+///
+/// # Safety
+/// As `pair`'s: on the measuring thread, inside the hidden parent's activation.
 pub unsafe fn timed_round(budget: Budget, own: impl Fn() -> u64 + Copy) -> Timed {
     let baseline = min_pair(budget, || std::hint::black_box(()), || 0).0;
-    let (o0, i0) = min_pair(budget, || pair(STANDARD), own);
-    let (o1, i1) = min_pair(budget, || pair(LOOP), own);
+    // SAFETY: the caller's contract is `pair`'s.
+    let (o0, i0) = min_pair(budget, || unsafe { pair(STANDARD) }, own);
+    // SAFETY: as above.
+    let (o1, i1) = min_pair(budget, || unsafe { pair(LOOP) }, own);
     Timed { baseline, outer: [o0, o1], inner: [i0, i1] }
 }
 
 /// The precise measurement: MIN_ROUNDS rounds, then more while a round lowers a minimum.
+///
+/// # Safety
+/// As `timed_round`'s.
 unsafe fn timed_rounds(own: impl Fn() -> u64 + Copy) -> Timed {
-    let mut best = timed_round(ROUND, own);
+    // SAFETY: the caller's contract is timed_round's.
+    let mut best = unsafe { timed_round(ROUND, own) };
     for round in 1..MAX_ROUNDS {
-        let next = timed_round(ROUND, own);
+        // SAFETY: as above.
+        let next = unsafe { timed_round(ROUND, own) };
         let lowered = next.lowers(&best);
         best = best.min(&next);
         if round + 1 >= MIN_ROUNDS && !lowered {
