@@ -20,6 +20,8 @@
 //! The hot path pays one load and one comparison per exit (`due`); the deadline is u64::MAX
 //! when recalibration is off, and while a round runs, so one thread at a time measures.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 use crate::overhead::{self, SCALE, STANDARD};
 use crate::thread::{self, ThreadState};
 use crate::{clock, compensate, probes, settings};
@@ -74,6 +76,10 @@ pub fn due(now: u64) -> bool {
 
 /// A round from inside the event on top of `state`'s stack (see the module comment), after
 /// offering the next throttled event of the thread for re-estimation.
+///
+/// # Safety
+/// `state` is the calling thread's attached state, and the call comes at the end of a timed
+/// exit, as `probes::exit_at` makes it.
 #[cold]
 #[inline(never)]
 pub unsafe fn run(state: *mut ThreadState, now: u64) {
@@ -81,33 +87,51 @@ pub unsafe fn run(state: *mut ThreadState, now: u64) {
     if now < next || NEXT.compare_exchange(next, u64::MAX, Relaxed, Relaxed).is_err() {
         return;
     }
-    let ts = &mut *state;
+    // SAFETY: the caller's contract: this thread's own state, nobody else's reference.
+    let ts = unsafe { &mut *state };
     let depth = ts.depth;
-    crate::inplace::reoffer(ts, now);
+    // SAFETY: at a timed exit on `ts`, as reoffer asks.
+    unsafe { crate::inplace::reoffer(ts, now) };
     if RECALIBRATING.load(Relaxed) && depth + 3 < ts.frame_cap {
         let started = clock::now();
-        let saved = *ts.frames.add(depth);
-        let timed = measure(state);
-        let ts = &mut *state;
-        *ts.frames.add(depth) = saved;
+        // SAFETY: `depth` is below frame_cap (checked), a frame of the mapped stack.
+        let saved = unsafe { *ts.frames.add(depth) };
+        // SAFETY: the round pushes at most two frames above `depth` (depth + 3 < frame_cap).
+        let timed = unsafe { measure(state) };
+        // SAFETY: as above; `measure` is done with the state.
+        let ts = unsafe { &mut *state };
+        // SAFETY: the same frame as `saved`, restored as it was.
+        unsafe { *ts.frames.add(depth) = saved };
         ts.depth = depth;
         record(&timed);
         let spent = clock::now().saturating_sub(started);
-        (*ts.frames.add(depth)).overhead += spent << SCALE;
+        // SAFETY: the same frame; the round's time is charged to it as overhead.
+        unsafe { (*ts.frames.add(depth)).overhead += spent << SCALE };
         SPENT.fetch_add(spent, Relaxed);
     }
     NEXT.store(clock::now().saturating_add(PERIOD.load(Relaxed)), Relaxed);
 }
 
 /// One round on the hidden events, whose records are then cleared.
+///
+/// # Safety
+/// As `run`'s, with room for two frames above the top.
 unsafe fn measure(state: *mut ThreadState) -> overhead::Timed {
     let (parent, child) = overhead::hidden_events();
-    let child_id = crate::registry::load_id(child);
-    let records = (*state).records;
-    probes::__instrument_enter(parent);
-    let timed = overhead::timed_round(BUDGET, || (*records.add(child_id as usize)).incl);
-    probes::__instrument_exit(parent);
-    thread::forget_records(&mut *state, &[crate::registry::load_id(parent), child_id]);
+    // SAFETY: the hidden events' id slots are statics.
+    let (parent_id, child_id) =
+        unsafe { (crate::registry::load_id(parent), crate::registry::load_id(child)) };
+    // SAFETY: the caller's contract.
+    let records = unsafe { (*state).records };
+    // SAFETY: a probe on this measuring thread, with room on its stack (the caller's contract).
+    unsafe { probes::__instrument_enter(parent) };
+    // SAFETY: inside the parent's activation; the child's id is below the record capacity
+    // (registered before the first event, the records grew to hold it).
+    let timed = unsafe { overhead::timed_round(BUDGET, || (*records.add(child_id as usize)).incl) };
+    // SAFETY: closes the parent's activation opened above.
+    unsafe { probes::__instrument_exit(parent) };
+    // SAFETY: this thread's attached state.
+    unsafe { thread::forget_records(&mut *state, &[parent_id, child_id]) };
     timed
 }
 
