@@ -10,6 +10,8 @@
 //! stack's capacity, so it only counts its event (`probes::enter_cold`) and leaves the frames
 //! alone; its exit undoes its entry's step, and the interrupted probe goes on as if nothing ran.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 use crate::compensate::{self, STANDARD};
 use crate::inplace;
 use crate::registry::UNREGISTERED;
@@ -36,17 +38,24 @@ pub fn commit(ts: &mut ThreadState, depth: usize) {
 
 /// Pops the top frame (at `depth`, a probe of `kind`) at time `now` and charges it to its
 /// event, its callpath node and its parent.
+///
+/// # Safety
+/// `ts` is the calling thread's attached state, `depth` its top frame (1 ≤ depth <
+/// frame_cap), whose id is below `record_cap` (a frame is pushed only for such ids).
 #[inline(always)]
 pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64, kind: usize) {
     mark_busy(ts, depth);
-    let frame = &*ts.frames.add(depth);
+    // SAFETY: `depth` and `depth - 1` are frames of the mapped stack (the contract); the frame
+    // and its parent are distinct.
+    let (frame, parent) = unsafe { (&*ts.frames.add(depth), &mut *ts.frames.add(depth - 1)) };
     let inclusive = now.saturating_sub(frame.start);
-    let parent = &mut *ts.frames.add(depth - 1);
     parent.child_incl += inclusive;
-    let record = &mut *ts.records.add(frame.id as usize);
+    // SAFETY: the frame's id is below record_cap (the contract).
+    let record = unsafe { &mut *ts.records.add(frame.id as usize) };
     let compensated = if compensate::enabled() {
         // Hot events are offered for in-place estimation only with compensation (inplace.rs).
-        inplace::before_timed_charge(ts, frame.id, kind, record);
+        // SAFETY: at a timed exit on `ts`, before the charge, as it asks.
+        unsafe { inplace::before_timed_charge(ts, frame.id, kind, record) };
         let (outer, own) = compensate::pair_cost(frame.id, kind);
         let comp_incl = inclusive as i64 - compensate::scaled_to_ticks(own + frame.overhead) as i64;
         parent.overhead += outer + frame.overhead;
@@ -59,9 +68,11 @@ pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64, kind: usiz
     // The counted share serves the throttling decision, which only the flat record takes.
     record.counted_children = record.counted_children.saturating_add(frame.children().1);
     if switch::due(record.calls) {
-        past_throttle_calls(ts, frame.id, kind, record);
+        // SAFETY: this thread's state, at its timed exit.
+        unsafe { past_throttle_calls(ts, frame.id, kind, record) };
     }
-    if let Some(tree) = ts.tree.as_mut() {
+    // SAFETY: the tree, when there is one, is this thread's (attach maps it).
+    if let Some(tree) = unsafe { ts.tree.as_mut() } {
         charge(&mut tree.node(frame.node).record, frame, inclusive, compensated);
     }
     commit(ts, depth - 1);
@@ -71,15 +82,20 @@ pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64, kind: usiz
 /// reached the throttling check: the end of one of its in-place timed windows (inplace.rs
 /// estimates events without compensation only from their throttling on, on the thread that
 /// throttled them, so only here), else TAU's rule, and an offer when that throttles it.
+///
+/// # Safety
+/// As `close_top`'s, at its charge of `id`.
 #[cold]
 #[inline(never)]
 unsafe fn past_throttle_calls(ts: &mut ThreadState, id: u32, kind: usize, record: &Record) {
     if !compensate::enabled() && inplace::at_end(record.calls) {
-        inplace::timed_boundary(ts, id, record.calls, u64::from(record.active));
+        // SAFETY: a timed exit of `id` on this thread (the contract).
+        unsafe { inplace::timed_boundary(ts, id, record.calls, u64::from(record.active)) };
     } else if switch::consider(id, record.calls, record.incl) {
         let timed_children = record.child_calls.saturating_sub(u64::from(record.counted_children));
         let mean = crate::untimed::throttled(id, kind, untimed_basis(record), record.calls, timed_children);
-        inplace::offer_throttled(ts, id, kind, record.calls, record.incl, mean);
+        // SAFETY: as above.
+        unsafe { inplace::offer_throttled(ts, id, kind, record.calls, record.incl, mean) };
     }
 }
 
@@ -114,12 +130,16 @@ fn charge(record: &mut Record, frame: &Frame, inclusive: u64, compensated: Optio
 
 /// An exit whose frame is not on top. Finds the innermost frame of routine `id` whose entry
 /// stack pointer is at or above `sp`; closes everything above it, then it.
+///
+/// # Safety
+/// `ts` is the calling thread's attached state, its depth below frame_cap.
 #[cold]
 #[inline(never)]
 pub unsafe fn exit_mismatch(ts: &mut ThreadState, id: u32, sp: usize, now: u64, kind: usize) {
     let top = ts.depth;
     let found = (1..=top).rev().find(|&d| {
-        let f = &*ts.frames.add(d);
+        // SAFETY: frames 1..=depth are on the mapped stack (the contract).
+        let f = unsafe { &*ts.frames.add(d) };
         f.id == id && f.sp >= sp
     });
     let Some(target) = found else {
@@ -131,32 +151,43 @@ pub unsafe fn exit_mismatch(ts: &mut ThreadState, id: u32, sp: usize, now: u64, 
         return;
     };
     for depth in (target + 1..=top).rev() {
-        close_top(ts, depth, now, STANDARD);
+        // SAFETY: `depth` is the top frame at each step, an open frame of a registered event.
+        unsafe { close_top(ts, depth, now, STANDARD) };
         ts.counters.reconciled += 1;
     }
-    close_top(ts, target, now, kind);
+    // SAFETY: as above, `target` is now the top.
+    unsafe { close_top(ts, target, now, kind) };
 }
 
 /// A landing pad of event `id` ran with stack pointer `sp`: closes every frame above the
 /// innermost frame of `id` whose entry stack pointer is at or above `sp` (frames that
 /// overflowed the shadow stack go too). Nothing happens when no such frame is open.
+///
+/// # Safety
+/// `ts` is the calling thread's attached state.
 #[cold]
 #[inline(never)]
 pub unsafe fn unwind_to(ts: &mut ThreadState, id: u32, sp: usize, now: u64) {
     let top = (ts.depth & !BUSY).min(ts.frame_cap - 1);
     let found = (1..=top).rev().find(|&d| {
-        let f = &*ts.frames.add(d);
+        // SAFETY: `top` is below frame_cap, so every frame up to it is on the mapped stack.
+        let f = unsafe { &*ts.frames.add(d) };
         f.id == id && f.sp >= sp
     });
     let Some(target) = found else { return };
     ts.depth = top;
     for depth in (target + 1..=top).rev() {
-        close_top(ts, depth, now, STANDARD);
+        // SAFETY: `depth` is the top frame at each step.
+        unsafe { close_top(ts, depth, now, STANDARD) };
         ts.counters.reconciled += 1;
     }
 }
 
 /// Closes every open frame at `now` (process or thread exit with routines still active).
+///
+/// # Safety
+/// `ts` is an attached thread's state that no probe is using (its thread exits, or the
+/// process writes its profile).
 pub unsafe fn close_all(ts: &mut ThreadState, now: u64) {
     // A fatal signal may have interrupted a probe: the frames below its mark are whole.
     ts.depth &= !BUSY;
@@ -164,7 +195,8 @@ pub unsafe fn close_all(ts: &mut ThreadState, now: u64) {
         ts.depth = ts.frame_cap - 1;
     }
     while ts.depth > 0 {
-        close_top(ts, ts.depth, now, STANDARD);
+        // SAFETY: the top frame, below frame_cap (clamped above).
+        unsafe { close_top(ts, ts.depth, now, STANDARD) };
         ts.counters.closed_at_exit += 1;
     }
 }
