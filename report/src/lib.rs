@@ -3,7 +3,8 @@
 //! (`tree`), callpaths and the calling-context tree (`callpaths`), pprof's summary over threads
 //! and ranks (`summary`), suggested filters (`suggest`), timelines (`timeline`), exports
 //! (`export`) and HTML pages (`html`, with the experiment results it draws: `experiment`). It
-//! runs no program; reading names LLVM's way loads the pass plugin (`names`).
+//! runs no program but binutils' `c++filt` for the D names LLVM cannot read; reading names
+//! LLVM's way loads the pass plugin (`names`).
 
 pub mod callpaths;
 mod error;
