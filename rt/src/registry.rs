@@ -3,6 +3,8 @@
 //! therefore never chosen at compile time, and ThinLTO backends or separately compiled modules
 //! cannot collide.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 use crate::bits::EventBits;
 use crate::lifecycle;
 use crate::lock::Lock;
@@ -126,15 +128,26 @@ pub fn probe_kind(id: u32) -> usize {
 }
 
 /// Reads an id slot as the probes do.
+///
+/// # Safety
+/// `slot` is an id slot of a module table (or a hidden event's static), aligned and live for
+/// the process.
 #[inline(always)]
 pub unsafe fn load_id(slot: *const u32) -> u32 {
-    (*(slot as *const AtomicU32)).load(Relaxed)
+    // SAFETY: the contract; the runtime writes slots atomically at registration.
+    unsafe { (*(slot as *const AtomicU32)).load(Relaxed) }
 }
 
+/// Registers a module's table (from its constructor, which the pass emits).
+///
+/// # Safety
+/// `table` is null or a module table the pass wrote (the contract's layout), live for the
+/// process.
 #[no_mangle]
 pub unsafe extern "C" fn __instrument_register_module(table: *const ModuleTable) {
     lifecycle::start();
-    let Some(table) = table.as_ref() else { return };
+    // SAFETY: the contract: null or a valid table.
+    let Some(table) = (unsafe { table.as_ref() }) else { return };
     if table.abi != ABI_VERSION {
         eprintln!(
             "instrument: a module was instrumented for runtime ABI {} but this runtime speaks {}; rebuild it with this instrument",
@@ -143,19 +156,23 @@ pub unsafe extern "C" fn __instrument_register_module(table: *const ModuleTable)
         return;
     }
     if table.functions > 0 {
-        let late = (*table.function_entries).flags & FLAG_LATE != 0;
+        // SAFETY: the table has `functions` entries, and that is not zero.
+        let late = unsafe { (*table.function_entries).flags } & FLAG_LATE != 0;
         (if late { &LATE_MODULES } else { &EARLY_MODULES }).fetch_add(1, Relaxed);
     }
     let mut events = EVENTS.lock();
     let base = events.len() as u32;
-    read_events(table, base, &mut events);
-    register_statics(table, base);
+    // SAFETY: the pass wrote the table's arrays with its counts (the contract).
+    unsafe { read_events(table, base, &mut events) };
+    // SAFETY: as above.
+    unsafe { register_statics(table, base) };
     mark_kinds(&events, base);
     crate::switch::apply_selection(&events, base);
     crate::live::publish_names(&events, base as usize, false);
     let total = (table.functions + table.loops + table.sites) as usize;
     for i in 0..total {
-        (*(table.ids.add(i) as *const AtomicU32)).store(base + i as u32, Relaxed);
+        // SAFETY: `ids` holds one slot per event, `total` in all (the contract).
+        unsafe { (*(table.ids.add(i) as *const AtomicU32)).store(base + i as u32, Relaxed) };
     }
     COUNT.store(events.len() as u32, Relaxed);
 }
@@ -169,28 +186,36 @@ unsafe fn read_events(table: &ModuleTable, base: u32, events: &mut Vec<EventInfo
     let loop_base = base + table.functions;
     let local = |index: u32, offset: u32| (index != NONE).then_some(offset + index);
     for i in 0..table.functions as usize {
-        let e = &*table.function_entries.add(i);
+        // SAFETY: below the table's count of routines (the contract).
+        let e = unsafe { &*table.function_entries.add(i) };
         let kind = Kind::Function {
-            name: text(e.name),
+            // SAFETY: the entry's strings are the pass's constants, null-terminated.
+            name: unsafe { text(e.name) },
             local: e.flags & FLAG_LOCAL != 0,
             language: language(e.flags),
             recursive: e.flags & FLAG_RECURSIVE != 0,
         };
-        events.push(EventInfo { kind, file: text(e.file), line: e.line });
+        // SAFETY: as above.
+        events.push(EventInfo { kind, file: unsafe { text(e.file) }, line: e.line });
         if e.flags & FLAG_RECURSIVE != 0 {
             NESTS.set(base + i as u32);
         }
     }
     for i in 0..table.loops as usize {
-        let e = &*table.loop_entries.add(i);
+        // SAFETY: below the table's count of loops; its strings are the pass's constants.
+        let (e, file) = unsafe { (&*table.loop_entries.add(i), text((*table.loop_entries.add(i)).file)) };
         let kind = Kind::Loop { function: base + e.function, parent: local(e.parent, loop_base) };
-        events.push(EventInfo { kind, file: text(e.file), line: e.line });
+        events.push(EventInfo { kind, file, line: e.line });
     }
     for i in 0..table.sites as usize {
-        let e = &*table.site_entries.add(i);
-        let (in_loop, callee) = (local(e.in_loop, loop_base), text(e.callee));
-        let kind = Kind::CallSite { function: base + e.function, in_loop, callee };
-        events.push(EventInfo { kind, file: text(e.file), line: e.line });
+        // SAFETY: below the table's count of call statements; strings as above.
+        let (e, file, callee) = unsafe {
+            let e = &*table.site_entries.add(i);
+            (e, text(e.file), text(e.callee))
+        };
+        let kind =
+            Kind::CallSite { function: base + e.function, in_loop: local(e.in_loop, loop_base), callee };
+        events.push(EventInfo { kind, file, line: e.line });
     }
 }
 
@@ -211,6 +236,9 @@ fn mark_kinds(events: &[EventInfo], base: u32) {
 
 /// The program graph for precomputed callpath transitions: each loop and call statement is a
 /// static child of its innermost loop or its routine, numbered among that parent's children.
+///
+/// # Safety
+/// As `read_events`'s.
 unsafe fn register_statics(table: &ModuleTable, base: u32) {
     use crate::callpath::{add_static_child, set_static, StaticInfo, NONE as NO};
     let loop_base = base + table.functions;
@@ -223,11 +251,13 @@ unsafe fn register_statics(table: &ModuleTable, base: u32) {
         set_static(id, StaticInfo { parent, local_index, children: 0 });
     };
     for i in 0..table.loops {
-        let e = &*table.loop_entries.add(i as usize);
+        // SAFETY: below the table's count of loops (the contract).
+        let e = unsafe { &*table.loop_entries.add(i as usize) };
         add(loop_base + i, if e.parent == NONE { base + e.function } else { loop_base + e.parent });
     }
     for i in 0..table.sites {
-        let e = &*table.site_entries.add(i as usize);
+        // SAFETY: below the table's count of call statements (the contract).
+        let e = unsafe { &*table.site_entries.add(i as usize) };
         add(site_base + i, if e.in_loop == NONE { base + e.function } else { loop_base + e.in_loop });
     }
 }
@@ -262,10 +292,15 @@ fn language(flags: u32) -> &'static str {
     Language::of_flags(flags).name()
 }
 
+/// A C string of a module table, as text.
+///
+/// # Safety
+/// `ptr` is null or a null-terminated string live for the call.
 unsafe fn text(ptr: *const c_char) -> String {
     if ptr.is_null() {
         String::new()
     } else {
-        CStr::from_ptr(ptr).to_string_lossy().into_owned()
+        // SAFETY: the contract.
+        unsafe { CStr::from_ptr(ptr) }.to_string_lossy().into_owned()
     }
 }
