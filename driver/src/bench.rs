@@ -168,8 +168,16 @@ pub fn probes(settings: &Settings) -> Result<()> {
         / loops as f64;
     let mut fixtures = Vec::new();
     for (f, plain, instrumented) in &builds {
-        let runs = [plain, instrumented].map(|program| (program.as_path(), argument(f)));
-        fixtures.push(measure_fixture(f, runs, clock_pair_ns, dir, settings.repeat, &progress)?);
+        let programs = (plain.as_path(), instrumented.as_path());
+        fixtures.push(measure_fixture(
+            f,
+            programs,
+            &argument(f),
+            clock_pair_ns,
+            dir,
+            settings.repeat,
+            &progress,
+        )?);
     }
     let leaf = fixtures.iter().find(|f| f.name == "leaf").context("no leaf fixture")?;
     let leaf_ns = leaf.ns_per_event;
@@ -221,19 +229,19 @@ fn build_fixtures(
     Ok(builds)
 }
 
-/// One fixture's plain and instrumented kernels (`runs`: program and argument), timed, and
+/// One fixture's plain and instrumented kernels (`programs`), each run with `arg`, timed, and
 /// what its probes cost per event against the clock pair and the profile's model.
 fn measure_fixture(
     f: &Fixture,
-    runs: [(&Path, String); 2],
+    (plain, instrumented): (&Path, &Path),
+    arg: &str,
     clock_pair_ns: f64,
     dir: &Path,
     repeat: u32,
     progress: &ProgressBar,
 ) -> Result<FixtureResult> {
-    let [(plain, arg), (instrumented, _)] = runs;
-    let plain_ns = min_kernel_ns(plain, &arg, dir, repeat, progress, &[])?;
-    let instrumented_ns = min_kernel_ns(instrumented, &arg, dir, repeat, progress, &[])?;
+    let plain_ns = min_kernel_ns(plain, arg, dir, repeat, progress, &[])?;
+    let instrumented_ns = min_kernel_ns(instrumented, arg, dir, repeat, progress, &[])?;
     let profile = profiles::load(&profiles::newest(dir)?)?;
     let events = (f.count)(&profile);
     if events == 0 {

@@ -57,13 +57,11 @@ pub struct ReportArgs {
     raw: bool,
     /// Sort the flat table (and its JSON) by this, largest first (loops and call statements:
     /// by inclusive time when sorting by exclusive)
-    #[arg(long, value_enum, default_value_t = report::SortKey::Exclusive,
-          conflicts_with_all = ["tree", "callpaths", "cct", "summary", "html", "suggest_filter", "timeline"])]
+    #[arg(long, value_enum, default_value_t = report::SortKey::Exclusive, conflicts_with = "view")]
     sort: report::SortKey,
     /// Keep only the first N routines (and loops and call statements) of the flat table (and
     /// its JSON)
-    #[arg(long, value_name = "N",
-          conflicts_with_all = ["tree", "callpaths", "cct", "summary", "html", "suggest_filter", "timeline"])]
+    #[arg(long, value_name = "N", conflicts_with = "view")]
     top: Option<usize>,
     /// View: a self-contained HTML report (tables, program graph, flame graph) written to this file
     #[arg(long, value_name = "OUT.html")]

@@ -270,10 +270,11 @@ pub fn table(profile: &Profile, lines: bool, view: View) -> String {
 /// top rows says how many it left out.
 pub fn table_in(profile: &Profile, lines: bool, view: View, order: Order) -> String {
     let mut out = header(profile, view);
-    routine_rows(&mut out, profile, lines, view, order);
+    let total = measured_ns(profile, view);
+    routine_rows(&mut out, profile, (lines, view, total), order);
     let events =
         if order.key == SortKey::Exclusive { Order { key: SortKey::Inclusive, ..order } } else { order };
-    event_tables(&mut out, profile, view, events);
+    event_tables(&mut out, profile, (view, total), events);
     out.push_str(&crate::summary::communication(std::slice::from_ref(profile)));
     out
 }
@@ -320,10 +321,9 @@ fn header(profile: &Profile, view: View) -> String {
     out
 }
 
-/// The routines' table, in `order`.
-fn routine_rows(out: &mut String, profile: &Profile, lines: bool, view: View, order: Order) {
+/// The routines' table, in `order`, with shares of `total` (all measured time).
+fn routine_rows(out: &mut String, profile: &Profile, (lines, view, total): (bool, View, i64), order: Order) {
     let rows = rows_in(profile, view, order);
-    let total = measured_ns(profile, view);
     pprof_header(out, "Name");
     for r in &rows {
         let (exclusive, inclusive) = r.shown;
@@ -347,9 +347,8 @@ fn routine_rows(out: &mut String, profile: &Profile, lines: bool, view: View, or
     }
 }
 
-/// The loops' and call statements' tables, in `order`.
-fn event_tables(out: &mut String, profile: &Profile, view: View, order: Order) {
-    let total = measured_ns(profile, view);
+/// The loops' and call statements' tables, in `order`, with shares of `total`.
+fn event_tables(out: &mut String, profile: &Profile, (view, total): (View, i64), order: Order) {
     let (loops, sites) = event_rows_in(profile, view, order);
     for (title, events) in [("Loops", loops), ("Call statements", sites)] {
         if events.is_empty() {

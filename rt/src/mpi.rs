@@ -101,15 +101,22 @@ pub extern "C" fn __instrument_mpi_record(
     transfer: u64,
     end: u64,
 ) {
+    let wait = transfer.clamp(start, end) - start;
+    add(current_site(), operation, peer, bytes, end.saturating_sub(start), wait);
+}
+
+/// Adds one call to the record of (`site`, `operation`, `peer`), or counts it as dropped when
+/// the table is full; a peer out of the key's range is recorded as none.
+fn add(site: Option<u32>, operation: u32, peer: i32, bytes: u64, ticks: u64, wait_ticks: u64) {
     let peer = if (0..0xff_fffe).contains(&peer) { peer } else { NO_PEER };
-    let Some(slot) = slot(key(current_site(), operation, peer)) else {
+    let Some(slot) = slot(key(site, operation, peer)) else {
         DROPPED.fetch_add(1, Relaxed);
         return;
     };
     slot.calls.fetch_add(1, Relaxed);
     slot.bytes.fetch_add(bytes, Relaxed);
-    slot.ticks.fetch_add(end.saturating_sub(start), Relaxed);
-    slot.wait_ticks.fetch_add(transfer.clamp(start, end) - start, Relaxed);
+    slot.ticks.fetch_add(ticks, Relaxed);
+    slot.wait_ticks.fetch_add(wait_ticks, Relaxed);
 }
 
 /// The event open on the calling thread plus one (0: none), for the OMPT tool's regions.
@@ -122,15 +129,8 @@ pub extern "C" fn __instrument_current_site() -> u32 {
 /// 0 for none) by OpenMP thread `thread`: all of it is synchronisation delay.
 #[no_mangle]
 pub extern "C" fn __instrument_sync_record(operation: u32, site: u32, thread: i32, start: u64, end: u64) {
-    let thread = if (0..0xff_fffe).contains(&thread) { thread } else { NO_PEER };
-    let Some(slot) = slot(key(site.checked_sub(1), operation, thread)) else {
-        DROPPED.fetch_add(1, Relaxed);
-        return;
-    };
     let ticks = end.saturating_sub(start);
-    slot.calls.fetch_add(1, Relaxed);
-    slot.ticks.fetch_add(ticks, Relaxed);
-    slot.wait_ticks.fetch_add(ticks, Relaxed);
+    add(site.checked_sub(1), operation, thread, 0, ticks, ticks);
 }
 
 /// Whether the OMPT tool starts (`INSTRUMENT_OMPT`, on unless switched off).

@@ -203,7 +203,10 @@ unsafe fn read_events(table: &ModuleTable, base: u32, events: &mut Vec<EventInfo
     }
     for i in 0..table.loops as usize {
         // SAFETY: below the table's count of loops; its strings are the pass's constants.
-        let (e, file) = unsafe { (&*table.loop_entries.add(i), text((*table.loop_entries.add(i)).file)) };
+        let (e, file) = unsafe {
+            let e = &*table.loop_entries.add(i);
+            (e, text(e.file))
+        };
         let kind = Kind::Loop { function: base + e.function, parent: local(e.parent, loop_base) };
         events.push(EventInfo { kind, file, line: e.line });
     }

@@ -150,7 +150,6 @@ fn mpi_ranks_launched_by_srun_each_write_their_profile() {
             .args(["120", "srun", "-n", "2", "--mpi=pmix"])
             .arg(program)
             .current_dir(dir.path())
-            .env("SLURM_CONF", cluster.conf())
             .env("INSTRUMENT_PROFILE_DIR", dir.path()));
         assert_success(&output, "srun -n 2 --mpi=pmix");
         output
