@@ -285,8 +285,16 @@ impl Tree {
         Some(Box::new(tree))
     }
 
+    /// Node `index`.
+    ///
+    /// # Safety
+    /// `index` is a node this tree made (`index < len`): the root, `OTHER`, a frame's node or
+    /// what `step` returned.
     #[inline(always)]
-    pub fn node(&mut self, index: u32) -> &mut Node {
+    pub unsafe fn node(&mut self, index: u32) -> &mut Node {
+        debug_assert!(index < self.len, "callpath node {index} past {}", self.len);
+        // SAFETY: nodes[..len] are initialised nodes of the mapped array (the contract), and the
+        // result borrows the tree mutably, so no other reference to the node is live.
         unsafe { &mut *self.nodes.add(index as usize) }
     }
 

@@ -71,9 +71,10 @@ pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64, kind: usiz
         // SAFETY: this thread's state, at its timed exit.
         unsafe { past_throttle_calls(ts, frame.id, kind, record) };
     }
-    // SAFETY: the tree, when there is one, is this thread's (attach maps it).
+    // SAFETY: the tree, when there is one, is this thread's (attach maps it), and the frame's
+    // node is one it made at the frame's entry.
     if let Some(tree) = unsafe { ts.tree.as_mut() } {
-        charge(&mut tree.node(frame.node).record, frame, inclusive, compensated);
+        charge(unsafe { &mut tree.node(frame.node).record }, frame, inclusive, compensated);
     }
     commit(ts, depth - 1);
 }

@@ -80,6 +80,34 @@ pub struct ThreadState {
     pub reoffer_cursor: u32,
 }
 
+impl ThreadState {
+    /// The record of event `id`, unbounded in lifetime so that it can be held while the state
+    /// is updated (the hot path charges a record and its frame together).
+    ///
+    /// # Safety
+    /// `id < record_cap`, and the caller holds no other reference to this record while the
+    /// result lives (a record array never moves while its thread runs a probe: only the thread
+    /// itself grows it, in `grow_records`).
+    #[inline(always)]
+    pub unsafe fn record<'a>(&self, id: u32) -> &'a mut Record {
+        debug_assert!(id < self.record_cap, "record {id} past {}", self.record_cap);
+        // SAFETY: records[..record_cap] is this thread's mapped array (the contract).
+        unsafe { &mut *self.records.add(id as usize) }
+    }
+
+    /// Frame `depth` of the shadow stack, unbounded in lifetime as `record`.
+    ///
+    /// # Safety
+    /// `depth < frame_cap`, and the caller holds no other reference to this frame while the
+    /// result lives.
+    #[inline(always)]
+    pub unsafe fn frame<'a>(&self, depth: usize) -> &'a mut Frame {
+        debug_assert!(depth < self.frame_cap, "frame {depth} past {}", self.frame_cap);
+        // SAFETY: frames[..frame_cap] is this thread's mapped stack (the contract).
+        unsafe { &mut *self.frames.add(depth) }
+    }
+}
+
 const STATE_BYTES: usize = instrument_live::THREAD_HEADER_BYTES as usize;
 const _: () = assert!(size_of::<ThreadState>() <= STATE_BYTES);
 
@@ -269,7 +297,8 @@ pub fn close_current_frames(now: u64) -> Option<SavedFrames> {
     let frames: Vec<Frame> = (0..=stored).map(|d| unsafe { *ts.frames.add(d) }).collect();
     let records = frames[1..].iter().map(|f| (f.id, unsafe { *ts.records.add(f.id as usize) })).collect();
     let nodes = match unsafe { ts.tree.as_mut() } {
-        Some(tree) => frames[1..].iter().map(|f| (f.node, tree.node(f.node).record)).collect(),
+        // SAFETY: every open frame's node was made by this tree at the frame's entry.
+        Some(tree) => frames[1..].iter().map(|f| (f.node, unsafe { tree.node(f.node).record })).collect(),
         None => Vec::new(),
     };
     let saved = SavedFrames { depth: ts.depth, frames, records, nodes, counters: ts.counters };
