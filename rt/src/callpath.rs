@@ -24,6 +24,13 @@
 //! Creating a node touches fresh memory (page faults: microseconds in a VM), once per callpath.
 //! That is not the program's time: the open frames' start times move later by what it took,
 //! so a routine called once shows the same inclusive time with callpaths as without.
+//!
+//! Memory: a tree's nodes, its slot arrays and its maps live in pages mapped when the thread
+//! attaches (the maps grow inside node creation). Their bounds are the invariants of `Tree` and
+//! `Map` below, whose fields are private to this module; the unsafe accessors (`Tree::node`,
+//! `node_ref`, `slot`, `Map::key`, `static_entry`) check them in debug builds.
+
+#![deny(unsafe_op_in_unsafe_fn)]
 
 use crate::pages;
 use crate::thread::{Frame, Record};
@@ -40,6 +47,7 @@ pub(crate) const DEFAULT_NODES: u32 = 1 << 18;
 /// Callpath depth: 0 = off (flat profile), `UNLIMITED`, or k.
 static DEPTH: AtomicU32 = AtomicU32::new(0);
 pub const UNLIMITED: u32 = u32::MAX;
+/// Nodes per thread; never below `FIRST_NODE + 1`, so a tree holds ROOT and OTHER.
 static NODE_CAP: AtomicU32 = AtomicU32::new(DEFAULT_NODES);
 
 /// The program graph as the transitions need it: for each event, its static parent event (the
@@ -53,7 +61,18 @@ pub struct StaticInfo {
     pub children: u32,
 }
 
-static STATICS: AtomicPtr<StaticInfo> = AtomicPtr::new(std::ptr::null_mut());
+/// One event's `StaticInfo` in the table. Atomics (plain loads and stores at `Relaxed`), so that
+/// registration writing an entry and another thread's probe reading one never race on plain
+/// memory; zeroed pages are valid entries.
+#[repr(C)]
+struct StaticEntry {
+    parent: AtomicU32,
+    local_index: AtomicU32,
+    children: AtomicU32,
+}
+
+/// `MAX_EVENTS` entries, mapped once and never unmapped; null until first needed.
+static STATICS: AtomicPtr<StaticEntry> = AtomicPtr::new(std::ptr::null_mut());
 
 /// Reads `INSTRUMENT_CALLPATH` (`0`/unset: flat; `N`: depth N; `all`/`unlimited`: the whole
 /// calling context) and `INSTRUMENT_CALLPATH_NODES` (node cap per thread).
@@ -70,6 +89,7 @@ pub fn configure() {
     if let Some(cap) = settings::number(&settings::CALLPATH_NODES) {
         NODE_CAP.store((cap.min(1 << 28) as u32).max(FIRST_NODE + 1), Relaxed);
     }
+    // Callpaths are on only with the statics table mapped: every tree may read it.
     if depth != 0 && statics_table().is_some() {
         DEPTH.store(depth, Relaxed);
     }
@@ -83,12 +103,12 @@ pub fn node_cap() -> u32 {
     NODE_CAP.load(Relaxed)
 }
 
-fn statics_table() -> Option<*mut StaticInfo> {
+fn statics_table() -> Option<*mut StaticEntry> {
     let existing = STATICS.load(Relaxed);
     if !existing.is_null() {
         return Some(existing);
     }
-    let mapped = pages::map(MAX_EVENTS as usize * size_of::<StaticInfo>())?.as_ptr().cast::<StaticInfo>();
+    let mapped = pages::map(MAX_EVENTS as usize * size_of::<StaticEntry>())?.as_ptr().cast::<StaticEntry>();
     match STATICS.compare_exchange(std::ptr::null_mut(), mapped, Relaxed, Relaxed) {
         Ok(_) => Some(mapped),
         Err(other) => Some(other),
@@ -99,7 +119,11 @@ fn statics_table() -> Option<*mut StaticInfo> {
 pub fn set_static(id: u32, info: StaticInfo) {
     if id < MAX_EVENTS {
         if let Some(table) = statics_table() {
-            unsafe { *table.add(id as usize) = info };
+            // SAFETY: the table maps MAX_EVENTS entries and is never unmapped; `id` is below.
+            let entry = unsafe { &*table.add(id as usize) };
+            entry.parent.store(info.parent, Relaxed);
+            entry.local_index.store(info.local_index, Relaxed);
+            entry.children.store(info.children, Relaxed);
         }
     }
 }
@@ -107,37 +131,52 @@ pub fn set_static(id: u32, info: StaticInfo) {
 /// Adds one to the static child count of `parent` and returns the child's local index.
 pub fn add_static_child(parent: u32) -> u32 {
     match statics_table() {
-        Some(table) if parent < MAX_EVENTS => unsafe {
-            let info = &mut *table.add(parent as usize);
-            info.children += 1;
-            info.children - 1
-        },
+        Some(table) if parent < MAX_EVENTS => {
+            // SAFETY: the table maps MAX_EVENTS entries and is never unmapped; `parent` is below.
+            let info = unsafe { &*table.add(parent as usize) };
+            info.children.fetch_add(1, Relaxed)
+        }
         _ => NONE,
     }
 }
 
+/// Event `id`'s entry of the statics table.
+///
+/// # Safety
+/// The table is mapped (true wherever a `Tree` exists: `configure` turns callpaths on only
+/// once it is, inside `lifecycle::start`'s `Once`, before any thread makes its tree), and
+/// `id < MAX_EVENTS`.
 #[inline(always)]
-unsafe fn static_info(id: u32) -> StaticInfo {
-    *STATICS.load(Relaxed).add(id as usize)
+unsafe fn static_entry(id: u32) -> &'static StaticEntry {
+    let table = STATICS.load(Relaxed);
+    debug_assert!(!table.is_null() && id < MAX_EVENTS, "static info of {id} outside the table");
+    // SAFETY: the table maps MAX_EVENTS entries, is never unmapped, and `id` is below (the
+    // contract).
+    unsafe { &*table.add(id as usize) }
 }
 
 #[repr(C)]
 pub struct Node {
-    pub event: u32,
+    event: u32,
     /// The node of the callpath without this event (for k finite: without this event, and only
     /// the k-1 events before it).
-    pub prefix: u32,
-    pub depth: u32,
+    prefix: u32,
+    depth: u32,
     /// Offset of this node's static-child slots, or NONE.
-    pub slots: u32,
-    pub last_event: u32,
-    pub last_child: u32,
+    slots: u32,
+    last_event: u32,
+    last_child: u32,
     pub record: Record,
 }
 
 /// An open-addressing map from (node, event) to node, in kernel-provided zeroed memory. It
 /// starts small with its pages touched at once, and grows (at most to `max` slots) inside node
 /// creation, whose time no frame counts: a lookup never faults on a fresh page in a frame's time.
+///
+/// Invariant: `keys` and `values` each hold `mask + 1` entries (a power of two) that `Map::new`
+/// mapped and the map owns until `unmap`. A zero key marks an empty slot (no real key is zero:
+/// its node is at least ROOT), and `insert` leaves at least a quarter of the slots empty, so a
+/// probe sequence always ends.
 struct Map {
     keys: *mut u64,
     values: *mut u32,
@@ -157,12 +196,50 @@ impl Map {
         Some(Map { keys, values, mask: capacity - 1, len: 0, max: max.next_power_of_two() })
     }
 
+    /// The key in slot `i` (0: empty).
+    ///
+    /// # Safety
+    /// `i <= mask`.
+    #[inline(always)]
+    unsafe fn key(&self, i: usize) -> u64 {
+        debug_assert!(i <= self.mask, "map slot {i} past {}", self.mask);
+        // SAFETY: keys[..=mask] is the map's array (its invariant) and `i <= mask` (the contract).
+        unsafe { *self.keys.add(i) }
+    }
+
+    /// The value in slot `i`.
+    ///
+    /// # Safety
+    /// `i <= mask`.
+    #[inline(always)]
+    unsafe fn value(&self, i: usize) -> u32 {
+        debug_assert!(i <= self.mask, "map slot {i} past {}", self.mask);
+        // SAFETY: values[..=mask] is the map's array (its invariant) and `i <= mask` (the
+        // contract).
+        unsafe { *self.values.add(i) }
+    }
+
+    /// Stores `key` and `value` in slot `i`.
+    ///
+    /// # Safety
+    /// `i <= mask`.
+    #[inline(always)]
+    unsafe fn put(&mut self, i: usize, key: u64, value: u32) {
+        debug_assert!(i <= self.mask, "map slot {i} past {}", self.mask);
+        // SAFETY: keys[..=mask] and values[..=mask] are the map's arrays, which `&mut self`
+        // holds alone (its invariant), and `i <= mask` (the contract).
+        unsafe {
+            *self.keys.add(i) = key;
+            *self.values.add(i) = value;
+        }
+    }
+
+    /// The slot that holds `key`, or the empty slot where it would go.
     fn slot(&self, key: u64) -> usize {
         let mut i = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 20) as usize & self.mask;
-        unsafe {
-            while *self.keys.add(i) != 0 && *self.keys.add(i) != key {
-                i = (i + 1) & self.mask;
-            }
+        // SAFETY: `i` is masked by `mask` at every step.
+        while unsafe { self.key(i) } != 0 && unsafe { self.key(i) } != key {
+            i = (i + 1) & self.mask;
         }
         i
     }
@@ -170,7 +247,8 @@ impl Map {
     fn get(&self, node: u32, event: u32) -> Option<u32> {
         let key = (u64::from(node) << 32) | u64::from(event);
         let i = self.slot(key);
-        unsafe { (*self.keys.add(i) == key).then(|| *self.values.add(i)) }
+        // SAFETY: `slot` returns a slot of the map (masked by `mask`).
+        unsafe { (self.key(i) == key).then(|| self.value(i)) }
     }
 
     /// Remembers `value` for (node, event); a map that is full at its largest size remembers
@@ -182,10 +260,10 @@ impl Map {
         }
         let key = (u64::from(node) << 32) | u64::from(event);
         let i = self.slot(key);
+        // SAFETY: `slot` returns a slot of the map (masked by `mask`).
         unsafe {
-            self.len += usize::from(*self.keys.add(i) == 0);
-            *self.keys.add(i) = key;
-            *self.values.add(i) = value;
+            self.len += usize::from(self.key(i) == 0);
+            self.put(i, key, value);
         }
     }
 
@@ -197,26 +275,49 @@ impl Map {
         }
         let Some(mut larger) = Map::new(capacity * 4, self.max) else { return false };
         for i in 0..capacity {
-            let key = unsafe { *self.keys.add(i) };
+            // SAFETY: `i < capacity`, that is `i <= mask`.
+            let key = unsafe { self.key(i) };
             if key != 0 {
-                larger.insert((key >> 32) as u32, key as u32, unsafe { *self.values.add(i) });
+                // SAFETY: as the key's.
+                larger.insert((key >> 32) as u32, key as u32, unsafe { self.value(i) });
             }
         }
+        // SAFETY: the old arrays are not read again: `larger` replaces them at once.
         unsafe { self.unmap() };
         *self = larger;
         true
     }
 
+    /// Gives the map's arrays back to the kernel.
+    ///
+    /// # Safety
+    /// The map is not used afterwards (nor unmapped again): its pointers dangle.
     unsafe fn unmap(&self) {
         let n = self.mask + 1;
-        pages::unmap(std::ptr::NonNull::new_unchecked(self.keys.cast()), n * 8);
-        pages::unmap(std::ptr::NonNull::new_unchecked(self.values.cast()), n * 4);
+        // SAFETY: `keys` and `values` are the mappings `Map::new` made of `n * 8` and `n * 4`
+        // bytes (its invariant; non-null, as `pages::map` returns), and the map, their only
+        // owner, is done with them (the contract).
+        unsafe {
+            pages::unmap(std::ptr::NonNull::new_unchecked(self.keys.cast()), n * 8);
+            pages::unmap(std::ptr::NonNull::new_unchecked(self.values.cast()), n * 4);
+        }
     }
 }
 
+/// A thread's callpath graph.
+///
+/// Invariants (made by `new`, kept by `intern`; the fields that carry them are private):
+/// - `nodes` maps `cap` nodes (zeroed pages: valid nodes); `nodes[..len]` are the tree's, ROOT
+///   and OTHER then every node `intern` made, and `FIRST_NODE <= len <= cap`;
+/// - a node's `prefix` is ROOT or a node made before it (a smaller index); a node's `depth` is
+///   its prefix's plus one (ROOT's and OTHER's are 0);
+/// - `slots` maps `slots_cap` entries and `slots_len <= slots_cap`; a node whose `slots` is not
+///   NONE owns `slots[slots..slots + c]`, `c` its event's static child count, which is final
+///   before the event can run (its static children are registered with it, in the same module);
+/// - a tree exists only while the statics table is mapped (`Tree::new` needs callpaths on).
 pub struct Tree {
-    pub nodes: *mut Node,
-    pub len: u32,
+    nodes: *mut Node,
+    len: u32,
     cap: u32,
     depth: u32,
     slots: *mut u32,
@@ -241,9 +342,15 @@ pub struct OpenFrames {
 
 impl OpenFrames {
     /// Moves every open frame's start `ticks` later: time they will not count.
+    ///
+    /// # Safety
+    /// `frames[1..=top]` are frames of the calling thread's shadow stack (`top < frame_cap`),
+    /// and no reference to any of them is used while this runs.
     unsafe fn start_later(self, ticks: u64) {
         for depth in 1..=self.top {
-            let frame = &mut *self.frames.add(depth);
+            // SAFETY: frame `depth` is one of frames[1..=top], in the stack and unaliased (the
+            // contract).
+            let frame = unsafe { &mut *self.frames.add(depth) };
             frame.start += ticks;
         }
     }
@@ -257,10 +364,11 @@ impl Tree {
             return None;
         }
         let cap = node_cap();
+        debug_assert!(cap > FIRST_NODE, "a node cap of {cap} leaves no room for ROOT and OTHER");
         let nodes = pages::map(cap as usize * size_of::<Node>())?.as_ptr().cast::<Node>();
         let slots_cap = cap.saturating_mul(4);
         let slots = pages::map(slots_cap as usize * 4)?.as_ptr().cast();
-        let tree = Tree {
+        let mut tree = Tree {
             nodes,
             len: FIRST_NODE,
             cap,
@@ -273,14 +381,14 @@ impl Tree {
             overflow: 0,
             cold_ticks: 0,
         };
-        unsafe {
-            for (i, event) in [(ROOT, NONE), (OTHER, NONE)] {
-                let n = &mut *nodes.add(i as usize);
-                n.event = event;
-                n.prefix = ROOT;
-                n.slots = NONE;
-                n.last_event = NONE;
-            }
+        for (i, event) in [(ROOT, NONE), (OTHER, NONE)] {
+            // SAFETY: ROOT and OTHER are below `len` = FIRST_NODE, and `len <= cap` (NODE_CAP
+            // is never below FIRST_NODE + 1).
+            let n = unsafe { tree.node(i) };
+            n.event = event;
+            n.prefix = ROOT;
+            n.slots = NONE;
+            n.last_event = NONE;
         }
         Some(Box::new(tree))
     }
@@ -298,35 +406,81 @@ impl Tree {
         unsafe { &mut *self.nodes.add(index as usize) }
     }
 
+    /// Node `index`, to read.
+    ///
+    /// # Safety
+    /// As `node`'s: `index < len`.
+    #[inline(always)]
+    unsafe fn node_ref(&self, index: u32) -> &Node {
+        debug_assert!(index < self.len, "callpath node {index} past {}", self.len);
+        // SAFETY: nodes[..len] are initialised nodes of the mapped array (the contract); the
+        // result borrows the tree, so no mutable reference to the node is live.
+        unsafe { &*self.nodes.add(index as usize) }
+    }
+
+    /// Static-child slot `at` (0 until its node is created).
+    ///
+    /// # Safety
+    /// `at < slots_len`: a slot `intern` gave a node.
+    #[inline(always)]
+    unsafe fn slot(&mut self, at: u32) -> &mut u32 {
+        debug_assert!(at < self.slots_len, "callpath slot {at} past {}", self.slots_len);
+        // SAFETY: slots[..slots_len] are in the mapped array (`slots_len <= slots_cap`) and
+        // `at` is below (the contract); the result borrows the tree mutably.
+        unsafe { &mut *self.slots.add(at as usize) }
+    }
+
     /// The node after `current` when event `id` enters; `open` are the frames open on the
     /// thread, whose start times exclude a node's creation.
+    ///
+    /// # Safety
+    /// - `current` is a node of this tree (`Tree::node`'s contract);
+    /// - `id < MAX_EVENTS` is a registered event whose registration happened before this call
+    ///   (module constructors register before the module's code can run on any thread), so its
+    ///   static info, and its static parent's child count, are final;
+    /// - `open` is as `OpenFrames::start_later` requires: frames of the calling thread's stack
+    ///   that no reference used during the call points to.
     #[inline(always)]
     pub unsafe fn step(&mut self, current: u32, id: u32, open: OpenFrames) -> u32 {
-        let node = &*self.nodes.add(current as usize);
+        // SAFETY: `current` is a node of this tree (the contract).
+        let node = unsafe { self.node_ref(current) };
         if node.last_event == id {
             return node.last_child;
         }
         if node.slots != NONE {
-            let info = static_info(id);
-            if info.parent == node.event {
-                let slot = self.slots.add((node.slots + info.local_index) as usize);
-                let next = match *slot {
+            // SAFETY: a tree exists, so the statics table is mapped, and `id < MAX_EVENTS` (the
+            // contract).
+            let info = unsafe { static_entry(id) };
+            if info.parent.load(Relaxed) == node.event {
+                // `node` owns the slots of its event's static children (the tree's invariant),
+                // and `id` is one of them: its local index is below the count `intern` used.
+                let at = node.slots + info.local_index.load(Relaxed);
+                // SAFETY: `at` is one of `node`'s slots, below `slots_len` (above).
+                let next = match unsafe { *self.slot(at) } {
                     0 => {
-                        let next = self.create(current, id, open, false);
-                        *slot = next;
+                        // SAFETY: `current`, `id` and `open` as this fn's contract.
+                        let next = unsafe { self.create(current, id, open, false) };
+                        // SAFETY: as the read: creating nodes neither moves nor frees slots.
+                        unsafe { *self.slot(at) = next };
                         next
                     }
                     next => next,
                 };
-                let node = &mut *self.nodes.add(current as usize);
+                // SAFETY: `current` is a node of this tree (the contract).
+                let node = unsafe { self.node(current) };
                 node.last_event = id;
                 node.last_child = next;
                 return next;
             }
         }
-        self.step_cold(current, id, open)
+        // SAFETY: this fn's contract, which `step_cold` shares.
+        unsafe { self.step_cold(current, id, open) }
     }
 
+    /// `step` without the node's cache and its precomputed slot.
+    ///
+    /// # Safety
+    /// As `step`'s.
     #[cold]
     #[inline(never)]
     unsafe fn step_cold(&mut self, current: u32, id: u32, open: OpenFrames) -> u32 {
@@ -335,9 +489,11 @@ impl Tree {
         }
         let next = match self.transitions.get(current, id) {
             Some(next) => next,
-            None => self.create(current, id, open, true),
+            // SAFETY: this fn's contract, which `create` shares.
+            None => unsafe { self.create(current, id, open, true) },
         };
-        let node = &mut *self.nodes.add(current as usize);
+        // SAFETY: `current` is a node of this tree (the contract).
+        let node = unsafe { self.node(current) };
         node.last_event = id;
         node.last_child = next;
         next
@@ -345,15 +501,20 @@ impl Tree {
 
     /// The node after `current` for `id`, found or created (and, with `transition`, remembered
     /// as the transition from `current`), in time that no open frame counts.
+    ///
+    /// # Safety
+    /// As `step`'s.
     #[cold]
     unsafe fn create(&mut self, current: u32, id: u32, open: OpenFrames, transition: bool) -> u32 {
         let started = crate::clock::now();
-        let node = self.find_or_create(current, id);
+        // SAFETY: `current` is a node of this tree and `id` a registered event (the contract).
+        let node = unsafe { self.find_or_create(current, id) };
         if transition {
             self.transitions.insert(current, id, node);
         }
         let took = crate::clock::now().saturating_sub(started);
-        open.start_later(took);
+        // SAFETY: `open` as the contract requires; the tree holds no reference to a frame.
+        unsafe { open.start_later(took) };
         self.cold_ticks += took;
         node
     }
@@ -362,27 +523,41 @@ impl Tree {
     /// In the calling-context tree a recursive call collapses onto the node of the activation
     /// it recurses from, as the flat profile collapses recursion (Li and Zhang): the tree
     /// grows with the distinct contexts, never with the recursion's depth.
+    ///
+    /// # Safety
+    /// `current` is a node of this tree, and `id` a registered event (as `step`'s contract).
     unsafe fn find_or_create(&mut self, current: u32, id: u32) -> u32 {
         if current == OTHER {
             return OTHER;
         }
         if self.depth == UNLIMITED {
-            if let Some(recursed) = self.on_path(current, id) {
+            // SAFETY: `current` is a node of this tree (the contract).
+            if let Some(recursed) = unsafe { self.on_path(current, id) } {
                 return recursed;
             }
         }
-        let prefix = if self.depth != UNLIMITED && (*self.nodes.add(current as usize)).depth >= self.depth {
-            self.drop_oldest(current)
-        } else {
-            current
+        // SAFETY: `current` is a node of this tree (the contract), and so is what `drop_oldest`
+        // returns for it.
+        let prefix = unsafe {
+            if self.depth != UNLIMITED && self.node_ref(current).depth >= self.depth {
+                self.drop_oldest(current)
+            } else {
+                current
+            }
         };
-        self.intern(prefix, id)
+        // SAFETY: `prefix` is a node of this tree (above), `id` a registered event.
+        unsafe { self.intern(prefix, id) }
     }
 
     /// The node on the callpath that ends at `node` (it or an ancestor) whose event is `id`.
+    ///
+    /// # Safety
+    /// `node` is a node of this tree.
     unsafe fn on_path(&self, mut node: u32, id: u32) -> Option<u32> {
         while node != ROOT && node != OTHER {
-            let n = &*self.nodes.add(node as usize);
+            // SAFETY: `node` is the contract's node or a prefix of a node of this tree, which is
+            // a node of this tree too (the tree's invariant).
+            let n = unsafe { self.node_ref(node) };
             if n.event == id {
                 return Some(node);
             }
@@ -392,17 +567,29 @@ impl Tree {
     }
 
     /// The node of `node`'s callpath without its oldest event.
+    ///
+    /// # Safety
+    /// `node` is a node of this tree.
     unsafe fn drop_oldest(&mut self, node: u32) -> u32 {
-        let n = &*self.nodes.add(node as usize);
+        // SAFETY: `node` is a node of this tree (the contract).
+        let n = unsafe { self.node_ref(node) };
         if n.depth <= 1 || node == OTHER {
             return ROOT;
         }
         let (event, prefix) = (n.event, n.prefix);
-        let shorter = self.drop_oldest(prefix);
-        self.intern(shorter, event)
+        // SAFETY: a node's prefix is a node of this tree (the tree's invariant), and `event`,
+        // a node's event, is a registered event (nodes are made for entered events only).
+        unsafe {
+            let shorter = self.drop_oldest(prefix);
+            self.intern(shorter, event)
+        }
     }
 
     /// The node (`prefix`, `event`), created if new; OTHER when the cap is reached.
+    ///
+    /// # Safety
+    /// `prefix` is a node of this tree, and `event` a registered event whose registration
+    /// happened before this call (as `step`'s contract).
     unsafe fn intern(&mut self, prefix: u32, event: u32) -> u32 {
         if prefix == OTHER {
             return OTHER;
@@ -416,20 +603,27 @@ impl Tree {
         }
         let index = self.len;
         self.len += 1;
-        let children = if event < MAX_EVENTS { static_info(event).children } else { 0 };
+        let children = if event < MAX_EVENTS {
+            // SAFETY: a tree exists, so the statics table is mapped; `event` is below MAX_EVENTS.
+            unsafe { static_entry(event) }.children.load(Relaxed)
+        } else {
+            0
+        };
         let slots = if children > 0 && self.slots_len + children <= self.slots_cap {
             self.slots_len += children;
             let first = self.slots_len - children;
             // Touched now (they are zero already), so that the first lookup does not fault.
             for i in first..self.slots_len {
-                std::ptr::write_volatile(self.slots.add(i as usize), 0);
+                // SAFETY: `i < slots_len`, which stays within `slots_cap` (checked above).
+                unsafe { std::ptr::write_volatile(self.slot(i), 0) };
             }
             first
         } else {
             NONE
         };
-        let depth = (*self.nodes.add(prefix as usize)).depth + 1;
-        let n = &mut *self.nodes.add(index as usize);
+        // SAFETY: `prefix` is a node of this tree (the contract), and `index` is now one too
+        // (`len` grew past it, and stays within `cap`: checked above).
+        let (depth, n) = unsafe { (self.node_ref(prefix).depth + 1, self.node(index)) };
         n.event = event;
         n.prefix = prefix;
         n.depth = depth;
@@ -441,29 +635,39 @@ impl Tree {
 
     /// Every node that ran: its callpath (oldest event first) and its record; then the record of
     /// the "other paths" node.
+    ///
+    /// A snapshot may call this while the tree's thread runs (output.rs): a node it is still
+    /// writing has no calls yet and is skipped, so every prefix walked is a finished node.
     pub fn paths(&self) -> (Vec<(Vec<u32>, Record)>, Record) {
         let mut out = Vec::new();
         for index in FIRST_NODE..self.len {
-            let n = unsafe { &*self.nodes.add(index as usize) };
+            // SAFETY: `index < len`.
+            let n = unsafe { self.node_ref(index) };
             if n.record.calls == 0 {
                 continue;
             }
             let mut path = Vec::with_capacity(n.depth as usize);
             let mut at = index;
             while at != ROOT {
-                let node = unsafe { &*self.nodes.add(at as usize) };
+                // SAFETY: `at` is `index` or a prefix of a node of this tree, a node of this
+                // tree too (the tree's invariant).
+                let node = unsafe { self.node_ref(at) };
                 path.push(node.event);
                 at = node.prefix;
             }
             path.reverse();
             out.push((path, n.record));
         }
-        (out, unsafe { (*self.nodes.add(OTHER as usize)).record })
+        // SAFETY: OTHER is below FIRST_NODE <= len.
+        (out, unsafe { self.node_ref(OTHER) }.record)
     }
 }
 
 impl Drop for Tree {
     fn drop(&mut self) {
+        // SAFETY: `nodes` and `slots` are the mappings `Tree::new` made (non-null, of `cap` nodes
+        // and `slots_cap` slots, sizes that never change), and so are the maps'; a reference
+        // into any of them borrows the tree, so none outlives it.
         unsafe {
             pages::unmap(
                 std::ptr::NonNull::new_unchecked(self.nodes.cast()),
