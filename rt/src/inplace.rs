@@ -33,11 +33,16 @@
 //! nest (recursion in the static call graph) are not estimated, and one seen nested is given
 //! up. Estimates go to a table indexed by event id that compensation reads at every exit.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 use crate::overhead::{self, SCALE, STANDARD};
 use crate::thread::{Record, ThreadState};
 use crate::{clock, pages, registry, switch};
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{
+    AtomicPtr, AtomicU32, AtomicU64, AtomicUsize,
+    Ordering::{Acquire, Relaxed, Release},
+};
 
 /// Timed executions on a thread after which an event is offered for estimation (and again at
 /// every power of four after: see `due`).
@@ -99,7 +104,8 @@ pub struct Estimate {
 const MAX_ESTIMATES: usize = 4096;
 struct Estimates([UnsafeCell<Estimate>; MAX_ESTIMATES]);
 // SAFETY: a slot is written once, by the one thread that owns the estimation (TARGET's CAS
-// makes it the only writer), before `COUNT` publishes it; readers read only published slots.
+// makes it the only writer) or by `finish` when no thread measures, before `COUNT` publishes it
+// (its Release store; readers load it with Acquire); readers read only published slots.
 unsafe impl Sync for Estimates {}
 static ESTIMATES: Estimates = Estimates([const { UnsafeCell::new(Estimate::zero()) }; MAX_ESTIMATES]);
 static COUNT: AtomicUsize = AtomicUsize::new(0);
@@ -147,7 +153,8 @@ struct Windows {
 
 struct Owned(UnsafeCell<Windows>);
 // SAFETY: only the thread that won TARGET's CAS (stored in OWNER) touches the windows, until it
-// gives TARGET back; the CAS and the release of TARGET order the hand-over.
+// gives TARGET back (`release`); the CAS (Acquire) and that store (Release) order the hand-over.
+// `finish` touches them at exit, when no thread is to measure any more.
 unsafe impl Sync for Owned {}
 static WINDOWS: Owned = Owned(UnsafeCell::new(Windows {
     id: NONE,
@@ -197,7 +204,8 @@ pub fn costs(id: u32) -> (u64, u64) {
     if table.is_null() || id >= switch::TABLE_LEN {
         return (0, 0);
     }
-    // SAFETY: the table has TABLE_LEN entries (mapped zeroed) and `id` is below that.
+    // SAFETY: the table has TABLE_LEN entries (mapped zeroed by `start`, never unmapped) and `id`
+    // is below that (checked).
     let cost = unsafe { &*table.add(id as usize) };
     (cost.timed.load(Relaxed), cost.counted.load(Relaxed))
 }
@@ -205,18 +213,31 @@ pub fn costs(id: u32) -> (u64, u64) {
 /// At a timed exit of event `id` (probe `kind`), before it is charged to `record`, this
 /// thread's record of the event: the end of a timed window, or an offer, as of the counts the
 /// charge is about to give (one more call, one fewer open activation).
+///
+/// # Safety
+/// As `reconcile::close_top`'s, before its charge: `ts` is the calling thread's attached state,
+/// `id` (below its `record_cap`) the event of the frame it pops and `record` its record of
+/// `id`; the caller writes none of its records until this returns.
 #[inline(always)]
 pub unsafe fn before_timed_charge(ts: &mut ThreadState, id: u32, kind: usize, record: &Record) {
     let calls = record.calls + 1;
     if at_end(calls) {
-        timed_boundary(ts, id, calls, u64::from(record.active.saturating_sub(1)));
+        // SAFETY: a timed exit of `id` on this thread, records left alone meanwhile (the contract).
+        unsafe { timed_boundary(ts, id, calls, u64::from(record.active.saturating_sub(1))) };
     } else if due(calls) && HOT_OFFERS.load(Relaxed) != 0 {
-        let _ = offer(ts, id, kind, calls, record.incl, switch::MEASURED);
+        // SAFETY: this thread's state, `id` below its record_cap, records left alone meanwhile
+        // (the contract).
+        let _ = unsafe { offer(ts, id, kind, calls, record.incl, switch::MEASURED) };
     }
 }
 
 /// Offers event `id` (probe `kind`), which its timed exit on `state` (its counts as charged:
 /// `calls`, `incl`) has just throttled: estimated, it goes back to being counted.
+///
+/// # Safety
+/// `state` is the calling thread's attached state, at a timed exit of `id` (below its
+/// `record_cap`) whose charge has just throttled it (`reconcile::past_throttle_calls`); the
+/// caller writes none of its records until this returns.
 #[cold]
 #[inline(never)]
 pub unsafe fn offer_throttled(
@@ -227,11 +248,15 @@ pub unsafe fn offer_throttled(
     incl: u64,
     mean: u64,
 ) {
-    if offer(state, id, kind, calls, incl, switch::COUNTED) {
-        // SAFETY: this thread just won the estimation (see `Owned`).
-        (*WINDOWS.0.get()).mean = mean;
+    // SAFETY: this thread's state, `id` below its record_cap, records left alone meanwhile (the
+    // contract).
+    if unsafe { offer(state, id, kind, calls, incl, switch::COUNTED) } {
+        // SAFETY: `offer` returned true: this thread just won TARGET, so it alone touches the
+        // windows (see `Owned`).
+        unsafe { (*WINDOWS.0.get()).mean = mean };
     } else if eligible(id, switch::COUNTED) && TARGET.load(Relaxed) != NONE {
-        pending::push((*state).index, kind, id);
+        // SAFETY: `state` is this thread's attached state (the contract).
+        pending::push(unsafe { (*state).index }, kind, id);
     }
 }
 
@@ -243,23 +268,31 @@ pub unsafe fn offer_throttled(
 ///
 /// An estimation left stale on this thread (its event no longer called) is given up first, and
 /// events waiting since they were throttled come before those estimated already.
+///
+/// # Safety
+/// `ts` is the calling thread's attached state, at the end of a timed exit
+/// (`recalibrate::run`); the caller writes none of its records until this returns.
 pub unsafe fn reoffer(ts: &mut ThreadState, now: u64) {
     if !enabled() {
         return;
     }
-    give_up_stale(ts, now);
-    if TARGET.load(Relaxed) != NONE || start_pending(ts) {
+    // SAFETY: `ts` is this thread's state (the contract).
+    unsafe { give_up_stale(ts, now) };
+    // SAFETY: this thread's state, records left alone meanwhile (the contract).
+    if TARGET.load(Relaxed) != NONE || unsafe { start_pending(ts) } {
         return;
     }
     let used = registry::count().min(ts.record_cap).min(switch::TABLE_LEN);
     for step in 1..=used {
         let id = (ts.reoffer_cursor + step) % used.max(1);
-        let record = &*ts.records.add(id as usize);
+        // SAFETY: `id < used <= record_cap`, records left alone meanwhile (the contract).
+        let record = unsafe { record_of(ts, id) };
         if record.counted == 0 || switch::mode(id) != switch::COUNTED {
             continue;
         }
         ts.reoffer_cursor = id;
-        offer_counted(ts, id, registry::probe_kind(id));
+        // SAFETY: as above: this thread's state, `id` below its record_cap.
+        unsafe { offer_counted(ts, id, registry::probe_kind(id)) };
         return;
     }
 }
@@ -270,9 +303,16 @@ pub const REESTIMATE_NS: u64 = 50_000_000;
 /// An estimation just ended on `ts` (the stack marked busy): the next event this thread
 /// throttled while another was estimated starts its windows now, from its counted calls (its
 /// timed ones stay what they were at throttling). True when one started.
+///
+/// # Safety
+/// `ts` is the calling thread's attached state; the caller writes none of its records until this
+/// returns.
 unsafe fn start_pending(ts: &mut ThreadState) -> bool {
     while let Some((kind, id)) = pending::take(ts.index) {
-        if id < ts.record_cap && switch::mode(id) == switch::COUNTED && offer_counted(ts, id, kind) {
+        // SAFETY: this thread's state, `id` below its record_cap (checked first), records left
+        // alone meanwhile (the contract).
+        if id < ts.record_cap && switch::mode(id) == switch::COUNTED && unsafe { offer_counted(ts, id, kind) }
+        {
             return true;
         }
     }
@@ -283,17 +323,40 @@ unsafe fn start_pending(ts: &mut ThreadState) -> bool {
 /// Its budget stays a share of its timed calls (each estimation adds to them): a share of all its
 /// calls would let the windows of a tiny routine, timed at many times its cost, take a tenth of
 /// the run at every re-estimation.
+///
+/// # Safety
+/// `ts` is the calling thread's attached state and `id < record_cap`; the caller writes none of
+/// its records until this returns.
 unsafe fn offer_counted(ts: &mut ThreadState, id: u32, kind: usize) -> bool {
-    let record = &*ts.records.add(id as usize);
-    if !offer(ts, id, kind, record.calls, record.incl, switch::COUNTED) {
+    // SAFETY: `id < record_cap`, records left alone meanwhile (the contract).
+    let record = unsafe { record_of(ts, id) };
+    // SAFETY: this function's contract is `offer`'s.
+    if !unsafe { offer(ts, id, kind, record.calls, record.incl, switch::COUNTED) } {
         return false;
     }
     // The fallback for too few timed windows (`throttled_mean`): the estimate it has, with the
     // inside part of a timed pair (that `measured_in_place` takes off) put back.
     let inside = crate::overhead::costs().map_or(0, |c| c.own[kind]);
-    // SAFETY: this thread just won the estimation (see `Owned`).
-    (*WINDOWS.0.get()).mean = crate::untimed::per_call_in_table(id) + inside;
+    // SAFETY: `offer` returned true: this thread just won TARGET, so it alone touches the
+    // windows (see `Owned`).
+    unsafe { (*WINDOWS.0.get()).mean = crate::untimed::per_call_in_table(id) + inside };
     true
+}
+
+/// Event `id`'s record on `ts`, shared (with the debug-build bounds check of
+/// `ThreadState::record`): this module only reads records, and the probes that call into it
+/// hold references to the record they charge (`close_top`'s, `past_throttle_calls`'), which the
+/// exclusive reference of `ThreadState::record` would alias.
+///
+/// # Safety
+/// `id < ts.record_cap`, and the thread writes none of its records while the result lives (the
+/// probe that calls into this module writes them again only after it returns).
+#[inline(always)]
+unsafe fn record_of<'a>(ts: &ThreadState, id: u32) -> &'a Record {
+    debug_assert!(id < ts.record_cap, "record {id} past {}", ts.record_cap);
+    // SAFETY: records[..record_cap] is this thread's mapped array, unwritten while the result
+    // lives (the contract).
+    unsafe { &*ts.records.add(id as usize) }
 }
 
 /// Whether event `id` is under estimation (its mode is the estimation's until it ends).
@@ -319,6 +382,10 @@ pub fn at_end(count: u64) -> bool {
 /// Offers event `id` (probe `kind`), at a timed exit on `state` that brings its calls to
 /// `calls`, for estimation; the first window (counted) starts here, and the event is left in
 /// mode `after` when the estimation ends. True when the estimation started.
+///
+/// # Safety
+/// `state` is the calling thread's attached state (it becomes the windows' owner) and
+/// `id < record_cap`; the caller writes none of its records until this returns.
 #[cold]
 #[inline(never)]
 unsafe fn offer(state: *mut ThreadState, id: u32, kind: usize, calls: u64, incl: u64, after: u8) -> bool {
@@ -326,8 +393,9 @@ unsafe fn offer(state: *mut ThreadState, id: u32, kind: usize, calls: u64, incl:
         return false;
     }
     let now = clock::now();
-    give_up_stale(state, now);
-    if TARGET.compare_exchange(NONE, id, Relaxed, Relaxed).is_err() {
+    // SAFETY: `state` is this thread's (the contract).
+    unsafe { give_up_stale(state, now) };
+    if TARGET.compare_exchange(NONE, id, Acquire, Relaxed).is_err() {
         return false;
     }
     OWNER.store(state, Relaxed);
@@ -336,9 +404,11 @@ unsafe fn offer(state: *mut ThreadState, id: u32, kind: usize, calls: u64, incl:
     let budget = calls / BUDGET_SHARE;
     let largest = (budget / (2 * MIN_PAIRS as u64)).clamp(16, MAX_WINDOW);
     let window = ((WINDOW_NS * ticks_per_ns / mean) as u64).clamp(16, largest);
-    let counted = (*(*state).records.add(id as usize)).counted;
+    // SAFETY: `state` is this thread's attached state and `id` below its record_cap, records left
+    // alone meanwhile (the contract).
+    let counted = unsafe { record_of(&*state, id) }.counted;
     // SAFETY: this thread just won TARGET, so it alone touches the windows (see `Owned`).
-    let w = &mut *WINDOWS.0.get();
+    let w = unsafe { &mut *WINDOWS.0.get() };
     (w.id, w.kind, w.window, w.largest, w.budget, w.after) = (id, kind, window, largest, budget, after);
     (w.spent, w.done, w.pairs, w.mean, w.timed_windows) = (0, 0, 0, 0, 0);
     begin(w, counted, id);
@@ -365,6 +435,10 @@ fn timed(n: u32) -> bool {
 /// A timed exit of an event brings its calls to `END` (close_top, with the stack marked busy,
 /// `calls` and `active` its counts once charged): on the owner thread and for the event under
 /// estimation, the timed window ends here.
+///
+/// # Safety
+/// `ts` is the calling thread's attached state, at a timed exit of `id` (below its
+/// `record_cap`); the caller writes none of its records until this returns.
 #[cold]
 #[inline(never)]
 pub unsafe fn timed_boundary(ts: &mut ThreadState, id: u32, calls: u64, active: u64) {
@@ -372,18 +446,22 @@ pub unsafe fn timed_boundary(ts: &mut ThreadState, id: u32, calls: u64, active: 
         return;
     }
     let now = clock::now();
-    // SAFETY: this thread owns the estimation (see `Owned`).
-    let w = &mut *WINDOWS.0.get();
+    // SAFETY: this thread owns the estimation (`is_owner` on its own state, see `Owned`).
+    let w = unsafe { &mut *WINDOWS.0.get() };
     if active != 0 {
         GIVEN_UP.store(u64::from(id) + 1, Relaxed);
-        return release(w.after);
+        // SAFETY: this thread owns the estimation and leaves the windows alone from here.
+        return unsafe { release(w.after) };
     }
-    let record = &*ts.records.add(id as usize);
+    // SAFETY: `id < record_cap`, records left alone meanwhile (the contract).
+    let record = unsafe { record_of(ts, id) };
     if timed(w.done) {
         timed_window_mean(w, record, calls);
     }
-    if close_window(w, now, calls) {
-        start_pending(ts);
+    // SAFETY: `w` is the windows this thread owns; it leaves them alone once they are released.
+    if unsafe { close_window(w, now, calls) } {
+        // SAFETY: this thread's state, records left alone meanwhile (the contract).
+        unsafe { start_pending(ts) };
         return;
     }
     let next_timed = timed(w.done);
@@ -411,6 +489,10 @@ fn timed_window_mean(w: &mut Windows, record: &Record, calls: u64) {
 /// ends here. Returns true when this entry is to be timed instead (the next window is timed, or
 /// the estimation ended and the event is measured again): the caller then undoes its count and
 /// pushes a frame, so that its exit finds it.
+///
+/// # Safety
+/// `ts` is the calling thread's attached state, at a counted entry of `id` (below its
+/// `record_cap`) that has counted it; the caller writes none of its records until this returns.
 #[cold]
 #[inline(never)]
 pub unsafe fn counted_boundary(ts: &mut ThreadState, id: u32) -> bool {
@@ -418,12 +500,15 @@ pub unsafe fn counted_boundary(ts: &mut ThreadState, id: u32) -> bool {
         return false;
     }
     let now = clock::now();
-    let record = &*ts.records.add(id as usize);
-    // SAFETY: this thread owns the estimation (see `Owned`).
-    let w = &mut *WINDOWS.0.get();
+    // SAFETY: `id < record_cap`, records left alone meanwhile (the contract).
+    let record = unsafe { record_of(ts, id) };
+    // SAFETY: this thread owns the estimation (`is_owner` on its own state, see `Owned`).
+    let w = unsafe { &mut *WINDOWS.0.get() };
     // This entry belongs to the next window.
-    if close_window(w, now, record.counted - 1) {
-        start_pending(ts);
+    // SAFETY: `w` is the windows this thread owns; it leaves them alone once they are released.
+    if unsafe { close_window(w, now, record.counted - 1) } {
+        // SAFETY: this thread's state, records left alone meanwhile (the contract).
+        unsafe { start_pending(ts) };
         return true;
     }
     let next_timed = timed(w.done);
@@ -437,7 +522,11 @@ pub unsafe fn counted_boundary(ts: &mut ThreadState, id: u32) -> bool {
 
 /// Ends the current window at `now` with the event's count at `count`; true when that ended
 /// the estimation.
-fn close_window(w: &mut Windows, now: u64, count: u64) -> bool {
+///
+/// # Safety
+/// `w` is the windows of the estimation the calling thread owns (`WINDOWS`); when this returns
+/// true the estimation is released, and the caller touches `w` no more.
+unsafe fn close_window(w: &mut Windows, now: u64, count: u64) -> bool {
     let executions = count.saturating_sub(w.start_count).max(1);
     let ticks = now.saturating_sub(w.start);
     let per = ((ticks << SCALE) / executions) as i64;
@@ -460,8 +549,12 @@ fn close_window(w: &mut Windows, now: u64, count: u64) -> bool {
     w.spent += executions;
     let exhausted = w.pairs >= MAX_PAIRS || w.spent >= w.budget;
     if w.done.is_multiple_of(2) && w.pairs >= MIN_PAIRS && (exhausted || settled(w)) {
-        publish(w);
-        release(w.after);
+        // SAFETY: this thread owns the estimation, whose id `offer` checked (the contract); it
+        // touches the windows no more once released (the contract too).
+        unsafe {
+            publish(w);
+            release(w.after);
+        }
         return true;
     }
     false
@@ -483,18 +576,23 @@ fn is_owner(ts: &ThreadState, id: u32) -> bool {
 
 /// Gives the estimation up when its event has not finished a window for a long time (it may
 /// never run again), keeping what it measured when that is enough.
+///
+/// # Safety
+/// `state` is the calling thread's state (only compared with OWNER: the windows are touched only
+/// when this thread owns them).
 unsafe fn give_up_stale(state: *mut ThreadState, now: u64) {
     if TARGET.load(Relaxed) == NONE || !std::ptr::eq(OWNER.load(Relaxed), state) {
         return;
     }
-    // SAFETY: this thread owns the estimation (see `Owned`).
-    let w = &mut *WINDOWS.0.get();
+    // SAFETY: this thread owns the estimation (OWNER is its own state, the contract; see `Owned`).
+    let w = unsafe { &mut *WINDOWS.0.get() };
     let ticks_per_ns = clock::ticks_per_ns_estimate().unwrap_or(1.0);
     if (now.saturating_sub(w.start) as f64) < STALE_NS * ticks_per_ns {
         return;
     }
     if w.pairs >= MIN_PAIRS {
-        publish(w);
+        // SAFETY: this thread owns the estimation, whose id `offer` checked.
+        unsafe { publish(w) };
     } else {
         GIVEN_UP.store(u64::from(w.id) + 1, Relaxed);
     }
@@ -502,16 +600,21 @@ unsafe fn give_up_stale(state: *mut ThreadState, now: u64) {
     // (a throttled event's exits never are).
     let mode =
         if timed(w.done) || w.after != switch::MEASURED { w.after } else { instrument_live::MODE_LENIENT };
-    release(mode);
+    // SAFETY: this thread owns the estimation and leaves the windows alone from here.
+    unsafe { release(mode) };
 }
 
 /// Ends the estimation: the event gets `mode`, and TARGET is free.
-fn release(mode: u8) {
+///
+/// # Safety
+/// The calling thread owns the estimation (or no thread measures any more: `finish`), and
+/// touches the windows no more until it wins TARGET again: they are the next owner's.
+unsafe fn release(mode: u8) {
     END.store(u64::MAX, Relaxed);
     let id = TARGET.load(Relaxed);
     switch::set(id, mode);
     OWNER.store(std::ptr::null_mut(), Relaxed);
-    TARGET.store(NONE, Relaxed);
+    TARGET.store(NONE, Release);
 }
 
 /// Ends any estimation at exit, keeping what it measured when that is enough (the profile
@@ -520,13 +623,17 @@ pub fn finish() {
     if TARGET.load(Relaxed) == NONE {
         return;
     }
-    // SAFETY: the profile is being written: probes no longer record, so no thread touches the
-    // windows any more.
-    let w = unsafe { &mut *WINDOWS.0.get() };
-    if w.pairs >= MIN_PAIRS {
-        publish(w);
+    // SAFETY: called once, by the profile writer (`lifecycle::finish_as`), taken to run when no
+    // other thread measures, so none touches the windows or the estimates (the estimation's id
+    // was checked by `offer`). A thread still measuring at exit could be inside a window
+    // boundary: that race is not excluded here.
+    unsafe {
+        let w = &mut *WINDOWS.0.get();
+        if w.pairs >= MIN_PAIRS {
+            publish(w);
+        }
+        release(w.after);
     }
-    release(w.after);
 }
 
 /// The trimmed mean of the pair differences (a tenth cut at each end: a preempted window is an
@@ -555,7 +662,11 @@ fn settled(w: &mut Windows) -> bool {
 /// Compensation then uses the lower of this estimate and the event's previous one (as
 /// recalibration does with its rounds): an estimate made in a short slow phase of the core is
 /// not used past the next one, while a phase that lasts is seen by two estimates in a row.
-fn publish(w: &mut Windows) {
+///
+/// # Safety
+/// The calling thread is the estimates' only writer: it owns the estimation (see `Owned`), or no
+/// thread measures any more (`finish`). `w.id` is below TABLE_LEN (`offer` checks it).
+unsafe fn publish(w: &mut Windows) {
     let (mean, se) = trimmed(w);
     let difference = weighed(mean, se, w.kind).round() as i64;
     let counted = counted_model(difference, w.kind);
@@ -566,7 +677,8 @@ fn publish(w: &mut Windows) {
             Some(p) if p.timed < timed => (p.timed, p.counted),
             _ => (timed, counted),
         };
-        // SAFETY: `w.id` is below TABLE_LEN (checked when offered); the table has that many.
+        debug_assert!(w.id < switch::TABLE_LEN);
+        // SAFETY: `w.id` is below TABLE_LEN (the contract), the table's length (`start`).
         let cost = unsafe { &*table.add(w.id as usize) };
         cost.counted.store(used_counted, Relaxed);
         cost.timed.store(used_timed, Relaxed);
@@ -576,7 +688,8 @@ fn publish(w: &mut Windows) {
     }
     let n = COUNT.load(Relaxed);
     if n < MAX_ESTIMATES {
-        // SAFETY: slot n is unpublished and only the owner writes (see `Estimates`).
+        // SAFETY: slot n (below MAX_ESTIMATES, checked) is not published yet (COUNT is n), and this
+        // thread is the estimates' only writer (the contract).
         unsafe {
             *ESTIMATES.0[n].get() = Estimate {
                 id: w.id,
@@ -588,7 +701,7 @@ fn publish(w: &mut Windows) {
                 window: w.window as u32,
             };
         }
-        COUNT.store(n + 1, Relaxed);
+        COUNT.store(n + 1, Release);
     }
 }
 
@@ -606,8 +719,9 @@ fn throttled_mean(w: &mut Windows) -> u64 {
 
 /// The latest finished estimate of event `id`.
 fn previous(id: u32) -> Option<Estimate> {
-    let n = COUNT.load(Relaxed).min(MAX_ESTIMATES);
-    // SAFETY: slots below COUNT are published and no longer written.
+    let n = COUNT.load(Acquire).min(MAX_ESTIMATES);
+    // SAFETY: slots below COUNT were written before its Release store (loaded with Acquire) and
+    // are not written again (see `Estimates`).
     (0..n).rev().map(|i| unsafe { *ESTIMATES.0[i].get() }).find(|e| e.id == id)
 }
 
@@ -667,8 +781,9 @@ fn model(difference: i64, timed: i64, counted: i64) -> u64 {
 
 /// The finished estimates.
 pub fn estimates() -> Vec<Estimate> {
-    let n = COUNT.load(Relaxed).min(MAX_ESTIMATES);
-    // SAFETY: slots below COUNT are published and no longer written.
+    let n = COUNT.load(Acquire).min(MAX_ESTIMATES);
+    // SAFETY: slots below COUNT were written before its Release store (loaded with Acquire) and
+    // are not written again (see `Estimates`).
     (0..n).map(|i| unsafe { *ESTIMATES.0[i].get() }).collect()
 }
 
