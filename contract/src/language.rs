@@ -3,8 +3,9 @@
 use crate::table::{FLAG_FORTRAN, LANGUAGE_MASK, LANGUAGE_SHIFT};
 
 /// A routine's source language; the discriminant is its code in the table's flags.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub enum Language {
+    #[default]
     Unknown = 0,
     C = 1,
     Cxx = 2,
@@ -25,6 +26,11 @@ impl Language {
             Language::Fortran => "fortran",
             Language::Rust => "rust",
         }
+    }
+
+    /// The language a profile names (`name`'s inverse); None for a name it never gives.
+    pub fn from_name(name: &str) -> Option<Language> {
+        Language::ALL.into_iter().find(|l| l.name() == name)
     }
 
     /// `FunctionEntry::flags` bits for it: the language code, and `FLAG_FORTRAN` for older
@@ -61,5 +67,9 @@ mod tests {
         assert_eq!(Language::Fortran.flags(), (3 << LANGUAGE_SHIFT) | FLAG_FORTRAN);
         assert_eq!(Language::Unknown.flags(), 0);
         assert_eq!(Language::Cxx.name(), "c++");
+        for language in Language::ALL {
+            assert_eq!(Language::from_name(language.name()), Some(language));
+        }
+        assert_eq!(Language::from_name("cobol"), None);
     }
 }

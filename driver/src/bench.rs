@@ -64,19 +64,19 @@ const FIXTURES: &[Fixture] = &[
         kind: "loop",
         source: include_str!("../../c-fixtures/bench/loop_events.c"),
         events: "loops",
-        count: |p| p.loops.iter().map(|l| l.count).max().unwrap_or(0),
+        count: |p| p.loops.iter().map(|l| l.stats.calls).max().unwrap_or(0),
     },
     Fixture {
         name: "callsite",
         kind: "callsite",
         source: include_str!("../../c-fixtures/bench/call_events.c"),
         events: "callsites",
-        count: |p| p.callsites.iter().filter(|c| c.callee == "leaf").map(|c| c.count).sum(),
+        count: |p| p.callsites.iter().filter(|c| c.callee == "leaf").map(|c| c.stats.calls).sum(),
     },
 ];
 
 fn routine_calls(profile: &Profile, name: &str) -> u64 {
-    profile.functions.iter().find(|f| f.name == name).map_or(0, |f| f.calls)
+    profile.functions.iter().find(|f| f.name == name).map_or(0, |f| f.stats.calls)
 }
 
 #[derive(Serialize)]
@@ -281,8 +281,8 @@ fn is_like(dir: &Path, keys: u64, repeat: u32, progress: &ProgressBar) -> Result
     let randlc = profile.functions.iter().find(|f| f.name == "randlc").context("no randlc in the profile")?;
     let model_ns = profile.overhead.as_ref().map_or(0.0, |o| o.total_ns);
     Ok(IsLike {
-        calls: randlc.calls,
-        counted_calls: randlc.untimed_calls,
+        calls: randlc.stats.calls,
+        counted_calls: randlc.stats.untimed_calls,
         plain_ns,
         throttled_ns,
         overhead_percent: 100.0 * (throttled_ns as f64 - plain_ns as f64) / plain_ns as f64,

@@ -2,18 +2,27 @@
 //! it), so the two can never disagree. Profiles are versioned JSON: a reader accepts its own
 //! version and older ones, and refuses newer ones with a clear message.
 
+use events::is_zero as is_zero64;
 use serde::{Deserialize, Serialize};
 
+mod events;
+mod kinds;
 mod overhead;
 mod validate;
 
+pub use events::{CallSite, Compensated, Estimated, Function, IterationStats, Loop, Stats};
+pub use instrument_contract::Language;
+pub use kinds::{ClockSource, Metric, Placement, Strategy};
 pub use overhead::{EventCosts, Overhead, PairCosts, ProbeCosts, ProbeKind};
 
 /// Identifies the file kind; written as the `format` field.
 pub const FORMAT: &str = "instrument-profile";
 /// The schema version this crate writes. Bump it on any incompatible change.
-/// Version 2 added event ids, loops and call sites; version 1 profiles still load.
-pub const VERSION: u32 = 2;
+/// Version 2 added event ids, loops and call sites. Version 3 gave routines, loops and call
+/// statements one statistics block (`Stats`: a loop's and a call statement's `count` became
+/// `calls`) and made enums of the language, placement, clock source, compensation strategy and
+/// timeline metric (written as before). Profiles of versions 1 and 2 still load.
+pub const VERSION: u32 = 3;
 
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -32,11 +41,9 @@ pub struct Profile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub forked_from: Option<u32>,
     pub clock: Clock,
-    /// Where the probes were placed when the program was built: `early` (before inlining: every
-    /// source routine, compiled code changed by the probes), `late` (after optimisation: the plain
-    /// build's code, inlined routines inside their callers) or `early and late` (modules differ).
+    /// Where the probes were placed when the program was built (absent in older profiles).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub placement: Option<String>,
+    pub placement: Option<Placement>,
     /// The throttling rule the run applied (none: throttling was off, or an older profile).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub throttle: Option<Throttle>,
@@ -135,8 +142,7 @@ pub struct Timeline {
 pub struct TimelineSeries {
     /// The event, as reports name it (`solve`, `loop at cg.c:412 in conj_grad`).
     pub name: String,
-    /// `exclusive_ns` (time spent in the event itself during each bucket) or `calls`.
-    pub metric: String,
+    pub metric: Metric,
     pub values: Vec<f64>,
 }
 
@@ -157,33 +163,13 @@ pub struct ThreadEvent {
     pub stats: Stats,
 }
 
-/// What was measured for one event on one thread, or for one callpath (written inline, next
-/// to the event id or the path).
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Stats {
-    /// Calls (routines, call sites) or executions (loops).
-    pub calls: u64,
-    /// Calls counted without timing (throttled); included in `calls`.
-    #[serde(default, skip_serializing_if = "is_zero64")]
-    pub untimed_calls: u64,
-    pub child_calls: u64,
-    pub exclusive_ns: u64,
-    pub inclusive_ns: u64,
-    #[serde(default, skip_serializing_if = "is_zero64")]
-    pub iterations: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub compensated: Option<Compensated>,
-}
-
 /// The probe costs measured at start-up and what compensation removed.
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Compensation {
-    /// How probe costs were estimated: `fenced` (serialized probes and the start-up
-    /// calibration) or `calibrated` (unfenced probes and the paper's start-up calibration).
+    /// How probe costs were estimated (the paper's calibration in older profiles).
     #[serde(default)]
-    pub strategy: String,
+    pub strategy: Strategy,
     /// Routine and call-statement probes.
     pub routine: ProbeCost,
     /// Loop probes.
@@ -268,26 +254,6 @@ pub struct ProbeCost {
     pub exclusive_overhead_ns: f64,
 }
 
-/// Compensated times of one event; negative when the probe cost removed exceeds what was
-/// measured (see `negative`).
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct Compensated {
-    pub inclusive_ns: i64,
-    pub exclusive_ns: i64,
-    /// Activations whose compensated inclusive time was negative.
-    #[serde(default, skip_serializing_if = "is_zero64")]
-    pub negative: u64,
-}
-
-/// An event's times with its untimed calls, and its callers' untimed calls, estimated.
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Estimated {
-    pub inclusive_ns: i64,
-    pub exclusive_ns: i64,
-}
-
 /// Callpaths as recorded: per thread, one record per distinct callpath of at most `depth`
 /// events (all of them when `depth` is 0: the calling-context tree).
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -324,15 +290,10 @@ pub struct CallpathRecord {
     pub stats: Stats,
 }
 
-fn is_zero64(v: &u64) -> bool {
-    *v == 0
-}
-
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Clock {
-    /// `"tsc"` (invariant time-stamp counter) or `"monotonic"` (clock_gettime).
-    pub source: String,
+    pub source: ClockSource,
     /// Clock ticks per second, measured against CLOCK_MONOTONIC.
     pub ticks_per_second: f64,
     /// Length of the CLOCK_MONOTONIC interval the tick rate was measured over.
@@ -370,51 +331,6 @@ pub struct Totals {
     pub unregistered_events: u64,
 }
 
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Function {
-    /// The event id that loops and call sites refer to (unique within one profile).
-    #[serde(default)]
-    pub id: u32,
-    /// The symbol name as linked (mangled for C++ and Rust).
-    pub name: String,
-    /// Source file, when the module had debug info or a source file name.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub file: String,
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub line: u32,
-    /// `"c"`, `"c++"`, `"fortran"` or `"rust"`; empty when the compiler did not tell.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub language: String,
-    /// Part of a recursive cycle of its module's static call graph.
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub recursive: bool,
-    pub calls: u64,
-    /// Calls counted without timing after the event was throttled (included in the count;
-    /// the times cover only the others).
-    #[serde(default, skip_serializing_if = "is_zero64")]
-    pub untimed_calls: u64,
-    /// Throttled while the program ran (TAU's rule): only counted from then on.
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub throttled: bool,
-    /// Switched off from outside while the program ran (`instrument top --off`), perhaps back
-    /// on since: its counts and times cover only the calls made while it was on.
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub switched_off: bool,
-    /// Calls this routine made to instrumented routines.
-    pub child_calls: u64,
-    pub exclusive_ns: u64,
-    /// Inclusive time, counted once for recursive activations.
-    pub inclusive_ns: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub compensated: Option<Compensated>,
-    /// The times with the calls counted without timing estimated (rt/src/untimed.rs): a
-    /// throttled event's own untimed calls at the mean of its timed ones, taken out of the
-    /// callers whose exclusive time held them. Compensated when compensation is on.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub estimated: Option<Estimated>,
-}
-
 /// A throttling rule: events called over `calls` times on a thread at under `per_call_us`
 /// microseconds each were only counted from then on.
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -422,105 +338,6 @@ pub struct Function {
 pub struct Throttle {
     pub calls: u64,
     pub per_call_us: u64,
-}
-
-/// One loop: each execution (entry to exit) is counted once; iterations are header executions.
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Loop {
-    pub id: u32,
-    /// The id of the routine the loop is in.
-    pub function: u32,
-    /// The id of the enclosing loop, if nested.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parent: Option<u32>,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub file: String,
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub line: u32,
-    pub count: u64,
-    /// Calls counted without timing after the event was throttled (included in the count;
-    /// the times cover only the others).
-    #[serde(default, skip_serializing_if = "is_zero64")]
-    pub untimed_calls: u64,
-    /// Throttled while the program ran (TAU's rule): only counted from then on.
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub throttled: bool,
-    /// Switched off from outside while the program ran (`instrument top --off`), perhaps back
-    /// on since: its counts and times cover only the calls made while it was on.
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub switched_off: bool,
-    pub iterations: u64,
-    /// Iterations per execution: fewest, most and sum of squares (absent in older profiles).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub iteration_stats: Option<IterationStats>,
-    pub child_calls: u64,
-    pub exclusive_ns: u64,
-    pub inclusive_ns: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub compensated: Option<Compensated>,
-    /// The times with the calls counted without timing estimated (rt/src/untimed.rs): a
-    /// throttled event's own untimed calls at the mean of its timed ones, taken out of the
-    /// callers whose exclusive time held them. Compensated when compensation is on.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub estimated: Option<Estimated>,
-}
-
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct IterationStats {
-    pub min: u64,
-    pub max: u64,
-    pub sum_of_squares: f64,
-}
-
-/// One call statement: the time and count of the calls made through it (Li and Zhang's PROC
-/// record keyed by the calling line), also when the callee is not instrumented.
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CallSite {
-    pub id: u32,
-    pub function: u32,
-    /// The id of the innermost enclosing loop, if any.
-    #[serde(rename = "loop", default, skip_serializing_if = "Option::is_none")]
-    pub in_loop: Option<u32>,
-    /// The called symbol, or empty for an indirect call.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub callee: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub file: String,
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub line: u32,
-    pub count: u64,
-    /// Calls counted without timing after the event was throttled (included in the count;
-    /// the times cover only the others).
-    #[serde(default, skip_serializing_if = "is_zero64")]
-    pub untimed_calls: u64,
-    /// Throttled while the program ran (TAU's rule): only counted from then on.
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub throttled: bool,
-    /// Switched off from outside while the program ran (`instrument top --off`), perhaps back
-    /// on since: its counts and times cover only the calls made while it was on.
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub switched_off: bool,
-    pub child_calls: u64,
-    pub exclusive_ns: u64,
-    pub inclusive_ns: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub compensated: Option<Compensated>,
-    /// The times with the calls counted without timing estimated (rt/src/untimed.rs): a
-    /// throttled event's own untimed calls at the mean of its timed ones, taken out of the
-    /// callers whose exclusive time held them. Compensated when compensation is on.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub estimated: Option<Estimated>,
-}
-
-fn is_zero(v: &u32) -> bool {
-    *v == 0
-}
-
-fn is_false(v: &bool) -> bool {
-    !*v
 }
 
 /// Why a text is not a profile this tool can read.
@@ -588,7 +405,7 @@ mod tests {
             pid: 42,
             ended_by: None,
             forked_from: None,
-            clock: Clock { source: "tsc".into(), ticks_per_second: 2.5e9, calibration_ns: 2_000_000 },
+            clock: Clock { source: ClockSource::Tsc, ticks_per_second: 2.5e9, calibration_ns: 2_000_000 },
             placement: None,
             throttle: None,
             settings: Default::default(),
@@ -599,16 +416,10 @@ mod tests {
                 name: "main".into(),
                 file: "a.c".into(),
                 line: 3,
-                language: String::new(),
-                calls: 1,
-                untimed_calls: 0,
+                language: Language::C,
                 throttled: false,
                 switched_off: false,
-                child_calls: 0,
-                exclusive_ns: 10,
-                inclusive_ns: 10,
-                compensated: None,
-                estimated: None,
+                stats: Stats { calls: 1, exclusive_ns: 10, inclusive_ns: 10, ..Stats::default() },
             }],
             loops: Vec::new(),
             callsites: Vec::new(),
@@ -648,17 +459,10 @@ mod tests {
             parent,
             file: "a.c".into(),
             line: 4,
-            count: 1,
-            untimed_calls: 0,
             throttled: false,
             switched_off: false,
-            iterations: 3,
             iteration_stats: None,
-            child_calls: 0,
-            exclusive_ns: 1,
-            inclusive_ns: 1,
-            compensated: None,
-            estimated: None,
+            stats: Stats { calls: 1, iterations: 3, exclusive_ns: 1, inclusive_ns: 1, ..Stats::default() },
         }
     }
 
@@ -685,18 +489,7 @@ mod tests {
         p.loops = vec![a_loop(1, 0, None)];
         p.threads = vec![ThreadEvents {
             thread: 1,
-            events: vec![ThreadEvent {
-                id: 9,
-                stats: Stats {
-                    calls: 1,
-                    untimed_calls: 0,
-                    child_calls: 0,
-                    exclusive_ns: 0,
-                    inclusive_ns: 0,
-                    iterations: 0,
-                    compensated: None,
-                },
-            }],
+            events: vec![ThreadEvent { id: 9, stats: Stats { calls: 1, ..Stats::default() } }],
         }];
         assert_eq!(refusal(&p), "thread 1 has event 9, which the profile does not have");
     }

@@ -106,9 +106,11 @@ impl crate::Profile {
     /// Every event (routine, loop, call statement) with its id, probe kind, activations and
     /// the activations counted without timing.
     pub fn activations(&self) -> impl Iterator<Item = (u32, ProbeKind, u64, u64)> + '_ {
-        let routines = self.functions.iter().map(|f| (f.id, ProbeKind::Routine, f.calls, f.untimed_calls));
-        let loops = self.loops.iter().map(|l| (l.id, ProbeKind::Loop, l.count, l.untimed_calls));
-        let sites = self.callsites.iter().map(|c| (c.id, ProbeKind::Routine, c.count, c.untimed_calls));
+        let routines =
+            self.functions.iter().map(|f| (f.id, ProbeKind::Routine, f.stats.calls, f.stats.untimed_calls));
+        let loops = self.loops.iter().map(|l| (l.id, ProbeKind::Loop, l.stats.calls, l.stats.untimed_calls));
+        let sites =
+            self.callsites.iter().map(|c| (c.id, ProbeKind::Routine, c.stats.calls, c.stats.untimed_calls));
         routines.chain(loops).chain(sites)
     }
 

@@ -301,7 +301,11 @@ pub fn render_cct(
 pub fn stacks(profile: &Profile, threads: Threads) -> Result<Vec<(Vec<String>, u64)>, ReportError> {
     let labels = Labels::new(profile);
     if profile.callpaths.is_none() {
-        return Ok(profile.functions.iter().map(|f| (vec![labels.get(f.id)], f.exclusive_ns)).collect());
+        return Ok(profile
+            .functions
+            .iter()
+            .map(|f| (vec![labels.get(f.id)], f.stats.exclusive_ns))
+            .collect());
     }
     let rows = table(profile, None, threads)?;
     Ok(rows

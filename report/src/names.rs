@@ -6,7 +6,7 @@
 //! keep rustc-demangle's reading (without the hash), flang's names the shared rule; without the
 //! plugin every name reads as the shared rules say.
 
-use instrument_profile::Function;
+use instrument_profile::{Function, Language};
 use std::collections::HashMap;
 use std::ffi::{c_char, CString};
 use std::sync::{Mutex, OnceLock};
@@ -21,9 +21,9 @@ pub fn function_name(f: &Function) -> String {
     match openmp_region_host(&f.name) {
         Some("") => format!("parallel region at {}", location(&f.file, f.line)),
         Some(host) => {
-            format!("parallel region at {} in {}", location(&f.file, f.line), readable_in(host, &f.language))
+            format!("parallel region at {} in {}", location(&f.file, f.line), readable_in(host, f.language))
         }
-        None => readable_in(&f.name, &f.language),
+        None => readable_in(&f.name, f.language),
     }
 }
 
@@ -43,7 +43,7 @@ pub fn location(file: &str, line: u32) -> String {
 }
 
 /// `symbol` readable, knowing its routine's language (see `instrument_select::names`).
-pub fn readable_in(symbol: &str, language: &str) -> String {
+pub fn readable_in(symbol: &str, language: Language) -> String {
     fallback(symbol, instrument_select::names::readable_in(symbol, language))
 }
 

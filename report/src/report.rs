@@ -5,7 +5,7 @@ use crate::names;
 use crate::view::{call_name, callee_name, function_name, loop_name, with_line};
 use crate::view::{event_name, measured_ns, View};
 use instrument_contract::{settings, throttle};
-use instrument_profile::{Compensated, Estimated, Function, ProbeKind, Profile};
+use instrument_profile::{Compensated, Estimated, Function, Placement, ProbeKind, Profile};
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -61,17 +61,22 @@ impl Row {
             mangled: f.name.clone(),
             file: f.file.clone(),
             line: f.line,
-            calls: f.calls,
-            untimed_calls: f.untimed_calls,
+            calls: f.stats.calls,
+            untimed_calls: f.stats.untimed_calls,
             throttled: f.throttled,
             switched_off: f.switched_off,
-            child_calls: f.child_calls,
-            exclusive_ns: f.exclusive_ns,
-            inclusive_ns: f.inclusive_ns,
-            compensated: f.compensated,
-            estimated: f.estimated,
-            overhead_ns: profile.overhead_of(f.id, ProbeKind::Routine, f.calls, f.untimed_calls),
-            shown: view.times(f.exclusive_ns, f.inclusive_ns, f.compensated, f.estimated),
+            child_calls: f.stats.child_calls,
+            exclusive_ns: f.stats.exclusive_ns,
+            inclusive_ns: f.stats.inclusive_ns,
+            compensated: f.stats.compensated,
+            estimated: f.stats.estimated,
+            overhead_ns: profile.overhead_of(f.id, ProbeKind::Routine, f.stats.calls, f.stats.untimed_calls),
+            shown: view.times(
+                f.stats.exclusive_ns,
+                f.stats.inclusive_ns,
+                f.stats.compensated,
+                f.stats.estimated,
+            ),
         }
     }
 
@@ -174,15 +179,20 @@ pub fn event_rows_in(profile: &Profile, view: View, order: Order) -> (Vec<EventR
             function: function_name(profile, l.function),
             file: l.file.clone(),
             line: l.line,
-            count: l.count,
-            iterations: Some(l.iterations),
+            count: l.stats.calls,
+            iterations: Some(l.stats.iterations),
             callee: None,
-            child_calls: l.child_calls,
-            exclusive_ns: l.exclusive_ns,
-            inclusive_ns: l.inclusive_ns,
-            compensated: l.compensated,
-            overhead_ns: profile.overhead_of(l.id, ProbeKind::Loop, l.count, l.untimed_calls),
-            shown: view.times(l.exclusive_ns, l.inclusive_ns, l.compensated, l.estimated),
+            child_calls: l.stats.child_calls,
+            exclusive_ns: l.stats.exclusive_ns,
+            inclusive_ns: l.stats.inclusive_ns,
+            compensated: l.stats.compensated,
+            overhead_ns: profile.overhead_of(l.id, ProbeKind::Loop, l.stats.calls, l.stats.untimed_calls),
+            shown: view.times(
+                l.stats.exclusive_ns,
+                l.stats.inclusive_ns,
+                l.stats.compensated,
+                l.stats.estimated,
+            ),
         })
         .collect();
     let mut sites: Vec<EventRow> = profile
@@ -193,15 +203,20 @@ pub fn event_rows_in(profile: &Profile, view: View, order: Order) -> (Vec<EventR
             function: function_name(profile, c.function),
             file: c.file.clone(),
             line: c.line,
-            count: c.count,
+            count: c.stats.calls,
             iterations: None,
             callee: Some(callee_name(profile, c)),
-            child_calls: c.child_calls,
-            exclusive_ns: c.exclusive_ns,
-            inclusive_ns: c.inclusive_ns,
-            compensated: c.compensated,
-            overhead_ns: profile.overhead_of(c.id, ProbeKind::Routine, c.count, c.untimed_calls),
-            shown: view.times(c.exclusive_ns, c.inclusive_ns, c.compensated, c.estimated),
+            child_calls: c.stats.child_calls,
+            exclusive_ns: c.stats.exclusive_ns,
+            inclusive_ns: c.stats.inclusive_ns,
+            compensated: c.stats.compensated,
+            overhead_ns: profile.overhead_of(c.id, ProbeKind::Routine, c.stats.calls, c.stats.untimed_calls),
+            shown: view.times(
+                c.stats.exclusive_ns,
+                c.stats.inclusive_ns,
+                c.stats.compensated,
+                c.stats.estimated,
+            ),
         })
         .collect();
     for list in [&mut loops, &mut sites] {
@@ -253,11 +268,15 @@ pub fn json_in(profile: &Profile, order: Order) -> String {
 }
 
 /// What the probes' placement means for the numbers, in one line.
-pub fn placement_note(placement: &str) -> String {
+pub fn placement_note(placement: Placement) -> String {
     let meaning = match placement {
-        "late" => "after optimisation: the plain build's code, inlined routines timed in their callers",
-        "early" => "before inlining: every source routine, but its probes change how hot code compiles",
-        _ => "modules built differently: inlined routines are missing from the late ones",
+        Placement::Late => {
+            "after optimisation: the plain build's code, inlined routines timed in their callers"
+        }
+        Placement::Early => {
+            "before inlining: every source routine, but its probes change how hot code compiles"
+        }
+        Placement::Mixed => "modules built differently: inlined routines are missing from the late ones",
     };
     format!("placement: {placement} ({meaning})")
 }
@@ -294,7 +313,7 @@ fn header(profile: &Profile, view: View) -> String {
         profile.clock.source,
         profile.clock.ticks_per_second / 1e9
     );
-    if let Some(placement) = &profile.placement {
+    if let Some(placement) = profile.placement {
         let _ = writeln!(out, "{}", placement_note(placement));
     }
     // Where the profile went is where it is.
@@ -464,9 +483,9 @@ fn throttling_note(profile: &Profile) -> Option<String> {
     if throttled == 0 {
         return None;
     }
-    let estimated = profile.functions.iter().any(|f| f.throttled && f.estimated.is_some())
-        || profile.loops.iter().any(|l| l.throttled && l.estimated.is_some())
-        || profile.callsites.iter().any(|c| c.throttled && c.estimated.is_some());
+    let estimated = profile.functions.iter().any(|f| f.throttled && f.stats.estimated.is_some())
+        || profile.loops.iter().any(|l| l.throttled && l.stats.estimated.is_some())
+        || profile.callsites.iter().any(|c| c.throttled && c.stats.estimated.is_some());
     let timing = if estimated {
         "timed only before, their later calls estimated at the mean of the timed ones (and taken out of their callers)"
     } else {

@@ -16,8 +16,8 @@ pub const PER_CALL_NS: f64 = instrument_contract::throttle::DEFAULT.per_call_us 
 
 /// Whether TAU's rule leaves `f` out.
 pub fn too_costly(f: &Function) -> bool {
-    let timed = f.calls.saturating_sub(f.untimed_calls).max(1);
-    f.throttled || (f.calls > CALLS && (f.inclusive_ns as f64 / timed as f64) < PER_CALL_NS)
+    let timed = f.stats.calls.saturating_sub(f.stats.untimed_calls).max(1);
+    f.throttled || (f.stats.calls > CALLS && (f.stats.inclusive_ns as f64 / timed as f64) < PER_CALL_NS)
 }
 
 /// The selection file's text: the routines TAU's rule picks in any of `profiles`, sorted by
@@ -26,12 +26,12 @@ pub fn suggest_filter(profiles: &[Profile]) -> String {
     let mut chosen: Vec<&Function> = Vec::new();
     for f in profiles.iter().flat_map(|p| p.functions.iter()).filter(|f| too_costly(f)) {
         match chosen.iter_mut().find(|c| c.name == f.name) {
-            Some(c) if c.calls < f.calls => *c = f,
+            Some(c) if c.stats.calls < f.stats.calls => *c = f,
             Some(_) => {}
             None => chosen.push(f),
         }
     }
-    chosen.sort_by(|a, b| b.calls.cmp(&a.calls).then_with(|| a.name.cmp(&b.name)));
+    chosen.sort_by(|a, b| b.stats.calls.cmp(&a.stats.calls).then_with(|| a.name.cmp(&b.name)));
     let mut out = String::new();
     let _ = writeln!(out, "# Suggested by `instrument report --suggest-filter` from the profile(s) of");
     for profile in profiles {
@@ -42,7 +42,7 @@ pub fn suggest_filter(profiles: &[Profile]) -> String {
     let _ = writeln!(out, "# run (INSTRUMENT_RUNTIME_SELECT=FILE).");
     let _ = writeln!(out, "BEGIN_EXCLUDE_LIST");
     for f in chosen {
-        let _ = writeln!(out, "{}", names::readable_in(&f.name, &f.language));
+        let _ = writeln!(out, "{}", names::readable_in(&f.name, f.language));
     }
     let _ = writeln!(out, "END_EXCLUDE_LIST");
     out

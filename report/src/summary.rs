@@ -112,18 +112,18 @@ fn units_of(profile: &Profile, view: View) -> Vec<(u64, BTreeMap<String, Sample>
     let mut events = BTreeMap::new();
     for f in &profile.functions {
         let (exclusive_ns, inclusive_ns) =
-            view.times(f.exclusive_ns, f.inclusive_ns, f.compensated, f.estimated);
-        events.insert(event_name(profile, f.id), Sample { calls: f.calls, exclusive_ns, inclusive_ns });
+            view.times(f.stats.exclusive_ns, f.stats.inclusive_ns, f.stats.compensated, f.stats.estimated);
+        events.insert(event_name(profile, f.id), Sample { calls: f.stats.calls, exclusive_ns, inclusive_ns });
     }
     for l in &profile.loops {
         let (exclusive_ns, inclusive_ns) =
-            view.times(l.exclusive_ns, l.inclusive_ns, l.compensated, l.estimated);
-        events.insert(event_name(profile, l.id), Sample { calls: l.count, exclusive_ns, inclusive_ns });
+            view.times(l.stats.exclusive_ns, l.stats.inclusive_ns, l.stats.compensated, l.stats.estimated);
+        events.insert(event_name(profile, l.id), Sample { calls: l.stats.calls, exclusive_ns, inclusive_ns });
     }
     for c in &profile.callsites {
         let (exclusive_ns, inclusive_ns) =
-            view.times(c.exclusive_ns, c.inclusive_ns, c.compensated, c.estimated);
-        events.insert(event_name(profile, c.id), Sample { calls: c.count, exclusive_ns, inclusive_ns });
+            view.times(c.stats.exclusive_ns, c.stats.inclusive_ns, c.stats.compensated, c.stats.estimated);
+        events.insert(event_name(profile, c.id), Sample { calls: c.stats.calls, exclusive_ns, inclusive_ns });
     }
     vec![(0, events)]
 }
@@ -237,21 +237,26 @@ pub fn one_thread(profile: &Profile, thread: u64) -> Result<Profile> {
     one.totals.threads = 1;
     one.functions.retain_mut(|f| {
         let Some(s) = stats.get(&f.id) else { return false };
-        (f.calls, f.untimed_calls, f.child_calls) = (s.calls, s.untimed_calls, s.child_calls);
-        (f.exclusive_ns, f.inclusive_ns, f.compensated) = (s.exclusive_ns, s.inclusive_ns, s.compensated);
+        (f.stats.calls, f.stats.untimed_calls, f.stats.child_calls) =
+            (s.calls, s.untimed_calls, s.child_calls);
+        (f.stats.exclusive_ns, f.stats.inclusive_ns, f.stats.compensated) =
+            (s.exclusive_ns, s.inclusive_ns, s.compensated);
         true
     });
     one.loops.retain_mut(|l| {
         let Some(s) = stats.get(&l.id) else { return false };
-        (l.count, l.untimed_calls, l.child_calls, l.iterations) =
+        (l.stats.calls, l.stats.untimed_calls, l.stats.child_calls, l.stats.iterations) =
             (s.calls, s.untimed_calls, s.child_calls, s.iterations);
-        (l.exclusive_ns, l.inclusive_ns, l.compensated) = (s.exclusive_ns, s.inclusive_ns, s.compensated);
+        (l.stats.exclusive_ns, l.stats.inclusive_ns, l.stats.compensated) =
+            (s.exclusive_ns, s.inclusive_ns, s.compensated);
         true
     });
     one.callsites.retain_mut(|c| {
         let Some(s) = stats.get(&c.id) else { return false };
-        (c.count, c.untimed_calls, c.child_calls) = (s.calls, s.untimed_calls, s.child_calls);
-        (c.exclusive_ns, c.inclusive_ns, c.compensated) = (s.exclusive_ns, s.inclusive_ns, s.compensated);
+        (c.stats.calls, c.stats.untimed_calls, c.stats.child_calls) =
+            (s.calls, s.untimed_calls, s.child_calls);
+        (c.stats.exclusive_ns, c.stats.inclusive_ns, c.stats.compensated) =
+            (s.exclusive_ns, s.inclusive_ns, s.compensated);
         true
     });
     // Loops and call statements stay inside routines the thread ran (validate's rules).

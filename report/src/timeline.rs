@@ -3,7 +3,7 @@
 //! share of each bucket, calls per second as a line).
 
 use anyhow::{bail, Result};
-use instrument_profile::{Profile, Timeline, TimelineSeries};
+use instrument_profile::{Metric, Profile, Timeline, TimelineSeries};
 use std::fmt::Write;
 
 const LEVELS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
@@ -26,8 +26,8 @@ fn events(t: &Timeline) -> Vec<(&str, Option<&TimelineSeries>, Option<&TimelineS
             names.push(&s.name);
         }
     }
-    let find = |name: &str, metric: &str| t.series.iter().find(|s| s.name == name && s.metric == metric);
-    names.into_iter().map(|n| (n, find(n, "exclusive_ns"), find(n, "calls"))).collect()
+    let find = |name: &str, metric| t.series.iter().find(|s| s.name == name && s.metric == metric);
+    names.into_iter().map(|n| (n, find(n, Metric::ExclusiveNs), find(n, Metric::Calls))).collect()
 }
 
 pub fn sparklines(profile: &Profile) -> Result<String> {

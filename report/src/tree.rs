@@ -41,13 +41,15 @@ pub fn json(profile: &Profile, options: &TreeOptions) -> Result<String, ReportEr
 /// The tree's lines in order (each with its depth), and the program's time for percentages.
 pub fn nodes(profile: &Profile, options: &TreeOptions) -> Result<(Vec<Node>, i64), ReportError> {
     let view = options.view;
-    let shown = |f: &Function| view.times(f.exclusive_ns, f.inclusive_ns, f.compensated, f.estimated);
+    let shown = |f: &Function| {
+        view.times(f.stats.exclusive_ns, f.stats.inclusive_ns, f.stats.compensated, f.stats.estimated)
+    };
     let mut functions: Vec<&Function> = profile.functions.iter().collect();
     functions.sort_by(|a, b| shown(b).1.cmp(&shown(a).1).then_with(|| a.name.cmp(&b.name)));
     if let Some(focus) = options.focus {
         functions.retain(|f| {
             f.name == focus
-                || names::readable_in(&f.name, &f.language) == focus
+                || names::readable_in(&f.name, f.language) == focus
                 || names::function_name(f) == focus
         });
         if functions.is_empty() {
@@ -81,7 +83,7 @@ pub fn nodes(profile: &Profile, options: &TreeOptions) -> Result<(Vec<Node>, i64
                 + if f.recursive { " (recursive)" } else { "" },
             inclusive_ns: shown(f).1,
             exclusive_ns: shown(f).0,
-            count: f.calls,
+            count: f.stats.calls,
             iterations: None,
         });
         children(profile, f.id, None, base + 1, view, &mut nodes);
@@ -116,19 +118,37 @@ fn children(
                 out.push(Node {
                     depth,
                     label: format!("loop at {}", names::location(&l.file, l.line)),
-                    inclusive_ns: view.times(l.exclusive_ns, l.inclusive_ns, l.compensated, l.estimated).1,
-                    exclusive_ns: view.times(l.exclusive_ns, l.inclusive_ns, l.compensated, l.estimated).0,
-                    count: l.count,
-                    iterations: Some(l.iterations),
+                    inclusive_ns: view
+                        .times(
+                            l.stats.exclusive_ns,
+                            l.stats.inclusive_ns,
+                            l.stats.compensated,
+                            l.stats.estimated,
+                        )
+                        .1,
+                    exclusive_ns: view
+                        .times(
+                            l.stats.exclusive_ns,
+                            l.stats.inclusive_ns,
+                            l.stats.compensated,
+                            l.stats.estimated,
+                        )
+                        .0,
+                    count: l.stats.calls,
+                    iterations: Some(l.stats.iterations),
                 });
                 children(profile, function, Some(l.id), depth + 1, view, out);
             }
             Err(c) => out.push(Node {
                 depth,
                 label: format!("call {} at {}", callee_name(profile, c), names::location(&c.file, c.line)),
-                inclusive_ns: view.times(c.exclusive_ns, c.inclusive_ns, c.compensated, c.estimated).1,
-                exclusive_ns: view.times(c.exclusive_ns, c.inclusive_ns, c.compensated, c.estimated).0,
-                count: c.count,
+                inclusive_ns: view
+                    .times(c.stats.exclusive_ns, c.stats.inclusive_ns, c.stats.compensated, c.stats.estimated)
+                    .1,
+                exclusive_ns: view
+                    .times(c.stats.exclusive_ns, c.stats.inclusive_ns, c.stats.compensated, c.stats.estimated)
+                    .0,
+                count: c.stats.calls,
                 iterations: None,
             }),
         }

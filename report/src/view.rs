@@ -53,17 +53,25 @@ pub fn measured_ns(profile: &Profile, view: View) -> i64 {
     profile
         .functions
         .iter()
-        .map(|f| view.times(f.exclusive_ns, f.inclusive_ns, f.compensated, f.estimated).0)
+        .map(|f| {
+            view.times(f.stats.exclusive_ns, f.stats.inclusive_ns, f.stats.compensated, f.stats.estimated).0
+        })
         .sum::<i64>()
         + profile
             .loops
             .iter()
-            .map(|l| view.times(l.exclusive_ns, l.inclusive_ns, l.compensated, l.estimated).0)
+            .map(|l| {
+                view.times(l.stats.exclusive_ns, l.stats.inclusive_ns, l.stats.compensated, l.stats.estimated)
+                    .0
+            })
             .sum::<i64>()
         + profile
             .callsites
             .iter()
-            .map(|c| view.times(c.exclusive_ns, c.inclusive_ns, c.compensated, c.estimated).0)
+            .map(|c| {
+                view.times(c.stats.exclusive_ns, c.stats.inclusive_ns, c.stats.compensated, c.stats.estimated)
+                    .0
+            })
             .sum::<i64>()
 }
 
@@ -102,8 +110,8 @@ pub fn callee_name(profile: &Profile, site: &CallSite) -> String {
     if site.callee.is_empty() {
         return "(indirect)".into();
     }
-    let language =
-        profile.functions.iter().find(|f| f.name == site.callee).map_or("", |f| f.language.as_str());
+    let language = profile.functions.iter().find(|f| f.name == site.callee).map(|f| f.language);
+    let language = language.unwrap_or_default();
     names::readable_in(&site.callee, language)
 }
 

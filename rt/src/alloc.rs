@@ -5,8 +5,6 @@
 //! write). Only the runtime's own Rust code uses this allocator: the sealed runtime keeps its
 //! allocator symbols to itself.
 
-#![deny(unsafe_op_in_unsafe_fn)]
-
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 

@@ -95,6 +95,7 @@ impl Units {
             inclusive_ns: self.ns(r.incl),
             iterations: r.iterations,
             compensated: self.compensated(r),
+            estimated: self.estimated(r),
         }
     }
 
@@ -184,21 +185,14 @@ fn loop_event(
         parent,
         file: info.file.clone(),
         line: info.line,
-        count: r.calls + r.counted,
-        untimed_calls: r.counted,
         throttled,
         switched_off,
-        iterations: r.iterations,
         iteration_stats: (r.iter_min1 > 0).then(|| IterationStats {
             min: r.iter_min1 - 1,
             max: r.iter_max,
             sum_of_squares: r.iter_sumsq as f64,
         }),
-        child_calls: r.child_calls,
-        exclusive_ns: units.ns(r.excl),
-        inclusive_ns: units.ns(r.incl),
-        compensated: units.compensated(r),
-        estimated: units.estimated(r),
+        stats: units.stats(r),
     }
 }
 
@@ -211,15 +205,9 @@ fn callsite_event(id: u32, info: &EventInfo, site: Site, r: &Record, units: &Uni
         callee: site.callee,
         file: info.file.clone(),
         line: info.line,
-        count: r.calls + r.counted,
-        untimed_calls: r.counted,
         throttled,
         switched_off,
-        child_calls: r.child_calls,
-        exclusive_ns: units.ns(r.excl),
-        inclusive_ns: units.ns(r.incl),
-        compensated: units.compensated(r),
-        estimated: units.estimated(r),
+        stats: units.stats(r),
     }
 }
 
@@ -254,17 +242,11 @@ fn function_events(
             name: name.clone(),
             file: info.file.clone(),
             line: info.line,
-            language: (*language).into(),
+            language: *language,
             recursive: *recursive,
-            calls: r.calls + r.counted,
-            untimed_calls: r.counted,
             throttled,
             switched_off,
-            child_calls: r.child_calls,
-            exclusive_ns: units.ns(r.excl),
-            inclusive_ns: units.ns(r.incl),
-            compensated: units.compensated(&r),
-            estimated: units.estimated(&r),
+            stats: units.stats(&r),
         });
     }
     functions
@@ -287,10 +269,11 @@ fn canonical_functions(infos: &[EventInfo]) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use instrument_contract::Language;
 
     fn function(name: &str, local: bool) -> EventInfo {
         EventInfo {
-            kind: Kind::Function { name: name.into(), local, language: "c", recursive: false },
+            kind: Kind::Function { name: name.into(), local, language: Language::C, recursive: false },
             file: "a.c".into(),
             line: 1,
         }
@@ -311,7 +294,8 @@ mod tests {
         ];
         let records = vec![ran(1, 10), ran(2, 20), ran(3, 30), ran(4, 40), ran(5, 50)];
         let e = events(&infos, &records, &Units { ticks_per_second: 1e9, compensated: false });
-        let names: Vec<_> = e.functions.iter().map(|f| (f.name.as_str(), f.calls, f.exclusive_ns)).collect();
+        let names: Vec<_> =
+            e.functions.iter().map(|f| (f.name.as_str(), f.stats.calls, f.stats.exclusive_ns)).collect();
         assert_eq!(names, [("inline_f", 4, 40), ("helper", 2, 20), ("helper", 4, 40)]);
         assert_eq!(e.loops[0].function, 0, "the loop of the dropped copy points to the survivor");
     }
@@ -328,6 +312,6 @@ mod tests {
         let e = events(&infos, &records, &Units { ticks_per_second: 1e9, compensated: false });
         assert_eq!(e.functions.len(), 1);
         assert_eq!(e.functions[0].name, "only_loops");
-        assert_eq!((e.loops[0].count, e.loops[0].iterations), (2, 7));
+        assert_eq!((e.loops[0].stats.calls, e.loops[0].stats.iterations), (2, 7));
     }
 }

@@ -30,8 +30,6 @@
 //! `Map` below, whose fields are private to this module; the unsafe accessors (`Tree::node`,
 //! `node_ref`, `slot`, `Map::key`, `static_entry`) check them in debug builds.
 
-#![deny(unsafe_op_in_unsafe_fn)]
-
 use crate::pages;
 use crate::thread::{Frame, Record};
 use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering::Relaxed};

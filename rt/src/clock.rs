@@ -41,6 +41,7 @@ pub fn now() -> u64 {
 pub fn fence() {
     #[cfg(target_arch = "x86_64")]
     if SERIALIZED.load(Relaxed) {
+        // SAFETY: lfence exists on every x86-64 processor (SSE2 is part of the base ISA).
         unsafe { core::arch::x86_64::_mm_lfence() };
     }
 }
@@ -54,6 +55,7 @@ pub fn set_serialized(on: bool) {
 
 pub fn monotonic_ns() -> u64 {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec, which `ts` is.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
@@ -77,11 +79,11 @@ pub fn start_anchor() -> (u64, u64, bool) {
     (START_TICKS.load(Relaxed), START_NS.load(Relaxed), USE_TSC.load(Relaxed))
 }
 
-pub fn source_name() -> &'static str {
+pub fn source() -> instrument_profile::ClockSource {
     if USE_TSC.load(Relaxed) {
-        "tsc"
+        instrument_profile::ClockSource::Tsc
     } else {
-        "monotonic"
+        instrument_profile::ClockSource::Monotonic
     }
 }
 

@@ -53,17 +53,9 @@ pub fn scaled_to_ticks(scaled: u64) -> u64 {
     (scaled + (1 << (SCALE - 1))) >> SCALE
 }
 
-/// How probe costs are estimated (`INSTRUMENT_COMPENSATE`).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Strategy {
-    /// The paper's: the start-up calibration, for every probe.
-    Calibrated,
-    /// Serialized probes (fixed cost everywhere) and the start-up calibration.
-    Fenced,
-    /// Unfenced probes; every hot event's costs measured in place (inplace.rs), the start-up
-    /// calibration for the others.
-    InPlace,
-}
+/// How probe costs are estimated (`INSTRUMENT_COMPENSATE`): the profile's enum, which names
+/// them as the setting does.
+pub use instrument_profile::Strategy;
 
 static STRATEGY: AtomicU32 = AtomicU32::new(0);
 
@@ -166,8 +158,11 @@ mod tests {
     impl Harness {
         fn new() -> Box<Harness> {
             let mut h = Box::new(Harness {
+                // SAFETY: a frame is plain integers, valid when zeroed.
                 frames: (0..16).map(|_| unsafe { std::mem::zeroed() }).collect(),
                 records: vec![Record::default(); 8],
+                // SAFETY: integers, null pointers and empty regions; the pointers are set below
+                // and the regions are never freed (the harness is not a thread's state).
                 ts: unsafe { std::mem::zeroed() },
             });
             // The rest of the zeroed state is right: depth 0, no tree, no counts.
@@ -185,11 +180,14 @@ mod tests {
             self.ts.depth = depth;
             self.frames[depth - 1].child_calls += 1;
             self.records[id as usize].active += 1;
+            // SAFETY: as in `new`.
             self.frames[depth] = Frame { id, start, ..unsafe { std::mem::zeroed() } };
         }
 
         fn close(&mut self, now: u64) {
             let depth = self.ts.depth;
+            // SAFETY: the harness's frames and records back the state, and `open` pushed the
+            // top frame for an id below record_cap.
             unsafe { close_top(&mut self.ts, depth, now, STANDARD) };
         }
     }

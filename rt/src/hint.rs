@@ -5,7 +5,7 @@
 //! offenders are the events it charges most, and the line names the two ways out.
 //! `INSTRUMENT_QUIET=1` keeps it quiet.
 
-use instrument_profile::Profile;
+use instrument_profile::{Placement, Profile};
 use std::path::Path;
 
 /// The probes' share of the run (percent of wall time) above which the line is printed.
@@ -37,8 +37,8 @@ pub fn line(profile: &Profile, path: &Path) -> Option<String> {
         .take(NAMED)
         .map(|&(id, ns)| format!("{} ({:.0} %)", name(profile, id), 100.0 * ns / overhead.total_ns.max(1.0)))
         .collect();
-    let placement = match profile.placement.as_deref() {
-        Some("late") | None => String::new(),
+    let placement = match profile.placement {
+        Some(Placement::Late) | None => String::new(),
         Some(_) => "rebuild with --instrument-placement=late (the plain build's code), or ".into(),
     };
     Some(format!(

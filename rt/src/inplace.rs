@@ -33,8 +33,6 @@
 //! nest (recursion in the static call graph) are not estimated, and one seen nested is given
 //! up. Estimates go to a table indexed by event id that compensation reads at every exit.
 
-#![deny(unsafe_op_in_unsafe_fn)]
-
 use crate::overhead::{self, SCALE, STANDARD};
 use crate::thread::{Record, ThreadState};
 use crate::{clock, pages, registry, switch};

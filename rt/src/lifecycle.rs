@@ -42,6 +42,8 @@ pub fn start() {
         live::init(crate::switch::table());
         crate::callpath::configure();
         crate::switch::configure();
+        // SAFETY: the handlers are functions of this crate, with the signatures libc expects,
+        // that live for the process.
         unsafe {
             libc::atexit(at_exit);
             libc::pthread_atfork(Some(before_fork), Some(after_fork_in_parent), Some(after_fork_in_child));
@@ -142,6 +144,7 @@ extern "C" fn after_fork_in_parent() {
 }
 
 extern "C" fn after_fork_in_child() {
+    // SAFETY: a system call without arguments.
     FORKED_FROM.store(unsafe { libc::getppid() } as u32, Ordering::Relaxed);
     PID.store(std::process::id(), Ordering::Relaxed);
     if let Some(mut locks) = FORK_LOCKS.with(|l| l.borrow_mut().take()) {

@@ -9,8 +9,6 @@
 //! turns the segment off; so does any failure to create it, with everything kept in private
 //! memory as before.
 
-#![deny(unsafe_op_in_unsafe_fn)]
-
 use crate::lock::{Guard, Lock};
 use crate::pages;
 use crate::registry::{EventInfo, Kind};
@@ -83,6 +81,8 @@ pub fn lock_space() -> Guard<'static, Space> {
 }
 
 fn header() -> Option<&'static Header> {
+    // SAFETY: BASE is null or the segment's header page, mapped for the process's life (init
+    // publishes it after filling it; a child after fork maps the copy at the same address).
     unsafe { BASE.load(Acquire).cast::<Header>().as_ref() }
 }
 
@@ -91,6 +91,8 @@ fn slot(index: u32) -> Option<&'static Slot> {
     if base.is_null() || index == NO_SLOT {
         return None;
     }
+    // SAFETY: the header area holds the slot table (layout::slot_offset stays inside it for
+    // every index publish_thread hands out), mapped for the process's life as the header.
     unsafe { base.add(layout::slot_offset(index as u64) as usize).cast::<Slot>().as_ref() }
 }
 
@@ -115,13 +117,17 @@ pub fn init(modes: *mut u8) {
     ];
     let mut mapped: Vec<Mapping> = Vec::new();
     for (at, offset, len, area) in areas {
+        // SAFETY: `at` is null, or the switch table: page aligned, MAX_EVENTS bytes, and no
+        // event is switched yet (init's contract), so replacing it keeps its zero contents.
         match unsafe { map_at(fd, at, offset, len as usize) } {
             Some(ptr) => mapped.push(Mapping { addr: ptr as usize, offset, len: len as usize, area }),
             None => {
                 // The mode area is mapped last: a failure leaves the switch table untouched.
                 for m in &mapped {
+                    // SAFETY: mappings made just above, not yet published.
                     unsafe { libc::munmap(m.addr as *mut _, m.len) };
                 }
+                // SAFETY: the descriptor `create` opened, used by nothing else.
                 unsafe { libc::close(fd) };
                 return;
             }
@@ -141,6 +147,8 @@ fn fill_header() {
         return;
     }
     let (ticks, ns, tsc) = crate::clock::start_anchor();
+    // SAFETY: the header page was just mapped and is not published yet (readers check the
+    // magic, written last after a fence), so this is its only reference.
     unsafe {
         let h = &mut *header;
         h.version = layout::VERSION;
@@ -172,7 +180,9 @@ fn adopt(fd: i32) {
 }
 
 fn identity(fd: i32) -> Option<(u64, u64)> {
+    // SAFETY: `stat` is plain data, valid when zeroed; fstat writes at most that struct.
     let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
     (unsafe { libc::fstat(fd, &mut stat) } == 0).then_some((stat.st_dev, stat.st_ino))
 }
 
@@ -197,6 +207,7 @@ fn segment_fd() -> Option<i32> {
 /// raise SIGXFSZ, which kills the program. Without the room the segment is not used.
 fn may_grow_to(len: u64) -> bool {
     let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes one rlimit, which `limit` is.
     let read = unsafe { libc::getrlimit(libc::RLIMIT_FSIZE, &mut limit) } == 0;
     read && (limit.rlim_cur == libc::RLIM_INFINITY || len <= limit.rlim_cur)
 }
@@ -207,11 +218,14 @@ fn create(len: u64) -> Option<i32> {
         return None;
     }
     let name = std::ffi::CString::new(layout::MEMFD_NAME).ok()?;
+    // SAFETY: `name` is a NUL-terminated string that outlives the call.
     let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
     if fd < 0 {
         return None;
     }
+    // SAFETY: system calls on the descriptor just created, which nothing else uses.
     if unsafe { libc::fchmod(fd, 0o600) != 0 || libc::ftruncate(fd, len as libc::off_t) != 0 } {
+        // SAFETY: as above.
         unsafe { libc::close(fd) };
         return None;
     }
@@ -278,6 +292,8 @@ fn alloc_shared(fd: i32, len: usize, area: Area) -> Option<Region> {
         None => {
             let offset = space.next;
             let end = offset + len as u64;
+            // SAFETY: grows the segment's own descriptor past every mapping (space.next is its
+            // end, under the lock); nothing is shrunk.
             if !may_grow_to(end) || unsafe { libc::ftruncate(fd, end as libc::off_t) } != 0 {
                 return None;
             }
@@ -288,6 +304,7 @@ fn alloc_shared(fd: i32, len: usize, area: Area) -> Option<Region> {
             offset
         }
     };
+    // SAFETY: a null address maps fresh pages and replaces nothing.
     match unsafe { map_at(fd, std::ptr::null_mut(), offset, len) } {
         Some(ptr) => {
             space.mappings.push(Mapping { addr: ptr as usize, offset, len, area });
@@ -350,6 +367,7 @@ pub fn publish_thread(
         }
     };
     let Some(s) = slot(index_in_table) else { return NO_SLOT };
+    // SAFETY: a system call without arguments.
     s.tid.store(unsafe { libc::gettid() } as u32, Relaxed);
     s.index.store(index, Relaxed);
     s.thread_offset.store(thread.offset, Relaxed);
@@ -387,6 +405,8 @@ pub fn retire_thread(slot_index: u32, records: &[Record]) {
     step(|| {
         for (id, record) in records.iter().enumerate().take(layout::MAX_EVENTS as usize) {
             if record.calls + record.counted > 0 {
+                // SAFETY: a header exists, so `retired` is the retired area of MAX_EVENTS
+                // records, and id < MAX_EVENTS (the take); the merge lock serialises writers.
                 unsafe { (*retired.add(id)).add(record) };
             }
         }
@@ -408,6 +428,8 @@ pub fn publish_names(events: &[EventInfo], first: usize, hidden: bool) {
     if at + text.len() as u64 > layout::NAMES_CAP {
         return; // ids from here on stay unnamed: top shows them as unknown
     }
+    // SAFETY: a header exists, so `names` is the names area of NAMES_CAP bytes, and
+    // at + len <= NAMES_CAP (checked); the registry lock serialises writers.
     unsafe { std::ptr::copy_nonoverlapping(text.as_ptr(), names.add(at as usize), text.len()) };
     header.names_len.store(at + text.len() as u64, Release);
     header.events.store(events.len() as u64, Release);
@@ -443,6 +465,7 @@ pub fn before_fork(space: &mut Space) {
     if space.mappings.iter().all(|m| copy_mapping(copy, m)) {
         space.fork_fd = copy;
     } else {
+        // SAFETY: the copy's descriptor, just created, used by nothing else.
         unsafe { libc::close(copy) };
     }
 }
@@ -451,6 +474,8 @@ pub fn before_fork(space: &mut Space) {
 /// shadow stack's state is copied first, then the frames up to the depth in that copy, all of
 /// which were pushed before it was taken.
 fn copy_mapping(copy: i32, m: &Mapping) -> bool {
+    // SAFETY: callers pass `n` readable bytes at `from`: parts of the live mapping `m`
+    // (`used` and `stack_bytes` stay inside it) or the local copy of the state.
     let write = |from: *const u8, at: usize, n: usize| unsafe {
         libc::pwrite(copy, from.cast(), n, (m.offset + at as u64) as libc::off_t) == n as isize
     };
@@ -458,6 +483,8 @@ fn copy_mapping(copy: i32, m: &Mapping) -> bool {
         return used(m).into_iter().all(|(at, n)| write((m.addr + at) as *const u8, at, n));
     }
     let mut state = [0u8; layout::THREAD_HEADER_BYTES as usize];
+    // SAFETY: a stack mapping starts with its thread's state, THREAD_HEADER_BYTES long; the
+    // thread may write it meanwhile, and the copy is only read as bytes.
     unsafe { std::ptr::copy_nonoverlapping(m.addr as *const u8, state.as_mut_ptr(), state.len()) };
     let depth = usize::from_ne_bytes(state[..size_of::<usize>()].try_into().unwrap_or_default());
     let frames = stack_bytes(m, depth) - state.len();
@@ -474,6 +501,7 @@ fn stack_bytes(m: &Mapping, depth: usize) -> usize {
 /// In the parent after fork: the copy is the child's.
 pub fn after_fork_in_parent(space: &mut Space) {
     if space.fork_fd >= 0 {
+        // SAFETY: the copy's descriptor, which only the child uses from here on.
         unsafe { libc::close(space.fork_fd) };
         space.fork_fd = -1;
     }
@@ -489,12 +517,16 @@ pub fn after_fork_in_child(space: &mut Space) {
     FD.store(-1, Release);
     let copy = std::mem::replace(&mut space.fork_fd, -1);
     for m in &space.mappings {
+        // SAFETY: the copy holds this mapping's contents at the same offset, and no other thread
+        // runs in the child: mapping it over the old one keeps every reference valid.
         let moved = copy >= 0 && unsafe { map_at(copy, m.addr as *mut u8, m.offset, m.len) }.is_some();
         if !moved {
+            // SAFETY: a live mapping of the segment, and no other thread runs in the child.
             unsafe { make_private(m) };
         }
     }
     if let Some(old) = old {
+        // SAFETY: the parent's segment descriptor, inherited; the child no longer uses it.
         unsafe { libc::close(old) };
     }
     if copy >= 0 {
@@ -536,6 +568,7 @@ fn used(m: &Mapping) -> Vec<(usize, usize)> {
         Area::Retired if h.retired_threads.load(Acquire) > 0 => events * layout::RECORD_BYTES,
         Area::Retired => 0,
         Area::Records => events * layout::RECORD_BYTES,
+        // SAFETY: a stack mapping starts with its thread's state, whose first word is the depth.
         Area::Stack => stack_bytes(m, unsafe { *(m.addr as *const usize) }) as u64,
     };
     let n = (prefix as usize).min(m.len);

@@ -77,11 +77,14 @@ fn slot(key: u64) -> Option<&'static Slot> {
 
 /// The event open on the calling thread: where the communication statement is.
 fn current_site() -> Option<u32> {
+    // SAFETY: the calling thread's own state, outside any probe of it (the PMPI layer is not
+    // instrumented).
     let ts = unsafe { thread::current().as_ref()? };
     if ts.depth == 0 || ts.depth >= ts.frame_cap {
         return None;
     }
-    Some(unsafe { (*ts.frames.add(ts.depth)).id })
+    // SAFETY: depth < frame_cap, checked.
+    Some(unsafe { ts.frame(ts.depth).id })
 }
 
 /// The clock the probes use, for the PMPI layer's timestamps.

@@ -51,6 +51,9 @@ impl Snapshot {
         // Alive but outside every event (a thread pool's idle workers): their data is complete.
         let mut idle = 0;
         for &state in &merged.live {
+            // SAFETY: `live` lists attached states; a thread removes its own under this lock
+            // before freeing it, so every one listed is mapped. Their owners may go on
+            // updating them: the profile of a still-running thread is a snapshot.
             let ts = unsafe { &*(state as *const thread::ThreadState) };
             idle += u64::from(ts.depth == 0);
             thread::merge_into(&mut all, ts);
@@ -86,6 +89,7 @@ pub fn write(snapshot: &Snapshot, calibration: &Calibration, ending: &Ending) ->
     };
     let name = format!("{base}.{PROFILE_SUFFIX}");
     // A file-size limit must fail the write (EFBIG), not kill the program with SIGXFSZ.
+    // SAFETY: sets a signal's disposition to a constant; restored below.
     let previous = unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
     let result = match write_new(&directory, &name, &profile) {
         Ok(temporary) => publish(&temporary, &directory, &base).map_err(|e| {
@@ -106,6 +110,7 @@ pub fn write(snapshot: &Snapshot, calibration: &Calibration, ending: &Ending) ->
             directory.display()
         )
     });
+    // SAFETY: puts back the disposition signal() returned above.
     unsafe { libc::signal(libc::SIGXFSZ, previous) };
     if !result.as_ref().is_ok_and(|path| crate::reserve::holds(path)) {
         crate::reserve::discard();
@@ -127,6 +132,7 @@ pub fn write(snapshot: &Snapshot, calibration: &Calibration, ending: &Ending) ->
 /// they do not pile up. Only this user's files, and only those whose process is gone.
 fn remove_stale_temporaries(directory: &Path, own_pid: u32) {
     let Ok(entries) = std::fs::read_dir(directory) else { return };
+    // SAFETY: a system call without arguments.
     let uid = unsafe { libc::getuid() };
     for entry in entries.flatten() {
         let name = entry.file_name();
@@ -310,11 +316,11 @@ fn build(snapshot: &Snapshot, calibration: &Calibration) -> Profile {
         ended_by: None,
         forked_from: None,
         clock: Clock {
-            source: crate::clock::source_name().into(),
+            source: crate::clock::source(),
             ticks_per_second: calibration.ticks_per_second,
             calibration_ns: calibration.window_ns,
         },
-        placement: registry::placement().map(String::from),
+        placement: registry::placement(),
         throttle: crate::switch::rule().map(|r| Throttle { calls: r.calls, per_call_us: r.per_call_us }),
         settings: crate::settings::in_effect(),
         totals: totals(snapshot, calibration, &units),
@@ -367,7 +373,7 @@ fn compensation(
     units: &assemble::Units,
 ) -> Compensation {
     Compensation {
-        strategy: format!("{:?}", compensate::strategy()).to_lowercase(),
+        strategy: compensate::strategy(),
         routine: probe_cost(costs, overhead::STANDARD, units),
         loop_probe: probe_cost(costs, overhead::LOOP, units),
         calibration_ns: units.ns(costs.ticks),

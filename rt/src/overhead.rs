@@ -13,8 +13,6 @@
 //! recalibrate.rs measures them again every few tens of milliseconds.
 //! Everything else gets 9 x 500 (a fraction of a millisecond, which every run pays once).
 
-#![deny(unsafe_op_in_unsafe_fn)]
-
 use crate::thread::{self, ThreadState};
 use crate::{clock, compensate, probes, registry, switch};
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
@@ -78,7 +76,10 @@ pub fn measure() {
         return;
     }
     let precise = strategy.is_some();
+    // SAFETY: `state` is the calling thread's attached state (checked non-null), with only its
+    // root frame open at start-up.
     let mut costs = switch::without_throttling(|| unsafe { measure_on(&mut *state, precise) });
+    // SAFETY: as above, after the calibration events closed.
     unsafe { thread::forget_calibration(&mut *state, &[base, base + 1]) };
     if strategy.is_some() {
         compensate::set_costs(&costs);

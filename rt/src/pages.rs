@@ -1,12 +1,11 @@
 //! Zeroed memory straight from the kernel for the per-thread tables: mmap does not go through
 //! malloc (which may itself be instrumented or interposed), and untouched pages cost nothing.
 
-#![deny(unsafe_op_in_unsafe_fn)]
-
 use std::ptr::NonNull;
 
 /// Maps `bytes` of zeroed, lazily committed memory. Returns None when the kernel refuses.
 pub fn map(bytes: usize) -> Option<NonNull<u8>> {
+    // SAFETY: an anonymous mapping at an address the kernel chooses replaces nothing.
     let ptr = unsafe {
         libc::mmap(
             std::ptr::null_mut(),

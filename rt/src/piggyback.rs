@@ -64,17 +64,22 @@ pub extern "C" fn __instrument_mpi_piggyback_cost(ticks: u64) {
 
 /// Overhead so far on the calling thread: what its open frames have collected, in ticks.
 fn own_ticks() -> u64 {
+    // SAFETY: the calling thread's own state, outside any probe of it (the PMPI layer is not
+    // instrumented).
     let Some(ts) = (unsafe { thread::current().as_ref() }) else { return 0 };
     let top = ts.depth.min(ts.frame_cap - 1);
-    let scaled: u64 = (0..=top).map(|d| unsafe { (*ts.frames.add(d)).overhead }).sum();
+    // SAFETY: d <= top < frame_cap.
+    let scaled: u64 = (0..=top).map(|d| unsafe { ts.frame(d).overhead }).sum();
     compensate::scaled_to_ticks(scaled)
 }
 
 /// Adds `ticks` of overhead to the frame on top of the calling thread.
 fn charge(ticks: u64) -> bool {
+    // SAFETY: as in `own_ticks`.
     let Some(ts) = (unsafe { thread::current().as_mut() }) else { return false };
     let top = ts.depth.min(ts.frame_cap - 1);
-    unsafe { (*ts.frames.add(top)).overhead += ticks << crate::overhead::SCALE };
+    // SAFETY: top < frame_cap.
+    unsafe { ts.frame(top).overhead += ticks << crate::overhead::SCALE };
     true
 }
 

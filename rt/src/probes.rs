@@ -6,6 +6,13 @@
 //!
 //! The entry timestamp is taken last and the exit timestamp first, so the bookkeeping of the
 //! probes themselves stays outside the measured interval as far as possible.
+//!
+//! Every body is an `unsafe fn` with one contract, stated once here and cited as "the probe
+//! contract": `id_slot` is an id slot of a registered module's table (or a hidden event's
+//! static), as the pass and the trampolines pass it, and the thread state `thread::current()`
+//! returns is the calling thread's own: only this thread touches its frames and records while
+//! it runs a probe, and the state lives until `thread::retire_current`, which clears the
+//! pointer first.
 
 use crate::clock;
 use crate::inplace;
@@ -24,6 +31,10 @@ use instrument_live::{COUNTED_CHILD, TIMED_CHILD};
 /// activation of it is open.
 macro_rules! trampoline {
     ($name:ident($($arg:ident: $ty:ty),*), $sp:literal, $body:path) => {
+        /// A probe's entry point (see the macro).
+        ///
+        /// # Safety
+        /// The probe contract (module comment): called by instrumented code with an id slot.
         #[cfg(target_arch = "x86_64")]
         #[unsafe(naked)]
         #[no_mangle]
@@ -57,6 +68,10 @@ macro_rules! trampoline {
 /// (lenient) to `$other`.
 macro_rules! routed_trampoline {
     ($name:ident -> $ret:ty, $body:path, $routed:path, $other:path) => {
+        /// A probe's entry point (see the macro).
+        ///
+        /// # Safety
+        /// The probe contract (module comment): called by instrumented code with an id slot.
         #[cfg(target_arch = "x86_64")]
         #[unsafe(naked)]
         #[no_mangle]
@@ -108,6 +123,10 @@ routed_trampoline!(__instrument_enter -> Opened, enter, enter_throttled, enter);
 routed_trampoline!(__instrument_exit -> (), exit, exit_untimed, exit_untimed);
 trampoline!(__instrument_loop_exit(id_slot: *const u32, iterations: u64), "rdx", loop_exit);
 
+/// A landing pad's probe: passes the stack pointer to `unwind`.
+///
+/// # Safety
+/// The probe contract (module comment).
 #[cfg(target_arch = "x86_64")]
 #[unsafe(naked)]
 #[no_mangle]
@@ -118,17 +137,24 @@ pub unsafe extern "C" fn __instrument_unwind(id_slot: *const u32) {
 /// A landing pad of the event in `id_slot` (its routine, or the loop that holds the pad) was
 /// reached by an exception or a panic: the frames above that event's frame belong to machine
 /// frames the unwinder removed, or to the call statement that threw, and are closed now.
+///
+/// # Safety
+/// The probe contract (module comment).
 pub unsafe extern "C" fn unwind(id_slot: *const u32, sp: usize) {
     let now = clock::now();
     let state = thread::current();
     if !state.is_null() {
-        reconcile::unwind_to(&mut *state, load_id(id_slot), sp, now);
+        // SAFETY: the probe contract: the slot is a table's, the state this thread's.
+        unsafe { reconcile::unwind_to(&mut *state, load_id(id_slot), sp, now) };
     }
     clock::fence();
 }
 
 /// Event entry (routine, loop or call statement): push a frame for the event whose id is in
 /// `id_slot`.
+///
+/// # Safety
+/// The probe contract (module comment).
 pub unsafe extern "C" fn enter(id_slot: *const u32, sp: usize) -> Opened {
     clock::fence();
     let mut state = thread::current();
@@ -138,42 +164,54 @@ pub unsafe extern "C" fn enter(id_slot: *const u32, sp: usize) -> Opened {
             return NOTHING;
         }
     }
-    let ts = &mut *state;
-    let id = load_id(id_slot);
+    // SAFETY: the probe contract; `attach` returns the state it made this thread's.
+    let (ts, id) = unsafe { (&mut *state, load_id(id_slot)) };
     let depth = ts.depth + 1;
     if depth >= ts.frame_cap || id >= ts.record_cap {
-        return enter_cold(ts, id, depth, sp);
+        // SAFETY: this thread's state, with the depth and id that failed the bounds.
+        return unsafe { enter_cold(ts, id, depth, sp) };
     }
     let mode = switch::mode(id);
     if mode & switch::UNTIMED != 0 {
         if mode == switch::COUNTED {
-            return enter_counted(ts, id, sp);
+            // SAFETY: id < record_cap and the top frame is stored (depth + 1 < frame_cap).
+            return unsafe { enter_counted(ts, id, sp) };
         }
         return NOTHING;
     }
-    push(ts, depth, id, sp);
+    // SAFETY: 1 <= depth < frame_cap and id < record_cap, checked above.
+    unsafe { push(ts, depth, id, sp) };
     OPENED
 }
 
 /// Entry of a throttled event (or of one in a counted window of inplace.rs): its call is
 /// counted (for it and as a child of the frame on top), but no frame is pushed and the clock is
 /// not read. It opens a frame only where an in-place window ends and times this entry.
+///
+/// # Safety
+/// `ts` is the calling thread's state, `id < record_cap`, `ts.depth + 1 < frame_cap`, and `id`
+/// is inside the mode table (a counted event's).
 #[inline(always)]
 unsafe fn enter_counted(ts: &mut ThreadState, id: u32, sp: usize) -> Opened {
     let depth = ts.depth;
     reconcile::mark_busy(ts, depth);
-    let record = &mut *ts.records.add(id as usize);
+    // SAFETY: id < record_cap and depth < frame_cap (the contract); a record and a frame are
+    // distinct memory.
+    let (record, top) = unsafe { (ts.record(id), ts.frame(depth)) };
     record.counted += 1;
     let counted = record.counted;
-    let top = &mut *ts.frames.add(depth);
     top.child_calls += COUNTED_CHILD;
     let caller = top.id;
-    estimate_untimed(ts, id, caller, false);
+    // SAFETY: the contract; the caller is the top frame's event (below record_cap, as every
+    // pushed frame's) or the sentinel, and no reference to either record is held from here.
+    unsafe { estimate_untimed(ts, id, caller, false) };
     if crate::compensate::enabled() {
-        return counted_compensated(ts, id, sp);
+        // SAFETY: the contract, the stack marked busy at `depth`.
+        return unsafe { counted_compensated(ts, id, sp) };
     }
     if inplace::at_end(counted) {
-        return counted_window_end(ts, id, sp, 0);
+        // SAFETY: as above, with no cost charged.
+        return unsafe { counted_window_end(ts, id, sp, 0) };
     }
     reconcile::commit(ts, depth);
     NOTHING
@@ -184,30 +222,45 @@ unsafe fn enter_counted(ts: &mut ThreadState, id: u32, sp: usize) -> Opened {
 /// instrumented caller) has no record, and no time holds the call. Each record is reached
 /// afresh through the table (`caller` may be `id` itself, a recursion), so callers hold no
 /// reference to either across this call.
+///
+/// # Safety
+/// `ts` is the calling thread's state; `id` is a counted event's (inside the mode table and
+/// below record_cap), `caller` below record_cap or the sentinel; the caller holds no
+/// reference to either record.
 #[inline(always)]
 unsafe fn estimate_untimed(ts: &mut ThreadState, id: u32, caller: u32, undo: bool) {
-    // SAFETY: `id` is a counted event's, inside the mode table (`untimed::per_call_in_table`).
-    let estimate = crate::untimed::per_call_in_table(id);
+    // SAFETY: `id` is inside the mode table (the contract).
+    let estimate = unsafe { crate::untimed::per_call_in_table(id) };
     if estimate == 0 {
         return;
     }
     let add = |total: &mut u64| *total = if undo { *total - estimate } else { *total + estimate };
-    add(&mut (*ts.records.add(id as usize)).untimed_own);
+    // SAFETY: id < record_cap, and this is the only reference to the record (the contract).
+    add(unsafe { &mut ts.record(id).untimed_own });
     if caller != crate::thread::SENTINEL_ID {
-        add(&mut (*ts.records.add(caller as usize)).untimed_children);
+        // SAFETY: as above for `caller`; the reference to `id`'s record has ended.
+        add(unsafe { &mut ts.record(caller).untimed_children });
     }
 }
 
 /// The rest of a counted entry with compensation on (the stack still marked busy): its
 /// in-place cost goes to the frame on top, and it may end an in-place window.
+///
+/// # Safety
+/// `enter_counted`'s contract, from it, with the stack marked busy.
 #[inline(never)]
 unsafe extern "C" fn counted_compensated(ts: &mut ThreadState, id: u32, sp: usize) -> Opened {
     clock::fence();
     let depth = ts.depth & !reconcile::BUSY;
     let cost = crate::compensate::counted_cost(id);
-    (*ts.frames.add(depth)).overhead += cost;
-    if inplace::at_end((*ts.records.add(id as usize)).counted) {
-        return counted_window_end(ts, id, sp, cost);
+    // SAFETY: depth < frame_cap and id < record_cap (the contract), one reference at a time.
+    let counted = unsafe {
+        ts.frame(depth).overhead += cost;
+        ts.record(id).counted
+    };
+    if inplace::at_end(counted) {
+        // SAFETY: the contract, the counted entry's cost `cost`.
+        return unsafe { counted_window_end(ts, id, sp, cost) };
     }
     reconcile::commit(ts, depth);
     NOTHING
@@ -216,44 +269,64 @@ unsafe extern "C" fn counted_compensated(ts: &mut ThreadState, id: u32, sp: usiz
 /// A counted entry that reached inplace.rs's window end (the stack still marked busy): when the
 /// next window is timed, this entry (whose counting charged `cost`) is taken back and timed
 /// instead.
+///
+/// # Safety
+/// `enter_counted`'s contract, from it, with the stack marked busy.
 #[cold]
 #[inline(never)]
 unsafe extern "C" fn counted_window_end(ts: &mut ThreadState, id: u32, sp: usize, cost: u64) -> Opened {
     let depth = ts.depth & !reconcile::BUSY;
-    if inplace::counted_boundary(ts, id) {
-        (*ts.records.add(id as usize)).counted -= 1;
-        let top = &mut *ts.frames.add(depth);
-        top.child_calls -= COUNTED_CHILD;
-        top.overhead -= cost;
-        estimate_untimed(ts, id, top.id, true);
-        push(ts, depth + 1, id, sp);
-        OPENED
-    } else {
+    // SAFETY: this thread's state at a counted entry of `id`, as it asks.
+    if !unsafe { inplace::counted_boundary(ts, id) } {
         reconcile::commit(ts, depth);
-        NOTHING
+        return NOTHING;
     }
+    // SAFETY: id < record_cap and depth < frame_cap (the contract); distinct memory.
+    let (record, top) = unsafe { (ts.record(id), ts.frame(depth)) };
+    record.counted -= 1;
+    top.child_calls -= COUNTED_CHILD;
+    top.overhead -= cost;
+    let caller = top.id;
+    // SAFETY: as in `enter_counted`, whose charge this takes back; then depth + 1 < frame_cap
+    // (the contract) for the pushed frame.
+    unsafe {
+        estimate_untimed(ts, id, caller, true);
+        push(ts, depth + 1, id, sp);
+    }
+    OPENED
 }
 
 /// Loop exit: the loop's iterations are counted, then it exits like any event.
+///
+/// # Safety
+/// The probe contract (module comment).
 pub unsafe extern "C" fn loop_exit(id_slot: *const u32, iterations: u64, sp: usize) {
-    let mode = switch::mode(load_id(id_slot));
+    // SAFETY: the probe contract.
+    let id = unsafe { load_id(id_slot) };
+    let mode = switch::mode(id);
     let now = if mode == switch::MEASURED { clock::now() } else { 0 };
     let state = thread::current();
     if !state.is_null() {
-        let ts = &mut *state;
-        let id = load_id(id_slot);
+        // SAFETY: the probe contract.
+        let ts = unsafe { &mut *state };
         if id < ts.record_cap {
-            (*ts.records.add(id as usize)).add_iterations(iterations);
-            let top = &*ts.frames.add(ts.depth.min(ts.frame_cap - 1));
-            if !ts.tree.is_null() && top.id == id {
-                (*ts.tree).node(top.node).record.iterations += iterations;
+            // SAFETY: id < record_cap, checked; the top frame index is clamped below
+            // frame_cap; the tree is this thread's and the top frame's node one it made.
+            unsafe {
+                ts.record(id).add_iterations(iterations);
+                let top = ts.frame(ts.depth.min(ts.frame_cap - 1));
+                if let Some(tree) = ts.tree.as_mut().filter(|_| top.id == id) {
+                    tree.node(top.node).record.iterations += iterations;
+                }
             }
         }
     }
     if mode == switch::MEASURED {
-        exit_at(now, id_slot, sp, LOOP)
+        // SAFETY: the probe contract.
+        unsafe { exit_at(now, id_slot, sp, LOOP) }
     } else {
-        exit_unmeasured(id_slot, sp, LOOP)
+        // SAFETY: the probe contract.
+        unsafe { exit_unmeasured(id_slot, sp, LOOP) }
     }
 }
 
@@ -262,104 +335,149 @@ pub unsafe extern "C" fn loop_exit(id_slot: *const u32, iterations: u64, sp: usi
 /// Its trampoline routes only ids inside the mode table here. It does not fence: a counted
 /// entry reads no clock, and the fenced strategy's fence (clock.rs)
 /// comes with compensation, in `counted_compensated`.
+///
+/// # Safety
+/// The probe contract (module comment), from the routed trampoline.
 pub unsafe extern "C" fn enter_throttled(id_slot: *const u32, sp: usize) -> Opened {
     let state = thread::current();
     if state.is_null() {
-        return enter_full(id_slot, sp);
+        // SAFETY: the probe contract.
+        return unsafe { enter_full(id_slot, sp) };
     }
-    let ts = &mut *state;
-    let id = load_id(id_slot);
+    // SAFETY: the probe contract.
+    let (ts, id) = unsafe { (&mut *state, load_id(id_slot)) };
     if ts.depth + 1 >= ts.frame_cap || id >= ts.record_cap {
-        return enter_full(id_slot, sp);
+        // SAFETY: the probe contract.
+        return unsafe { enter_full(id_slot, sp) };
     }
-    enter_counted(ts, id, sp)
+    // SAFETY: bounds checked above; the trampoline routes only ids inside the mode table.
+    unsafe { enter_counted(ts, id, sp) }
 }
 
+/// # Safety
+/// The probe contract (module comment).
 #[inline(never)]
 unsafe fn enter_full(id_slot: *const u32, sp: usize) -> Opened {
-    enter(id_slot, sp)
+    // SAFETY: the probe contract.
+    unsafe { enter(id_slot, sp) }
 }
 
 /// Exit of an event that is not measured (throttled, or switched on again from outside), from
 /// its trampoline.
+///
+/// # Safety
+/// The probe contract (module comment).
 pub unsafe extern "C" fn exit_untimed(id_slot: *const u32, sp: usize) {
-    exit_unmeasured(id_slot, sp, STANDARD)
+    // SAFETY: the probe contract.
+    unsafe { exit_unmeasured(id_slot, sp, STANDARD) }
 }
 
 /// Event exit: pop the top frame if it is this event's, else reconcile.
+///
+/// # Safety
+/// The probe contract (module comment).
 pub unsafe extern "C" fn exit(id_slot: *const u32, sp: usize) {
-    if switch::mode(load_id(id_slot)) != switch::MEASURED {
-        return exit_unmeasured(id_slot, sp, STANDARD);
+    // SAFETY: the probe contract, for each call.
+    unsafe {
+        if switch::mode(load_id(id_slot)) != switch::MEASURED {
+            return exit_unmeasured(id_slot, sp, STANDARD);
+        }
+        exit_at(clock::now(), id_slot, sp, STANDARD)
     }
-    exit_at(clock::now(), id_slot, sp, STANDARD)
 }
 
 /// Exit of an event that is switched off, throttled or lenient: nothing to do, without reading
 /// the clock, unless the activation began while the event was measured (its frame is on top).
+///
+/// # Safety
+/// The probe contract (module comment).
 #[inline(always)]
 unsafe fn exit_unmeasured(id_slot: *const u32, sp: usize, kind: usize) {
     let state = thread::current();
     if state.is_null() {
         return;
     }
-    let ts = &*state;
+    // SAFETY: the probe contract.
+    let ts = unsafe { &*state };
     // On an overflowed shadow stack every entry counted a level, whatever the event's mode.
     let overflowed = ts.depth >= ts.frame_cap;
-    if overflowed || {
-        let top = &*ts.frames.add(ts.depth);
-        top.id == load_id(id_slot) && top.sp == sp
-    } {
-        exit_now(id_slot, sp, kind);
+    // SAFETY: not overflowed, so the top frame is stored; the slot is the probe's.
+    if overflowed || unsafe { ts.frame(ts.depth).id == load_id(id_slot) && ts.frame(ts.depth).sp == sp } {
+        // SAFETY: the probe contract.
+        unsafe { exit_now(id_slot, sp, kind) };
     }
 }
 
 /// A timed exit out of line, for the paths that rarely take one.
+///
+/// # Safety
+/// The probe contract (module comment).
 #[inline(never)]
 unsafe fn exit_now(id_slot: *const u32, sp: usize, kind: usize) {
-    exit_at(clock::now(), id_slot, sp, kind)
+    // SAFETY: the probe contract.
+    unsafe { exit_at(clock::now(), id_slot, sp, kind) }
 }
 
+/// A timed exit at `now`: closes the top frame when it is this activation's, else reconciles.
+///
+/// # Safety
+/// The probe contract (module comment).
 #[inline(always)]
 unsafe fn exit_at(now: u64, id_slot: *const u32, sp: usize, kind: usize) {
     let state = thread::current();
     if state.is_null() {
         return;
     }
-    let ts = &mut *state;
+    // SAFETY: the probe contract.
+    let ts = unsafe { &mut *state };
     let depth = ts.depth;
     if depth >= ts.frame_cap {
         ts.depth = depth - 1; // a frame that overflowed the shadow stack: counted, not stored
         return;
     }
-    let top = &*ts.frames.add(depth);
-    let id = load_id(id_slot);
+    // SAFETY: depth < frame_cap, checked; the slot is the probe's.
+    let (top, id) = unsafe { (ts.frame(depth), load_id(id_slot)) };
     if top.id == id && top.sp == sp {
-        reconcile::close_top(ts, depth, now, kind);
+        // SAFETY: the top frame is stored and was pushed for `id`, so 1 <= depth (the sentinel
+        // never matches a real id) and its id is below record_cap.
+        unsafe { reconcile::close_top(ts, depth, now, kind) };
     } else if switch::mode(id) == switch::MEASURED {
-        reconcile::exit_mismatch(ts, id, sp, now, kind);
+        // SAFETY: this thread's state, its depth below frame_cap.
+        unsafe { reconcile::exit_mismatch(ts, id, sp, now, kind) };
     }
     if recalibrate::due(now) {
-        recalibrate::run(state, now);
+        // SAFETY: this thread's state, at the end of a timed exit.
+        unsafe { recalibrate::run(state, now) };
     }
     clock::fence();
 }
 
+/// Pushes frame `depth` for event `id`, its clock read last.
+///
+/// # Safety
+/// `ts` is the calling thread's state, 1 <= depth < frame_cap, id < record_cap.
 #[inline(always)]
 unsafe fn push(ts: &mut ThreadState, depth: usize, id: u32, sp: usize) {
     reconcile::mark_busy(ts, depth - 1);
-    let parent = &mut *ts.frames.add(depth - 1);
+    // SAFETY: depth - 1 < frame_cap and id < record_cap (the contract).
+    let parent = unsafe { ts.frame(depth - 1) };
     parent.child_calls += TIMED_CHILD;
-    (*ts.records.add(id as usize)).active += 1;
-    let node = match ts.tree.as_mut() {
+    // SAFETY: as above; the record is not otherwise referenced here.
+    unsafe { ts.record(id).active += 1 };
+    // SAFETY: the tree, when there is one, is this thread's (attach maps it).
+    let node = match unsafe { ts.tree.as_mut() } {
         None => 0,
-        Some(tree) => {
+        // SAFETY: the parent's node is one the tree made (or the root); `step` returns another
+        // it made; the open frames are 1..depth, below frame_cap.
+        Some(tree) => unsafe {
             let open = crate::callpath::OpenFrames { frames: ts.frames, top: depth - 1 };
             let node = tree.step(parent.node, id, open);
             tree.node(node).record.active += 1;
             node
-        }
+        },
     };
-    let frame = &mut *ts.frames.add(depth);
+    // SAFETY: depth < frame_cap (the contract); the parent's reference has ended.
+    let frame = unsafe { ts.frame(depth) };
     frame.node = node;
     frame.id = id;
     frame.child_calls = 0;
@@ -371,6 +489,11 @@ unsafe fn push(ts: &mut ThreadState, depth: usize, id: u32, sp: usize) {
     reconcile::commit(ts, depth);
 }
 
+/// An entry that failed the fast path's bounds: a re-entry from a signal handler, an
+/// overflowed shadow stack, or an id past the thread's records.
+///
+/// # Safety
+/// `ts` is the calling thread's state; `depth` is its depth plus one.
 #[cold]
 #[inline(never)]
 unsafe fn enter_cold(ts: &mut ThreadState, id: u32, depth: usize, sp: usize) -> Opened {
@@ -378,7 +501,10 @@ unsafe fn enter_cold(ts: &mut ThreadState, id: u32, depth: usize, sp: usize) -> 
         // In a signal handler that interrupted a probe: counted, and the step undone at its exit.
         ts.depth = depth;
         if id < ts.record_cap {
-            (*ts.records.add(id as usize)).counted += 1;
+            // SAFETY: id < record_cap, checked. The handler runs on this thread between two
+            // instructions of the interrupted probe, which fenced its updates before marking
+            // the stack busy (reconcile's module comment).
+            unsafe { ts.record(id).counted += 1 };
         }
         OPENED
     } else if depth >= ts.frame_cap {
@@ -389,7 +515,8 @@ unsafe fn enter_cold(ts: &mut ThreadState, id: u32, depth: usize, sp: usize) -> 
         ts.counters.unregistered += 1;
         NOTHING
     } else {
-        push(ts, depth, id, sp);
+        // SAFETY: depth < frame_cap here, and grow_records made id < record_cap.
+        unsafe { push(ts, depth, id, sp) };
         OPENED
     }
 }

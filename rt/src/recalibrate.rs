@@ -20,8 +20,6 @@
 //! The hot path pays one load and one comparison per exit (`due`); the deadline is u64::MAX
 //! when recalibration is off, and while a round runs, so one thread at a time measures.
 
-#![deny(unsafe_op_in_unsafe_fn)]
-
 use crate::overhead::{self, SCALE, STANDARD};
 use crate::thread::{self, ThreadState};
 use crate::{clock, compensate, probes, settings};

@@ -10,8 +10,6 @@
 //! stack's capacity, so it only counts its event (`probes::enter_cold`) and leaves the frames
 //! alone; its exit undoes its entry's step, and the interrupted probe goes on as if nothing ran.
 
-#![deny(unsafe_op_in_unsafe_fn)]
-
 use crate::compensate::{self, STANDARD};
 use crate::inplace;
 use crate::registry::UNREGISTERED;
@@ -71,10 +69,11 @@ pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64, kind: usiz
         // SAFETY: this thread's state, at its timed exit.
         unsafe { past_throttle_calls(ts, frame.id, kind, record) };
     }
-    // SAFETY: the tree, when there is one, is this thread's (attach maps it), and the frame's
-    // node is one it made at the frame's entry.
+    // SAFETY: the tree, when there is one, is this thread's (attach maps it).
     if let Some(tree) = unsafe { ts.tree.as_mut() } {
-        charge(unsafe { &mut tree.node(frame.node).record }, frame, inclusive, compensated);
+        // SAFETY: the frame's node is one the tree made at the frame's entry.
+        let node = unsafe { tree.node(frame.node) };
+        charge(&mut node.record, frame, inclusive, compensated);
     }
     commit(ts, depth - 1);
 }

@@ -3,13 +3,12 @@
 //! therefore never chosen at compile time, and ThinLTO backends or separately compiled modules
 //! cannot collide.
 
-#![deny(unsafe_op_in_unsafe_fn)]
-
 use crate::bits::EventBits;
 use crate::lifecycle;
 use crate::lock::Lock;
 use instrument_contract::table::{ABI_VERSION, FLAG_LATE, FLAG_LOCAL, FLAG_RECURSIVE, NONE};
 use instrument_contract::Language;
+use instrument_profile::Placement;
 use std::ffi::{c_char, CStr};
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
@@ -59,7 +58,7 @@ struct SiteEntry {
 /// What kind of event an id names, with its place in the program graph (ids, not indexes).
 #[derive(Debug, Clone)]
 pub enum Kind {
-    Function { name: String, local: bool, language: &'static str, recursive: bool },
+    Function { name: String, local: bool, language: Language, recursive: bool },
     Loop { function: u32, parent: Option<u32> },
     CallSite { function: u32, in_loop: Option<u32>, callee: String },
 }
@@ -88,11 +87,11 @@ static LATE_MODULES: AtomicU32 = AtomicU32::new(0);
 
 /// Where the registered modules' probes were placed: `early`, `late`, `early and late` when
 /// modules differ, none when no module registered a routine.
-pub fn placement() -> Option<&'static str> {
+pub fn placement() -> Option<Placement> {
     match (EARLY_MODULES.load(Relaxed) > 0, LATE_MODULES.load(Relaxed) > 0) {
-        (true, true) => Some("early and late"),
-        (true, false) => Some("early"),
-        (false, true) => Some("late"),
+        (true, true) => Some(Placement::Mixed),
+        (true, false) => Some(Placement::Early),
+        (false, true) => Some(Placement::Late),
         (false, false) => None,
     }
 }
@@ -192,7 +191,7 @@ unsafe fn read_events(table: &ModuleTable, base: u32, events: &mut Vec<EventInfo
             // SAFETY: the entry's strings are the pass's constants, null-terminated.
             name: unsafe { text(e.name) },
             local: e.flags & FLAG_LOCAL != 0,
-            language: language(e.flags),
+            language: Language::of_flags(e.flags),
             recursive: e.flags & FLAG_RECURSIVE != 0,
         };
         // SAFETY: as above.
@@ -272,7 +271,12 @@ pub fn register_hidden(names: &[&str]) -> u32 {
     let base = events.len() as u32;
     for (i, name) in names.iter().enumerate() {
         events.push(EventInfo {
-            kind: Kind::Function { name: (*name).to_string(), local: true, language: "", recursive: false },
+            kind: Kind::Function {
+                name: (*name).to_string(),
+                local: true,
+                language: Language::Unknown,
+                recursive: false,
+            },
             file: String::new(),
             line: 0,
         });
@@ -288,11 +292,6 @@ pub fn register_hidden(names: &[&str]) -> u32 {
     crate::live::publish_names(&events, base as usize, true);
     COUNT.store(events.len() as u32, Relaxed);
     base
-}
-
-/// The language a routine's flags name.
-fn language(flags: u32) -> &'static str {
-    Language::of_flags(flags).name()
 }
 
 /// A C string of a module table, as text.

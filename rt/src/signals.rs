@@ -16,8 +16,6 @@
 //! have without instrumentation.
 //! `INSTRUMENT_SIGNALS=0` installs nothing.
 
-#![deny(unsafe_op_in_unsafe_fn)]
-
 use std::sync::atomic::{AtomicBool, Ordering};
 
 const FATAL: [libc::c_int; 10] = [
@@ -83,8 +81,10 @@ extern "C" fn on_fatal_signal(signal: libc::c_int) {
     // SA_RESETHAND restored the default action; a second fatal signal (in another thread, or
     // while writing) ends the process at once.
     if !HANDLING.swap(true, Ordering::AcqRel) {
+        // SAFETY: the first fatal signal's handler (HANDLING was false), as it asks.
         unsafe { write_from_a_child(signal) };
     }
+    // SAFETY: restores the default disposition and raises the signal being handled.
     unsafe {
         libc::signal(signal, libc::SIG_DFL);
         // Pending until this handler returns (the signal is blocked while it runs), then fatal:

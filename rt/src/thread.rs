@@ -4,8 +4,6 @@
 //! and merges its records into the process totals), so thousands of short threads neither leak
 //! nor lose data.
 
-#![deny(unsafe_op_in_unsafe_fn)]
-
 use crate::callpath::{self, Tree};
 use crate::live::{self, Area, Region};
 use crate::lock::Lock;
@@ -189,17 +187,23 @@ pub fn attach() -> *mut ThreadState {
         return null_mut();
     };
     let Some(records) = live::alloc(record_cap as usize * size_of::<Record>(), Area::Records) else {
+        // SAFETY: `region` was just allocated and nothing refers to it.
         unsafe { live::free(&region) };
         return null_mut();
     };
     let state = region.ptr.cast::<ThreadState>();
+    // SAFETY: the region holds the state's STATE_BYTES, then frame_cap >= 1 frames (the
+    // allocation above); it is fresh, zeroed memory of this thread.
     let frames = unsafe { region.ptr.add(STATE_BYTES).cast::<Frame>() };
+    // SAFETY: as above: frame 0 is inside the region.
     unsafe {
         (*frames).id = SENTINEL_ID;
         (*frames).node = callpath::ROOT;
     }
     let index = THREAD_INDEX.fetch_add(1, Relaxed);
     let slot = live::publish_thread(&region, frame_cap, &records, record_cap, index);
+    // SAFETY: the region starts with STATE_BYTES for the state (at least its size, asserted
+    // above), page aligned, and nothing else refers to it yet.
     unsafe {
         state.write(ThreadState {
             depth: 0,
@@ -230,11 +234,15 @@ pub fn grow_records(ts: &mut ThreadState, id: u32) -> bool {
     if id >= registry::count() || (!ts.tree.is_null() && id >= callpath::MAX_EVENTS) {
         return false;
     }
-    let new_cap = (id + 1).next_power_of_two() * 2;
+    // With a tree, ids stay below MAX_EVENTS (the callpath transitions' bound): `id` is.
+    let limit = if ts.tree.is_null() { u32::MAX } else { callpath::MAX_EVENTS };
+    let new_cap = ((id + 1).next_power_of_two() * 2).min(limit);
     let Some(new) = live::alloc(new_cap as usize * size_of::<Record>(), Area::Records) else {
         return false;
     };
     let _merged = lock_merged(); // a concurrent profile writer may be reading the old array
+                                 // SAFETY: the old array holds record_cap records, the new one new_cap > record_cap; they
+                                 // are distinct mappings; the old one is freed once nothing (the lock is held) reads it.
     unsafe {
         std::ptr::copy_nonoverlapping(ts.records, new.ptr.cast(), ts.record_cap as usize);
         live::move_records(ts.slot, &new, new_cap);
@@ -255,6 +263,8 @@ pub fn retire_current(now: u64) {
     if state.is_null() {
         return;
     }
+    // SAFETY: `state` was this thread's attached state; no probe of this thread runs now (the
+    // pointer is cleared), so this is its only user until it is freed below, the last use.
     unsafe {
         let ts = &mut *state;
         crate::reconcile::close_all(ts, now);
@@ -292,24 +302,33 @@ pub struct SavedFrames {
 /// Closes the calling thread's open frames at `now` for a snapshot taken while the thread goes
 /// on (before an exec), saving what that changes. None when the thread measures nothing.
 pub fn close_current_frames(now: u64) -> Option<SavedFrames> {
+    // SAFETY: the calling thread's own state, outside any probe of it.
     let ts = unsafe { current().as_mut()? };
     let stored = (ts.depth & !crate::reconcile::BUSY).min(ts.frame_cap - 1);
-    let frames: Vec<Frame> = (0..=stored).map(|d| unsafe { *ts.frames.add(d) }).collect();
-    let records = frames[1..].iter().map(|f| (f.id, unsafe { *ts.records.add(f.id as usize) })).collect();
+    // SAFETY: stored < frame_cap; every open frame's id is below record_cap (a frame is pushed
+    // only for such ids); copies, no reference is kept.
+    let frames: Vec<Frame> = (0..=stored).map(|d| unsafe { *ts.frame(d) }).collect();
+    // SAFETY: as above.
+    let records = frames[1..].iter().map(|f| (f.id, unsafe { *ts.record(f.id) })).collect();
+    // SAFETY: the tree, when there is one, is this thread's.
     let nodes = match unsafe { ts.tree.as_mut() } {
         // SAFETY: every open frame's node was made by this tree at the frame's entry.
         Some(tree) => frames[1..].iter().map(|f| (f.node, unsafe { tree.node(f.node).record })).collect(),
         None => Vec::new(),
     };
     let saved = SavedFrames { depth: ts.depth, frames, records, nodes, counters: ts.counters };
+    // SAFETY: this thread's attached state.
     unsafe { crate::reconcile::close_all(ts, now) };
     Some(saved)
 }
 
 /// Puts back what `close_current_frames` changed: the frames are open again.
 pub fn reopen_current_frames(saved: SavedFrames) {
+    // SAFETY: the calling thread's own state, outside any probe of it.
     let Some(ts) = (unsafe { current().as_mut() }) else { return };
     let _merged = lock_merged(); // as grow_records: a concurrent writer may be reading
+                                 // SAFETY: what `close_current_frames` saved from this state: at most frame_cap frames,
+                                 // records of ids below record_cap (which only grows), nodes the tree made.
     unsafe {
         std::ptr::copy_nonoverlapping(saved.frames.as_ptr(), ts.frames, saved.frames.len());
         for &(id, record) in &saved.records {
@@ -327,10 +346,12 @@ pub fn reopen_current_frames(saved: SavedFrames) {
 
 /// Calls counted so far on the calling thread (every event kind).
 pub fn current_calls() -> u64 {
+    // SAFETY: the calling thread's own state, outside any probe of it.
     let Some(ts) = (unsafe { current().as_ref() }) else { return 0 };
     let used = (registry::count() as usize).min(ts.record_cap as usize);
     (0..used)
         .map(|id| {
+            // SAFETY: id < used <= record_cap.
             let r = unsafe { &*ts.records.add(id) };
             r.calls + r.counted
         })
@@ -369,6 +390,7 @@ pub unsafe fn forget_records(ts: &mut ThreadState, ids: &[u32]) {
 
 /// A thread's callpaths, when it measured any.
 pub fn thread_paths(ts: &ThreadState) -> Option<ThreadPaths> {
+    // SAFETY: a state's tree is null or the one `attach` made for it.
     let tree = unsafe { ts.tree.as_ref()? };
     let (paths, other) = tree.paths();
     Some(ThreadPaths { thread: ts.index, paths, other, overflow: tree.overflow })
@@ -378,6 +400,7 @@ pub fn thread_paths(ts: &ThreadState) -> Option<ThreadPaths> {
 pub fn thread_records(ts: &ThreadState) -> ThreadRecords {
     let used = (registry::count() as usize).min(ts.record_cap as usize);
     let records = (0..used)
+        // SAFETY: id < used <= record_cap, within the state's records.
         .map(|id| (id as u32, unsafe { *ts.records.add(id) }))
         .filter(|(_, r)| r.calls + r.counted > 0)
         .collect();
@@ -391,6 +414,7 @@ pub fn merge_into(merged: &mut Merged, ts: &ThreadState) {
         merged.records.resize(used, Record::default());
     }
     for (id, total) in merged.records.iter_mut().enumerate().take(used) {
+        // SAFETY: id < used <= record_cap, within the state's records.
         total.add(unsafe { &*ts.records.add(id) });
     }
     merged.counters.add(&ts.counters);
@@ -404,6 +428,7 @@ impl Drop for Guard {
         // glibc runs the main thread's TLS destructors inside exit() before the atexit
         // handlers; the main thread is finished by the exit handler instead, so that C++ static
         // destructors are still measured.
+        // SAFETY: plain system calls without arguments.
         if unsafe { libc::gettid() == libc::getpid() } {
             return;
         }

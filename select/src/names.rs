@@ -1,10 +1,12 @@
 //! Readable routine names: Rust (legacy and v0), C++ (Itanium) and flang's Fortran symbols are
 //! demangled; other names are shown as linked.
 
+use instrument_contract::Language;
+
 /// `readable`, knowing the routine's language: flang renames external procedures to the
 /// Fortran 77 convention (`conj_grad_`), which reads back as written only for Fortran.
-pub fn readable_in(symbol: &str, language: &str) -> String {
-    let fortran = language == instrument_contract::Language::Fortran.name();
+pub fn readable_in(symbol: &str, language: Language) -> String {
+    let fortran = language == Language::Fortran;
     match symbol.strip_suffix('_') {
         Some(name) if fortran && !symbol.starts_with("_Q") && !name.is_empty() => name.to_string(),
         _ => readable(symbol),
@@ -87,8 +89,8 @@ mod tests {
         assert_eq!(readable("_QFouterPinner"), "outer::inner");
         assert_eq!(readable("_QQmain"), "main program");
         assert_eq!(readable("_QQclX1234"), "_QQclX1234", "flang's internal constants stay as they are");
-        assert_eq!(super::readable_in("conj_grad_", "fortran"), "conj_grad");
-        assert_eq!(super::readable_in("conj_grad_", ""), "conj_grad_");
-        assert_eq!(super::readable_in("_QMsolverPstep", "fortran"), "solver::step");
+        assert_eq!(super::readable_in("conj_grad_", super::Language::Fortran), "conj_grad");
+        assert_eq!(super::readable_in("conj_grad_", super::Language::Unknown), "conj_grad_");
+        assert_eq!(super::readable_in("_QMsolverPstep", super::Language::Fortran), "solver::step");
     }
 }

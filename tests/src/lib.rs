@@ -259,11 +259,11 @@ pub fn has_function(profile: &Profile, name: &str) -> bool {
 pub fn assert_inclusive_covers_exclusive(profile: &Profile) {
     for f in &profile.functions {
         assert!(
-            f.inclusive_ns >= f.exclusive_ns,
+            f.stats.inclusive_ns >= f.stats.exclusive_ns,
             "{}: inclusive {} < exclusive {}",
             f.name,
-            f.inclusive_ns,
-            f.exclusive_ns
+            f.stats.inclusive_ns,
+            f.stats.exclusive_ns
         );
     }
 }

@@ -115,7 +115,7 @@ fn full_callpaths_under_a_recursion_a_million_deep_stay_small() {
     let bytes = std::fs::metadata(&path).unwrap().len();
     assert!(bytes < 1 << 20, "the profile is statistics, not the recursion: {bytes} bytes");
     let profile = load_profile(&path);
-    let measured = function(&profile, "recurse").calls;
+    let measured = function(&profile, "recurse").stats.calls;
     assert_eq!(measured + profile.totals.stack_overflow_events, 1_000_001);
     let paths: usize = profile.callpaths.as_ref().unwrap().threads.iter().map(|t| t.paths.len()).sum();
     assert!(paths <= 6, "recursion collapses onto one node: {paths} paths");
@@ -139,8 +139,8 @@ fn a_signal_handler_interrupting_probes_leaves_every_count_exact() {
         let alarms: u64 = stdout.trim().strip_prefix("alarms ").unwrap().parse().unwrap();
         assert!(alarms > 100, "the timer interrupted the run often: {alarms}");
         let profile = only_profile(&run_dir);
-        assert_eq!(function(&profile, "work").calls, 5_000_000, "callpath {callpath}, live {live}");
-        assert_eq!(function(&profile, "on_alarm").calls, alarms, "callpath {callpath}, live {live}");
+        assert_eq!(function(&profile, "work").stats.calls, 5_000_000, "callpath {callpath}, live {live}");
+        assert_eq!(function(&profile, "on_alarm").stats.calls, alarms, "callpath {callpath}, live {live}");
         assert_eq!(profile.totals.unmatched_exits, 0);
         assert_inclusive_covers_exclusive(&profile);
     }
@@ -165,7 +165,7 @@ fn sigterm_while_threads_start_and_end_ends_the_program_at_once_with_its_profile
         assert_eq!(status.signal(), Some(libc::SIGTERM), "the program still dies of the signal");
         let profile = only_profile(&run_dir);
         assert_eq!(profile.ended_by.as_deref(), Some("SIGTERM"));
-        assert!(function(&profile, "worker").calls >= 8, "attempt {attempt}");
+        assert!(function(&profile, "worker").stats.calls >= 8, "attempt {attempt}");
     }
 }
 
@@ -211,7 +211,7 @@ fn a_relative_profile_directory_is_resolved_before_the_program_changes_directory
     let profiles = new_dir(dir.path(), "profiles");
     let output = run(clean(&program, dir.path()).arg("chdir").env("INSTRUMENT_PROFILE_DIR", "profiles"));
     assert_success(&output, "chdir");
-    assert_eq!(function(&only_profile(&profiles), "work").calls, 1);
+    assert_eq!(function(&only_profile(&profiles), "work").stats.calls, 1);
 }
 
 #[test]
@@ -285,7 +285,7 @@ fn a_program_that_sandboxes_itself_keeps_its_profile() {
         .collect();
     assert_eq!(reserve.len(), 1, "{reserve:?}");
     let profile = load_profile(&reserve[0]);
-    assert_eq!(function(&profile, "work").calls, 1);
+    assert_eq!(function(&profile, "work").stats.calls, 1);
     assert!(
         profile.command[0].ends_with("adversarial"),
         "the name read before the sandbox: {:?}",

@@ -27,7 +27,7 @@ fn calls(dir: &Path, program: &str, routine: &str) -> u64 {
         .find(|p| p.file_name().unwrap().to_string_lossy().starts_with(&format!("{program}.")))
         .unwrap_or_else(|| panic!("no profile of {program} in {}", dir.display()));
     let profile = load_profile(&path);
-    function(&profile, routine).calls
+    function(&profile, routine).stats.calls
 }
 
 #[test]

@@ -97,7 +97,7 @@ fn indirect_calls_callbacks_and_threads() {
     let profile = load_profile(&path);
     let t = table(&path, None, None);
     assert_eq!(t.get("main => leaf"), Some(&1), "the call through a function pointer");
-    let cmp = function(&profile, "cmp").calls;
+    let cmp = function(&profile, "cmp").stats.calls;
     assert!(cmp >= 7);
     assert_eq!(t.get("main => cmp"), Some(&cmp), "qsort's callbacks land under main");
     let callpaths = profile.callpaths.as_ref().unwrap();
@@ -153,7 +153,7 @@ fn node_cap_overflow_goes_to_other_paths() {
     let main_thread = &callpaths.threads[0];
     assert!(main_thread.overflow_paths > 0);
     assert!(main_thread.other.as_ref().unwrap().stats.calls > 0);
-    assert_eq!(function(&profile, "c").calls, 16, "the flat profile stays exact");
+    assert_eq!(function(&profile, "c").stats.calls, 16, "the flat profile stays exact");
     assert!(table(&path, None, None).contains_key("(other paths)"));
 }
 
@@ -180,7 +180,7 @@ fn exports_folded_flamegraph_and_speedscope() {
     assert!(weight > 0);
     let profile = load_profile(&path);
     let total: u64 = folded.lines().map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap()).sum();
-    let exclusive: u64 = profile.functions.iter().map(|f| f.exclusive_ns).sum();
+    let exclusive: u64 = profile.functions.iter().map(|f| f.stats.exclusive_ns).sum();
     assert!(
         total.abs_diff(exclusive) * 100 <= exclusive,
         "folded weights {total} vs exclusive times {exclusive}"
@@ -228,7 +228,7 @@ fn creating_callpath_nodes_costs_no_one_time() {
         assert_success(&output, "coldpaths");
         let profile = only_profile(&run_dir);
         assert_eq!(profile.functions.iter().filter(|f| f.name.starts_with("leaf_")).count(), 300);
-        function(&profile, "setup").inclusive_ns as f64
+        function(&profile, "setup").stats.inclusive_ns as f64
     };
     let (mut flat, mut callpaths) = (f64::INFINITY, f64::INFINITY);
     for round in 0..8 {

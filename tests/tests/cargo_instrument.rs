@@ -95,7 +95,10 @@ fn dev_profile_counts_are_exact_and_a_caught_panic_leaves_the_stack_true() {
     let profile = load_profile(&found[0]);
     assert_eq!(profile.totals.unmatched_exits, 0);
     let main = profile.functions.iter().find(|f| f.name.ends_with("3app4main")).expect("app::main");
-    assert!(main.child_calls >= 4, "parse_all, fib, after and the catch_unwind closure are main's children");
+    assert!(
+        main.stats.child_calls >= 4,
+        "parse_all, fib, after and the catch_unwind closure are main's children"
+    );
 
     // After the caught panic, main's next calls are still its own children.
     let binary = dir.path().join(format!("target/instrument/{}/debug/app", host()));

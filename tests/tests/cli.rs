@@ -165,8 +165,8 @@ fn rewrite_bitcode_to_an_object_that_links_and_runs() {
     let program = compile(&bin("instrument-cc"), dir.path(), "calls", &[object], &[]);
     let (output, profile) = run_profiled(&program, dir.path());
     assert_success(&output, "rewritten calls");
-    assert_eq!(function(&profile, "c").calls, 9);
-    assert_eq!(function(&profile, "a").child_calls, 6);
+    assert_eq!(function(&profile, "c").stats.calls, 9);
+    assert_eq!(function(&profile, "a").stats.child_calls, 6);
 }
 
 #[test]
@@ -269,7 +269,7 @@ fn report_sorts_and_cuts_the_table_and_the_json() {
     assert_success(&output, "calls");
     let path = profile_path(dir.path());
     let mut by_calls: Vec<(u64, String)> =
-        profile.functions.iter().map(|f| (f.calls, f.name.clone())).collect();
+        profile.functions.iter().map(|f| (f.stats.calls, f.name.clone())).collect();
     by_calls.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     let json = instrument(&["report", "--json", "--sort", "calls", "--top", "2", &path]);
     assert_success(&json, "report --json --sort calls --top 2");

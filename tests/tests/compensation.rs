@@ -25,7 +25,7 @@ fn main_times(
     assert_success(&run(&mut command), "program");
     let profile = only_profile(dir);
     let main = function(&profile, "main").clone();
-    (main.inclusive_ns as f64, main.compensated.map(|c| c.inclusive_ns as f64), profile)
+    (main.stats.inclusive_ns as f64, main.stats.compensated.map(|c| c.inclusive_ns as f64), profile)
 }
 
 fn main_only_selection(dir: &std::path::Path) -> String {
@@ -46,7 +46,7 @@ fn with_no_other_event_compensation_changes_main_by_its_own_probe_cost_only() {
         "raw {raw} ns, compensated {compensated} ns"
     );
     assert!((raw - compensated) <= c.routine.own_ns + 1.0);
-    assert_eq!(c.strategy, "inplace", "the default strategy");
+    assert_eq!(c.strategy, instrument_profile::Strategy::InPlace, "the default strategy");
     assert!(c.in_place.is_empty(), "main alone is never hot: {:?}", c.in_place);
     assert!(c.calibration_ns < 20_000_000, "calibration took {} ns", c.calibration_ns);
     assert!(c.routine.inclusive_overhead_ns > c.routine.own_ns && c.routine.own_ns > 0.0);
@@ -80,8 +80,8 @@ fn call_heavy_work_compensates_toward_the_main_only_time() {
     let expected = calls as f64 * c.routine.inclusive_overhead_ns + c.routine.own_ns;
     let removed = raw - compensated;
     assert!((removed - expected).abs() / expected < 0.01, "removed {removed} ns, expected {expected} ns");
-    assert_eq!(function(&profile, "step").calls, calls);
-    assert!(function(&profile, "step").compensated.is_some(), "every event carries compensated times");
+    assert_eq!(function(&profile, "step").stats.calls, calls);
+    assert!(function(&profile, "step").stats.compensated.is_some(), "every event carries compensated times");
 }
 
 /// Recalibration every 5 ms on a run of some 100 ms: rounds happen, the counts and the
@@ -105,15 +105,15 @@ fn recalibration_while_running_changes_no_count_and_removes_its_own_time() {
     let r = c.recalibration.as_ref().expect("recalibrated while running");
     assert!(r.rounds >= 5, "{r:?}");
     assert!(r.cost_ns > 0 && r.routine_low_ns <= r.routine_high_ns, "{r:?}");
-    assert_eq!(function(&profile, "step").calls, calls);
-    assert_eq!(function(&profile, "main").child_calls, calls);
+    assert_eq!(function(&profile, "step").stats.calls, calls);
+    assert_eq!(function(&profile, "main").stats.child_calls, calls);
     assert_eq!(profile.functions.len(), 2, "no calibration event shows: {:?}", profile.functions);
     let ids: Vec<u32> = profile.functions.iter().map(|f| f.id).collect();
     let paths = &profile.callpaths.as_ref().unwrap().threads[0].paths;
     assert_eq!(paths.len(), 2, "main and main => step only: {paths:?}");
     assert!(paths.iter().all(|p| p.path.iter().all(|id| ids.contains(id))), "{paths:?}");
     let main = function(&profile, "main");
-    let removed = main.inclusive_ns as f64 - main.compensated.unwrap().inclusive_ns as f64;
+    let removed = main.stats.inclusive_ns as f64 - main.stats.compensated.unwrap().inclusive_ns as f64;
     let start = c.routine.inclusive_overhead_ns;
     let (low, high) = (start.min(r.routine_low_ns), start.max(r.routine_high_ns));
     let probes = removed - r.cost_ns as f64 - c.routine.own_ns;
@@ -151,10 +151,14 @@ fn the_hot_routine_is_compensated_with_its_cost_measured_in_place() {
         assert!(e.timed_ns > 0.0 && e.counted_ns >= 0.0, "{e:?}");
         assert!((e.timed_ns - e.counted_ns - e.difference_ns).abs() < 0.01, "{e:?}");
     }
-    assert_eq!(step.calls, calls);
+    assert_eq!(step.stats.calls, calls);
     // Each estimation spends at most an eighth of the calls so far, half of it counted.
-    assert!(step.untimed_calls >= 24 * 16 && step.untimed_calls < calls / 12, "{}", step.untimed_calls);
-    assert_eq!(function(&profile, "main").child_calls, calls);
+    assert!(
+        step.stats.untimed_calls >= 24 * 16 && step.stats.untimed_calls < calls / 12,
+        "{}",
+        step.stats.untimed_calls
+    );
+    assert_eq!(function(&profile, "main").stats.child_calls, calls);
     assert_eq!(profile.totals.unmatched_exits, 0, "every window boundary leaves the shadow stack true");
     let removed = raw - compensated.unwrap() - c.routine.own_ns;
     // Timed calls cost main a timed pair each (an estimate's or the calibrated one), the calls
@@ -162,7 +166,7 @@ fn the_hot_routine_is_compensated_with_its_cost_measured_in_place() {
     let costs = estimates.iter().map(|e| e.timed_ns).chain([c.routine.inclusive_overhead_ns]);
     let (low, high) = costs.fold((f64::MAX, 0.0f64), |(l, h), x| (l.min(x), h.max(x)));
     let counted = estimates.iter().map(|e| e.counted_ns).fold(overhead_counted_ns(&profile), f64::max);
-    let (timed, untimed) = ((calls - step.untimed_calls) as f64, step.untimed_calls as f64);
+    let (timed, untimed) = ((calls - step.stats.untimed_calls) as f64, step.stats.untimed_calls as f64);
     let (least, most) = (timed * low, timed * high + untimed * counted);
     assert!(
         removed > least * 0.99 && removed < most * 1.01,

@@ -60,11 +60,11 @@ fn every_profile_says_what_its_probes_cost_per_event_and_in_total() {
     let rows = report["functions"].as_array().unwrap();
     let row = |name: &str| rows.iter().find(|r| r["name"] == name).unwrap();
     let f = function(&profile, "next_random");
-    assert!(f.throttled && f.untimed_calls > 0);
+    assert!(f.throttled && f.stats.untimed_calls > 0);
     // Throttled, it was measured in place: its calls are charged those costs.
     let in_place = o.in_place.iter().find(|e| e.id == f.id).expect("next_random's in-place costs");
-    let expected = (f.calls - f.untimed_calls) as f64 * in_place.measured_ns
-        + f.untimed_calls as f64 * in_place.counted_ns;
+    let expected = (f.stats.calls - f.stats.untimed_calls) as f64 * in_place.measured_ns
+        + f.stats.untimed_calls as f64 * in_place.counted_ns;
     assert!(close(row("next_random")["overhead_ns"].as_f64().unwrap(), expected));
     assert!(close(row("main")["overhead_ns"].as_f64().unwrap(), o.costs.routine.measured_ns));
     let sum: f64 = rows.iter().map(|r| r["overhead_ns"].as_f64().unwrap_or(0.0)).sum();
@@ -186,7 +186,7 @@ fn compensation_removes_the_cost_of_counted_calls_too() {
         &[("INSTRUMENT_COMPENSATE", "calibrated"), ("INSTRUMENT_THROTTLE", "1")],
     );
     let f = function(&profile, "next_random");
-    assert!(f.untimed_calls > CALLS / 2, "throttled: {f:?}");
+    assert!(f.stats.untimed_calls > CALLS / 2, "throttled: {f:?}");
     let removed = profile.compensation.as_ref().expect("compensated").removed_ns as f64;
     let total = profile.overhead.as_ref().unwrap().total_ns;
     assert!((removed - total).abs() <= 1e-3 * total + 1000.0, "removed {removed} ns, probes cost {total} ns");

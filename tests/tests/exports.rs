@@ -68,8 +68,8 @@ fn tau_export_has_every_routine_with_exact_counts_and_times_in_microseconds() {
     assert_eq!(tau.events.len(), profile.functions.len());
     for f in &profile.functions {
         let e = tau_event(tau, &format!("{} [{{", f.name));
-        assert!((e.exclusive - f.exclusive_ns as f64 / 1e3).abs() < 1e-9, "{}", f.name);
-        assert!((e.inclusive - f.inclusive_ns as f64 / 1e3).abs() < 1e-9, "{}", f.name);
+        assert!((e.exclusive - f.stats.exclusive_ns as f64 / 1e3).abs() < 1e-9, "{}", f.name);
+        assert!((e.inclusive - f.stats.inclusive_ns as f64 / 1e3).abs() < 1e-9, "{}", f.name);
         assert!(e.inclusive >= e.exclusive);
     }
 }
@@ -95,9 +95,9 @@ fn tau_export_writes_one_file_per_thread_and_callpaths() {
         );
         calls_by_thread += thread.events.iter().map(|e| e.stats.calls).sum::<u64>();
     }
-    let merged: u64 = profile.functions.iter().map(|f| f.calls).sum::<u64>()
-        + profile.loops.iter().map(|l| l.count).sum::<u64>()
-        + profile.callsites.iter().map(|c| c.count).sum::<u64>();
+    let merged: u64 = profile.functions.iter().map(|f| f.stats.calls).sum::<u64>()
+        + profile.loops.iter().map(|l| l.stats.calls).sum::<u64>()
+        + profile.callsites.iter().map(|c| c.stats.calls).sum::<u64>();
     assert_eq!(calls_by_thread, merged, "threads add up to the merged profile");
     let main_thread = &files[0].1;
     let main_to_b = main_thread
@@ -217,7 +217,7 @@ fn pprof_export_reads_back_with_the_profiles_counts_and_times() {
     assert_eq!(string(&p, p.default_sample_type), "exclusive");
     let leaves = by_leaf(&p);
     for f in &profile.functions {
-        let expected = (f.calls as i64, f.exclusive_ns as i64, f.inclusive_ns as i64);
+        let expected = (f.stats.calls as i64, f.stats.exclusive_ns as i64, f.stats.inclusive_ns as i64);
         assert_eq!(leaves[&f.name], expected, "{}", f.name);
         let function = p.function.iter().find(|pf| string(&p, pf.name) == f.name).unwrap();
         assert_eq!(string(&p, function.filename), f.file);
@@ -241,12 +241,12 @@ fn pprof_export_of_callpaths_has_stacks_leaf_first_and_every_nanosecond() {
         p.sample.iter().map(|s| s.location_id.iter().map(|&id| name_of(id)).collect()).collect();
     assert!(stacks.iter().any(|s| s == &["c", "a", "main"]), "{stacks:?}");
     let exclusive: i64 = p.sample.iter().map(|s| s.value[1]).sum();
-    let flat: i64 = profile.functions.iter().map(|f| f.exclusive_ns as i64).sum();
+    let flat: i64 = profile.functions.iter().map(|f| f.stats.exclusive_ns as i64).sum();
     let records = p.sample.len() as i64 + profile.functions.len() as i64;
     assert!((exclusive - flat).abs() <= records, "callpaths {exclusive} vs flat {flat}: only rounding apart");
     let thread_label = p.string_table.iter().position(|s| s == "thread").unwrap() as i64;
     assert!(p.sample.iter().all(|s| s.label.iter().any(|l| l.key == thread_label)), "per-thread samples");
-    assert_eq!(leaves_calls(&p, "a"), function(&profile, "a").calls as i64);
+    assert_eq!(leaves_calls(&p, "a"), function(&profile, "a").stats.calls as i64);
 }
 
 fn leaves_calls(p: &proto::Profile, name: &str) -> i64 {

@@ -52,9 +52,9 @@ fn fatal_signals_leave_a_profile_marked_with_the_signal() {
         assert_eq!(plain.stdout, instrumented.stdout);
         let profile = only_profile(&dir);
         assert_eq!(profile.ended_by.as_deref(), Some(name));
-        assert_eq!(function(&profile, "work").calls, 1);
-        assert_eq!(function(&profile, "descend").calls, 4, "{mode}: open frames closed at the signal");
-        assert_eq!(function(&profile, "main").calls, 1);
+        assert_eq!(function(&profile, "work").stats.calls, 1);
+        assert_eq!(function(&profile, "descend").stats.calls, 4, "{mode}: open frames closed at the signal");
+        assert_eq!(function(&profile, "main").stats.calls, 1);
         assert_eq!(profile.totals.frames_closed_at_exit, 5);
         assert_inclusive_covers_exclusive(&profile);
         assert!(leftovers(&dir).is_empty());
@@ -92,8 +92,8 @@ fn interrupting_a_run_writes_its_profile_and_ignored_signals_stay_ignored() {
     assert_eq!(child.wait().unwrap().signal(), Some(libc::SIGINT));
     let profile = only_profile(&dir);
     assert_eq!(profile.ended_by.as_deref(), Some("SIGINT"));
-    assert_eq!(function(&profile, "spin").calls, 1);
-    assert!(function(&profile, "work").calls >= 1);
+    assert_eq!(function(&profile, "spin").stats.calls, 1);
+    assert!(function(&profile, "work").stats.calls >= 1);
 
     // Started with SIGINT ignored (as by nohup): the runtime leaves it ignored.
     let dir = new_dir(b.dir.path(), "ignored");
@@ -125,9 +125,9 @@ fn a_forked_child_writes_its_own_profile() {
     }
     assert_ne!(parent.pid, child.pid);
     assert_eq!(child.forked_from, Some(parent.pid));
-    assert_eq!(function(parent, "work").calls, 2, "before the fork and after the wait");
-    assert_eq!(function(child, "work").calls, 3, "the parent's first call, then its own two");
-    assert_eq!(function(child, "main").calls, 1, "main, open at exit(), closed then");
+    assert_eq!(function(parent, "work").stats.calls, 2, "before the fork and after the wait");
+    assert_eq!(function(child, "work").stats.calls, 3, "the parent's first call, then its own two");
+    assert_eq!(function(child, "main").stats.calls, 1, "main, open at exit(), closed then");
 }
 
 #[test]
@@ -145,14 +145,14 @@ fn exec_writes_the_profile_of_the_run_so_far_and_the_new_program_its_own() {
     assert_eq!(profile_paths(&dir).len(), 2, "one profile per program the process ran");
     assert_eq!(before.ended_by.as_deref(), Some("exec"));
     assert_eq!(before.command.last().map(String::as_str), Some("exec"));
-    assert_eq!(function(&before, "work").calls, 1);
-    assert_eq!(function(&before, "exec_self").calls, 3, "the frames open at the exec are closed then");
-    assert_eq!(function(&before, "main").calls, 1);
+    assert_eq!(function(&before, "work").stats.calls, 1);
+    assert_eq!(function(&before, "exec_self").stats.calls, 3, "the frames open at the exec are closed then");
+    assert_eq!(function(&before, "main").stats.calls, 1);
     assert_eq!(before.totals.frames_closed_at_exit, 4);
     assert_inclusive_covers_exclusive(&before);
     assert_eq!(after.ended_by, None);
     assert_eq!(after.command.last().map(String::as_str), Some("after-exec"));
-    assert_eq!(function(&after, "work").calls, 2, "the new program counts from zero");
+    assert_eq!(function(&after, "work").stats.calls, 2, "the new program counts from zero");
     assert!(!has_function(&after, "exec_self"));
     let report = run(Command::new(bin("instrument"))
         .arg("report")
@@ -170,8 +170,8 @@ fn a_failed_exec_leaves_one_profile_of_the_whole_run() {
     assert_eq!(plain.stdout, instrumented.stdout);
     assert_eq!(String::from_utf8_lossy(&plain.stdout), "execv failed as expected\n");
     assert_eq!(profile.ended_by, None, "the profile written for the exec was withdrawn");
-    assert_eq!(function(&profile, "work").calls, 2);
-    assert_eq!(function(&profile, "try_missing").calls, 1);
+    assert_eq!(function(&profile, "work").stats.calls, 2);
+    assert_eq!(function(&profile, "try_missing").stats.calls, 1);
     assert_eq!(profile.totals.threads, 1);
     assert_eq!(profile.totals.frames_closed_at_exit, 0, "the frames closed for the exec's profile reopened");
     assert_eq!(profile.totals.unmatched_exits, 0);
@@ -188,8 +188,8 @@ fn children_that_exec_at_once_after_fork_or_vfork_write_nothing() {
     assert_eq!(plain.stdout, instrumented.stdout);
     assert_eq!(String::from_utf8_lossy(&plain.stdout), "from the forked child\nfrom the vforked child\n");
     assert_eq!(profile.ended_by, None);
-    assert_eq!(function(&profile, "spawn").calls, 1);
-    assert_eq!(function(&profile, "work").calls, 1, "the vfork child left the parent's data alone");
+    assert_eq!(function(&profile, "spawn").stats.calls, 1);
+    assert_eq!(function(&profile, "work").stats.calls, 1, "the vfork child left the parent's data alone");
 }
 
 #[test]
@@ -212,7 +212,7 @@ fn symlinks_planted_at_the_profile_names_are_never_followed() {
     }
     let profile = load_profile(&dir.join(format!("faults.{pid}.2.instrument.json")));
     assert_eq!(profile.ended_by.as_deref(), Some("SIGTERM"));
-    assert_eq!(function(&profile, "spin").calls, 1);
+    assert_eq!(function(&profile, "spin").stats.calls, 1);
     let mode = dir.join(format!("faults.{pid}.2.instrument.json")).metadata().unwrap().permissions();
     assert_eq!(std::os::unix::fs::PermissionsExt::mode(&mode) & 0o777, 0o600, "owner-only");
 }
@@ -235,7 +235,7 @@ fn threads_still_running_at_exit_are_counted_and_their_data_kept() {
     assert_eq!(plain.stdout, instrumented.stdout);
     assert_eq!(profile.totals.threads, 2);
     assert_eq!(profile.totals.threads_running_at_exit, 1);
-    assert!(function(&profile, "work").calls > 2, "the spinning thread's calls are in the profile");
+    assert!(function(&profile, "work").stats.calls > 2, "the spinning thread's calls are in the profile");
 }
 
 #[test]
@@ -247,7 +247,7 @@ fn recursion_a_million_deep_overflows_the_shadow_stack_without_losing_counts() {
     assert_success(&instrumented, "faults recursion");
     assert_eq!(plain.stdout, instrumented.stdout);
     assert_eq!(String::from_utf8_lossy(&instrumented.stdout), "depth 1000000\n");
-    let measured = function(&profile, "recurse").calls;
+    let measured = function(&profile, "recurse").stats.calls;
     assert!(measured > 60_000, "the frames that fit are measured: {measured}");
     assert_eq!(measured + profile.totals.stack_overflow_events, 1_000_001, "the others are counted");
     assert_inclusive_covers_exclusive(&profile);
@@ -311,6 +311,6 @@ fn bad_run_time_settings_are_one_line_each_and_change_nothing() {
         assert!(stderr.contains(&format!("instrument: {name}={value:?}")), "{name} in {stderr}");
     }
     let profile = only_profile(&dir);
-    assert_eq!(function(&profile, "work").calls, 1);
+    assert_eq!(function(&profile, "work").stats.calls, 1);
     assert!(profile.callpaths.is_none(), "flat, the default");
 }

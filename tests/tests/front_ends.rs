@@ -38,9 +38,9 @@ fn d_through_bitcode_rewrite_and_link_gives_a_profile_with_d_names() {
 
     // The counts of the optimised code (late placement on LDC's -O bitcode): its optimiser
     // turns one of fib's two recursive calls into a loop, so fib(20) runs 10946 calls, not 21891.
-    assert_eq!(function(&profile, "_D3app3fibFiZi").calls, 10946);
-    assert_eq!(function(&profile, "_D3app__T6scaledTlZQkFNaNbNiNfllZl").calls, 1000);
-    assert_eq!(function(&profile, "_Dmain").calls, 1);
+    assert_eq!(function(&profile, "_D3app3fibFiZi").stats.calls, 10946);
+    assert_eq!(function(&profile, "_D3app__T6scaledTlZQkFNaNbNiNfllZl").stats.calls, 1000);
+    assert_eq!(function(&profile, "_Dmain").stats.calls, 1);
     assert_inclusive_covers_exclusive(&profile);
     let calls = report_calls(&only_profile_path(dir.path()));
     assert_eq!(calls.get("app.fib(int)"), Some(&10946), "{calls:?}");

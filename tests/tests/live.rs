@@ -113,8 +113,8 @@ fn top_follows_a_running_program_without_changing_its_profile() {
     let dir_path = running.dir.clone();
     let rest = running.finish();
     let profile = only_profile(&dir_path);
-    assert_eq!(function(&profile, "work").calls, printed_count(&rest, "main"), "every call, exactly");
-    assert_eq!(function(&profile, "work").untimed_calls, 0);
+    assert_eq!(function(&profile, "work").stats.calls, printed_count(&rest, "main"), "every call, exactly");
+    assert_eq!(function(&profile, "work").stats.untimed_calls, 0);
     assert_eq!(profile.totals.unmatched_exits + profile.totals.frames_reconciled, 0);
     assert_inclusive_covers_exclusive(&profile);
 }
@@ -147,10 +147,10 @@ fn probes_switched_off_and_on_from_outside_keep_the_profile_consistent() {
     let profile = only_profile(&dir_path);
     let work = function(&profile, "work");
     assert!(
-        work.calls > 0 && work.calls < printed_count(&rest, "main"),
+        work.stats.calls > 0 && work.stats.calls < printed_count(&rest, "main"),
         "calls while off are not counted: {work:?}"
     );
-    assert_eq!(function(&profile, "main").calls, 1, "main's one activation closed by its own exit");
+    assert_eq!(function(&profile, "main").stats.calls, 1, "main's one activation closed by its own exit");
     assert!(work.switched_off && function(&profile, "main").switched_off, "marked as switched from outside");
     assert!(!function(&profile, "work_until").switched_off);
     assert_eq!(profile.totals.unmatched_exits + profile.totals.frames_reconciled, 0, "{:?}", profile.totals);
@@ -174,7 +174,7 @@ fn a_forked_child_has_a_segment_of_its_own() {
     assert_eq!(profiles.len(), 2, "{profiles:?}");
     let parent = profiles.iter().map(|p| load_profile(p)).find(|p| p.forked_from.is_none()).unwrap();
     assert_eq!(
-        function(&parent, "work").calls,
+        function(&parent, "work").stats.calls,
         printed_count(&rest, "main"),
         "the parent's counts are exact"
     );
@@ -197,7 +197,7 @@ fn a_program_killed_with_sigkill_leaves_nothing_that_breaks_the_next_run() {
     assert_eq!(row(&updates(running.pid(), 1, "1")[0], "work")["mode"], "on");
     assert!(started.elapsed() < Duration::from_secs(10));
     let rest = running.finish();
-    assert_eq!(function(&only_profile(&again), "work").calls, printed_count(&rest, "main"));
+    assert_eq!(function(&only_profile(&again), "work").stats.calls, printed_count(&rest, "main"));
 }
 
 fn shm_entries() -> Vec<String> {
@@ -230,7 +230,7 @@ fn top_explains_what_it_cannot_attach_to() {
 }
 
 fn series<'a>(timeline: &'a instrument_profile::Timeline, name: &str, metric: &str) -> &'a [f64] {
-    let s = timeline.series.iter().find(|s| s.name == name && s.metric == metric);
+    let s = timeline.series.iter().find(|s| s.name == name && s.metric.name() == metric);
     &s.unwrap_or_else(|| panic!("no {metric} series for {name}: {timeline:?}")).values
 }
 
@@ -265,10 +265,10 @@ fn run_with_timeline_samples_time_histograms_into_the_profile() {
     assert_eq!(timeline.series[0].name, "work", "busiest first");
     let work = function(&profile, "work");
     let calls = series(timeline, "work", "calls");
-    assert_eq!(calls.iter().sum::<f64>() as u64, work.calls, "the buckets add up to every call");
+    assert_eq!(calls.iter().sum::<f64>() as u64, work.stats.calls, "the buckets add up to every call");
     let exclusive: f64 = series(timeline, "work", "exclusive_ns").iter().sum();
-    let error = (exclusive - work.exclusive_ns as f64).abs() / work.exclusive_ns as f64;
-    assert!(error < 0.01, "buckets {exclusive} ns vs profile {} ns", work.exclusive_ns);
+    let error = (exclusive - work.stats.exclusive_ns as f64).abs() / work.stats.exclusive_ns as f64;
+    assert!(error < 0.01, "buckets {exclusive} ns vs profile {} ns", work.stats.exclusive_ns);
     let busy = calls.iter().filter(|&&c| c > 0.0).count();
     assert!(busy * 2 >= calls.len(), "work runs all along: {calls:?}");
     let report = run(Command::new(bin("instrument"))
@@ -303,6 +303,6 @@ fn a_program_that_closes_the_segment_and_reuses_its_descriptor_keeps_its_file() 
     assert_eq!(std::fs::read_to_string(dir.path().join("own.txt")).unwrap(), "hello");
     let parent =
         profile_paths(dir.path()).iter().map(|p| load_profile(p)).find(|p| p.forked_from.is_none()).unwrap();
-    assert_eq!(function(&parent, "worker").calls, 1, "the thread is measured in private memory");
+    assert_eq!(function(&parent, "worker").stats.calls, 1, "the thread is measured in private memory");
     assert_eq!(parent.totals.threads, 2);
 }

@@ -42,7 +42,7 @@ fn fortran_calling_c_calling_fortran_gives_one_profile() {
     assert_eq!(plain_run.stdout, instrumented_run.stdout);
     assert!(String::from_utf8_lossy(&plain_run.stdout).contains("integral of x^2 on [0,3] =   8.999998"));
 
-    let language = |name: &str| function(&profile, name).language.clone();
+    let language = |name: &str| function(&profile, name).language.name();
     for (routine, calls, lang, file) in [
         ("integrate", 1, "c", "integrate.c"),
         ("midpoint", 1000, "c", "integrate.c"),
@@ -51,12 +51,12 @@ fn fortran_calling_c_calling_fortran_gives_one_profile() {
         ("fortran_log", 1, "fortran", "main.f90"),
     ] {
         let f = function(&profile, routine);
-        assert_eq!(f.calls, calls, "{routine}");
+        assert_eq!(f.stats.calls, calls, "{routine}");
         assert_eq!(language(routine), lang, "{routine}");
         assert!(f.file.ends_with(file), "{routine} in {}", f.file);
     }
-    assert_eq!(function(&profile, "integrate").child_calls, 2000, "midpoint and the Fortran integrand");
-    assert_eq!(function(&profile, "report_c").child_calls, 1, "the Fortran logger");
+    assert_eq!(function(&profile, "integrate").stats.child_calls, 2000, "midpoint and the Fortran integrand");
+    assert_eq!(function(&profile, "report_c").stats.child_calls, 1, "the Fortran logger");
     let calls = report_calls(&only_profile_path(dir.path()));
     assert_eq!(calls.get("main program"), Some(&1), "{calls:?}");
     assert_inclusive_covers_exclusive(&profile);

@@ -52,7 +52,7 @@ fn take_profiles(dir: &Path, ranks: usize) -> Vec<Profile> {
 /// `name`'s (raw, compensated) inclusive ns.
 fn times(profile: &Profile, name: &str) -> (f64, f64) {
     let f = function(profile, name);
-    (f.inclusive_ns as f64, f.compensated.expect("compensated").inclusive_ns as f64)
+    (f.stats.inclusive_ns as f64, f.stats.compensated.expect("compensated").inclusive_ns as f64)
 }
 
 #[test]
@@ -88,7 +88,7 @@ fn piggybacked_overheads_let_the_master_remove_what_it_inherited_from_its_worker
         let (master, worker) = (times(&profiles[0], "master"), times(&profiles[1], "worker"));
         let overhead = worker.0 - worker.1;
         let gap = master.1 - worker.1;
-        let work = function(&profiles[1], "work").inclusive_ns as f64;
+        let work = function(&profiles[1], "work").stats.inclusive_ns as f64;
         assert!(overhead > 0.1 * work, "the workers are heavily instrumented: {worker:?}, work {work}");
         if piggybacked {
             assert!(gap.abs() < 0.25 * overhead, "master {master:?} worker {worker:?}");
@@ -114,7 +114,7 @@ fn waitall_waitany_and_test_take_the_overhead_of_the_messages_they_complete() {
     // for rank 1's instrumented work each time.
     assert_eq!(receiver.messages, 3, "{receiver:?}");
     let produce = function(&profiles[1], "produce");
-    let overhead = produce.inclusive_ns as f64 - produce.compensated.unwrap().inclusive_ns as f64;
+    let overhead = produce.stats.inclusive_ns as f64 - produce.stats.compensated.unwrap().inclusive_ns as f64;
     assert!(receiver.inherited_ns as f64 > 0.5 * overhead, "{receiver:?}, overhead {overhead}");
     for operation in ["MPI_Waitall", "MPI_Waitany"] {
         assert_eq!(record(&profiles[0], operation).calls, 1);
@@ -207,7 +207,7 @@ fn bench_nas_mpi_kernels_verify_instrumented_and_piggyback_on_point_to_point_mes
     assert!(String::from_utf8_lossy(&output.stdout).contains("SUCCESSFUL"));
     for profile in take_profiles(dir.path(), 2) {
         assert!(record(&profile, "MPI_Alltoallv").bytes > 0);
-        assert!(function(&profile, "rank").calls > 0);
+        assert!(function(&profile, "rank").stats.calls > 0);
     }
 }
 

@@ -37,7 +37,7 @@ fn openmp_threads_are_profiled_per_thread_and_summarised() {
     let (output, profile) = run_profiled(&program, dir.path());
     assert_success(&output, "openmp");
     assert_eq!(output.stdout, run(&mut Command::new(&plain)).stdout, "same output instrumented");
-    assert_eq!(function(&profile, "work").calls, 1000);
+    assert_eq!(function(&profile, "work").stats.calls, 1000);
     assert_eq!(profile.totals.threads, 4);
     assert_eq!(profile.totals.threads_running_at_exit, 0, "{:?}", profile.totals);
     assert_eq!(profile.totals.threads_idle_at_exit, 3, "the pool's workers wait outside every event");
@@ -83,8 +83,8 @@ fn thousands_of_short_lived_threads_lose_nothing() {
     let (output, profile) = run_profiled_with(&program, dir.path(), &["3000"]);
     assert_success(&output, "short_threads");
     assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "sink=9000");
-    assert_eq!(function(&profile, "work").calls, 9000);
-    assert_eq!(function(&profile, "short_lived").calls, 3000);
+    assert_eq!(function(&profile, "work").stats.calls, 9000);
+    assert_eq!(function(&profile, "short_lived").stats.calls, 3000);
     assert_eq!(profile.totals.threads, 3001);
     assert_eq!(profile.threads.len(), 3001, "every thread's share is kept");
     assert_eq!(profile.totals.threads_running_at_exit + profile.totals.threads_idle_at_exit, 0);
@@ -138,7 +138,7 @@ fn ring(ranks: usize) {
 fn assert_ring_rank(profile: &Profile, rank: usize, ranks: usize, job: &str) {
     let mpi = profile.mpi.as_ref().expect("rank recorded");
     assert_eq!((mpi.rank as usize, mpi.size as usize, mpi.job.as_str()), (rank, ranks, job));
-    assert_eq!(function(profile, "pass_token").calls, 3);
+    assert_eq!(function(profile, "pass_token").stats.calls, 3);
     let pass_token = function(profile, "pass_token").id;
     let (next, previous) = ((rank + 1) % ranks, (rank + ranks - 1) % ranks);
     let send = record(profile, "MPI_Send");

@@ -35,17 +35,23 @@ fn loops_have_exact_executions_iterations_and_nesting() {
     let nested = function(&profile, "nested").id;
     let outer = loop_at(&profile, 26);
     let inner = loop_at(&profile, 27);
-    assert_eq!((outer.count, outer.iterations, outer.function, outer.parent), (1, 10, nested, None));
-    assert_eq!((inner.count, inner.iterations, inner.parent), (10, 50, Some(outer.id)));
     assert_eq!(
-        (loop_at(&profile, 33).count, loop_at(&profile, 33).iterations),
+        (outer.stats.calls, outer.stats.iterations, outer.function, outer.parent),
+        (1, 10, nested, None)
+    );
+    assert_eq!((inner.stats.calls, inner.stats.iterations, inner.parent), (10, 50, Some(outer.id)));
+    assert_eq!(
+        (loop_at(&profile, 33).stats.calls, loop_at(&profile, 33).stats.iterations),
         (1, 4),
         "while(1) left by break"
     );
-    assert_eq!(loop_at(&profile, 44).iterations, 4, "do-while runs its body 4 times");
-    assert_eq!(loop_at(&profile, 51).iterations, 100);
-    assert_eq!(loop_at(&profile, 57).iterations, 4);
-    assert!(outer.inclusive_ns >= inner.inclusive_ns && inner.inclusive_ns >= inner.exclusive_ns);
+    assert_eq!(loop_at(&profile, 44).stats.iterations, 4, "do-while runs its body 4 times");
+    assert_eq!(loop_at(&profile, 51).stats.iterations, 100);
+    assert_eq!(loop_at(&profile, 57).stats.iterations, 4);
+    assert!(
+        outer.stats.inclusive_ns >= inner.stats.inclusive_ns
+            && inner.stats.inclusive_ns >= inner.stats.exclusive_ns
+    );
     assert_eq!(profile.totals.unmatched_exits + profile.totals.frames_reconciled, 0);
 }
 
@@ -54,32 +60,39 @@ fn call_statements_split_time_by_calling_line_including_uninstrumented_callees()
     let (_dir, profile, wall_ns) = timed_loops_profile(&[]);
     let sqrt = calls_to(&profile, "sqrt");
     assert_eq!(sqrt.len(), 1);
-    assert_eq!((sqrt[0].count, sqrt[0].line, sqrt[0].in_loop), (100, 52, Some(loop_at(&profile, 51).id)));
+    assert_eq!(
+        (sqrt[0].stats.calls, sqrt[0].line, sqrt[0].in_loop),
+        (100, 52, Some(loop_at(&profile, 51).id))
+    );
     let wait = calls_to(&profile, "wait_ms");
     assert_eq!(wait.len(), 1, "wait_ms is not instrumented but its call statement is");
-    assert_eq!(wait[0].count, 4);
+    assert_eq!(wait[0].stats.calls, 4);
     // A busy wait can only be stretched (by preemption on a loaded machine), never shortened, and
     // whatever stretches it happens inside the run. Accuracy against the program's own clock is
     // checked in flat_profile.rs.
-    let waited = wait[0].inclusive_ns;
+    let waited = wait[0].stats.inclusive_ns;
     assert!(waited >= 99_900_000, "4 x 25 ms busy wait measured as {waited} ns");
     assert!(waited < wall_ns, "4 x 25 ms busy wait measured as {waited} ns in a {wall_ns} ns run");
     let paced_loop = loop_at(&profile, 57);
-    assert!(paced_loop.inclusive_ns >= waited);
+    assert!(paced_loop.stats.inclusive_ns >= waited);
     let paced = function(&profile, "paced");
     assert!(
-        paced.inclusive_ns - waited < 1_000_000,
+        paced.stats.inclusive_ns - waited < 1_000_000,
         "paced does nothing but wait: {} ns",
-        paced.inclusive_ns
+        paced.stats.inclusive_ns
     );
-    assert!(paced_loop.exclusive_ns < 1_000_000, "the loop's own time excludes its call statement");
+    assert!(paced_loop.stats.exclusive_ns < 1_000_000, "the loop's own time excludes its call statement");
     let main = function(&profile, "main");
     for callee in ["nested", "search", "countdown", "roots", "paced", "printf"] {
         let sites = calls_to(&profile, callee);
         assert_eq!(sites.len(), 1, "{callee}");
-        assert_eq!((sites[0].count, sites[0].function, sites[0].in_loop), (1, main.id, None), "{callee}");
+        assert_eq!(
+            (sites[0].stats.calls, sites[0].function, sites[0].in_loop),
+            (1, main.id, None),
+            "{callee}"
+        );
     }
-    assert_eq!(main.child_calls, 6, "main's direct child events are its six call statements");
+    assert_eq!(main.stats.child_calls, 6, "main's direct child events are its six call statements");
 }
 
 #[test]
@@ -93,11 +106,11 @@ fn recursive_cycles_get_no_call_statement_records_but_calls_are_counted() {
         down.recursive && function(&profile, "is_even").recursive && function(&profile, "is_odd").recursive
     );
     assert!(!function(&profile, "main").recursive);
-    assert_eq!(down.calls, 11);
-    assert_eq!((function(&profile, "is_even").calls, function(&profile, "is_odd").calls), (4, 4));
+    assert_eq!(down.stats.calls, 11);
+    assert_eq!((function(&profile, "is_even").stats.calls, function(&profile, "is_odd").stats.calls), (4, 4));
     assert!(calls_to(&profile, "down").iter().all(|c| c.function != down.id), "no record for down -> down");
     let into_down = calls_to(&profile, "down");
-    assert_eq!((into_down.len(), into_down[0].count), (1, 1), "main's call of down");
+    assert_eq!((into_down.len(), into_down[0].stats.calls), (1, 1), "main's call of down");
     let cycle: Vec<_> = profile
         .callsites
         .iter()
@@ -107,7 +120,7 @@ fn recursive_cycles_get_no_call_statement_records_but_calls_are_counted() {
     assert_eq!(cycle, [function(&profile, "main").id], "only main's call into the cycle has a record");
     let wait = calls_to(&profile, "wait_ms");
     assert_eq!(
-        (wait.len(), wait[0].function, wait[0].count),
+        (wait.len(), wait[0].function, wait[0].stats.calls),
         (1, down.id, 1),
         "down's call out of the cycle"
     );
@@ -117,8 +130,8 @@ fn recursive_cycles_get_no_call_statement_records_but_calls_are_counted() {
 fn profile_size_does_not_grow_with_run_length() {
     let (short_dir, short) = loops_profile(&["1000"]);
     let (long_dir, long) = loops_profile(&["1000000"]);
-    assert_eq!(loop_at(&long, 51).iterations, 1_000_000);
-    assert_eq!(calls_to(&long, "sqrt")[0].count, 1_000_000);
+    assert_eq!(loop_at(&long, 51).stats.iterations, 1_000_000);
+    assert_eq!(calls_to(&long, "sqrt")[0].stats.calls, 1_000_000);
     let shape = |p: &instrument_profile::Profile| (p.functions.len(), p.loops.len(), p.callsites.len());
     assert_eq!(shape(&short), shape(&long));
     let size = |d: &tempfile::TempDir| only_profile_path(d.path()).metadata().unwrap().len();
@@ -148,7 +161,10 @@ fn events_can_be_chosen_by_environment_variable() {
     assert_success(&output, "loops");
     assert_eq!(profile.loops.len(), 6);
     assert!(profile.callsites.is_empty());
-    assert!(profile.functions.iter().all(|f| f.calls == 0), "routines are listed as the loops' owners only");
+    assert!(
+        profile.functions.iter().all(|f| f.stats.calls == 0),
+        "routines are listed as the loops' owners only"
+    );
 }
 
 #[test]

@@ -88,19 +88,23 @@ fn cmake_project_with_cmake_c_compiler_instrument_cc() {
     let plain_run = run(&mut Command::new(&plain));
     let (instrumented_run, profile) = run_profiled(&instrumented, &profiles);
     assert_same_behaviour(&plain_run, &instrumented_run, "matrices");
-    assert_eq!(function(&profile, "matrix_mul").calls, 3);
-    assert_eq!(function(&profile, "matrix_new").calls, 5, "two in main, one per product");
-    assert_eq!(function(&profile, "matrix_free").calls, 5);
+    assert_eq!(function(&profile, "matrix_mul").stats.calls, 3);
+    assert_eq!(function(&profile, "matrix_new").stats.calls, 5, "two in main, one per product");
+    assert_eq!(function(&profile, "matrix_free").stats.calls, 5);
     let main_c = fixtures().join("cmake-project/src/main.c");
     let rounds = loop_at(&profile, line_of(&main_c, "for (int round"));
     // With call statements instrumented, the loop's children are its five call statements (mul,
     // trace, norm, printf, free) per round, and main's are its seven statements and the loop.
-    assert_eq!((rounds.count, rounds.iterations, rounds.child_calls), (1, 3, 15));
-    assert_eq!(function(&profile, "main").child_calls, 7);
-    assert_eq!(calls_to(&profile, "printf").iter().map(|c| c.count).sum::<u64>(), 3);
+    assert_eq!((rounds.stats.calls, rounds.stats.iterations, rounds.stats.child_calls), (1, 3, 15));
+    assert_eq!(function(&profile, "main").stats.child_calls, 7);
+    assert_eq!(calls_to(&profile, "printf").iter().map(|c| c.stats.calls).sum::<u64>(), 3);
     let matrix_c = fixtures().join("cmake-project/src/matrix.c");
     assert!(function(&profile, "matrix_mul").file.ends_with("src/matrix.c"));
-    assert_eq!(loop_at(&profile, line_of(&matrix_c, "for (int j")).count, 3 * 64 * 64, "innermost loop runs");
+    assert_eq!(
+        loop_at(&profile, line_of(&matrix_c, "for (int j")).stats.calls,
+        3 * 64 * 64,
+        "innermost loop runs"
+    );
     assert_inclusive_covers_exclusive(&profile);
 }
 
@@ -143,12 +147,15 @@ fn autotools_configure_and_make_with_cc_instrument_cc() {
     assert!(String::from_utf8_lossy(&plain_run.stdout).starts_with("6 the\n3 end\n"));
     let profile = only_profile(&profiles);
     let words = WORDS.split(|c: char| !c.is_ascii_alphabetic()).filter(|w| !w.is_empty()).count() as u64;
-    assert_eq!(function(&profile, "table_add").calls, words);
-    assert_eq!(function(&profile, "find").calls, words);
-    assert_eq!(function(&profile, "next_word").calls, words + 1, "the last call finds no word");
+    assert_eq!(function(&profile, "table_add").stats.calls, words);
+    assert_eq!(function(&profile, "find").stats.calls, words);
+    assert_eq!(function(&profile, "next_word").stats.calls, words + 1, "the last call finds no word");
     // qsort is not instrumented: the comparisons it calls back are table_sort's children.
-    assert!(function(&profile, "by_count").calls > 0);
-    assert_eq!(function(&profile, "table_sort").child_calls, function(&profile, "by_count").calls);
+    assert!(function(&profile, "by_count").stats.calls > 0);
+    assert_eq!(
+        function(&profile, "table_sort").stats.child_calls,
+        function(&profile, "by_count").stats.calls
+    );
 }
 
 #[test]
@@ -182,9 +189,9 @@ fn lua_interpreter_built_with_its_makefile() {
         ("luaD_throw", 100),
         ("sort", 1),
     ] {
-        assert_eq!(function(&profile, routine).calls, calls, "{routine}");
+        assert_eq!(function(&profile, routine).stats.calls, calls, "{routine}");
     }
-    assert!(function(&profile, "luaD_precall").calls > 21891, "fib(20) alone makes 21891 calls");
+    assert!(function(&profile, "luaD_precall").stats.calls > 21891, "fib(20) alone makes 21891 calls");
     assert!(profile.totals.frames_reconciled > 0, "errors longjmp over instrumented frames");
     assert_inclusive_covers_exclusive(&profile);
 }
@@ -222,11 +229,14 @@ fn sqlite_shell_from_the_amalgamation() {
     );
     assert!(String::from_utf8_lossy(&plain_run.stderr).contains("no such column: no_such_column"));
     let profile = only_profile(&profiles);
-    assert_eq!(function(&profile, "main").calls, 1);
-    assert_eq!(function(&profile, "do_meta_command").calls, 1, ".mode csv");
-    assert_eq!(function(&profile, "sqlite3_open_v2").calls, 1);
-    assert!(function(&profile, "sqlite3VdbeExec").calls >= 6, "one run per statement at least");
-    assert!(function(&profile, "sqlite3BtreeInsert").calls >= 2000, "1000 rows and their index entries");
+    assert_eq!(function(&profile, "main").stats.calls, 1);
+    assert_eq!(function(&profile, "do_meta_command").stats.calls, 1, ".mode csv");
+    assert_eq!(function(&profile, "sqlite3_open_v2").stats.calls, 1);
+    assert!(function(&profile, "sqlite3VdbeExec").stats.calls >= 6, "one run per statement at least");
+    assert!(
+        function(&profile, "sqlite3BtreeInsert").stats.calls >= 2000,
+        "1000 rows and their index entries"
+    );
     assert!(function(&profile, "sqlite3VdbeExec").file.ends_with("sqlite3.c"));
     assert_inclusive_covers_exclusive(&profile);
 }
@@ -348,13 +358,13 @@ fn lz4_built_with_the_defaults_keeps_the_plain_builds_routines() {
     assert_same_behaviour(&plain_run, &instrumented_run, "lz4 -c -1 -T1");
     assert!(plain_run.stdout.len() > 1000 && plain_run.stdout.len() < 3 << 20, "lz4 compressed the text");
 
-    assert_eq!(profile.placement.as_deref(), Some("late"), "the wrappers' default");
+    assert_eq!(profile.placement, Some(instrument_profile::Placement::Late), "the wrappers' default");
     let plain_functions = defined_functions(&plain);
     let kept: Vec<&str> =
         profile.functions.iter().map(|f| f.name.as_str()).filter(|n| !plain_functions.contains(*n)).collect();
     assert!(kept.is_empty(), "routines the plain build inlined: {kept:?}");
     assert!(profile.functions.len() >= 10, "lz4's surviving routines are measured: {:?}", profile.functions);
-    assert_eq!(function(&profile, "main").calls, 1);
+    assert_eq!(function(&profile, "main").stats.calls, 1);
     assert_eq!(profile.totals.unmatched_exits, 0);
     assert_eq!(profile.totals.frames_closed_at_exit, 0);
     assert_inclusive_covers_exclusive(&profile);

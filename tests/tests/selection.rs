@@ -15,9 +15,9 @@ fn tau_exclude_list_drops_a_routine_and_keeps_its_children() {
     let (output, profile) = run_profiled(&program, dir.path());
     assert_success(&output, "calls");
     assert!(!has_function(&profile, "a"));
-    assert_eq!(function(&profile, "b").calls, 6);
-    assert_eq!(function(&profile, "c").calls, 9);
-    assert_eq!(function(&profile, "main").child_calls, 9, "b x6 (through the excluded a) and c x3");
+    assert_eq!(function(&profile, "b").stats.calls, 6);
+    assert_eq!(function(&profile, "c").stats.calls, 9);
+    assert_eq!(function(&profile, "main").stats.child_calls, 9, "b x6 (through the excluded a) and c x3");
 }
 
 #[test]
@@ -30,7 +30,7 @@ fn tau_instrument_section_asks_for_loops_of_one_routine() {
     let nested = function(&profile, "nested").id;
     assert_eq!(profile.loops.len(), 2);
     assert!(profile.loops.iter().all(|l| l.function == nested));
-    assert_eq!(profile.loops.iter().map(|l| l.iterations).sum::<u64>(), 60);
+    assert_eq!(profile.loops.iter().map(|l| l.stats.iterations).sum::<u64>(), 60);
 }
 
 #[test]
@@ -41,8 +41,8 @@ fn scorep_filter_keeps_only_included_regions() {
     assert_success(&output, "calls");
     let names: Vec<_> = profile.functions.iter().map(|f| f.name.as_str()).collect();
     assert_eq!(names.len(), 2, "{names:?}");
-    assert_eq!(function(&profile, "c").calls, 9);
-    assert_eq!(function(&profile, "main").child_calls, 9);
+    assert_eq!(function(&profile, "c").stats.calls, 9);
+    assert_eq!(function(&profile, "main").stats.child_calls, 9);
 }
 
 #[test]

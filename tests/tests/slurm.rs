@@ -168,7 +168,7 @@ fn mpi_ranks_launched_by_srun_each_write_their_profile() {
     for (rank, profile) in profiles.iter().enumerate() {
         let mpi = profile.mpi.as_ref().expect("rank recorded");
         assert_eq!((mpi.rank as usize, mpi.size, &mpi.job), (rank, 2, &job));
-        assert_eq!(function(profile, "pass_token").calls, 3);
+        assert_eq!(function(profile, "pass_token").stats.calls, 3);
         let send = record(profile, "MPI_Send");
         assert_eq!((send.peer, send.calls, send.bytes), (Some(1 - rank as u32), 3, 36));
     }

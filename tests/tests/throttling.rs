@@ -40,10 +40,10 @@ fn a_throttled_routine_is_counted_exactly_and_timed_only_before() {
     assert_eq!(output.stdout, expected.stdout, "same checksum");
     let f = function(&profile, "next_random");
     assert!(f.throttled);
-    assert_eq!(f.calls, CALLS, "every call counted");
-    let timed = f.calls - f.untimed_calls;
+    assert_eq!(f.stats.calls, CALLS, "every call counted");
+    let timed = f.stats.calls - f.stats.untimed_calls;
     assert!((100_000..CALLS / 2).contains(&timed), "throttled after 100000 calls, not much later: {timed}");
-    assert_eq!(function(&profile, "main").child_calls, CALLS, "main's #Subrs still exact");
+    assert_eq!(function(&profile, "main").stats.child_calls, CALLS, "main's #Subrs still exact");
     assert!(!function(&profile, "main").throttled);
     assert_inclusive_covers_exclusive(&profile);
     let report = run(Command::new(bin("instrument"))
@@ -68,7 +68,7 @@ fn a_throttled_routine_is_counted_exactly_and_timed_only_before() {
     assert_eq!(off.throttle, None, "no rule ran");
     let f = function(&off, "next_random");
     assert!(!f.throttled);
-    assert_eq!((f.calls, f.untimed_calls), (CALLS, 0), "INSTRUMENT_THROTTLE=0 times every call");
+    assert_eq!((f.stats.calls, f.stats.untimed_calls), (CALLS, 0), "INSTRUMENT_THROTTLE=0 times every call");
 
     let (_, callpaths) =
         run_with(&program, dir.path(), "callpaths", &[&calls], &[("INSTRUMENT_CALLPATH", "2")]);
@@ -83,8 +83,8 @@ fn routines_over_the_time_limit_are_never_throttled() {
     let (_, profile) =
         run_with(&program, dir.path(), "slow", &["0", "300"], &[("INSTRUMENT_THROTTLE_CALLS", "100")]);
     let slow = function(&profile, "slow_step");
-    assert_eq!((slow.calls, slow.untimed_calls, slow.throttled), (300, 0, false));
-    assert!(slow.inclusive_ns >= 300 * 20_000, "every call timed: {} ns", slow.inclusive_ns);
+    assert_eq!((slow.stats.calls, slow.stats.untimed_calls, slow.throttled), (300, 0, false));
+    assert!(slow.stats.inclusive_ns >= 300 * 20_000, "every call timed: {} ns", slow.stats.inclusive_ns);
 }
 
 #[test]
@@ -113,8 +113,8 @@ fn a_run_time_selection_switches_routines_off_in_the_same_binary() {
         run_with(&program, dir.path(), "switched", &[&calls], &[("INSTRUMENT_RUNTIME_SELECT", selection)]);
     assert!(output.stderr.is_empty(), "{}", String::from_utf8_lossy(&output.stderr));
     assert!(!has_function(&off, "next_random"));
-    assert_eq!(function(&off, "main").calls, 1);
-    assert_eq!(function(&off, "main").child_calls, 0);
+    assert_eq!(function(&off, "main").stats.calls, 1);
+    assert_eq!(function(&off, "main").stats.child_calls, 0);
     assert_eq!(off.totals.unmatched_exits, 0, "switched-off exits are not mismatches");
 
     // A selection file that cannot be used: one line, and everything is measured.
@@ -128,7 +128,7 @@ fn a_run_time_selection_switches_routines_off_in_the_same_binary() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains("INSTRUMENT_RUNTIME_SELECT") && stderr.contains("measuring every routine"));
-    assert_eq!(function(&all, "next_random").calls, 1000);
+    assert_eq!(function(&all, "next_random").stats.calls, 1000);
 }
 
 /// Once throttled, a routine is estimated in place (rt/src/inplace.rs: windows of counted and
@@ -166,8 +166,8 @@ fn a_throttled_routine_has_its_probe_cost_measured_where_it_runs() {
     );
     let f = function(&profile, "next_random");
     assert!(f.throttled);
-    assert_eq!(f.calls, CALLS, "the windows keep every call counted");
-    assert_eq!(function(&profile, "main").child_calls, CALLS);
+    assert_eq!(f.stats.calls, CALLS, "the windows keep every call counted");
+    assert_eq!(function(&profile, "main").stats.child_calls, CALLS);
     assert_eq!(profile.totals.unmatched_exits, 0);
     let overhead = profile.overhead.as_ref().unwrap();
     assert!(measured.measured_ns > 0.0 && measured.counted_ns >= 0.0, "{measured:?}");
@@ -220,17 +220,20 @@ fn a_throttled_routines_untimed_calls_are_estimated_and_taken_out_of_its_caller(
     let calls = CALLS.to_string();
     let (_, profile) = run_with(&program, dir.path(), "default", &[&calls], &[]);
     let (random, main) = (function(&profile, "next_random"), function(&profile, "main"));
-    let (r, m) = (random.estimated.expect("next_random estimated"), main.estimated.expect("main estimated"));
-    let moved = r.exclusive_ns - random.exclusive_ns as i64;
+    let (r, m) = (
+        random.stats.estimated.expect("next_random estimated"),
+        main.stats.estimated.expect("main estimated"),
+    );
+    let moved = r.exclusive_ns - random.stats.exclusive_ns as i64;
     assert!(moved > 0, "{r:?} {random:?}");
     assert!(
-        (m.exclusive_ns - (main.exclusive_ns as i64 - moved)).abs() <= 2,
+        (m.exclusive_ns - (main.stats.exclusive_ns as i64 - moved)).abs() <= 2,
         "main gives what next_random gains"
     );
-    assert_eq!(m.inclusive_ns, main.inclusive_ns as i64, "the caller's interval held every call");
-    let timed = random.calls - random.untimed_calls;
-    let mean = random.exclusive_ns as f64 / timed as f64;
-    let per_call = r.inclusive_ns as f64 / random.calls as f64;
+    assert_eq!(m.inclusive_ns, main.stats.inclusive_ns as i64, "the caller's interval held every call");
+    let timed = random.stats.calls - random.stats.untimed_calls;
+    let mean = random.stats.exclusive_ns as f64 / timed as f64;
+    let per_call = r.inclusive_ns as f64 / random.stats.calls as f64;
     assert!(per_call >= 0.0 && per_call < mean, "under the timed calls' mean: {per_call} vs {mean}");
     let report = run(Command::new(bin("instrument"))
         .arg("report")
@@ -246,7 +249,7 @@ fn a_throttled_routines_untimed_calls_are_estimated_and_taken_out_of_its_caller(
         .args(["report", "--raw"])
         .arg(only_profile_path(&dir.path().join("default"))));
     let raw = String::from_utf8_lossy(&raw.stdout);
-    assert_eq!(shown(&raw), format!("{:.3}", random.exclusive_ns as f64 / 1e6), "--raw: as measured");
+    assert_eq!(shown(&raw), format!("{:.3}", random.stats.exclusive_ns as f64 / 1e6), "--raw: as measured");
 }
 
 /// Throttled routines that call throttled routines: every estimate moves time from a caller's
@@ -261,16 +264,16 @@ fn nested_throttled_routines_move_time_without_making_any() {
     let (main, outer, leaf) =
         (function(&profile, "main"), function(&profile, "outer"), function(&profile, "leaf"));
     assert!(outer.throttled && leaf.throttled);
-    assert_eq!((outer.calls, leaf.calls), (400_000, 3_200_000));
-    let estimated = |f: &instrument_profile::Function| f.estimated.expect("estimated");
-    let measured: i64 = [main, outer, leaf].iter().map(|f| f.exclusive_ns as i64).sum();
+    assert_eq!((outer.stats.calls, leaf.stats.calls), (400_000, 3_200_000));
+    let estimated = |f: &instrument_profile::Function| f.stats.estimated.expect("estimated");
+    let measured: i64 = [main, outer, leaf].iter().map(|f| f.stats.exclusive_ns as i64).sum();
     let moved: i64 = [main, outer, leaf].iter().map(|f| estimated(f).exclusive_ns).sum();
     assert!((moved - measured).abs() <= 6, "estimates move time, never make it: {moved} vs {measured}");
     for f in [outer, leaf] {
-        let own = estimated(f).inclusive_ns - f.inclusive_ns as i64;
+        let own = estimated(f).inclusive_ns - f.stats.inclusive_ns as i64;
         assert!(own >= 0, "{} gains its untimed calls: {f:?}", f.name);
     }
-    assert_eq!(estimated(main).inclusive_ns, main.inclusive_ns as i64);
+    assert_eq!(estimated(main).inclusive_ns, main.stats.inclusive_ns as i64);
 }
 
 /// A routine that calls a tiny leaf once per call is throttled at about the leaf's own
@@ -290,9 +293,9 @@ fn a_routine_throttled_with_its_leaf_is_not_estimated_at_its_leafs_timed_probes(
         let (main, outer, leaf) =
             (function(&profile, "main"), function(&profile, "outer"), function(&profile, "leaf"));
         assert!(outer.throttled && leaf.throttled);
-        assert_eq!((outer.calls, leaf.calls), (3_000_000, 3_000_000));
-        let estimated = main.estimated.expect("main's estimated times").exclusive_ns;
-        shares.push(estimated as f64 / main.inclusive_ns as f64);
+        assert_eq!((outer.stats.calls, leaf.stats.calls), (3_000_000, 3_000_000));
+        let estimated = main.stats.estimated.expect("main's estimated times").exclusive_ns;
+        shares.push(estimated as f64 / main.stats.inclusive_ns as f64);
         if shares.last() > Some(&0.3) {
             return;
         }
@@ -330,10 +333,10 @@ fn a_throttled_busy_wait_is_estimated_at_its_duration() {
     let (_, profile) = run_with(&program, dir.path(), "default", &[], &[]);
     let spin = function(&profile, "spin");
     assert!(spin.throttled);
-    assert_eq!(spin.calls, 120_000);
-    let estimated = spin.estimated.expect("spin estimated");
-    let untimed_ns = (estimated.inclusive_ns - spin.inclusive_ns as i64) as f64;
-    let per_call = untimed_ns / spin.untimed_calls as f64;
+    assert_eq!(spin.stats.calls, 120_000);
+    let estimated = spin.stats.estimated.expect("spin estimated");
+    let untimed_ns = (estimated.inclusive_ns - spin.stats.inclusive_ns as i64) as f64;
+    let per_call = untimed_ns / spin.stats.untimed_calls as f64;
     assert!((1900.0..2300.0).contains(&per_call), "2 us per untimed call: {per_call} ns ({spin:?})");
 }
 
@@ -360,7 +363,7 @@ fn a_bad_setting_is_one_line_naming_it_and_the_default_runs() {
         Some(Throttle { calls: 100_000, per_call_us: 10 }),
         "throttling on, its default"
     );
-    assert_eq!(function(&profile, "next_random").calls, 300_000);
+    assert_eq!(function(&profile, "next_random").stats.calls, 300_000);
 
     // The one boolean grammar: `off` switches throttling off as `0` does.
     let (_, off) = run_with(&program, dir.path(), "off", &[calls], &[("INSTRUMENT_THROTTLE", "off")]);

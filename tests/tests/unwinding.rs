@@ -31,13 +31,13 @@ fn exceptions_keep_counts_exact_and_the_stack_true() {
         ("_Z6loopedv", 1),
         ("_Z5afterv", 1),
     ] {
-        assert_eq!(function(&profile, name).calls, calls, "{name}");
+        assert_eq!(function(&profile, name).stats.calls, calls, "{name}");
     }
     let guard: u64 =
-        profile.functions.iter().filter(|f| f.name.starts_with("_ZN5GuardD")).map(|f| f.calls).sum();
+        profile.functions.iter().filter(|f| f.name.starts_with("_ZN5GuardD")).map(|f| f.stats.calls).sum();
     assert_eq!(guard, 9, "the destructor also runs while unwinding");
-    assert_eq!(function(&profile, "main").child_calls, 11, "top 9, looped, after");
-    assert_eq!(function(&profile, "_Z3topi").child_calls, 15, "middle 9, plain 6");
+    assert_eq!(function(&profile, "main").stats.child_calls, 11, "top 9, looped, after");
+    assert_eq!(function(&profile, "_Z3topi").stats.child_calls, 15, "middle 9, plain 6");
     assert_eq!(profile.totals.frames_closed_at_exit, 0);
     assert_eq!(profile.totals.unmatched_exits, 0);
     assert_inclusive_covers_exclusive(&profile);
@@ -74,5 +74,9 @@ fn after_a_catch_calls_belong_to_the_catcher_and_loops_go_on() {
     }
     let profile = only_profile(dir.path());
     let caught_in_loop = loop_at(&profile, 43);
-    assert_eq!((caught_in_loop.count, caught_in_loop.iterations), (1, 4), "the loop went on after its catch");
+    assert_eq!(
+        (caught_in_loop.stats.calls, caught_in_loop.stats.iterations),
+        (1, 4),
+        "the loop went on after its catch"
+    );
 }

@@ -115,9 +115,16 @@ fn shares(profile: &Profile) -> HashMap<u32, Vec<Share>> {
             by_id.entry(e.id).or_default().push((calls, untimed_calls, inclusive_ns));
         }
     }
-    let functions = profile.functions.iter().map(|f| (f.id, (f.calls, f.untimed_calls, f.inclusive_ns)));
-    let loops = profile.loops.iter().map(|l| (l.id, (l.count, l.untimed_calls, l.inclusive_ns)));
-    let sites = profile.callsites.iter().map(|c| (c.id, (c.count, c.untimed_calls, c.inclusive_ns)));
+    let functions = profile
+        .functions
+        .iter()
+        .map(|f| (f.id, (f.stats.calls, f.stats.untimed_calls, f.stats.inclusive_ns)));
+    let loops =
+        profile.loops.iter().map(|l| (l.id, (l.stats.calls, l.stats.untimed_calls, l.stats.inclusive_ns)));
+    let sites = profile
+        .callsites
+        .iter()
+        .map(|c| (c.id, (c.stats.calls, c.stats.untimed_calls, c.stats.inclusive_ns)));
     for (id, merged) in functions.chain(loops).chain(sites) {
         by_id.entry(id).or_insert_with(|| vec![merged]);
     }

@@ -467,10 +467,10 @@ fn run_trial(runner: &Runner, program: &Program, level: Level) -> Result<Vec<f64
 /// measured.
 fn main_time(profile: &instrument_profile::Profile, level: Level) -> Result<f64> {
     let main = profile.functions.iter().find(|f| f.name == "main").context("the profile has no main")?;
-    let time = match (level.compensated(), main.compensated) {
+    let time = match (level.compensated(), main.stats.compensated) {
         (true, Some(c)) => c.inclusive_ns as f64,
         (true, None) => anyhow::bail!("the profile is not compensated"),
-        (false, _) => main.inclusive_ns as f64,
+        (false, _) => main.stats.inclusive_ns as f64,
     };
     let start_up: u64 = profile
         .communication

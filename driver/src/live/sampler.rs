@@ -7,19 +7,13 @@ use super::histogram::Histograms;
 use super::segment::Segment;
 use super::snapshot::{Reader, Snapshot};
 use anyhow::{Context, Result};
-use instrument_profile::{Timeline, TimelineSeries};
+use instrument_profile::{Metric, Timeline, TimelineSeries};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ExitStatus};
 use std::time::Duration;
 
 /// The first bucket width: 128 buckets cover 1.28 s before the first doubling.
 const FIRST_WIDTH_NS: u64 = 10_000_000;
-
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-enum Metric {
-    Exclusive,
-    Calls,
-}
 
 /// Samples `child` until it exits; returns its exit status and its timeline (None when the
 /// program never showed a live segment: not instrumented, or INSTRUMENT_LIVE=0).
@@ -71,7 +65,7 @@ fn record(h: &mut Histograms<(u32, Metric)>, now: &Snapshot, previous: Option<&S
         let exclusive = t.exclusive_ns - before.exclusive_ns;
         let calls = (t.calls + t.counted).saturating_sub(before.calls + before.counted) as f64;
         if exclusive != 0.0 {
-            h.add(&(id as u32, Metric::Exclusive), at, exclusive);
+            h.add(&(id as u32, Metric::ExclusiveNs), at, exclusive);
         }
         if calls != 0.0 {
             h.add(&(id as u32, Metric::Calls), at, calls);
@@ -87,7 +81,7 @@ fn timeline(h: &Histograms<(u32, Metric)>, reader: &Reader, keep: usize) -> Time
         .series
         .iter()
         .filter(|((id, m), _)| {
-            *m == Metric::Exclusive && names.get(*id as usize).is_some_and(Option::is_some)
+            *m == Metric::ExclusiveNs && names.get(*id as usize).is_some_and(Option::is_some)
         })
         .map(|((id, _), values)| (*id, total(values)))
         .collect();
@@ -96,13 +90,13 @@ fn timeline(h: &Histograms<(u32, Metric)>, reader: &Reader, keep: usize) -> Time
     let mut series = Vec::new();
     for (id, _) in busiest.into_iter().take(keep) {
         let name = names[id as usize].clone().unwrap_or_default();
-        for (metric, label) in [(Metric::Exclusive, "exclusive_ns"), (Metric::Calls, "calls")] {
+        for metric in [Metric::ExclusiveNs, Metric::Calls] {
             let values = h
                 .series
                 .iter()
                 .find(|(k, _)| *k == (id, metric))
                 .map_or(vec![0.0; used], |(_, v)| v[..used].to_vec());
-            series.push(TimelineSeries { name: name.clone(), metric: label.into(), values });
+            series.push(TimelineSeries { name: name.clone(), metric, values });
         }
     }
     Timeline { bucket_ns: h.width_ns, series }

@@ -95,15 +95,36 @@ pub fn merged(profile: &Profile, view: View) -> Vec<Event> {
         |id, calls, child_calls, excl, incl, comp| event(view, id, (calls, child_calls), excl, incl, comp);
     let mut events: Vec<Event> = Vec::new();
     for f in &profile.functions {
-        events.push(event(f.id, f.calls, f.child_calls, f.exclusive_ns, f.inclusive_ns, f.compensated));
+        events.push(event(
+            f.id,
+            f.stats.calls,
+            f.stats.child_calls,
+            f.stats.exclusive_ns,
+            f.stats.inclusive_ns,
+            f.stats.compensated,
+        ));
     }
     for l in &profile.loops {
-        let mut e = event(l.id, l.count, l.child_calls, l.exclusive_ns, l.inclusive_ns, l.compensated);
-        e.iterations = l.iteration_stats.map(|s| (l.iterations, s));
+        let mut e = event(
+            l.id,
+            l.stats.calls,
+            l.stats.child_calls,
+            l.stats.exclusive_ns,
+            l.stats.inclusive_ns,
+            l.stats.compensated,
+        );
+        e.iterations = l.iteration_stats.map(|s| (l.stats.iterations, s));
         events.push(e);
     }
     for c in &profile.callsites {
-        events.push(event(c.id, c.count, c.child_calls, c.exclusive_ns, c.inclusive_ns, c.compensated));
+        events.push(event(
+            c.id,
+            c.stats.calls,
+            c.stats.child_calls,
+            c.stats.exclusive_ns,
+            c.stats.inclusive_ns,
+            c.stats.compensated,
+        ));
     }
     events
 }

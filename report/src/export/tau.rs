@@ -206,12 +206,12 @@ fn metadata(profile: &Profile) -> String {
         ("Executable", profile.command.first().cloned().unwrap_or_default()),
         ("Command Line", profile.command.join(" ")),
         ("PID", profile.pid.to_string()),
-        ("Timer", profile.clock.source.clone()),
+        ("Timer", profile.clock.source.to_string()),
         ("Metric Name", "TIME".into()),
         ("Exported By", concat!("instrument ", env!("CARGO_PKG_VERSION")).into()),
     ];
     if let Some(c) = &profile.compensation {
-        attributes.push(("Overhead Compensation", c.strategy.clone()));
+        attributes.push(("Overhead Compensation", c.strategy.to_string()));
         attributes.push(("Probe Overhead Per Event (ns)", format!("{:.2}", c.routine.inclusive_overhead_ns)));
         attributes.push(("Overhead Removed (ns)", c.removed_ns.to_string()));
     }

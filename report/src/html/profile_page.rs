@@ -79,7 +79,7 @@ fn compensation(profile: &Profile, view: View) -> String {
             "Times shown",
             if view == View::Compensated { "compensated" } else { "raw (as measured)" }.to_string(),
         ),
-        ("Strategy", c.strategy.clone()),
+        ("Strategy", c.strategy.to_string()),
         ("Routine probe overhead per event (Δi)", format!("{:.2} ns", c.routine.inclusive_overhead_ns)),
         (
             "Routine probe cost charged to the parent (Δe)",

@@ -226,7 +226,7 @@ fn lua_run_times(args: &Args, scratch: &Path) -> Vec<RunResult> {
 fn profile_events(dir: &Path) -> u64 {
     instrument_tests::profile_paths(dir)
         .first()
-        .map(|path| instrument_tests::load_profile(path).functions.iter().map(|f| f.calls).sum())
+        .map(|path| instrument_tests::load_profile(path).functions.iter().map(|f| f.stats.calls).sum())
         .unwrap_or(0)
 }
 

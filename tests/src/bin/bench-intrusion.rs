@@ -198,9 +198,9 @@ fn rows(project: &Project, scratch: &Path, seconds: &[Vec<f64>]) -> Vec<Row> {
                 build: v.name,
                 median_s: instrument_report::experiment::interval::median(&seconds[i]).unwrap_or(0.0),
                 ratio: median_interval(&ratios).unwrap_or_else(|| whole_range(&ratios)),
-                placement: profile.as_ref().and_then(|p| p.placement.clone()),
+                placement: profile.as_ref().and_then(|p| p.placement.map(|p| p.to_string())),
                 routines: profile.as_ref().map_or(0, |p| p.functions.len()),
-                calls: profile.as_ref().map_or(0, |p| p.functions.iter().map(|f| f.calls).sum()),
+                calls: profile.as_ref().map_or(0, |p| p.functions.iter().map(|f| f.stats.calls).sum()),
             }
         })
         .collect()

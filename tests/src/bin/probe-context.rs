@@ -182,9 +182,9 @@ fn parse(stdout: &str) -> Harness {
 
 /// Every event the profile counted: routine calls, loop entries and call statements.
 fn events(profile: &Profile) -> f64 {
-    let calls: u64 = profile.functions.iter().map(|f| f.calls).sum();
-    let loops: u64 = profile.loops.iter().map(|l| l.count).sum();
-    let sites: u64 = profile.callsites.iter().map(|c| c.count).sum();
+    let calls: u64 = profile.functions.iter().map(|f| f.stats.calls).sum();
+    let loops: u64 = profile.loops.iter().map(|l| l.stats.calls).sum();
+    let sites: u64 = profile.callsites.iter().map(|c| c.stats.calls).sum();
     (calls + loops + sites) as f64
 }
 
@@ -242,9 +242,9 @@ fn measure_with(
     let in_place: Vec<f64> = harness.reps.iter().map(|(plain, inst)| (inst - plain) / per_rep).collect();
     let interval =
         instrument_report::experiment::interval::median_interval(&in_place).expect("enough repetitions");
-    let compensated = driver.compensated.expect("a compensated profile").inclusive_ns as f64;
-    let removed =
-        (driver.inclusive_ns as f64 - compensated) / (per_unit * harness.inst_units + harness.inst_calls);
+    let compensated = driver.stats.compensated.expect("a compensated profile").inclusive_ns as f64;
+    let removed = (driver.stats.inclusive_ns as f64 - compensated)
+        / (per_unit * harness.inst_units + harness.inst_calls);
     let plain: Vec<f64> = harness.reps.iter().map(|(plain, _)| plain / per_rep).collect();
     let calibrated = profile.compensation.as_ref().map_or(0.0, |c| c.routine.inclusive_overhead_ns);
     Row {
