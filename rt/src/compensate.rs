@@ -157,21 +157,13 @@ mod tests {
 
     impl Harness {
         fn new() -> Box<Harness> {
-            let mut h = Box::new(Harness {
-                // SAFETY: a frame is plain integers, valid when zeroed.
-                frames: (0..16).map(|_| unsafe { std::mem::zeroed() }).collect(),
-                records: vec![Record::default(); 8],
-                // SAFETY: integers, null pointers and empty regions; the pointers are set below
-                // and the regions are never freed (the harness is not a thread's state).
-                ts: unsafe { std::mem::zeroed() },
-            });
-            // The rest of the zeroed state is right: depth 0, no tree, no counts.
-            h.ts.frame_cap = 16;
-            h.ts.frames = h.frames.as_mut_ptr();
-            h.ts.records = h.records.as_mut_ptr();
-            h.ts.record_cap = 8;
-            h.frames[0].id = crate::thread::SENTINEL_ID;
-            h
+            // SAFETY: a frame is plain integers, valid when zeroed.
+            let mut frames: Vec<Frame> = (0..16).map(|_| unsafe { std::mem::zeroed() }).collect();
+            let mut records = vec![Record::default(); 8];
+            frames[0].id = crate::thread::SENTINEL_ID;
+            // The vectors' buffers do not move when they move into the box.
+            let ts = ThreadState::over(&mut frames, &mut records);
+            Box::new(Harness { frames, records, ts })
         }
 
         /// An event `id` whose entry timestamp is `start`.

@@ -280,7 +280,7 @@ pub unsafe fn reoffer(ts: &mut ThreadState, now: u64) {
     if TARGET.load(Relaxed) != NONE || unsafe { start_pending(ts) } {
         return;
     }
-    let used = registry::count().min(ts.record_cap).min(switch::TABLE_LEN);
+    let used = registry::count().min(ts.record_cap()).min(switch::TABLE_LEN);
     for step in 1..=used {
         let id = (ts.reoffer_cursor + step) % used.max(1);
         // SAFETY: `id < used <= record_cap`, records left alone meanwhile (the contract).
@@ -307,9 +307,11 @@ pub const REESTIMATE_NS: u64 = 50_000_000;
 /// returns.
 unsafe fn start_pending(ts: &mut ThreadState) -> bool {
     while let Some((kind, id)) = pending::take(ts.index) {
-        // SAFETY: this thread's state, `id` below its record_cap (checked first), records left
-        // alone meanwhile (the contract).
-        if id < ts.record_cap && switch::mode(id) == switch::COUNTED && unsafe { offer_counted(ts, id, kind) }
+        if id < ts.record_cap()
+            && switch::mode(id) == switch::COUNTED
+            // SAFETY: this thread's state, `id` below its record_cap (checked first), records
+            // left alone meanwhile (the contract).
+            && unsafe { offer_counted(ts, id, kind) }
         {
             return true;
         }
@@ -347,14 +349,14 @@ unsafe fn offer_counted(ts: &mut ThreadState, id: u32, kind: usize) -> bool {
 /// exclusive reference of `ThreadState::record` would alias.
 ///
 /// # Safety
-/// `id < ts.record_cap`, and the thread writes none of its records while the result lives (the
+/// `id < ts.record_cap()`, and the thread writes none of its records while the result lives (the
 /// probe that calls into this module writes them again only after it returns).
 #[inline(always)]
 unsafe fn record_of<'a>(ts: &ThreadState, id: u32) -> &'a Record {
-    debug_assert!(id < ts.record_cap, "record {id} past {}", ts.record_cap);
-    // SAFETY: records[..record_cap] is this thread's mapped array, unwritten while the result
+    debug_assert!(id < ts.record_cap(), "record {id} past {}", ts.record_cap());
+    // SAFETY: records[..record_cap()] is this thread's mapped array, unwritten while the result
     // lives (the contract).
-    unsafe { &*ts.records.add(id as usize) }
+    unsafe { &*ts.records().add(id as usize) }
 }
 
 /// Whether event `id` is under estimation (its mode is the estimation's until it ends).
@@ -615,16 +617,19 @@ unsafe fn release(mode: u8) {
     TARGET.store(NONE, Release);
 }
 
-/// Ends any estimation at exit, keeping what it measured when that is enough (the profile
-/// writer, after the program's threads stopped measuring).
-pub fn finish() {
-    if TARGET.load(Relaxed) == NONE {
+/// A thread that stops measuring (it ends, or it writes the profile at exit) ends the
+/// estimation it owns, keeping what it measured when that is enough, so that the estimation
+/// neither stays blocked for the rest of the run nor is lost from the profile. An estimation
+/// another thread owns is left alone: that thread may be at a window boundary right now.
+///
+/// # Safety
+/// `state` is the calling thread's state, outside any probe (retiring), not yet freed.
+pub unsafe fn retire(state: *mut ThreadState) {
+    if TARGET.load(Acquire) == NONE || !std::ptr::eq(OWNER.load(Relaxed), state) {
         return;
     }
-    // SAFETY: called once, by the profile writer (`lifecycle::finish_as`), taken to run when no
-    // other thread measures, so none touches the windows or the estimates (the estimation's id
-    // was checked by `offer`). A thread still measuring at exit could be inside a window
-    // boundary: that race is not excluded here.
+    // SAFETY: this thread owns the estimation (OWNER is its state) and runs no probe, so no
+    // boundary of it is under way and no other thread touches the windows (see `Owned`).
     unsafe {
         let w = &mut *WINDOWS.0.get();
         if w.pairs >= MIN_PAIRS {

@@ -110,7 +110,6 @@ fn finish_as(ending: Ending) {
     let now = clock::now();
     thread::retire_current(now);
     thread::FINISHED.store(true, Ordering::Relaxed);
-    crate::inplace::finish();
     let calibration = clock::calibrate();
     let snapshot = output::Snapshot::take(now);
     if let Err(message) = output::write(&snapshot, &calibration, &ending) {

@@ -80,7 +80,7 @@ fn current_site() -> Option<u32> {
     // SAFETY: the calling thread's own state, outside any probe of it (the PMPI layer is not
     // instrumented).
     let ts = unsafe { thread::current().as_ref()? };
-    if ts.depth == 0 || ts.depth >= ts.frame_cap {
+    if ts.depth == 0 || ts.depth >= ts.frame_cap() {
         return None;
     }
     // SAFETY: depth < frame_cap, checked.

@@ -130,7 +130,7 @@ unsafe fn measure_on(state: &mut ThreadState, precise: bool) -> Costs {
     // SAFETY: the parent's id slot is a static; the thread measures (the caller's contract).
     unsafe { probes::__instrument_enter(parent) };
     let quick_baseline = min_pair(QUICK, || std::hint::black_box(()), || 0).0;
-    let records = state.records;
+    let records = state.records();
     // SAFETY: the registered child's id is below the thread's record capacity (its records
     // grew to hold every registered event before the measurement).
     let own = || unsafe { (*records.add(child_id as usize)).incl };

@@ -67,7 +67,7 @@ fn own_ticks() -> u64 {
     // SAFETY: the calling thread's own state, outside any probe of it (the PMPI layer is not
     // instrumented).
     let Some(ts) = (unsafe { thread::current().as_ref() }) else { return 0 };
-    let top = ts.depth.min(ts.frame_cap - 1);
+    let top = ts.depth.min(ts.frame_cap() - 1);
     // SAFETY: d <= top < frame_cap.
     let scaled: u64 = (0..=top).map(|d| unsafe { ts.frame(d).overhead }).sum();
     compensate::scaled_to_ticks(scaled)
@@ -77,7 +77,7 @@ fn own_ticks() -> u64 {
 fn charge(ticks: u64) -> bool {
     // SAFETY: as in `own_ticks`.
     let Some(ts) = (unsafe { thread::current().as_mut() }) else { return false };
-    let top = ts.depth.min(ts.frame_cap - 1);
+    let top = ts.depth.min(ts.frame_cap() - 1);
     // SAFETY: top < frame_cap.
     unsafe { ts.frame(top).overhead += ticks << crate::overhead::SCALE };
     true

@@ -167,7 +167,7 @@ pub unsafe extern "C" fn enter(id_slot: *const u32, sp: usize) -> Opened {
     // SAFETY: the probe contract; `attach` returns the state it made this thread's.
     let (ts, id) = unsafe { (&mut *state, load_id(id_slot)) };
     let depth = ts.depth + 1;
-    if depth >= ts.frame_cap || id >= ts.record_cap {
+    if depth >= ts.frame_cap() || id >= ts.record_cap() {
         // SAFETY: this thread's state, with the depth and id that failed the bounds.
         return unsafe { enter_cold(ts, id, depth, sp) };
     }
@@ -309,13 +309,13 @@ pub unsafe extern "C" fn loop_exit(id_slot: *const u32, iterations: u64, sp: usi
     if !state.is_null() {
         // SAFETY: the probe contract.
         let ts = unsafe { &mut *state };
-        if id < ts.record_cap {
+        if id < ts.record_cap() {
             // SAFETY: id < record_cap, checked; the top frame index is clamped below
             // frame_cap; the tree is this thread's and the top frame's node one it made.
             unsafe {
                 ts.record(id).add_iterations(iterations);
-                let top = ts.frame(ts.depth.min(ts.frame_cap - 1));
-                if let Some(tree) = ts.tree.as_mut().filter(|_| top.id == id) {
+                let top = ts.frame(ts.depth.min(ts.frame_cap() - 1));
+                if let Some(tree) = ts.tree().filter(|_| top.id == id) {
                     tree.node(top.node).record.iterations += iterations;
                 }
             }
@@ -346,7 +346,7 @@ pub unsafe extern "C" fn enter_throttled(id_slot: *const u32, sp: usize) -> Open
     }
     // SAFETY: the probe contract.
     let (ts, id) = unsafe { (&mut *state, load_id(id_slot)) };
-    if ts.depth + 1 >= ts.frame_cap || id >= ts.record_cap {
+    if ts.depth + 1 >= ts.frame_cap() || id >= ts.record_cap() {
         // SAFETY: the probe contract.
         return unsafe { enter_full(id_slot, sp) };
     }
@@ -400,7 +400,7 @@ unsafe fn exit_unmeasured(id_slot: *const u32, sp: usize, kind: usize) {
     // SAFETY: the probe contract.
     let ts = unsafe { &*state };
     // On an overflowed shadow stack every entry counted a level, whatever the event's mode.
-    let overflowed = ts.depth >= ts.frame_cap;
+    let overflowed = ts.depth >= ts.frame_cap();
     // SAFETY: not overflowed, so the top frame is stored; the slot is the probe's.
     if overflowed || unsafe { ts.frame(ts.depth).id == load_id(id_slot) && ts.frame(ts.depth).sp == sp } {
         // SAFETY: the probe contract.
@@ -431,7 +431,7 @@ unsafe fn exit_at(now: u64, id_slot: *const u32, sp: usize, kind: usize) {
     // SAFETY: the probe contract.
     let ts = unsafe { &mut *state };
     let depth = ts.depth;
-    if depth >= ts.frame_cap {
+    if depth >= ts.frame_cap() {
         ts.depth = depth - 1; // a frame that overflowed the shadow stack: counted, not stored
         return;
     }
@@ -465,12 +465,12 @@ unsafe fn push(ts: &mut ThreadState, depth: usize, id: u32, sp: usize) {
     // SAFETY: as above; the record is not otherwise referenced here.
     unsafe { ts.record(id).active += 1 };
     // SAFETY: the tree, when there is one, is this thread's (attach maps it).
-    let node = match unsafe { ts.tree.as_mut() } {
+    let node = match unsafe { ts.tree() } {
         None => 0,
         // SAFETY: the parent's node is one the tree made (or the root); `step` returns another
         // it made; the open frames are 1..depth, below frame_cap.
         Some(tree) => unsafe {
-            let open = crate::callpath::OpenFrames { frames: ts.frames, top: depth - 1 };
+            let open = crate::callpath::OpenFrames { frames: ts.frames(), top: depth - 1 };
             let node = tree.step(parent.node, id, open);
             tree.node(node).record.active += 1;
             node
@@ -500,14 +500,14 @@ unsafe fn enter_cold(ts: &mut ThreadState, id: u32, depth: usize, sp: usize) -> 
     if depth & reconcile::BUSY != 0 {
         // In a signal handler that interrupted a probe: counted, and the step undone at its exit.
         ts.depth = depth;
-        if id < ts.record_cap {
+        if id < ts.record_cap() {
             // SAFETY: id < record_cap, checked. The handler runs on this thread between two
             // instructions of the interrupted probe, which fenced its updates before marking
             // the stack busy (reconcile's module comment).
             unsafe { ts.record(id).counted += 1 };
         }
         OPENED
-    } else if depth >= ts.frame_cap {
+    } else if depth >= ts.frame_cap() {
         ts.depth = depth;
         ts.counters.stack_overflow += 1;
         OPENED

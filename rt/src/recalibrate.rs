@@ -90,21 +90,21 @@ pub unsafe fn run(state: *mut ThreadState, now: u64) {
     let depth = ts.depth;
     // SAFETY: at a timed exit on `ts`, as reoffer asks.
     unsafe { crate::inplace::reoffer(ts, now) };
-    if RECALIBRATING.load(Relaxed) && depth + 3 < ts.frame_cap {
+    if RECALIBRATING.load(Relaxed) && depth + 3 < ts.frame_cap() {
         let started = clock::now();
         // SAFETY: `depth` is below frame_cap (checked), a frame of the mapped stack.
-        let saved = unsafe { *ts.frames.add(depth) };
+        let saved = unsafe { *ts.frame(depth) };
         // SAFETY: the round pushes at most two frames above `depth` (depth + 3 < frame_cap).
         let timed = unsafe { measure(state) };
         // SAFETY: as above; `measure` is done with the state.
         let ts = unsafe { &mut *state };
         // SAFETY: the same frame as `saved`, restored as it was.
-        unsafe { *ts.frames.add(depth) = saved };
+        unsafe { *ts.frame(depth) = saved };
         ts.depth = depth;
         record(&timed);
         let spent = clock::now().saturating_sub(started);
         // SAFETY: the same frame; the round's time is charged to it as overhead.
-        unsafe { (*ts.frames.add(depth)).overhead += spent << SCALE };
+        unsafe { ts.frame(depth).overhead += spent << SCALE };
         SPENT.fetch_add(spent, Relaxed);
     }
     NEXT.store(clock::now().saturating_add(PERIOD.load(Relaxed)), Relaxed);
@@ -120,7 +120,7 @@ unsafe fn measure(state: *mut ThreadState) -> overhead::Timed {
     let (parent_id, child_id) =
         unsafe { (crate::registry::load_id(parent), crate::registry::load_id(child)) };
     // SAFETY: the caller's contract.
-    let records = unsafe { (*state).records };
+    let records = unsafe { (*state).records() };
     // SAFETY: a probe on this measuring thread, with room on its stack (the caller's contract).
     unsafe { probes::__instrument_enter(parent) };
     // SAFETY: inside the parent's activation; the child's id is below the record capacity

@@ -45,11 +45,11 @@ pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64, kind: usiz
     mark_busy(ts, depth);
     // SAFETY: `depth` and `depth - 1` are frames of the mapped stack (the contract); the frame
     // and its parent are distinct.
-    let (frame, parent) = unsafe { (&*ts.frames.add(depth), &mut *ts.frames.add(depth - 1)) };
+    let (frame, parent) = unsafe { (&*ts.frame(depth), ts.frame(depth - 1)) };
     let inclusive = now.saturating_sub(frame.start);
     parent.child_incl += inclusive;
     // SAFETY: the frame's id is below record_cap (the contract).
-    let record = unsafe { &mut *ts.records.add(frame.id as usize) };
+    let record = unsafe { ts.record(frame.id) };
     let compensated = if compensate::enabled() {
         // Hot events are offered for in-place estimation only with compensation (inplace.rs).
         // SAFETY: at a timed exit on `ts`, before the charge, as it asks.
@@ -70,7 +70,7 @@ pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64, kind: usiz
         unsafe { past_throttle_calls(ts, frame.id, kind, record) };
     }
     // SAFETY: the tree, when there is one, is this thread's (attach maps it).
-    if let Some(tree) = unsafe { ts.tree.as_mut() } {
+    if let Some(tree) = unsafe { ts.tree() } {
         // SAFETY: the frame's node is one the tree made at the frame's entry.
         let node = unsafe { tree.node(frame.node) };
         charge(&mut node.record, frame, inclusive, compensated);
@@ -139,7 +139,7 @@ pub unsafe fn exit_mismatch(ts: &mut ThreadState, id: u32, sp: usize, now: u64, 
     let top = ts.depth;
     let found = (1..=top).rev().find(|&d| {
         // SAFETY: frames 1..=depth are on the mapped stack (the contract).
-        let f = unsafe { &*ts.frames.add(d) };
+        let f = unsafe { &*ts.frame(d) };
         f.id == id && f.sp >= sp
     });
     let Some(target) = found else {
@@ -168,10 +168,10 @@ pub unsafe fn exit_mismatch(ts: &mut ThreadState, id: u32, sp: usize, now: u64, 
 #[cold]
 #[inline(never)]
 pub unsafe fn unwind_to(ts: &mut ThreadState, id: u32, sp: usize, now: u64) {
-    let top = (ts.depth & !BUSY).min(ts.frame_cap - 1);
+    let top = (ts.depth & !BUSY).min(ts.frame_cap() - 1);
     let found = (1..=top).rev().find(|&d| {
         // SAFETY: `top` is below frame_cap, so every frame up to it is on the mapped stack.
-        let f = unsafe { &*ts.frames.add(d) };
+        let f = unsafe { &*ts.frame(d) };
         f.id == id && f.sp >= sp
     });
     let Some(target) = found else { return };
@@ -191,8 +191,8 @@ pub unsafe fn unwind_to(ts: &mut ThreadState, id: u32, sp: usize, now: u64) {
 pub unsafe fn close_all(ts: &mut ThreadState, now: u64) {
     // A fatal signal may have interrupted a probe: the frames below its mark are whole.
     ts.depth &= !BUSY;
-    if ts.depth >= ts.frame_cap {
-        ts.depth = ts.frame_cap - 1;
+    if ts.depth >= ts.frame_cap() {
+        ts.depth = ts.frame_cap() - 1;
     }
     while ts.depth > 0 {
         // SAFETY: the top frame, below frame_cap (clamped above).

@@ -60,13 +60,17 @@ pub struct ThreadState {
     /// Index of the top frame; frame 0 is a sentinel that is never popped. May exceed
     /// `frame_cap` while the stack overflows: those frames are counted, not stored.
     pub depth: usize,
-    pub frame_cap: usize,
-    pub frames: *mut Frame,
-    pub records: *mut Record,
-    pub record_cap: u32,
+    /// The shadow stack: `frame_cap` frames. These five fields are private so that no safe
+    /// code outside this module can point them elsewhere: the safe functions here read the
+    /// arrays through them.
+    frame_cap: usize,
+    frames: *mut Frame,
+    /// The records: `record_cap` of them (`grow_records` replaces the array).
+    records: *mut Record,
+    record_cap: u32,
     pub counters: Counters,
     /// The callpath graph (callpath mode), or null.
-    pub tree: *mut Tree,
+    tree: *mut Tree,
     /// Order in which the thread first measured something (0 for the first thread).
     pub index: u64,
     /// The memory of this state and the frames, and of the records.
@@ -79,6 +83,65 @@ pub struct ThreadState {
 }
 
 impl ThreadState {
+    /// A state over caller-owned frames and records, for unit tests of the exit arithmetic:
+    /// depth 0, no tree, no live slot. It is never attached, retired or freed.
+    #[cfg(test)]
+    pub fn over(frames: &mut [Frame], records: &mut [Record]) -> ThreadState {
+        let none = Region { ptr: null_mut(), len: 0, offset: 0 };
+        ThreadState {
+            depth: 0,
+            frame_cap: frames.len(),
+            frames: frames.as_mut_ptr(),
+            records: records.as_mut_ptr(),
+            record_cap: records.len() as u32,
+            counters: Counters::default(),
+            tree: null_mut(),
+            index: 0,
+            region: none,
+            records_region: none,
+            slot: live::NO_SLOT,
+            reoffer_cursor: 0,
+        }
+    }
+
+    /// Frames the shadow stack holds.
+    #[inline(always)]
+    pub fn frame_cap(&self) -> usize {
+        self.frame_cap
+    }
+
+    /// Records the thread holds (events below it have one).
+    #[inline(always)]
+    pub fn record_cap(&self) -> u32 {
+        self.record_cap
+    }
+
+    /// The shadow stack's first frame (the sentinel), for callpath steps that move open
+    /// frames (`callpath::OpenFrames`).
+    #[inline(always)]
+    pub fn frames(&self) -> *mut Frame {
+        self.frames
+    }
+
+    /// The records' array (`record_cap` records), for readers that cannot hold a reference
+    /// across the probes they run (calibration).
+    #[inline(always)]
+    pub fn records(&self) -> *mut Record {
+        self.records
+    }
+
+    /// The thread's callpath tree, if callpaths are on.
+    ///
+    /// # Safety
+    /// The caller holds no other reference to the tree while the result lives (only the
+    /// thread itself uses it, outside its signal handlers' probes).
+    #[inline(always)]
+    pub unsafe fn tree<'a>(&self) -> Option<&'a mut Tree> {
+        // SAFETY: null or the tree `attach` made for this state, which lives as long as it;
+        // exclusivity is the caller's.
+        unsafe { self.tree.as_mut() }
+    }
+
     /// The record of event `id`, unbounded in lifetime so that it can be held while the state
     /// is updated (the hot path charges a record and its frame together).
     ///
@@ -268,6 +331,7 @@ pub fn retire_current(now: u64) {
     unsafe {
         let ts = &mut *state;
         crate::reconcile::close_all(ts, now);
+        crate::inplace::retire(state);
         ts.counters.overhead += (*ts.frames).overhead;
         let mut merged = lock_merged();
         merge_into(&mut merged, ts);

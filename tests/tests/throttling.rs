@@ -324,6 +324,22 @@ fn routines_throttled_together_are_each_measured_in_place() {
     );
 }
 
+/// An estimation owned by a thread that ends is ended with it: the worker throttles first()
+/// and ends before its windows are done; second(), throttled later on the main thread, is
+/// still measured in place (before, the dead thread kept the estimation for the whole run).
+#[test]
+fn an_estimation_whose_thread_ended_does_not_block_the_next() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "handover", &[]);
+    let (_, profile) = run_with(&program, dir.path(), "run", &[], &[]);
+    let (first, second) = (function(&profile, "first"), function(&profile, "second"));
+    assert_eq!((first.stats.calls, second.stats.calls), (100_050, 300_000));
+    assert!(first.throttled && second.throttled);
+    let measured: Vec<u32> =
+        profile.overhead.as_ref().expect("overhead").in_place.iter().map(|e| e.id).collect();
+    assert!(measured.contains(&second.id), "{measured:?}: second {}", second.id);
+}
+
 /// The estimate of a throttled routine of known duration (a 2 us busy-wait) is that duration:
 /// its 20000 untimed calls come to about 40 ms.
 #[test]
