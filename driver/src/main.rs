@@ -326,7 +326,7 @@ fn export_command(
     if format.is_directory() {
         let dir = output.context("--format tau writes a directory: give it with -o DIR")?;
         let files = export::tau::files(&profiles, view)?;
-        return export::tau::write_dir(&dir, &files);
+        return Ok(export::tau::write_dir(&dir, &files)?);
     }
     let stacked =
         matches!(format, export::Format::Folded | export::Format::Flamegraph | export::Format::Speedscope);
@@ -380,22 +380,22 @@ fn parse_level(text: &str) -> Result<experiment::results::Level, String> {
 }
 
 fn load(profile: Option<PathBuf>) -> Result<instrument_profile::Profile> {
-    profiles::load(&profile_path(profile)?)
+    Ok(profiles::load(&profile_path(profile)?)?)
 }
 
 /// The profile given, the newest one in a directory given, or the newest in the default place.
 fn profile_path(profile: Option<PathBuf>) -> Result<PathBuf> {
     match profile {
-        Some(dir) if dir.is_dir() => profiles::newest(&dir),
+        Some(dir) if dir.is_dir() => Ok(profiles::newest(&dir)?),
         Some(path) => Ok(path),
-        None => profiles::newest(&default_profile_dir()),
+        None => Ok(profiles::newest(&default_profile_dir())?),
     }
 }
 
 /// Writes a report or export to the output the user named (see `profiles::write_output`),
 /// readable by everyone.
 fn write_output(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
-    profiles::write_output(path, bytes, 0o644)
+    Ok(profiles::write_output(path, bytes, 0o644)?)
 }
 
 fn default_profile_dir() -> PathBuf {

@@ -20,4 +20,4 @@ pub mod timeline;
 pub mod tree;
 pub mod view;
 
-pub use error::ReportError;
+pub use error::{ReportError, Result};

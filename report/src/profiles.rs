@@ -1,6 +1,6 @@
 //! Finding and loading profile files, with errors that name the file.
 
-use anyhow::{bail, Context, Result};
+use crate::error::{ReportError, Result};
 use instrument_profile::Profile;
 use std::path::{Path, PathBuf};
 
@@ -11,32 +11,27 @@ use std::path::{Path, PathBuf};
 /// temporary file in the same directory and a rename, so a reader never sees half a file.
 pub fn write_output(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
     if path.as_os_str() == "-" {
-        return std::io::Write::write_all(&mut std::io::stdout(), bytes)
-            .context("cannot write to standard output");
+        return std::io::Write::write_all(&mut std::io::stdout(), bytes).map_err(ReportError::Stdout);
     }
     match std::fs::metadata(path) {
-        Ok(meta) if meta.is_dir() => bail!("{} is a directory", path.display()),
+        Ok(meta) if meta.is_dir() => Err(ReportError::IsADirectory(path.into())),
         Ok(meta) if !meta.is_file() => {
-            let mut file = std::fs::OpenOptions::new()
-                .write(true)
-                .open(path)
-                .with_context(|| format!("cannot open {}", path.display()))?;
-            std::io::Write::write_all(&mut file, bytes)
-                .with_context(|| format!("cannot write {}", path.display()))
+            let mut file =
+                std::fs::OpenOptions::new().write(true).open(path).map_err(ReportError::io("open", path))?;
+            std::io::Write::write_all(&mut file, bytes).map_err(ReportError::io("write", path))
         }
         Ok(_) => {
             // A regular file, perhaps behind symlinks: replace the file, keep the links.
-            let target =
-                std::fs::canonicalize(path).with_context(|| format!("cannot resolve {}", path.display()))?;
+            let target = std::fs::canonicalize(path).map_err(ReportError::io("resolve", path))?;
             write_atomically(&target, bytes, mode)
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             if std::fs::symlink_metadata(path).is_ok() {
-                bail!("{} is a symlink to nothing; not replacing it", path.display());
+                return Err(ReportError::DanglingSymlink(path.into()));
             }
             write_atomically(path, bytes, mode)
         }
-        Err(e) => Err(e).with_context(|| format!("cannot write {}", path.display())),
+        Err(e) => Err(ReportError::io("write", path)(e)),
     }
 }
 
@@ -45,20 +40,18 @@ pub fn write_output(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
 fn write_atomically(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
     use std::os::unix::fs::PermissionsExt;
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let mut file =
-        tempfile::NamedTempFile::new_in(dir).with_context(|| format!("cannot write in {}", dir.display()))?;
-    std::io::Write::write_all(&mut file, bytes)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    std::fs::set_permissions(file.path(), std::fs::Permissions::from_mode(mode))?;
-    file.persist(path).map_err(|e| e.error).with_context(|| format!("cannot write {}", path.display()))?;
+    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(ReportError::io("write in", dir))?;
+    std::io::Write::write_all(&mut file, bytes).map_err(ReportError::io("write", path))?;
+    std::fs::set_permissions(file.path(), std::fs::Permissions::from_mode(mode))
+        .map_err(ReportError::io("write", path))?;
+    file.persist(path).map_err(|e| ReportError::io("write", path)(e.error))?;
     Ok(())
 }
 
 pub fn load(path: &Path) -> Result<Profile> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read profile {}", path.display()))?;
+    let text = std::fs::read_to_string(path).map_err(ReportError::io("read profile", path))?;
     let mut profile =
-        Profile::from_json(&text).with_context(|| format!("cannot load profile {}", path.display()))?;
+        Profile::from_json(&text).map_err(|source| ReportError::Profile { path: path.into(), source })?;
     printable_names(&mut profile);
     Ok(profile)
 }
@@ -90,8 +83,7 @@ fn printable_names(profile: &mut Profile) {
 
 /// The newest `*.instrument.json` (the runtime's file name) in `directory`.
 pub fn newest(directory: &Path) -> Result<PathBuf> {
-    let entries =
-        std::fs::read_dir(directory).with_context(|| format!("cannot list {}", directory.display()))?;
+    let entries = std::fs::read_dir(directory).map_err(ReportError::io("list", directory))?;
     let newest = entries
         .filter_map(|e| e.ok())
         .filter(|e| {
@@ -103,10 +95,7 @@ pub fn newest(directory: &Path) -> Result<PathBuf> {
         .max();
     match newest {
         Some((_, path)) => Ok(path),
-        None => bail!(
-            "no profile (*.instrument.json) in {}; run an instrumented program first",
-            directory.display()
-        ),
+        None => Err(ReportError::NoProfile(directory.into())),
     }
 }
 
@@ -122,10 +111,8 @@ pub fn with_other_ranks(path: &Path) -> Result<Vec<Profile>> {
     let directory = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let prefix = format!("{program}.rank");
     let mut run = Vec::new();
-    for entry in
-        std::fs::read_dir(directory).with_context(|| format!("cannot list {}", directory.display()))?
-    {
-        let entry = entry?;
+    for entry in std::fs::read_dir(directory).map_err(ReportError::io("list", directory))? {
+        let entry = entry.map_err(ReportError::io("list", directory))?;
         let file = entry.file_name().to_string_lossy().into_owned();
         if !file.starts_with(&prefix) || !file.ends_with(".instrument.json") {
             continue;

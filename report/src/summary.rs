@@ -4,8 +4,8 @@
 //! its exclusive and inclusive times. A unit that never ran an event counts as 0 there, as in
 //! pprof's mean. Events are matched across profiles by their readable names.
 
+use crate::error::{ReportError, Result};
 use crate::view::{event_name, View};
-use anyhow::{bail, Result};
 use instrument_profile::{Profile, Stats};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -225,11 +225,11 @@ pub fn one_thread(profile: &Profile, thread: u64) -> Result<Profile> {
         if thread == 0 {
             return Ok(profile.clone());
         }
-        bail!("the profile has one thread (0), not thread {thread}");
+        return Err(ReportError::OnlyThreadZero(thread));
     }
     let Some(t) = profile.threads.iter().find(|t| t.thread == thread) else {
         let known: Vec<String> = profile.threads.iter().map(|t| t.thread.to_string()).collect();
-        bail!("the profile has no thread {thread} (it has {})", known.join(", "));
+        return Err(ReportError::NoSuchThread { thread, known: known.join(", ") });
     };
     let stats: BTreeMap<u32, &Stats> = t.events.iter().map(|e| (e.id, &e.stats)).collect();
     let mut one = profile.clone();
@@ -265,7 +265,7 @@ pub fn one_thread(profile: &Profile, thread: u64) -> Result<Profile> {
     if one.loops.iter().any(|l| !kept.contains(&l.function) || l.parent.is_some_and(|p| !loops.contains(&p)))
         || one.callsites.iter().any(|c| !kept.contains(&c.function))
     {
-        bail!("thread {thread}'s events are not nested in routines it ran; report the whole process instead");
+        return Err(ReportError::ThreadNotNested(thread));
     }
     one.communication.retain(|c| c.site.is_none_or(|s| stats.contains_key(&s)));
     one.callpaths = None;

@@ -2,7 +2,7 @@
 //! as sparklines in the terminal or as an SVG chart (one strip per event: exclusive time as a
 //! share of each bucket, calls per second as a line).
 
-use anyhow::{bail, Result};
+use crate::error::{ReportError, Result};
 use instrument_profile::{Metric, Profile, Timeline, TimelineSeries};
 use std::fmt::Write;
 
@@ -13,8 +13,8 @@ const COLUMNS: usize = 64;
 fn timeline(profile: &Profile) -> Result<&Timeline> {
     match &profile.timeline {
         Some(t) if !t.series.is_empty() => Ok(t),
-        Some(_) => bail!("the profile's timeline is empty: the program ran too briefly to sample"),
-        None => bail!("the profile has no timeline: record one with `instrument run --timeline -- PROGRAM`"),
+        Some(_) => Err(ReportError::EmptyTimeline),
+        None => Err(ReportError::NoTimeline),
     }
 }
 

@@ -4,7 +4,7 @@
 
 use super::interval::Interval;
 use super::results::{ControlSummary, Level, Paired, ProgramSummary, RankCell, Trial};
-use anyhow::Result;
+use crate::error::{ReportError, Result};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -176,16 +176,16 @@ fn push_failures(rows: &mut Vec<Vec<String>>, s: &ProgramSummary, levels: usize)
 }
 
 pub fn csv(summaries: &[ProgramSummary], path: &Path) -> Result<()> {
-    let mut writer = csv::Writer::from_path(path)?;
-    writer.write_record(CSV_COLUMNS)?;
+    let failed = |source| ReportError::Csv { path: path.into(), source };
+    let mut writer = csv::Writer::from_path(path).map_err(failed)?;
+    writer.write_record(CSV_COLUMNS).map_err(failed)?;
     for s in summaries {
         for (level, cell) in &s.cells {
             let Some(c) = cell else { continue };
-            writer.write_record(csv_record(s, *level, c))?;
+            writer.write_record(csv_record(s, *level, c)).map_err(failed)?;
         }
     }
-    writer.flush()?;
-    Ok(())
+    writer.flush().map_err(|e| failed(e.into()))
 }
 
 /// The columns of results.csv, one row per program and level.

@@ -2,7 +2,7 @@
 //! shows time rather than counts) and the flame graph SVG drawn from them by inferno.
 
 use crate::callpaths::{self, Threads};
-use anyhow::{Context, Result};
+use crate::error::{ReportError, Result};
 use instrument_profile::Profile;
 
 /// `main;solve;f 12345` per line; frame names have `;` replaced so that they stay one frame.
@@ -23,7 +23,6 @@ pub fn flamegraph(profile: &Profile, threads: Threads) -> Result<Vec<u8>> {
         format!("{} (exclusive time)", profile.command.first().map(String::as_str).unwrap_or("program"));
     options.count_name = "ns".into();
     let mut svg = Vec::new();
-    inferno::flamegraph::from_lines(&mut options, text.lines(), &mut svg)
-        .context("cannot draw the flame graph")?;
+    inferno::flamegraph::from_lines(&mut options, text.lines(), &mut svg).map_err(ReportError::FlameGraph)?;
     Ok(svg)
 }

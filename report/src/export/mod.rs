@@ -8,8 +8,8 @@ pub mod speedscope;
 pub mod tau;
 
 use crate::callpaths::Threads;
+use crate::error::{ReportError, Result};
 use crate::view::View;
-use anyhow::Result;
 use instrument_profile::Profile;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -44,6 +44,6 @@ pub fn render(profile: &Profile, format: Format, threads: Threads, view: View) -
         Format::Flamegraph => folded::flamegraph(profile, threads),
         Format::Speedscope => speedscope::render(profile),
         Format::Pprof => pprof::render(profile, view),
-        Format::Tau => anyhow::bail!("TAU profiles are a directory: use export::tau"),
+        Format::Tau => Err(ReportError::TauIsADirectory),
     }
 }

@@ -7,8 +7,8 @@
 
 use super::events::{self, Static};
 use crate::callpaths::{self, Threads};
+use crate::error::{ReportError, Result};
 use crate::view::View;
-use anyhow::Result;
 use instrument_profile::Profile;
 use prost::Message;
 use std::collections::HashMap;
@@ -23,8 +23,8 @@ pub mod proto {
 pub fn render(profile: &Profile, view: View) -> Result<Vec<u8>> {
     let bytes = build(profile, view)?.encode_to_vec();
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    gz.write_all(&bytes)?;
-    Ok(gz.finish()?)
+    gz.write_all(&bytes).map_err(ReportError::Compress)?;
+    gz.finish().map_err(ReportError::Compress)
 }
 
 /// Interns strings into the profile's string table (entry 0 is "").

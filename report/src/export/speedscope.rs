@@ -2,7 +2,7 @@
 //! are the stacks and whose weights are their exclusive nanoseconds.
 
 use crate::callpaths::{self, Threads};
-use anyhow::Result;
+use crate::error::{ReportError, Result};
 use instrument_profile::Profile;
 use serde_json::json;
 use std::collections::HashMap;
@@ -44,5 +44,5 @@ pub fn render(profile: &Profile) -> Result<Vec<u8>> {
         "shared": { "frames": frames.iter().map(|n| json!({ "name": n })).collect::<Vec<_>>() },
         "profiles": profiles,
     });
-    Ok(serde_json::to_vec_pretty(&document)?)
+    serde_json::to_vec_pretty(&document).map_err(ReportError::Json)
 }

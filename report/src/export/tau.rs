@@ -6,8 +6,8 @@
 
 use super::events::{self, Event, Kind, Static};
 use crate::callpaths::{self, Threads};
+use crate::error::{ReportError, Result};
 use crate::view::View;
-use anyhow::{Context, Result};
 use instrument_profile::Profile;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -34,31 +34,29 @@ pub fn files(profiles: &[Profile], view: View) -> Result<Vec<(String, String)>> 
 pub fn write_dir(dir: &Path, files: &[(String, String)]) -> Result<()> {
     if dir.exists() {
         let foreign = std::fs::read_dir(dir)
-            .with_context(|| format!("cannot read {}", dir.display()))?
+            .map_err(ReportError::io("read", dir))?
             .filter_map(|e| e.ok())
             .any(|e| !e.file_name().to_string_lossy().starts_with("profile."));
         if foreign {
-            anyhow::bail!(
-                "{} exists and holds other files than TAU profiles; choose a new directory",
-                dir.display()
-            );
+            return Err(ReportError::NotATauDirectory(dir.into()));
         }
     }
     let parent = dir.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let staging = tempfile::Builder::new()
         .prefix(".instrument-tau")
         .tempdir_in(parent)
-        .with_context(|| format!("cannot write in {}", parent.display()))?;
+        .map_err(ReportError::io("write in", parent))?;
     for (name, text) in files {
-        std::fs::write(staging.path().join(name), text).with_context(|| format!("cannot write {name}"))?;
+        std::fs::write(staging.path().join(name), text).map_err(ReportError::io("write", name))?;
     }
     if dir.exists() {
-        std::fs::remove_dir_all(dir).with_context(|| format!("cannot replace {}", dir.display()))?;
+        std::fs::remove_dir_all(dir).map_err(ReportError::io("replace", dir))?;
     }
     let staged = staging.keep();
-    std::fs::rename(&staged, dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    std::fs::rename(&staged, dir).map_err(ReportError::io("create", dir))?;
     use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755))?;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755))
+        .map_err(ReportError::io("create", dir))?;
     Ok(())
 }
 

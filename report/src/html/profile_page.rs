@@ -3,12 +3,12 @@
 
 use super::{escape, page, table_section, Table};
 use crate::callpaths::{self, Labels, Threads};
+use crate::error::Result;
 use crate::export::folded;
 use crate::names::location;
 use crate::report;
 use crate::tree::{self, TreeOptions};
 use crate::view::View;
-use anyhow::Result;
 use instrument_profile::Profile;
 use serde_json::json;
 
