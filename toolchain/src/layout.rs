@@ -2,7 +2,7 @@
 //! `instrument` executables (as `cargo build` leaves them in target/<profile>/), unless
 //! `INSTRUMENT_PLUGIN` or `INSTRUMENT_RUNTIME` name other files.
 
-use anyhow::{bail, Context, Result};
+use crate::{Result, ToolchainError};
 use instrument_contract::settings;
 use std::path::{Path, PathBuf};
 
@@ -11,22 +11,18 @@ pub const RUNTIME_FILE: &str = "libinstrument_rt.a";
 
 /// The directory holding the running executable (symlinks resolved).
 pub fn exe_dir() -> Result<PathBuf> {
-    let exe = std::env::current_exe().context("cannot locate the running executable")?;
+    let exe = std::env::current_exe().map_err(ToolchainError::CurrentExe)?;
     let exe = exe.canonicalize().unwrap_or(exe);
     Ok(exe.parent().map(Path::to_path_buf).unwrap_or_default())
 }
 
-fn companion(env: settings::Setting, file: &str, what: &str) -> Result<PathBuf> {
+fn companion(env: settings::Setting, file: &str, what: &'static str) -> Result<PathBuf> {
     let path = match env.path() {
         Some(path) => path,
         None => exe_dir()?.join(file),
     };
     if !path.is_file() {
-        bail!(
-            "the {what} is missing at {} (build it with `cargo build --release --workspace`, or set {})",
-            path.display(),
-            env.name
-        );
+        return Err(ToolchainError::MissingCompanion { what, path, setting: env.name });
     }
     Ok(path)
 }
@@ -54,11 +50,8 @@ pub fn bench_nas() -> Result<PathBuf> {
 pub fn sibling(name: &str) -> Result<PathBuf> {
     let path = exe_dir()?.join(name);
     if !path.is_file() {
-        bail!(
-            "{} is missing next to {} (build the workspace)",
-            name,
-            path.parent().unwrap_or(&path).display()
-        );
+        let dir = path.parent().unwrap_or(&path).to_path_buf();
+        return Err(ToolchainError::MissingSibling { name: name.to_string(), dir });
     }
     Ok(path)
 }

@@ -5,9 +5,12 @@
 //! bitcode rewriter's front door (`rewrite`). It never links LLVM itself: the pass plugin is
 //! loaded by clang, or by `rewrite` with dlopen.
 
+pub mod error;
 pub mod layout;
 pub mod link;
 pub mod rewrite;
 pub mod runtime;
 pub mod toolchain;
 pub mod wrapper;
+
+pub use error::{Result, ToolchainError};

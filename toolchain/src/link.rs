@@ -10,7 +10,7 @@
 //! ```
 
 use crate::runtime::{self, LinkArgument};
-use anyhow::{bail, Context, Result};
+use crate::{Result, ToolchainError};
 use std::ffi::OsString;
 use std::path::Path;
 use std::process::Command;
@@ -75,7 +75,7 @@ impl Syntax {
 /// code.
 pub fn run(syntax: Option<Syntax>, command: &[OsString]) -> Result<i32> {
     let Some((program, arguments)) = command.split_first() else {
-        bail!("no link command: give it after --, for example `instrument link -- ldc2 app.o -of=app`");
+        return Err(ToolchainError::NoLinkCommand);
     };
     let syntax = syntax.unwrap_or_else(|| Syntax::of(Path::new(program)));
     let added = syntax.render(&runtime::link_arguments()?);
@@ -83,7 +83,7 @@ pub fn run(syntax: Option<Syntax>, command: &[OsString]) -> Result<i32> {
         .args(arguments)
         .args(&added)
         .status()
-        .with_context(|| format!("cannot run {}", Path::new(program).display()))?;
+        .map_err(|source| ToolchainError::Io { action: "run", path: program.into(), source })?;
     Ok(exit_code(status))
 }
 

@@ -3,7 +3,7 @@
 //! depend on LLVM and can report a missing LLVM 22 in plain words.
 
 use crate::layout;
-use anyhow::{bail, Context, Result};
+use crate::{Result, ToolchainError};
 use std::ffi::{c_char, c_int, CString};
 use std::path::Path;
 
@@ -27,19 +27,18 @@ impl Emit {
 
 pub fn rewrite(input: &Path, output: &Path, emit: Emit) -> Result<()> {
     if !input.is_file() {
-        bail!("cannot read {}: no such file", input.display());
+        return Err(ToolchainError::MissingInput { path: input.to_path_buf() });
     }
     let plugin = layout::plugin()?;
-    let library = unsafe { libloading::Library::new(&plugin) }.map_err(|e| {
-        let message = e.to_string();
-        if message.contains("libLLVM") {
-            anyhow::anyhow!("LLVM 22 is not installed (apt-get install llvm-22): {message}")
+    let library = unsafe { libloading::Library::new(&plugin) }.map_err(|source| {
+        if source.to_string().contains("libLLVM") {
+            ToolchainError::LlvmMissing(source)
         } else {
-            anyhow::anyhow!("cannot load the pass plugin {}: {message}", plugin.display())
+            ToolchainError::PluginLoad { path: plugin.clone(), source }
         }
     })?;
     let entry: libloading::Symbol<RewriteFn> = unsafe { library.get(b"instrument_rewrite_bitcode\0") }
-        .with_context(|| format!("{} is not an instrument pass plugin", plugin.display()))?;
+        .map_err(|source| ToolchainError::NotAPlugin { path: plugin.clone(), source })?;
     let c_input = CString::new(input.as_os_str().as_encoded_bytes())?;
     let c_output = CString::new(output.as_os_str().as_encoded_bytes())?;
     let mut error = vec![0u8; 4096];
@@ -54,7 +53,9 @@ pub fn rewrite(input: &Path, output: &Path, emit: Emit) -> Result<()> {
     };
     if status != 0 {
         let end = error.iter().position(|&b| b == 0).unwrap_or(error.len());
-        bail!("{}", String::from_utf8_lossy(&error[..end]));
+        return Err(ToolchainError::RewriteFailed {
+            message: String::from_utf8_lossy(&error[..end]).into_owned(),
+        });
     }
     Ok(())
 }

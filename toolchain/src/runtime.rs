@@ -7,7 +7,7 @@
 //! temporary and rename it into place.
 
 use crate::{layout, toolchain};
-use anyhow::{bail, Context, Result};
+use crate::{Result, ToolchainError};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -73,7 +73,7 @@ pub fn sealed() -> Result<PathBuf> {
         return Ok(sealed);
     }
     seal(&archive, &directory, &sealed)
-        .with_context(|| format!("cannot seal the runtime {}", archive.display()))?;
+        .map_err(|source| ToolchainError::Seal { archive: archive.clone(), source: Box::new(source) })?;
     Ok(sealed)
 }
 
@@ -90,9 +90,13 @@ fn cache_directory(archive: &Path) -> Result<PathBuf> {
     let base = std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .context("no writable place for the sealed runtime (set XDG_CACHE_HOME)")?;
+        .ok_or(ToolchainError::NoCacheDirectory)?;
     let dir = base.join("instrument");
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    std::fs::create_dir_all(&dir).map_err(|source| ToolchainError::Io {
+        action: "create",
+        path: dir.clone(),
+        source,
+    })?;
     Ok(dir)
 }
 
@@ -106,7 +110,10 @@ fn is_newer(file: &Path, than: &Path) -> bool {
 }
 
 fn seal(archive: &Path, directory: &Path, sealed: &Path) -> Result<()> {
-    let work = tempfile::Builder::new().prefix(".instrument-seal").tempdir_in(directory)?;
+    let work = tempfile::Builder::new()
+        .prefix(".instrument-seal")
+        .tempdir_in(directory)
+        .map_err(ToolchainError::Scratch)?;
     let merged = work.path().join("instrument_rt.o");
     run(Command::new(toolchain::LLD.find()?)
         .arg("-r")
@@ -125,14 +132,22 @@ fn seal(archive: &Path, directory: &Path, sealed: &Path) -> Result<()> {
     run(objcopy.arg(&merged))?;
     let staged = work.path().join(SEALED_FILE);
     run(Command::new(toolchain::AR.find()?).arg("rcs").arg(&staged).arg(&merged))?;
-    std::fs::rename(&staged, sealed)
-        .with_context(|| format!("cannot move the sealed runtime to {}", sealed.display()))
+    std::fs::rename(&staged, sealed).map_err(|source| ToolchainError::Move {
+        what: "the sealed runtime",
+        to: sealed.to_path_buf(),
+        source,
+    })
 }
 
 pub(crate) fn run(command: &mut Command) -> Result<()> {
-    let output = command.output().with_context(|| format!("cannot run {:?}", command.get_program()))?;
+    let program = PathBuf::from(command.get_program());
+    let output = match command.output() {
+        Ok(output) => output,
+        Err(source) => return Err(ToolchainError::Spawn { program, source }),
+    };
     if !output.status.success() {
-        bail!("{:?} failed: {}", command.get_program(), String::from_utf8_lossy(&output.stderr).trim());
+        let stderr = String::from_utf8_lossy(&output.stderr).trim().to_string();
+        return Err(ToolchainError::ToolFailed { program, status: output.status, stderr });
     }
     Ok(())
 }

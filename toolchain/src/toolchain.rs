@@ -1,6 +1,6 @@
 //! Finding the LLVM 22 tools, with one clear message (and the apt-get line) when one is missing.
 
-use anyhow::{bail, Result};
+use crate::{Result, ToolchainError};
 use instrument_contract::settings;
 use std::path::PathBuf;
 
@@ -30,15 +30,14 @@ impl Tool {
         if let Some(found) = search_path(&name) {
             return Ok(found);
         }
-        match wanted {
-            Some(w) => bail!("{} is set to {}, which is not an executable", self.env.name, w.display()),
-            None => bail!(
-                "{} not found on PATH (install it: apt-get install {}, or set {})",
-                self.program(),
-                self.package,
-                self.env.name
-            ),
-        }
+        Err(match wanted {
+            Some(path) => ToolchainError::NotExecutable { setting: self.env.name, path },
+            None => ToolchainError::ToolNotFound {
+                program: self.program(),
+                package: self.package,
+                setting: self.env.name,
+            },
+        })
     }
 }
 

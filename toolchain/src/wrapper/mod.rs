@@ -9,8 +9,7 @@ mod mpi;
 
 pub use args::{classify, Invocation};
 
-use crate::{layout, runtime, toolchain};
-use anyhow::Result;
+use crate::{error::chain, layout, runtime, toolchain, Result};
 use instrument_contract::settings;
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
@@ -136,16 +135,16 @@ fn lto_link(args: &[String]) -> bool {
 pub fn main(language: Language) -> ! {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let name = language.wrapper_name();
-    let error = match prepared(language, &args) {
+    let message = match prepared(language, &args) {
         Ok((mut command, verbose)) => {
             if verbose {
                 eprintln!("{name}: {command:?}");
             }
-            anyhow::Error::from(command.exec())
+            chain(&command.exec())
         }
-        Err(e) => e,
+        Err(e) => chain(&e),
     };
-    eprintln!("{name}: {error:#}");
+    eprintln!("{name}: {message}");
     std::process::exit(1)
 }
 

@@ -14,7 +14,7 @@
 //! everything but MPI_Sizeof, which old-style Fortran MPI code does not call, compiles.
 
 use crate::{runtime, toolchain};
-use anyhow::{Context, Result};
+use crate::{Result, ToolchainError};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -82,10 +82,14 @@ pub fn pmpi_object(args: &[String]) -> Result<PathBuf> {
     if object.exists() {
         return Ok(object);
     }
-    let work = tempfile::Builder::new().prefix(".instrument-pmpi").tempdir_in(&directory)?;
+    let work = tempfile::Builder::new()
+        .prefix(".instrument-pmpi")
+        .tempdir_in(&directory)
+        .map_err(ToolchainError::Scratch)?;
     let source = work.path().join("pmpi.c");
-    std::fs::write(&source, SOURCE)?;
-    std::fs::write(work.path().join(instrument_contract::mpi::C_HEADER_NAME), header)?;
+    std::fs::write(&source, SOURCE).map_err(ToolchainError::Scratch)?;
+    std::fs::write(work.path().join(instrument_contract::mpi::C_HEADER_NAME), header)
+        .map_err(ToolchainError::Scratch)?;
     let staged = work.path().join("pmpi.o");
     runtime::run(
         Command::new(&compiler)
@@ -95,8 +99,12 @@ pub fn pmpi_object(args: &[String]) -> Result<PathBuf> {
             .arg("-o")
             .arg(&staged),
     )
-    .context("cannot compile the PMPI layer against this program's mpi.h")?;
-    std::fs::rename(&staged, &object).with_context(|| format!("cannot move it to {}", object.display()))?;
+    .map_err(|source| ToolchainError::PmpiCompile(Box::new(source)))?;
+    std::fs::rename(&staged, &object).map_err(|source| ToolchainError::Move {
+        what: "it",
+        to: object.clone(),
+        source,
+    })?;
     Ok(object)
 }
 
@@ -115,8 +123,8 @@ pub fn fortran_includes(args: &[String]) -> Result<Vec<String>> {
 
 /// The directory with a copy of `dir`'s mpif.h and an empty mpif-sizeof.h, made once.
 fn mpif_shadow(dir: &Path) -> Result<PathBuf> {
-    let mpif =
-        std::fs::read(dir.join("mpif.h")).with_context(|| format!("cannot read {}/mpif.h", dir.display()))?;
+    let mpif = std::fs::read(dir.join("mpif.h"))
+        .map_err(|source| ToolchainError::MpifHeader { dir: dir.to_path_buf(), source })?;
     let mut hasher = std::hash::DefaultHasher::new();
     (dir, &mpif).hash(&mut hasher);
     let cache = runtime::cache()?;
@@ -124,16 +132,20 @@ fn mpif_shadow(dir: &Path) -> Result<PathBuf> {
     if shadow.join("mpif.h").is_file() {
         return Ok(shadow);
     }
-    let work = tempfile::Builder::new().prefix(".instrument-mpif").tempdir_in(&cache)?;
-    std::fs::write(work.path().join("mpif.h"), &mpif)?;
+    let work = tempfile::Builder::new()
+        .prefix(".instrument-mpif")
+        .tempdir_in(&cache)
+        .map_err(ToolchainError::Scratch)?;
+    std::fs::write(work.path().join("mpif.h"), &mpif).map_err(ToolchainError::Scratch)?;
     std::fs::write(
         work.path().join("mpif-sizeof.h"),
         "! instrument-fc: MPI_Sizeof left out; this MPI's mpif-sizeof.h does not compile with flang\n",
-    )?;
+    )
+    .map_err(ToolchainError::Scratch)?;
     match std::fs::rename(work.path(), &shadow) {
         Ok(()) => {}
         Err(_) if shadow.join("mpif.h").is_file() => {} // a concurrent compile made it
-        Err(e) => return Err(e).with_context(|| format!("cannot create {}", shadow.display())),
+        Err(source) => return Err(ToolchainError::Io { action: "create", path: shadow, source }),
     }
     Ok(shadow)
 }
