@@ -13,8 +13,10 @@ use std::path::{Path, PathBuf};
 /// Why a selection file cannot be used (one line, naming the file and line).
 #[derive(Debug, thiserror::Error)]
 pub enum SelectError {
-    #[error("cannot read selection file {}: {source}", path.display())]
-    Read { path: PathBuf, source: std::io::Error },
+    /// The system's reason is part of the message (the runtime prints it alone), so it is not
+    /// also a source that a chain would print again.
+    #[error("cannot read selection file {}: {reason}", path.display())]
+    Read { path: PathBuf, reason: std::io::Error },
     #[error("{}:{}: {}", path.display(), error.line, error.message)]
     Syntax { path: PathBuf, error: SyntaxError },
 }
@@ -38,7 +40,7 @@ impl Selection {
     /// Reads and parses `path`; the format is recognised by its section keywords.
     pub fn load(path: &Path) -> Result<Selection, SelectError> {
         let text = std::fs::read_to_string(path)
-            .map_err(|source| SelectError::Read { path: path.to_path_buf(), source })?;
+            .map_err(|reason| SelectError::Read { path: path.to_path_buf(), reason })?;
         Selection::parse(&text).map_err(|error| SelectError::Syntax { path: path.to_path_buf(), error })
     }
 
