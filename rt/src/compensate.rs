@@ -139,7 +139,7 @@ pub fn pair_cost(id: u32, kind: usize) -> (u64, u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reconcile::close_top;
+    use crate::probes::close_top;
     use crate::thread::{Frame, Record, ThreadState};
 
     /// Sets Δi and δ (in ticks) and switches compensation on, as calibration would.

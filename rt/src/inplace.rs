@@ -213,7 +213,7 @@ pub fn costs(id: u32) -> (u64, u64) {
 /// charge is about to give (one more call, one fewer open activation).
 ///
 /// # Safety
-/// As `reconcile::close_top`'s, before its charge: `ts` is the calling thread's attached state,
+/// As `probes::close_top`'s, before its charge: `ts` is the calling thread's attached state,
 /// `id` (below its `record_cap`) the event of the frame it pops and `record` its record of
 /// `id`; the caller writes none of its records until this returns.
 #[inline(always)]
@@ -234,7 +234,7 @@ pub unsafe fn before_timed_charge(ts: &mut ThreadState, id: u32, kind: usize, re
 ///
 /// # Safety
 /// `state` is the calling thread's attached state, at a timed exit of `id` (below its
-/// `record_cap`) whose charge has just throttled it (`reconcile::past_throttle_calls`); the
+/// `record_cap`) whose charge has just throttled it (`probes::past_throttle_calls`); the
 /// caller writes none of its records until this returns.
 #[cold]
 #[inline(never)]

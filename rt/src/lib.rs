@@ -5,7 +5,7 @@
 //!   call statement (a routine's exits run only when its entry returned `OPENED`),
 //!   `__instrument_loop_exit(id_slot, iterations)` on loop exits, and
 //!   `__instrument_unwind(id_slot)` in landing pads, where an exception or panic arrives
-//!   (`probes`).
+//!   (`trampolines`, which jump to the bodies in `probes`).
 //!
 //! The hot path reads the clock, touches one thread-local shadow stack and one per-thread record
 //! array, and never locks or allocates (`thread`). Both live in a shared-memory segment that
@@ -45,6 +45,7 @@ mod settings;
 mod signals;
 mod switch;
 mod thread;
+pub mod trampolines;
 mod untimed;
 
 #[global_allocator]

@@ -14,7 +14,7 @@
 //! Everything else gets 9 x 500 (a fraction of a millisecond, which every run pays once).
 
 use crate::thread::{self, ThreadState};
-use crate::{clock, compensate, probes, registry, switch};
+use crate::{clock, compensate, probes, registry, switch, trampolines};
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use std::sync::OnceLock;
 
@@ -110,13 +110,13 @@ pub fn hidden_events() -> (*const u32, *const u32) {
 unsafe fn pair(kind: usize) {
     let child = CHILD.as_ptr().cast_const();
     // SAFETY: `child` is the hidden event's id slot, a static; the caller's contract holds.
-    let opened = unsafe { probes::__instrument_enter(child) };
+    let opened = unsafe { trampolines::__instrument_enter(child) };
     if kind == LOOP {
         // SAFETY: as for the entry.
-        unsafe { probes::__instrument_loop_exit(child, 0) };
+        unsafe { trampolines::__instrument_loop_exit(child, 0) };
     } else if opened != probes::NOTHING {
         // SAFETY: as for the entry; this exit matches the frame the entry opened.
-        unsafe { probes::__instrument_exit(child) };
+        unsafe { trampolines::__instrument_exit(child) };
     }
 }
 
@@ -128,7 +128,7 @@ unsafe fn measure_on(state: &mut ThreadState, precise: bool) -> Costs {
     let parent = PARENT.as_ptr().cast_const();
     let child_id = CHILD.load(Relaxed);
     // SAFETY: the parent's id slot is a static; the thread measures (the caller's contract).
-    unsafe { probes::__instrument_enter(parent) };
+    unsafe { trampolines::__instrument_enter(parent) };
     let quick_baseline = min_pair(QUICK, || std::hint::black_box(()), || 0).0;
     let records = state.records();
     // SAFETY: the registered child's id is below the thread's record capacity (its records
@@ -153,7 +153,7 @@ unsafe fn measure_on(state: &mut ThreadState, precise: bool) -> Costs {
         }
     }
     // SAFETY: closes the parent's activation opened above.
-    unsafe { probes::__instrument_exit(parent) };
+    unsafe { trampolines::__instrument_exit(parent) };
     costs
 }
 

@@ -1,11 +1,21 @@
-//! The hot path. `__instrument_enter` and `__instrument_exit` are trampolines that return at
-//! once for a switched-off event and otherwise add the caller's stack pointer (the identity of the machine frame, used only when a
-//! longjmp or an unwind has skipped exits) and jump to the Rust bodies. The bodies read the
-//! clock, touch the top of the shadow stack and one record, and neither lock nor allocate; the
-//! rare cases (first event of a thread, full tables, mismatched exits) are out of line.
+//! The hot path, entry and exit side by side: the bodies the trampolines (`trampolines.rs`)
+//! jump to. An entry reads the thread pointer, checks its bounds, routes by the event's mode and
+//! pushes a frame with its timestamp last; an exit takes its timestamp first, matches the top
+//! frame and closes it (`close_top`: the record, the callpath node, the parent, compensation
+//! and the throttling check). The bodies touch the top of the shadow stack and one record, and
+//! neither lock nor allocate. Rare cases are out of line and named for what they handle: the
+//! first event of a thread and full tables (`enter_full`, `enter_cold`), the end of an in-place
+//! window (`counted_window_end`), an event reaching the throttling rule
+//! (`past_throttle_calls`), and exits that do not match the top frame (`reconcile.rs`).
 //!
 //! The entry timestamp is taken last and the exit timestamp first, so the bookkeeping of the
 //! probes themselves stays outside the measured interval as far as possible.
+//!
+//! While a probe updates the shadow stack, the depth word carries `BUSY` (`mark_busy`, then
+//! `commit`): a signal handler that runs instrumented code in the middle of a probe then sees a
+//! depth past the stack's capacity, so its probes only count their events (`enter_cold`) and
+//! leave the frames alone; its exit undoes its entry's step, and the interrupted probe goes on
+//! as if nothing ran.
 //!
 //! Every body is an `unsafe fn` with one contract, stated once here and cited as "the probe
 //! contract": `id_slot` is an id slot of a registered module's table (or a hidden event's
@@ -15,96 +25,16 @@
 //! pointer first.
 
 use crate::clock;
+use crate::compensate;
 use crate::inplace;
 use crate::overhead::{LOOP, STANDARD};
 use crate::recalibrate;
 use crate::reconcile;
 use crate::registry::{load_id, UNREGISTERED};
 use crate::switch;
-use crate::thread::{self, ThreadState};
+use crate::thread::{self, Frame, Record, ThreadState};
 use instrument_live::{COUNTED_CHILD, TIMED_CHILD};
-
-/// A probe's entry point: a trampoline that passes the caller's stack pointer in register
-/// `$sp` and jumps to `$body`. A probe of a switched-off event returns from here, after two
-/// loads (its id and its mode byte, see `switch`): no prologue, no thread state, no clock. An
-/// event is switched off when its module registers, before any of its probes run, so no
-/// activation of it is open.
-macro_rules! trampoline {
-    ($name:ident($($arg:ident: $ty:ty),*), $sp:literal, $body:path) => {
-        /// A probe's entry point (see the macro).
-        ///
-        /// # Safety
-        /// The probe contract (module comment): called by instrumented code with an id slot.
-        #[cfg(target_arch = "x86_64")]
-        #[unsafe(naked)]
-        #[no_mangle]
-        pub unsafe extern "C" fn $name($($arg: $ty),*) {
-            core::arch::naked_asm!(
-                "mov eax, dword ptr [rdi]",
-                "cmp eax, {max}",
-                "jae 2f",
-                "lea rcx, [rip + {modes}]",
-                "cmp byte ptr [rcx + rax], {off}",
-                "je 3f",
-                "2:",
-                concat!("mov ", $sp, ", rsp"),
-                "jmp {body}",
-                "3:",
-                "ret",
-                max = const switch::TABLE_LEN,
-                modes = sym switch::MODES,
-                off = const switch::OFF,
-                body = sym $body,
-            )
-        }
-    };
-}
-
-/// The routine and call-statement probes' trampolines also route by mode, so that the paths of
-/// a throttled event (counted entry, exit with nothing to close) are small functions that save
-/// no registers, instead of the timed bodies' prologues (six pushes and pops each way).
-/// A measured event (mode 0) goes to `$body` after one test; a switched-off one returns
-/// (`NOTHING` opened, for the entry); a counted one goes to `$routed`, and any other mode
-/// (lenient) to `$other`.
-macro_rules! routed_trampoline {
-    ($name:ident -> $ret:ty, $body:path, $routed:path, $other:path) => {
-        /// A probe's entry point (see the macro).
-        ///
-        /// # Safety
-        /// The probe contract (module comment): called by instrumented code with an id slot.
-        #[cfg(target_arch = "x86_64")]
-        #[unsafe(naked)]
-        #[no_mangle]
-        pub unsafe extern "C" fn $name(id_slot: *const u32) -> $ret {
-            core::arch::naked_asm!(
-                "mov rsi, rsp",
-                "mov eax, dword ptr [rdi]",
-                "cmp eax, {max}",
-                "jae 2f",
-                "lea rcx, [rip + {modes}]",
-                "movzx ecx, byte ptr [rcx + rax]",
-                "test ecx, ecx",
-                "jnz 3f",
-                "2:",
-                "jmp {body}",
-                "3:",
-                "cmp ecx, {counted}",
-                "je {routed}",
-                "cmp ecx, {off}",
-                "jne {other}",
-                "xor eax, eax",
-                "ret",
-                max = const switch::TABLE_LEN,
-                modes = sym switch::MODES,
-                counted = const switch::COUNTED,
-                off = const switch::OFF,
-                routed = sym $routed,
-                other = sym $other,
-                body = sym $body,
-            )
-        }
-    };
-}
+use std::sync::atomic::{compiler_fence, Ordering::SeqCst};
 
 /// What an entry probe returns to the probed code: whether its exit probe has anything to close.
 /// A routine's and a call statement's exit probes run only when the entry returned `OPENED` (the
@@ -117,38 +47,6 @@ pub const NOTHING: Opened = 0;
 /// A frame was pushed, or a level counted on an overflowed or busy shadow stack.
 pub const OPENED: Opened = 1;
 const _: () = assert!(NOTHING == 0, "the trampolines return a switched-off entry's NOTHING as zero");
-
-const _: () = assert!(switch::MEASURED == 0, "the routed trampolines test the measured mode as zero");
-routed_trampoline!(__instrument_enter -> Opened, enter, enter_throttled, enter);
-routed_trampoline!(__instrument_exit -> (), exit, exit_untimed, exit_untimed);
-trampoline!(__instrument_loop_exit(id_slot: *const u32, iterations: u64), "rdx", loop_exit);
-
-/// A landing pad's probe: passes the stack pointer to `unwind`.
-///
-/// # Safety
-/// The probe contract (module comment).
-#[cfg(target_arch = "x86_64")]
-#[unsafe(naked)]
-#[no_mangle]
-pub unsafe extern "C" fn __instrument_unwind(id_slot: *const u32) {
-    core::arch::naked_asm!("mov rsi, rsp", "jmp {}", sym unwind)
-}
-
-/// A landing pad of the event in `id_slot` (its routine, or the loop that holds the pad) was
-/// reached by an exception or a panic: the frames above that event's frame belong to machine
-/// frames the unwinder removed, or to the call statement that threw, and are closed now.
-///
-/// # Safety
-/// The probe contract (module comment).
-pub unsafe extern "C" fn unwind(id_slot: *const u32, sp: usize) {
-    let now = clock::now();
-    let state = thread::current();
-    if !state.is_null() {
-        // SAFETY: the probe contract: the slot is a table's, the state this thread's.
-        unsafe { reconcile::unwind_to(&mut *state, load_id(id_slot), sp, now) };
-    }
-    clock::fence();
-}
 
 /// Event entry (routine, loop or call statement): push a frame for the event whose id is in
 /// `id_slot`.
@@ -184,6 +82,75 @@ pub unsafe extern "C" fn enter(id_slot: *const u32, sp: usize) -> Opened {
     OPENED
 }
 
+/// Pushes frame `depth` for event `id`, its clock read last.
+///
+/// # Safety
+/// `ts` is the calling thread's state, 1 <= depth < frame_cap, id < record_cap.
+#[inline(always)]
+unsafe fn push(ts: &mut ThreadState, depth: usize, id: u32, sp: usize) {
+    mark_busy(ts, depth - 1);
+    // SAFETY: depth - 1 < frame_cap and id < record_cap (the contract).
+    let parent = unsafe { ts.frame(depth - 1) };
+    parent.child_calls += TIMED_CHILD;
+    // SAFETY: as above; the record is not otherwise referenced here.
+    unsafe { ts.record(id).active += 1 };
+    // SAFETY: the tree, when there is one, is this thread's (attach maps it).
+    let node = match unsafe { ts.tree() } {
+        None => 0,
+        // SAFETY: the parent's node is one the tree made (or the root); `step` returns another
+        // it made; the open frames are 1..depth, below frame_cap.
+        Some(tree) => unsafe {
+            let open = crate::callpath::OpenFrames { frames: ts.frames(), top: depth - 1 };
+            let node = tree.step(parent.node, id, open);
+            tree.node(node).record.active += 1;
+            node
+        },
+    };
+    // SAFETY: depth < frame_cap (the contract); the parent's reference has ended.
+    let frame = unsafe { ts.frame(depth) };
+    frame.node = node;
+    frame.id = id;
+    frame.child_calls = 0;
+    frame.sp = sp;
+    frame.child_incl = 0;
+    frame.overhead = 0;
+    frame.comp_child = 0;
+    frame.start = clock::now();
+    commit(ts, depth);
+}
+
+/// Entry of a throttled event, from its trampoline: the counted path without the timed
+/// entry's prologue; the first event of a thread and full tables take the full path.
+/// Its trampoline routes only ids inside the mode table here. It does not fence: a counted
+/// entry reads no clock, and the fenced strategy's fence (clock.rs)
+/// comes with compensation, in `counted_compensated`.
+///
+/// # Safety
+/// The probe contract (module comment), from the routed trampoline.
+pub unsafe extern "C" fn enter_throttled(id_slot: *const u32, sp: usize) -> Opened {
+    let state = thread::current();
+    if state.is_null() {
+        // SAFETY: the probe contract.
+        return unsafe { enter_full(id_slot, sp) };
+    }
+    // SAFETY: the probe contract.
+    let (ts, id) = unsafe { (&mut *state, load_id(id_slot)) };
+    if ts.depth + 1 >= ts.frame_cap() || id >= ts.record_cap() {
+        // SAFETY: the probe contract.
+        return unsafe { enter_full(id_slot, sp) };
+    }
+    // SAFETY: bounds checked above; the trampoline routes only ids inside the mode table.
+    unsafe { enter_counted(ts, id, sp) }
+}
+
+/// # Safety
+/// The probe contract (module comment).
+#[inline(never)]
+unsafe fn enter_full(id_slot: *const u32, sp: usize) -> Opened {
+    // SAFETY: the probe contract.
+    unsafe { enter(id_slot, sp) }
+}
+
 /// Entry of a throttled event (or of one in a counted window of inplace.rs): its call is
 /// counted (for it and as a child of the frame on top), but no frame is pushed and the clock is
 /// not read. It opens a frame only where an in-place window ends and times this entry.
@@ -194,7 +161,7 @@ pub unsafe extern "C" fn enter(id_slot: *const u32, sp: usize) -> Opened {
 #[inline(always)]
 unsafe fn enter_counted(ts: &mut ThreadState, id: u32, sp: usize) -> Opened {
     let depth = ts.depth;
-    reconcile::mark_busy(ts, depth);
+    mark_busy(ts, depth);
     // SAFETY: id < record_cap and depth < frame_cap (the contract); a record and a frame are
     // distinct memory.
     let (record, top) = unsafe { (ts.record(id), ts.frame(depth)) };
@@ -205,7 +172,7 @@ unsafe fn enter_counted(ts: &mut ThreadState, id: u32, sp: usize) -> Opened {
     // SAFETY: the contract; the caller is the top frame's event (below record_cap, as every
     // pushed frame's) or the sentinel, and no reference to either record is held from here.
     unsafe { estimate_untimed(ts, id, caller, false) };
-    if crate::compensate::enabled() {
+    if compensate::enabled() {
         // SAFETY: the contract, the stack marked busy at `depth`.
         return unsafe { counted_compensated(ts, id, sp) };
     }
@@ -213,7 +180,7 @@ unsafe fn enter_counted(ts: &mut ThreadState, id: u32, sp: usize) -> Opened {
         // SAFETY: as above, with no cost charged.
         return unsafe { counted_window_end(ts, id, sp, 0) };
     }
-    reconcile::commit(ts, depth);
+    commit(ts, depth);
     NOTHING
 }
 
@@ -251,8 +218,8 @@ unsafe fn estimate_untimed(ts: &mut ThreadState, id: u32, caller: u32, undo: boo
 #[inline(never)]
 unsafe extern "C" fn counted_compensated(ts: &mut ThreadState, id: u32, sp: usize) -> Opened {
     clock::fence();
-    let depth = ts.depth & !reconcile::BUSY;
-    let cost = crate::compensate::counted_cost(id);
+    let depth = ts.depth & !BUSY;
+    let cost = compensate::counted_cost(id);
     // SAFETY: depth < frame_cap and id < record_cap (the contract), one reference at a time.
     let counted = unsafe {
         ts.frame(depth).overhead += cost;
@@ -262,7 +229,7 @@ unsafe extern "C" fn counted_compensated(ts: &mut ThreadState, id: u32, sp: usiz
         // SAFETY: the contract, the counted entry's cost `cost`.
         return unsafe { counted_window_end(ts, id, sp, cost) };
     }
-    reconcile::commit(ts, depth);
+    commit(ts, depth);
     NOTHING
 }
 
@@ -275,10 +242,10 @@ unsafe extern "C" fn counted_compensated(ts: &mut ThreadState, id: u32, sp: usiz
 #[cold]
 #[inline(never)]
 unsafe extern "C" fn counted_window_end(ts: &mut ThreadState, id: u32, sp: usize, cost: u64) -> Opened {
-    let depth = ts.depth & !reconcile::BUSY;
+    let depth = ts.depth & !BUSY;
     // SAFETY: this thread's state at a counted entry of `id`, as it asks.
     if !unsafe { inplace::counted_boundary(ts, id) } {
-        reconcile::commit(ts, depth);
+        commit(ts, depth);
         return NOTHING;
     }
     // SAFETY: id < record_cap and depth < frame_cap (the contract); distinct memory.
@@ -294,6 +261,60 @@ unsafe extern "C" fn counted_window_end(ts: &mut ThreadState, id: u32, sp: usize
         push(ts, depth + 1, id, sp);
     }
     OPENED
+}
+
+/// An entry that failed the fast path's bounds: a re-entry from a signal handler, an
+/// overflowed shadow stack, or an id past the thread's records.
+///
+/// # Safety
+/// `ts` is the calling thread's state; `depth` is its depth plus one.
+#[cold]
+#[inline(never)]
+unsafe fn enter_cold(ts: &mut ThreadState, id: u32, depth: usize, sp: usize) -> Opened {
+    if depth & BUSY != 0 {
+        // In a signal handler that interrupted a probe: counted, and the step undone at its exit.
+        ts.depth = depth;
+        if id < ts.record_cap() {
+            // SAFETY: id < record_cap, checked. The handler runs on this thread between two
+            // instructions of the interrupted probe, which fenced its updates before marking
+            // the stack busy (reconcile's module comment).
+            unsafe { ts.record(id).counted += 1 };
+        }
+        OPENED
+    } else if depth >= ts.frame_cap() {
+        ts.depth = depth;
+        ts.counters.stack_overflow += 1;
+        OPENED
+    } else if id == UNREGISTERED || !thread::grow_records(ts, id) {
+        ts.counters.unregistered += 1;
+        NOTHING
+    } else {
+        // SAFETY: depth < frame_cap here, and grow_records made id < record_cap.
+        unsafe { push(ts, depth, id, sp) };
+        OPENED
+    }
+}
+
+/// Event exit of a measured event, from its trampoline (which tested the mode): the timestamp
+/// first, then the top frame popped if it is this event's, else reconciled. An event switched
+/// to another mode since the trampoline's test is handled by `exit_at` as by
+/// `exit_unmeasured`: its frame is closed when on top, and nothing else happens.
+///
+/// # Safety
+/// The probe contract (module comment).
+pub unsafe extern "C" fn exit(id_slot: *const u32, sp: usize) {
+    // SAFETY: the probe contract.
+    unsafe { exit_at(clock::now(), id_slot, sp, STANDARD) }
+}
+
+/// Exit of an event that is not measured (throttled, or switched on again from outside), from
+/// its trampoline.
+///
+/// # Safety
+/// The probe contract (module comment).
+pub unsafe extern "C" fn exit_untimed(id_slot: *const u32, sp: usize) {
+    // SAFETY: the probe contract.
+    unsafe { exit_unmeasured(id_slot, sp, STANDARD) }
 }
 
 /// Loop exit: the loop's iterations are counted, then it exits like any event.
@@ -327,62 +348,6 @@ pub unsafe extern "C" fn loop_exit(id_slot: *const u32, iterations: u64, sp: usi
     } else {
         // SAFETY: the probe contract.
         unsafe { exit_unmeasured(id_slot, sp, LOOP) }
-    }
-}
-
-/// Entry of a throttled event, from its trampoline: the counted path without the timed
-/// entry's prologue; the first event of a thread and full tables take the full path.
-/// Its trampoline routes only ids inside the mode table here. It does not fence: a counted
-/// entry reads no clock, and the fenced strategy's fence (clock.rs)
-/// comes with compensation, in `counted_compensated`.
-///
-/// # Safety
-/// The probe contract (module comment), from the routed trampoline.
-pub unsafe extern "C" fn enter_throttled(id_slot: *const u32, sp: usize) -> Opened {
-    let state = thread::current();
-    if state.is_null() {
-        // SAFETY: the probe contract.
-        return unsafe { enter_full(id_slot, sp) };
-    }
-    // SAFETY: the probe contract.
-    let (ts, id) = unsafe { (&mut *state, load_id(id_slot)) };
-    if ts.depth + 1 >= ts.frame_cap() || id >= ts.record_cap() {
-        // SAFETY: the probe contract.
-        return unsafe { enter_full(id_slot, sp) };
-    }
-    // SAFETY: bounds checked above; the trampoline routes only ids inside the mode table.
-    unsafe { enter_counted(ts, id, sp) }
-}
-
-/// # Safety
-/// The probe contract (module comment).
-#[inline(never)]
-unsafe fn enter_full(id_slot: *const u32, sp: usize) -> Opened {
-    // SAFETY: the probe contract.
-    unsafe { enter(id_slot, sp) }
-}
-
-/// Exit of an event that is not measured (throttled, or switched on again from outside), from
-/// its trampoline.
-///
-/// # Safety
-/// The probe contract (module comment).
-pub unsafe extern "C" fn exit_untimed(id_slot: *const u32, sp: usize) {
-    // SAFETY: the probe contract.
-    unsafe { exit_unmeasured(id_slot, sp, STANDARD) }
-}
-
-/// Event exit: pop the top frame if it is this event's, else reconcile.
-///
-/// # Safety
-/// The probe contract (module comment).
-pub unsafe extern "C" fn exit(id_slot: *const u32, sp: usize) {
-    // SAFETY: the probe contract, for each call.
-    unsafe {
-        if switch::mode(load_id(id_slot)) != switch::MEASURED {
-            return exit_unmeasured(id_slot, sp, STANDARD);
-        }
-        exit_at(clock::now(), id_slot, sp, STANDARD)
     }
 }
 
@@ -440,7 +405,7 @@ unsafe fn exit_at(now: u64, id_slot: *const u32, sp: usize, kind: usize) {
     if top.id == id && top.sp == sp {
         // SAFETY: the top frame is stored and was pushed for `id`, so 1 <= depth (the sentinel
         // never matches a real id) and its id is below record_cap.
-        unsafe { reconcile::close_top(ts, depth, now, kind) };
+        unsafe { close_top(ts, depth, now, kind) };
     } else if switch::mode(id) == switch::MEASURED {
         // SAFETY: this thread's state, its depth below frame_cap.
         unsafe { reconcile::exit_mismatch(ts, id, sp, now, kind) };
@@ -452,71 +417,113 @@ unsafe fn exit_at(now: u64, id_slot: *const u32, sp: usize, kind: usize) {
     clock::fence();
 }
 
-/// Pushes frame `depth` for event `id`, its clock read last.
+/// Pops the top frame (at `depth`, a probe of `kind`) at time `now` and charges it to its
+/// event, its callpath node and its parent.
 ///
 /// # Safety
-/// `ts` is the calling thread's state, 1 <= depth < frame_cap, id < record_cap.
+/// `ts` is the calling thread's attached state, `depth` its top frame (1 ≤ depth <
+/// frame_cap), whose id is below `record_cap` (a frame is pushed only for such ids).
 #[inline(always)]
-unsafe fn push(ts: &mut ThreadState, depth: usize, id: u32, sp: usize) {
-    reconcile::mark_busy(ts, depth - 1);
-    // SAFETY: depth - 1 < frame_cap and id < record_cap (the contract).
-    let parent = unsafe { ts.frame(depth - 1) };
-    parent.child_calls += TIMED_CHILD;
-    // SAFETY: as above; the record is not otherwise referenced here.
-    unsafe { ts.record(id).active += 1 };
-    // SAFETY: the tree, when there is one, is this thread's (attach maps it).
-    let node = match unsafe { ts.tree() } {
-        None => 0,
-        // SAFETY: the parent's node is one the tree made (or the root); `step` returns another
-        // it made; the open frames are 1..depth, below frame_cap.
-        Some(tree) => unsafe {
-            let open = crate::callpath::OpenFrames { frames: ts.frames(), top: depth - 1 };
-            let node = tree.step(parent.node, id, open);
-            tree.node(node).record.active += 1;
-            node
-        },
+pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64, kind: usize) {
+    mark_busy(ts, depth);
+    // SAFETY: `depth` and `depth - 1` are frames of the mapped stack (the contract); the frame
+    // and its parent are distinct.
+    let (frame, parent) = unsafe { (&*ts.frame(depth), ts.frame(depth - 1)) };
+    let inclusive = now.saturating_sub(frame.start);
+    parent.child_incl += inclusive;
+    // SAFETY: the frame's id is below record_cap (the contract).
+    let record = unsafe { ts.record(frame.id) };
+    let compensated = if compensate::enabled() {
+        // Hot events are offered for in-place estimation only with compensation (inplace.rs).
+        // SAFETY: at a timed exit on `ts`, before the charge, as it asks.
+        unsafe { inplace::before_timed_charge(ts, frame.id, kind, record) };
+        let (outer, own) = compensate::pair_cost(frame.id, kind);
+        let comp_incl = inclusive as i64 - compensate::scaled_to_ticks(own + frame.overhead) as i64;
+        parent.overhead += outer + frame.overhead;
+        parent.comp_child += comp_incl;
+        Some((comp_incl, comp_incl - frame.comp_child))
+    } else {
+        None
     };
-    // SAFETY: depth < frame_cap (the contract); the parent's reference has ended.
-    let frame = unsafe { ts.frame(depth) };
-    frame.node = node;
-    frame.id = id;
-    frame.child_calls = 0;
-    frame.sp = sp;
-    frame.child_incl = 0;
-    frame.overhead = 0;
-    frame.comp_child = 0;
-    frame.start = clock::now();
-    reconcile::commit(ts, depth);
+    charge(record, frame, inclusive, compensated);
+    // The counted share serves the throttling decision, which only the flat record takes.
+    record.counted_children = record.counted_children.saturating_add(frame.children().1);
+    if switch::due(record.calls) {
+        // SAFETY: this thread's state, at its timed exit.
+        unsafe { past_throttle_calls(ts, frame.id, kind, record) };
+    }
+    // SAFETY: the tree, when there is one, is this thread's (attach maps it).
+    if let Some(tree) = unsafe { ts.tree() } {
+        // SAFETY: the frame's node is one the tree made at the frame's entry.
+        let node = unsafe { tree.node(frame.node) };
+        charge(&mut node.record, frame, inclusive, compensated);
+    }
+    commit(ts, depth - 1);
 }
 
-/// An entry that failed the fast path's bounds: a re-entry from a signal handler, an
-/// overflowed shadow stack, or an id past the thread's records.
+/// One finished activation of an event (or of a callpath node), with its compensated
+/// (inclusive, exclusive) ticks when compensation is on.
+#[inline(always)]
+fn charge(record: &mut Record, frame: &Frame, inclusive: u64, compensated: Option<(i64, i64)>) {
+    record.calls += 1;
+    record.child_calls += frame.children().0;
+    record.excl += inclusive.saturating_sub(frame.child_incl);
+    record.active -= 1;
+    let outermost = record.active == 0;
+    if outermost {
+        record.incl += inclusive;
+    }
+    if let Some((comp_incl, comp_excl)) = compensated {
+        record.comp_excl += comp_excl;
+        record.negative += u64::from(comp_incl < 0);
+        if outermost {
+            record.comp_incl += comp_incl;
+        }
+    }
+}
+
+/// A timed exit of event `id` (probe `kind`, its record just charged) on a thread where it has
+/// reached the throttling check: the end of one of its in-place timed windows (inplace.rs
+/// estimates events without compensation only from their throttling on, on the thread that
+/// throttled them, so only here), else TAU's rule, and an offer when that throttles it.
 ///
 /// # Safety
-/// `ts` is the calling thread's state; `depth` is its depth plus one.
+/// As `close_top`'s, at its charge of `id`.
 #[cold]
 #[inline(never)]
-unsafe fn enter_cold(ts: &mut ThreadState, id: u32, depth: usize, sp: usize) -> Opened {
-    if depth & reconcile::BUSY != 0 {
-        // In a signal handler that interrupted a probe: counted, and the step undone at its exit.
-        ts.depth = depth;
-        if id < ts.record_cap() {
-            // SAFETY: id < record_cap, checked. The handler runs on this thread between two
-            // instructions of the interrupted probe, which fenced its updates before marking
-            // the stack busy (reconcile's module comment).
-            unsafe { ts.record(id).counted += 1 };
-        }
-        OPENED
-    } else if depth >= ts.frame_cap() {
-        ts.depth = depth;
-        ts.counters.stack_overflow += 1;
-        OPENED
-    } else if id == UNREGISTERED || !thread::grow_records(ts, id) {
-        ts.counters.unregistered += 1;
-        NOTHING
-    } else {
-        // SAFETY: depth < frame_cap here, and grow_records made id < record_cap.
-        unsafe { push(ts, depth, id, sp) };
-        OPENED
+unsafe fn past_throttle_calls(ts: &mut ThreadState, id: u32, kind: usize, record: &Record) {
+    if !compensate::enabled() && inplace::at_end(record.calls) {
+        // SAFETY: a timed exit of `id` on this thread (the contract).
+        unsafe { inplace::timed_boundary(ts, id, record.calls, u64::from(record.active)) };
+    } else if switch::consider(id, record.calls, record.incl) {
+        let timed_children = record.child_calls.saturating_sub(u64::from(record.counted_children));
+        let mean = crate::untimed::throttled(id, kind, untimed_basis(record), record.calls, timed_children);
+        // SAFETY: as above.
+        unsafe { inplace::offer_throttled(ts, id, kind, record.calls, record.incl, mean) };
     }
+}
+
+/// The exclusive ticks of a throttled event's timed calls that its untimed calls are estimated
+/// from (untimed.rs): compensated when compensation is on, and without what its own throttled
+/// children's untimed calls were estimated at (those stay theirs).
+fn untimed_basis(record: &Record) -> i64 {
+    let measured = if compensate::enabled() { record.comp_excl } else { record.excl as i64 };
+    measured - compensate::scaled_to_ticks(record.untimed_children) as i64
+}
+
+/// Marks the depth word while a probe updates the shadow stack (see the module comment).
+pub const BUSY: usize = instrument_live::DEPTH_BUSY as usize;
+
+/// Marks the stack busy at `depth` (the depth a re-entering probe must leave it at).
+#[inline(always)]
+pub fn mark_busy(ts: &mut ThreadState, depth: usize) {
+    ts.depth = depth | BUSY;
+    compiler_fence(SeqCst);
+}
+
+/// Publishes the new `depth`, after every update of the frames and records before it.
+#[inline(always)]
+pub fn commit(ts: &mut ThreadState, depth: usize) {
+    compiler_fence(SeqCst);
+    ts.depth = depth;
 }

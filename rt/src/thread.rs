@@ -368,7 +368,7 @@ pub struct SavedFrames {
 pub fn close_current_frames(now: u64) -> Option<SavedFrames> {
     // SAFETY: the calling thread's own state, outside any probe of it.
     let ts = unsafe { current().as_mut()? };
-    let stored = (ts.depth & !crate::reconcile::BUSY).min(ts.frame_cap - 1);
+    let stored = (ts.depth & !crate::probes::BUSY).min(ts.frame_cap - 1);
     // SAFETY: stored < frame_cap; every open frame's id is below record_cap (a frame is pushed
     // only for such ids); copies, no reference is kept.
     let frames: Vec<Frame> = (0..=stored).map(|d| unsafe { *ts.frame(d) }).collect();
