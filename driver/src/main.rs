@@ -171,6 +171,11 @@ enum Command {
         /// default suite becomes bench-nas's MPI kernels)
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
         ranks: Option<u32>,
+        /// Align loops to BYTES in every level's C and C++ compiles (clang's -falign-loops), so
+        /// that MO and PA do not differ by where a hot loop falls in a cache line; 0 leaves
+        /// the compiler's alignment
+        #[arg(long, value_name = "BYTES", default_value_t = 64)]
+        align_loops: u32,
     },
     /// Watch a running instrumented program: its busiest routines and loops, live
     #[command(long_about = "Watch a running instrumented program without stopping it: its busiest \
@@ -274,6 +279,7 @@ fn run(cli: Cli) -> Result<()> {
             out,
             compensate,
             ranks,
+            align_loops,
         } => experiment::run(&experiment::Settings {
             matrix,
             class,
@@ -287,6 +293,7 @@ fn run(cli: Cli) -> Result<()> {
             callpath,
             compensate,
             ranks,
+            align_loops,
         }),
         Command::Top(args) => instrument_driver::live::top::run(&args),
         Command::Cost(args) => {
