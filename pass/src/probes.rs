@@ -68,6 +68,11 @@ fn declare<'ctx>(module: &Module<'ctx>, name: &str, returns: Returns) -> Functio
         let kind = Attribute::get_named_enum_kind_id(attr);
         f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(kind, 0));
     }
+    // A probe call costs the inliner nothing (InlineCost's `call-inline-cost`, read from the
+    // callee when the call site has none), so that under early placement a routine is inlined
+    // where the plain build inlines it, its probes coming along, instead of being kept out of
+    // line because its probes made it look bigger.
+    f.add_attribute(AttributeLoc::Function, ctx.create_string_attribute("call-inline-cost", "0"));
     // SAFETY: `f` is a function declaration of this module.
     unsafe { instrument_mark_probe(f.as_value_ref()) };
     f
