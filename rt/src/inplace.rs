@@ -249,7 +249,29 @@ pub unsafe fn before_timed_charge(ts: &mut ThreadState, id: u32, kind: usize, re
     } else if due(calls) && HOT_OFFERS.load(Relaxed) != 0 {
         // SAFETY: this thread's state, `id` below its record_cap, records left alone meanwhile
         // (the contract).
-        let _ = unsafe { offer(ts, id, kind, calls, record.incl, switch::MEASURED) };
+        unsafe { offer_hot(ts, id, kind, calls, record.incl) };
+    }
+}
+
+/// Offers measured event `id` (probe `kind`, its counts as charged: `calls`, `incl`), hot on
+/// `ts`. When another event holds the estimation, it waits in this thread's queue and starts
+/// when that estimation ends: events that become hot together (the kernels of one loop, called
+/// equally often) reach each power of four within a few calls of each other, and without the
+/// queue whether one of them was ever measured depended on whether an estimation happened to
+/// end before its offer (on BT.W, two builds of the same sources: all three kernels measured
+/// in one, none in the other, which kept the start-up calibration for 20 M calls).
+///
+/// # Safety
+/// As `offer`'s.
+#[cold]
+#[inline(never)]
+unsafe fn offer_hot(ts: &mut ThreadState, id: u32, kind: usize, calls: u64, incl: u64) {
+    // SAFETY: the contract.
+    if !unsafe { offer(ts, id, kind, calls, incl, switch::MEASURED) }
+        && eligible(id, switch::MEASURED)
+        && TARGET.load(Relaxed) != NONE
+    {
+        pending::push(ts.index, kind | pending::MEASURED, id);
     }
 }
 
@@ -331,12 +353,19 @@ pub const REESTIMATE_NS: u64 = 50_000_000;
 /// returns.
 unsafe fn start_pending(ts: &mut ThreadState) -> bool {
     while let Some((kind, id)) = pending::take(ts.index) {
-        if id < ts.record_cap()
-            && switch::mode(id) == switch::COUNTED
-            // SAFETY: this thread's state, `id` below its record_cap (checked first), records
-            // left alone meanwhile (the contract).
-            && unsafe { offer_counted(ts, id, kind) }
-        {
+        if id >= ts.record_cap() {
+            continue;
+        }
+        let started = if kind & pending::MEASURED != 0 {
+            // SAFETY: `id < record_cap` (checked), records left alone meanwhile (the contract).
+            let record = unsafe { record_of(ts, id) };
+            // SAFETY: as above, this thread's state; `offer` checks the event is still measured.
+            unsafe { offer(ts, id, kind & !pending::MEASURED, record.calls, record.incl, switch::MEASURED) }
+        } else {
+            // SAFETY: as above.
+            switch::mode(id) == switch::COUNTED && unsafe { offer_counted(ts, id, kind) }
+        };
+        if started {
             return true;
         }
     }
@@ -860,10 +889,11 @@ mod tests {
     }
 }
 
-/// Events throttled while another was under estimation, by thread: each is estimated when the
-/// estimation under way on its thread ends (`start_pending`) or at the thread's next re-offer.
-/// Only threads that throttle touch it, once per event, off the hot path; a full queue drops
-/// the event (it keeps the mean of its timed calls until `reoffer` reaches it).
+/// Events throttled, or hot with compensation on, while another was under estimation, by
+/// thread: each is estimated when the estimation under way on its thread ends (`start_pending`)
+/// or at the thread's next re-offer. Only offers touch it, off the hot path; a full queue drops
+/// the event (a throttled one keeps the mean of its timed calls until `reoffer` reaches it, a
+/// hot one is offered again at the next power of four of its calls).
 mod pending {
     use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -883,8 +913,16 @@ mod pending {
         owner(thread) | ((kind as u64) & 0xff) << 32 | u64::from(id)
     }
 
+    /// A flag in an entry's kind: the event is measured (hot), not throttled.
+    pub const MEASURED: usize = 0x80;
+
+    /// Queues an entry, once: an entry already waiting is not queued again (a hot event is
+    /// offered again at every power of four of its calls).
     pub fn push(thread: u64, kind: usize, id: u32) {
         let entry = pack(thread, kind, id);
+        if QUEUE.iter().any(|slot| slot.load(Relaxed) == entry) {
+            return;
+        }
         for slot in &QUEUE {
             if slot.compare_exchange(0, entry, Relaxed, Relaxed).is_ok() {
                 return;

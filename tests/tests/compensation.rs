@@ -227,3 +227,24 @@ fn the_callers_work_between_calls_is_not_taken_for_probe_cost() {
     assert_eq!(step.stats.calls, 20000);
     assert_eq!(profile.totals.unmatched_exits, 0);
 }
+
+/// Kernels of one loop that become hot together (c-fixtures/kernels.c: five, equally called, so
+/// each reaches 2^14 and 2^16 calls within a call of the others) all get their probe cost
+/// measured in place: an offer that finds another estimation under way waits for it. Before,
+/// the first kernel won both offers and the other four kept the start-up calibration.
+#[test]
+fn kernels_that_become_hot_together_are_each_measured_in_place() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "kernels", &[]);
+    let (_, _, profile) = main_times(dir.path(), &program, &["70000"], Some("1"));
+    let c = profile.compensation.as_ref().unwrap();
+    for name in ["k1", "k2", "k3", "k4", "k5"] {
+        let kernel = function(&profile, name);
+        assert_eq!(kernel.stats.calls, 70000, "{name}");
+        let estimates: Vec<_> = c.in_place.iter().filter(|e| e.id == kernel.id).collect();
+        assert!(!estimates.is_empty(), "{name} measured in place: {:?}", c.in_place);
+        assert!(estimates.iter().all(|e| e.pairs >= 24 && e.timed_ns > 0.0), "{estimates:?}");
+    }
+    assert_eq!(function(&profile, "main").stats.child_calls, 5 * 70000);
+    assert_eq!(profile.totals.unmatched_exits, 0);
+}
