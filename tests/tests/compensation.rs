@@ -28,6 +28,23 @@ fn main_times(
     (main.stats.inclusive_ns as f64, main.stats.compensated.map(|c| c.inclusive_ns as f64), profile)
 }
 
+/// The profile of `c-fixtures/<fixture>.c` built with the defaults and run with `arg` under the
+/// default (in-place) compensation.
+fn compensated_profile(fixture: &str, arg: &str) -> instrument_profile::Profile {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), fixture, &[]);
+    main_times(dir.path(), &program, &[arg], Some("1")).2
+}
+
+/// The in-place estimates of routine `name` in `profile` (compensated with the in-place strategy).
+fn estimates_of<'a>(
+    profile: &'a instrument_profile::Profile,
+    name: &str,
+) -> Vec<&'a instrument_profile::InPlaceCost> {
+    let id = function(profile, name).id;
+    profile.compensation.as_ref().expect("compensated").in_place.iter().filter(|e| e.id == id).collect()
+}
+
 fn main_only_selection(dir: &std::path::Path) -> String {
     let path = dir.join("main-only.txt");
     std::fs::write(&path, "BEGIN_INCLUDE_LIST\nmain\nEND_INCLUDE_LIST\n").unwrap();
@@ -146,7 +163,7 @@ fn the_hot_routine_is_compensated_with_its_cost_measured_in_place() {
         c.routine
     );
     let step = function(&profile, "step");
-    let estimates: Vec<_> = c.in_place.iter().filter(|e| e.id == step.id).collect();
+    let estimates = estimates_of(&profile, "step");
     // Offered at 2^14 timed calls and every power of four after: 4^7, 4^8, 4^9 < 10^6.
     assert!(!estimates.is_empty() && estimates.len() <= 3, "{estimates:?}");
     for e in &estimates {
@@ -210,12 +227,10 @@ fn overhead_counted_ns(profile: &instrument_profile::Profile) -> f64 {
 /// (standard errors 0.3-0.6) in 3 of 3 runs here, against +9.3 to +10.5 ns since.
 #[test]
 fn the_callers_work_between_calls_is_not_taken_for_probe_cost() {
-    let dir = scratch();
-    let program = build_instrumented(dir.path(), "gapped", &[]);
-    let (_, _, profile) = main_times(dir.path(), &program, &["20000"], Some("1"));
+    let profile = compensated_profile("gapped", "20000");
     let c = profile.compensation.as_ref().unwrap();
     let step = function(&profile, "step");
-    let estimates: Vec<_> = c.in_place.iter().filter(|e| e.id == step.id).collect();
+    let estimates = estimates_of(&profile, "step");
     assert!(!estimates.is_empty(), "step is hot from 2^14 calls: {:?}", c.in_place);
     let calibrated = c.routine.inclusive_overhead_ns;
     for e in &estimates {
@@ -234,14 +249,12 @@ fn the_callers_work_between_calls_is_not_taken_for_probe_cost() {
 /// the first kernel won both offers and the other four kept the start-up calibration.
 #[test]
 fn kernels_that_become_hot_together_are_each_measured_in_place() {
-    let dir = scratch();
-    let program = build_instrumented(dir.path(), "kernels", &[]);
-    let (_, _, profile) = main_times(dir.path(), &program, &["70000"], Some("1"));
+    let profile = compensated_profile("kernels", "70000");
     let c = profile.compensation.as_ref().unwrap();
     for name in ["k1", "k2", "k3", "k4", "k5"] {
         let kernel = function(&profile, name);
         assert_eq!(kernel.stats.calls, 70000, "{name}");
-        let estimates: Vec<_> = c.in_place.iter().filter(|e| e.id == kernel.id).collect();
+        let estimates = estimates_of(&profile, name);
         assert!(!estimates.is_empty(), "{name} measured in place: {:?}", c.in_place);
         assert!(estimates.iter().all(|e| e.pairs >= 24 && e.timed_ns > 0.0), "{estimates:?}");
     }
