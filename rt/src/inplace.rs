@@ -674,14 +674,19 @@ unsafe fn release(mode: u8) {
     TARGET.store(NONE, Release);
 }
 
-/// A thread that stops measuring (it ends, or it writes the profile at exit) ends the
-/// estimation it owns, keeping what it measured when that is enough, so that the estimation
-/// neither stays blocked for the rest of the run nor is lost from the profile. An estimation
-/// another thread owns is left alone: that thread may be at a window boundary right now.
+/// A thread that stops measuring (it ends, or it writes the profile at exit) drops the events
+/// waiting in its queue and ends the estimation it owns, keeping what it measured when that is
+/// enough, so that the estimation neither stays blocked for the rest of the run nor is lost from
+/// the profile. An estimation another thread owns is left alone: that thread may be at a window
+/// boundary right now.
 ///
 /// # Safety
 /// `state` is the calling thread's state, outside any probe (retiring), not yet freed.
 pub unsafe fn retire(state: *mut ThreadState) {
+    // SAFETY: the state is this thread's, not yet freed (the contract).
+    let index = unsafe { (*state).index };
+    // Its waiting events would hold their slots for the rest of the run: no thread takes them.
+    while pending::take(index).is_some() {}
     if TARGET.load(Acquire) == NONE || !std::ptr::eq(OWNER.load(Relaxed), state) {
         return;
     }
