@@ -459,7 +459,11 @@ unsafe fn offer(state: *mut ThreadState, id: u32, kind: usize, calls: u64, incl:
     let window = ((WINDOW_NS * ticks_per_ns / mean) as u64).clamp(16, largest);
     // SAFETY: `state` is this thread's attached state and `id` below its record_cap, records left
     // alone meanwhile (the contract).
-    let counted = unsafe { record_of(&*state, id) }.counted;
+    let record = unsafe { record_of(&*state, id) };
+    if after == switch::MEASURED {
+        crate::untimed::hot(id, crate::untimed::basis(record), calls);
+    }
+    let counted = record.counted;
     // SAFETY: this thread just won TARGET, so it alone touches the windows (see `Owned`).
     let w = unsafe { &mut *WINDOWS.0.get() };
     (w.id, w.kind, w.window, w.largest, w.budget, w.after) = (id, kind, window, largest, budget, after);
@@ -669,6 +673,9 @@ unsafe fn give_up_stale(state: *mut ThreadState, now: u64) {
 unsafe fn release(mode: u8) {
     END.store(u64::MAX, Relaxed);
     let id = TARGET.load(Relaxed);
+    if mode == switch::MEASURED {
+        crate::untimed::clear(id);
+    }
     switch::set(id, mode);
     OWNER.store(std::ptr::null_mut(), Relaxed);
     TARGET.store(NONE, Release);

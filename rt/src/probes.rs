@@ -171,36 +171,48 @@ unsafe fn enter_counted(ts: &mut ThreadState, id: u32, sp: usize) -> Opened {
     let caller = top.id;
     // SAFETY: the contract; the caller is the top frame's event (below record_cap, as every
     // pushed frame's) or the sentinel, and no reference to either record is held from here.
-    unsafe { estimate_untimed(ts, id, caller, false) };
+    let estimate = unsafe { estimate_untimed(ts, id, caller) };
     if compensate::enabled() {
         // SAFETY: the contract, the stack marked busy at `depth`.
-        return unsafe { counted_compensated(ts, id, sp) };
+        return unsafe { counted_compensated(ts, id, sp, estimate) };
     }
     if inplace::at_end(counted) {
         // SAFETY: as above, with no cost charged.
-        return unsafe { counted_window_end(ts, id, sp, 0) };
+        return unsafe { counted_window_end(ts, id, sp, 0, estimate) };
     }
     commit(ts, depth);
     NOTHING
 }
 
-/// Charges (or, `undo`, takes back) a counted call's estimated time (untimed.rs): it is event
+/// Charges a counted call's estimated time (untimed.rs) and returns it: it is event `id`'s own,
+/// and the exclusive time of its caller `caller` holds it (`charge_untimed`).
+///
+/// # Safety
+/// As `charge_untimed`'s.
+#[inline(always)]
+unsafe fn estimate_untimed(ts: &mut ThreadState, id: u32, caller: u32) -> u64 {
+    // SAFETY: `id` is inside the mode table (the contract).
+    let estimate = unsafe { crate::untimed::per_call_in_table(id) };
+    if estimate != 0 {
+        // SAFETY: the contract.
+        unsafe { charge_untimed(ts, id, caller, estimate, false) };
+    }
+    estimate
+}
+
+/// Charges (or, `undo`, takes back) `estimate`, a counted call's estimated time: it is event
 /// `id`'s own, and the exclusive time of its caller `caller` holds it. The sentinel (no
 /// instrumented caller) has no record, and no time holds the call. Each record is reached
 /// afresh through the table (`caller` may be `id` itself, a recursion), so callers hold no
-/// reference to either across this call.
+/// reference to either across this call. A charge is taken back with the amount it charged,
+/// not the event's estimate then: the window boundary in between may have changed it.
 ///
 /// # Safety
 /// `ts` is the calling thread's state; `id` is a counted event's (inside the mode table and
 /// below record_cap), `caller` below record_cap or the sentinel; the caller holds no
 /// reference to either record.
 #[inline(always)]
-unsafe fn estimate_untimed(ts: &mut ThreadState, id: u32, caller: u32, undo: bool) {
-    // SAFETY: `id` is inside the mode table (the contract).
-    let estimate = unsafe { crate::untimed::per_call_in_table(id) };
-    if estimate == 0 {
-        return;
-    }
+unsafe fn charge_untimed(ts: &mut ThreadState, id: u32, caller: u32, estimate: u64, undo: bool) {
     let add = |total: &mut u64| *total = if undo { *total - estimate } else { *total + estimate };
     // SAFETY: id < record_cap, and this is the only reference to the record (the contract).
     add(unsafe { &mut ts.record(id).untimed_own });
@@ -216,7 +228,7 @@ unsafe fn estimate_untimed(ts: &mut ThreadState, id: u32, caller: u32, undo: boo
 /// # Safety
 /// `enter_counted`'s contract, from it, with the stack marked busy.
 #[inline(never)]
-unsafe extern "C" fn counted_compensated(ts: &mut ThreadState, id: u32, sp: usize) -> Opened {
+unsafe extern "C" fn counted_compensated(ts: &mut ThreadState, id: u32, sp: usize, estimate: u64) -> Opened {
     clock::fence();
     let depth = ts.depth & !BUSY;
     let cost = compensate::counted_cost(id);
@@ -227,21 +239,27 @@ unsafe extern "C" fn counted_compensated(ts: &mut ThreadState, id: u32, sp: usiz
     };
     if inplace::at_end(counted) {
         // SAFETY: the contract, the counted entry's cost `cost`.
-        return unsafe { counted_window_end(ts, id, sp, cost) };
+        return unsafe { counted_window_end(ts, id, sp, cost, estimate) };
     }
     commit(ts, depth);
     NOTHING
 }
 
 /// A counted entry that reached inplace.rs's window end (the stack still marked busy): when the
-/// next window is timed, this entry (whose counting charged `cost`) is taken back and timed
-/// instead.
+/// next window is timed, this entry (whose counting charged `cost` and the untimed `estimate`)
+/// is taken back and timed instead.
 ///
 /// # Safety
 /// `enter_counted`'s contract, from it, with the stack marked busy.
 #[cold]
 #[inline(never)]
-unsafe extern "C" fn counted_window_end(ts: &mut ThreadState, id: u32, sp: usize, cost: u64) -> Opened {
+unsafe extern "C" fn counted_window_end(
+    ts: &mut ThreadState,
+    id: u32,
+    sp: usize,
+    cost: u64,
+    estimate: u64,
+) -> Opened {
     let depth = ts.depth & !BUSY;
     // SAFETY: this thread's state at a counted entry of `id`, as it asks.
     if !unsafe { inplace::counted_boundary(ts, id) } {
@@ -257,7 +275,7 @@ unsafe extern "C" fn counted_window_end(ts: &mut ThreadState, id: u32, sp: usize
     // SAFETY: as in `enter_counted`, whose charge this takes back; then depth + 1 < frame_cap
     // (the contract) for the pushed frame.
     unsafe {
-        estimate_untimed(ts, id, caller, true);
+        charge_untimed(ts, id, caller, estimate, true);
         push(ts, depth + 1, id, sp);
     }
     OPENED
@@ -497,18 +515,11 @@ unsafe fn past_throttle_calls(ts: &mut ThreadState, id: u32, kind: usize, record
         unsafe { inplace::timed_boundary(ts, id, record.calls, u64::from(record.active)) };
     } else if switch::consider(id, record.calls, record.incl) {
         let timed_children = record.child_calls.saturating_sub(u64::from(record.counted_children));
-        let mean = crate::untimed::throttled(id, kind, untimed_basis(record), record.calls, timed_children);
+        let mean =
+            crate::untimed::throttled(id, kind, crate::untimed::basis(record), record.calls, timed_children);
         // SAFETY: as above.
         unsafe { inplace::offer_throttled(ts, id, kind, record.calls, record.incl, mean) };
     }
-}
-
-/// The exclusive ticks of a throttled event's timed calls that its untimed calls are estimated
-/// from (untimed.rs): compensated when compensation is on, and without what its own throttled
-/// children's untimed calls were estimated at (those stay theirs).
-fn untimed_basis(record: &Record) -> i64 {
-    let measured = if compensate::enabled() { record.comp_excl } else { record.excl as i64 };
-    measured - compensate::scaled_to_ticks(record.untimed_children) as i64
 }
 
 /// Marks the depth word while a probe updates the shadow stack (see the module comment).

@@ -18,6 +18,10 @@
 //! calls estimated (`estimated`): the throttled event gains what each of its counted calls was
 //! estimated at, each caller loses the same. With compensation on, the compensated mean is used
 //! as it is.
+//!
+//! A hot event that is measured (compensation on) gets the same treatment while inplace.rs
+//! estimates it: its counted windows leave some of its calls untimed, each estimated at the
+//! compensated mean of its calls timed before (`hot`), until the estimation ends (`clear`).
 
 use crate::overhead::SCALE;
 use crate::switch::TABLE_LEN;
@@ -86,6 +90,28 @@ pub fn measured_in_place(id: u32, kind: usize, mean: u64, timed: u64) {
     let Some(costs) = crate::overhead::costs().filter(|_| !crate::compensate::enabled()) else { return };
     let inside = (timed as u128 * costs.own[kind] as u128 / costs.measured[kind].max(1) as u128) as u64;
     set(id, mean.saturating_sub(inside));
+}
+
+/// The exclusive ticks of an event's timed calls that its untimed calls are estimated from:
+/// compensated when compensation is on, and without what its own throttled children's untimed
+/// calls were estimated at (those stay theirs).
+pub fn basis(record: &crate::thread::Record) -> i64 {
+    let measured = if crate::compensate::enabled() { record.comp_excl } else { record.excl as i64 };
+    measured - crate::compensate::scaled_to_ticks(record.untimed_children) as i64
+}
+
+/// A hot event that is measured goes into in-place estimation (inplace.rs, compensation on),
+/// whose counted windows leave some of its calls untimed (up to one in twelve): each is
+/// estimated at the compensated mean of its `calls` timed calls (`exclusive` ticks, `basis`),
+/// so that their time is the event's and not its callers' exclusive time. `clear` ends it.
+pub fn hot(id: u32, exclusive: i64, calls: u64) {
+    let mean = (exclusive.max(0) as u64).saturating_mul(1 << SCALE) / calls.max(1);
+    set(id, if calls < MIN_CALLS { 0 } else { mean });
+}
+
+/// A measured event's estimation ended: its later calls are timed, and it has no estimate.
+pub fn clear(id: u32) {
+    set(id, 0);
 }
 
 fn set(id: u32, scaled: u64) {
