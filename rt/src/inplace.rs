@@ -442,7 +442,10 @@ pub fn at_end(count: u64) -> bool {
 #[cold]
 #[inline(never)]
 unsafe fn offer(state: *mut ThreadState, id: u32, kind: usize, calls: u64, incl: u64, after: u8) -> bool {
-    if !eligible(id, after) {
+    // SAFETY: `state` is this thread's attached state and `id` below its record_cap, records left
+    // alone meanwhile (the contract).
+    let record = unsafe { record_of(&*state, id) };
+    if !eligible(id, after) || reshapes_callpaths(record, after) {
         return false;
     }
     let now = clock::now();
@@ -457,9 +460,6 @@ unsafe fn offer(state: *mut ThreadState, id: u32, kind: usize, calls: u64, incl:
     let budget = calls / BUDGET_SHARE;
     let largest = (budget / (2 * MIN_PAIRS as u64)).clamp(16, MAX_WINDOW);
     let window = ((WINDOW_NS * ticks_per_ns / mean) as u64).clamp(16, largest);
-    // SAFETY: `state` is this thread's attached state and `id` below its record_cap, records left
-    // alone meanwhile (the contract).
-    let record = unsafe { record_of(&*state, id) };
     if after == switch::MEASURED {
         crate::untimed::hot(id, crate::untimed::basis(record), calls);
     }
@@ -477,6 +477,15 @@ unsafe fn offer(state: *mut ThreadState, id: u32, kind: usize, calls: u64, incl:
 /// windows): estimation is on, the event is in the tables, not given up, and cannot nest.
 fn eligible(id: u32, after: u8) -> bool {
     enabled() && id < switch::TABLE_LEN && !given_up(id) && !registry::nests(id) && switch::mode(id) == after
+}
+
+/// Whether estimating a measured event with children (`record`, its record on the offering
+/// thread) would change the callpaths the profile shows: with callpaths on, a counted event is
+/// not on its children's paths, so in its counted windows their calls would go to paths that
+/// skip it (BT.W: x_solve => binvcrhs, 54000 calls of a call the program never makes). Such an
+/// event keeps the calibrated cost. A throttled event is counted from then on anyway.
+fn reshapes_callpaths(record: &Record, after: u8) -> bool {
+    after == switch::MEASURED && crate::callpath::depth() != 0 && record.child_calls != 0
 }
 
 /// The last event given up (recursive, or no longer called), so that it is not offered again

@@ -263,3 +263,35 @@ fn the_callpath_table_as_json() {
     expect(&calls, K2);
     assert_eq!(calls, table(&k2, None, None), "the same rows as the table");
 }
+
+/// With compensation on, estimating a hot routine's probe cost in place leaves the callpaths
+/// as the program makes them: a routine with children is not estimated with callpaths on (in
+/// its counted windows its children's calls would go to a path main => leaf that skips it). The
+/// leaf is estimated; its calls counted in the estimation's windows are not on any path (a
+/// counted call takes no callpath step, as a throttled event's), and are exactly those.
+#[test]
+fn in_place_estimation_leaves_the_callpaths_of_a_hot_routine_alone() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "hot_parent", &[]);
+    let output = run(without_instrument_env(&mut Command::new(&program))
+        .current_dir(dir.path())
+        .env("INSTRUMENT_PROFILE_DIR", dir.path())
+        .env("INSTRUMENT_THROTTLE", "0")
+        .env("INSTRUMENT_COMPENSATE", "1")
+        .env("INSTRUMENT_CALLPATH", "all"));
+    assert_success(&output, "hot_parent");
+    let path = only_profile_path(dir.path());
+    let profile = load_profile(&path);
+    let leaf = function(&profile, "leaf");
+    let estimated: Vec<u32> = profile.compensation.as_ref().unwrap().in_place.iter().map(|e| e.id).collect();
+    assert!(estimated.contains(&leaf.id), "the leaf is estimated in place: {estimated:?}");
+    assert!(!estimated.contains(&function(&profile, "parent").id), "{estimated:?}");
+    assert_eq!(leaf.stats.calls, 100000);
+    let timed_leaf = 100000 - leaf.stats.untimed_calls;
+    let expected: BTreeMap<String, u64> =
+        [("main", 1), ("main => parent", 100000), ("main => parent => leaf", timed_leaf)]
+            .into_iter()
+            .map(|(p, c)| (p.to_string(), c))
+            .collect();
+    assert_eq!(table(&path, None, None), expected);
+}
