@@ -536,6 +536,7 @@ fn defer(w: &mut Windows, what: Deferred, counted: u64, id: u32) {
     switch::set(id, switch::COUNTED);
     END.store(counted + 1, Relaxed);
 }
+
 /// Keeps the exclusive time per execution of the timed window ending with the event's calls at
 /// `calls` (its record as charged), less its children's untimed estimates.
 fn timed_window_mean(w: &mut Windows, record: &Record, calls: u64) {
@@ -551,9 +552,9 @@ fn timed_window_mean(w: &mut Windows, record: &Record, calls: u64) {
 /// A counted entry of an event brought its counted calls to `END` (enter_counted, after
 /// counting it): on the owner thread and for the event under estimation, the window under way
 /// ends here (a counted one, or a timed one whose executions ended at an exit, `defer`), or the
-/// first one starts. Returns true when this entry is to be timed instead (the next window is timed, or
-/// the estimation ended and the event is measured again): the caller then undoes its count and
-/// pushes a frame, so that its exit finds it.
+/// first one starts. Returns true when this entry is to be timed instead (the next window is
+/// timed, or the estimation ended and the event is measured again): the caller then undoes its
+/// count and pushes a frame, so that its exit finds it.
 ///
 /// # Safety
 /// `ts` is the calling thread's attached state, at a counted entry of `id` (below its
@@ -590,6 +591,7 @@ pub unsafe fn counted_boundary(ts: &mut ThreadState, id: u32) -> bool {
     begin(w, count, id);
     next_timed
 }
+
 /// Ends the current window at `now` with the event's count at `count`; true when that ended
 /// the estimation.
 ///
