@@ -53,7 +53,7 @@ const MIN_CALLS: u64 = 1000;
 /// `timed_children` timed calls. Sets its estimate and returns the mean (scaled ticks per call,
 /// less its timed children's excess) it came from.
 pub fn throttled(id: u32, kind: usize, exclusive: i64, calls: u64, timed_children: u64) -> u64 {
-    let mean = (exclusive.max(0) as u64).saturating_mul(1 << SCALE) / calls.max(1);
+    let mean = mean_per_call(exclusive, calls);
     if calls < MIN_CALLS {
         // No estimate until the in-place windows measure the event: the calls counted until
         // then stay in their callers' time, as without estimates.
@@ -105,8 +105,12 @@ pub fn basis(record: &crate::thread::Record) -> i64 {
 /// estimated at the compensated mean of its `calls` timed calls (`exclusive` ticks, `basis`),
 /// so that their time is the event's and not its callers' exclusive time. `clear` ends it.
 pub fn hot(id: u32, exclusive: i64, calls: u64) {
-    let mean = (exclusive.max(0) as u64).saturating_mul(1 << SCALE) / calls.max(1);
-    set(id, if calls < MIN_CALLS { 0 } else { mean });
+    set(id, if calls < MIN_CALLS { 0 } else { mean_per_call(exclusive, calls) });
+}
+
+/// `exclusive` ticks (negative: compensated below zero, taken as zero) over `calls`, scaled.
+fn mean_per_call(exclusive: i64, calls: u64) -> u64 {
+    (exclusive.max(0) as u64).saturating_mul(1 << SCALE) / calls.max(1)
 }
 
 /// A measured event's estimation ended: its later calls are timed, and it has no estimate.

@@ -8,13 +8,23 @@ use std::process::Command;
 
 /// Runs the callpaths fixture at `depth` (INSTRUMENT_CALLPATH) and returns the profile path.
 fn record(dir: &std::path::Path, depth: &str, extra_env: &[(&str, &str)]) -> std::path::PathBuf {
-    let program = build_instrumented(dir, "callpaths", &[]);
+    record_fixture(dir, "callpaths", depth, extra_env)
+}
+
+/// Runs `c-fixtures/<fixture>.c` at `depth` (INSTRUMENT_CALLPATH) and returns the profile path.
+fn record_fixture(
+    dir: &std::path::Path,
+    fixture: &str,
+    depth: &str,
+    extra_env: &[(&str, &str)],
+) -> std::path::PathBuf {
+    let program = build_instrumented(dir, fixture, &[]);
     let output = run(Command::new(&program)
         .current_dir(dir)
         .env("INSTRUMENT_PROFILE_DIR", dir)
         .env("INSTRUMENT_CALLPATH", depth)
         .envs(extra_env.iter().copied()));
-    assert_success(&output, "callpaths");
+    assert_success(&output, fixture);
     only_profile_path(dir)
 }
 
@@ -272,15 +282,8 @@ fn the_callpath_table_as_json() {
 #[test]
 fn in_place_estimation_leaves_the_callpaths_of_a_hot_routine_alone() {
     let dir = scratch();
-    let program = build_instrumented(dir.path(), "hot_parent", &[]);
-    let output = run(without_instrument_env(&mut Command::new(&program))
-        .current_dir(dir.path())
-        .env("INSTRUMENT_PROFILE_DIR", dir.path())
-        .env("INSTRUMENT_THROTTLE", "0")
-        .env("INSTRUMENT_COMPENSATE", "1")
-        .env("INSTRUMENT_CALLPATH", "all"));
-    assert_success(&output, "hot_parent");
-    let path = only_profile_path(dir.path());
+    let compensated = [("INSTRUMENT_THROTTLE", "0"), ("INSTRUMENT_COMPENSATE", "1")];
+    let path = record_fixture(dir.path(), "hot_parent", "all", &compensated);
     let profile = load_profile(&path);
     let leaf = function(&profile, "leaf");
     let estimated: Vec<u32> = profile.compensation.as_ref().unwrap().in_place.iter().map(|e| e.id).collect();
