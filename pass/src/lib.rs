@@ -6,13 +6,15 @@
 //! on the unmodified IR (`plan`: the routine, its natural loops from `cfg`, its call statements
 //! outside recursive cycles of `callgraph`), emits the module's program graph with a constructor
 //! that registers it with the runtime (`table`), then inserts the probes: routine entry and exits
-//! (`probes`), loops (`loops`, on edges split by `split`) and call statements (`callsites`).
+//! (`probes`, with the exits' guards left to the end of the pipeline under early placement:
+//! `guards`), loops (`loops`, on edges split by `split`) and call statements (`callsites`).
 
 mod callgraph;
 mod callsites;
 mod cfg;
 mod debug_info;
 mod demangle;
+mod guards;
 mod ir;
 mod language;
 mod loops;
@@ -25,6 +27,7 @@ mod skip;
 mod split;
 mod table;
 
+pub use guards::lower as lower_guards;
 pub use options::{Events, Options, Placement};
 pub use rewrite::{rewrite_file, OutputKind};
 
@@ -54,6 +57,19 @@ pub struct Stats {
 /// options ask) and registers them in a module table. A module with nothing to probe is left
 /// untouched.
 pub fn instrument_module(module: &Module<'_>, options: &Options) -> Stats {
+    instrument_module_with(module, options, Guards::Now)
+}
+
+/// Whether the exits' guards are built at once or left for `guards::lower` at the end of the
+/// optimisation pipeline (early placement in the plugin).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Guards {
+    Now,
+    Deferred,
+}
+
+/// [`instrument_module`], with the exits' guards as `guards` says.
+pub fn instrument_module_with(module: &Module<'_>, options: &Options, guards: Guards) -> Stats {
     let mut stats = Stats::default();
     let graph = callgraph::CallGraph::new(module);
     let mut plans = Vec::new();
@@ -79,7 +95,9 @@ pub fn instrument_module(module: &Module<'_>, options: &Options) -> Stats {
         return stats;
     }
     let slots = table::emit(module, &plans, language::of_module(module), options.placement);
-    let hooks = probes::Hooks::declare(module);
+    let triple = module.get_triple().as_str().to_string_lossy().into_owned();
+    let set = instrument_contract::probes::set_for(&triple, options.placement == Placement::Early);
+    let hooks = probes::Hooks::declare(module, set, guards == Guards::Deferred);
     let ctx = module.get_context();
     for (i, plan) in plans.iter().enumerate() {
         if plan.probe_routine {

@@ -11,7 +11,7 @@
 use crate::cfg::Cfg;
 use crate::ir;
 use crate::plan::PlannedLoop;
-use crate::probes::{no_tail, Hooks};
+use crate::probes::{finish_call, Hooks};
 use crate::split::split_edge;
 use inkwell::builder::Builder;
 use inkwell::llvm_sys::core::*;
@@ -44,11 +44,13 @@ fn emit_edge_probes<'ctx>(
         if from_header {
             n = builder.build_int_sub(n, i64t.const_int(1, false), "iterations").expect("positioned");
         }
-        no_tail(builder.build_call(hooks.loop_exit, &[slots[i].into(), n.into()], "").expect("positioned"));
+        finish_call(
+            builder.build_call(hooks.loop_exit, &[slots[i].into(), n.into()], "").expect("positioned"),
+        );
     }
     if let Some(i) = probes.entry {
         builder.build_store(counters[i], i64t.const_zero()).expect("positioned");
-        no_tail(builder.build_call(hooks.enter, &[slots[i].into()], "").expect("positioned"));
+        finish_call(builder.build_call(hooks.enter, &[slots[i].into()], "").expect("positioned"));
     }
 }
 

@@ -2,7 +2,7 @@
 //! cdylib exports only Rust `#[no_mangle]` items, so it is defined here and points at the C++
 //! shim's registration function, which calls back into [`instrument_run_on_module`].
 
-use crate::{instrument_module, Options, Placement};
+use crate::{guards, instrument_module_with, Guards, Options, Placement};
 use inkwell::llvm_sys::prelude::LLVMModuleRef;
 use inkwell::module::Module;
 use std::ffi::{c_char, c_int, c_void};
@@ -56,15 +56,33 @@ fn options() -> &'static Options {
     })
 }
 
-fn acts_here(placement: Placement, extension_point: c_int, lto_phase: c_int) -> bool {
+/// What the pass does at an extension point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Action {
+    Nothing,
+    /// Instrument the module; `Guards::Deferred` at the start of an optimisation pipeline.
+    Instrument(Guards),
+    /// Lower the exits early placement deferred (`guards`): the optimiser is done.
+    LowerGuards,
+}
+
+/// The end of the last optimisation pipeline a module goes through: the compile step without
+/// LTO, the ThinLTO backend, or the full-LTO link.
+fn pipeline_ends(extension_point: c_int, lto_phase: c_int) -> bool {
     match extension_point {
-        EXPLICIT => true,
-        PIPELINE_START => placement == Placement::Early,
-        OPTIMIZER_LAST => {
-            placement == Placement::Late && matches!(lto_phase, PHASE_NONE | PHASE_THIN_LTO_POST_LINK)
-        }
-        FULL_LTO_LAST => placement == Placement::Late,
+        OPTIMIZER_LAST => matches!(lto_phase, PHASE_NONE | PHASE_THIN_LTO_POST_LINK),
+        FULL_LTO_LAST => true,
         _ => false,
+    }
+}
+
+fn action(placement: Placement, extension_point: c_int, lto_phase: c_int) -> Action {
+    match (placement, extension_point) {
+        (_, EXPLICIT) => Action::Instrument(Guards::Now),
+        (Placement::Early, PIPELINE_START) => Action::Instrument(Guards::Deferred),
+        (Placement::Early, _) if pipeline_ends(extension_point, lto_phase) => Action::LowerGuards,
+        (Placement::Late, _) if pipeline_ends(extension_point, lto_phase) => Action::Instrument(Guards::Now),
+        _ => Action::Nothing,
     }
 }
 
@@ -76,18 +94,44 @@ pub extern "C" fn instrument_run_on_module(
     lto_phase: c_int,
 ) -> bool {
     let options = options();
-    if !acts_here(options.placement, extension_point, lto_phase) {
+    let action = action(options.placement, extension_point, lto_phase);
+    if action == Action::Nothing {
         return false;
     }
     // The module belongs to the host compiler: never let inkwell dispose of it.
     let module = ManuallyDrop::new(unsafe { Module::new(module) });
-    let result =
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| instrument_module(&module, options)));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match action {
+        Action::Instrument(guards) => instrument_module_with(&module, options, guards).functions_probed > 0,
+        Action::LowerGuards => guards::lower(&module) > 0,
+        Action::Nothing => false,
+    }));
     match result {
-        Ok(stats) => stats.functions_probed > 0,
+        Ok(changed) => changed,
         Err(_) => {
             eprintln!("instrument: internal error in the instrumentation pass; please report it");
             std::process::abort()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn early_placement_lowers_its_guards_where_the_last_pipeline_ends() {
+        use Action::*;
+        let early = |point, phase| action(Placement::Early, point, phase);
+        assert_eq!(early(PIPELINE_START, PHASE_NONE), Instrument(Guards::Deferred));
+        assert_eq!(early(OPTIMIZER_LAST, PHASE_NONE), LowerGuards);
+        assert_eq!(early(OPTIMIZER_LAST, PHASE_THIN_LTO_POST_LINK), LowerGuards);
+        assert_eq!(early(OPTIMIZER_LAST, 1), Nothing, "a pre-link compile: LTO optimises again");
+        assert_eq!(early(FULL_LTO_LAST, PHASE_NONE), LowerGuards);
+        assert_eq!(early(EXPLICIT, PHASE_NONE), Instrument(Guards::Now));
+        let late = |point, phase| action(Placement::Late, point, phase);
+        assert_eq!(late(PIPELINE_START, PHASE_NONE), Nothing);
+        assert_eq!(late(OPTIMIZER_LAST, PHASE_NONE), Instrument(Guards::Now));
+        assert_eq!(late(OPTIMIZER_LAST, 1), Nothing);
+        assert_eq!(late(FULL_LTO_LAST, PHASE_NONE), Instrument(Guards::Now));
     }
 }

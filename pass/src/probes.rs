@@ -18,26 +18,35 @@ use inkwell::values::{
     PointerValue,
 };
 use inkwell::AddressSpace;
+use instrument_contract::probes::{self, ProbeSet};
 
-/// The runtime's probe entry points: `u32 __instrument_enter(u32 *id_slot)` (non-zero when the
-/// exit has something to close: a routine's exits are branched around when it is zero, so a
-/// counted or switched-off routine makes one probe call), `void __instrument_exit(u32 *id_slot)`,
-/// `void __instrument_loop_exit(u32 *id_slot, u64 iterations)` and
-/// `void __instrument_unwind(u32 *id_slot)` (at a landing pad of the routine in `id_slot`).
+/// The runtime's probe entry points, of one set of `instrument_contract::probes`: `u32 enter(u32
+/// *id_slot)` (non-zero when the exit has something to close: a routine's exits are branched
+/// around when it is zero, so a counted or switched-off routine makes one probe call),
+/// `void exit(u32 *id_slot)`, its deferred form `exit_if(id_slot, opened)` (see `guards`),
+/// `void loop_exit(u32 *id_slot, u64 iterations)` and `void __instrument_unwind(u32 *id_slot)`
+/// (at a landing pad of the routine in `id_slot`).
 pub struct Hooks<'ctx> {
     pub enter: FunctionValue<'ctx>,
     pub exit: FunctionValue<'ctx>,
+    /// Declared when the exits' guards are deferred: exits are then emitted as `exit_if` calls,
+    /// lowered to guarded exits at the end of the pipeline (early placement).
+    pub exit_if: Option<FunctionValue<'ctx>>,
     pub loop_exit: FunctionValue<'ctx>,
     pub unwind: FunctionValue<'ctx>,
 }
 
 impl<'ctx> Hooks<'ctx> {
-    pub fn declare(module: &Module<'ctx>) -> Self {
+    /// The probes of `set` (see `instrument_contract::probes`), with `exit_if` when the exits'
+    /// guards are deferred.
+    pub fn declare(module: &Module<'ctx>, set: ProbeSet, defer_guards: bool) -> Self {
+        let cc = set.convention;
         Hooks {
-            enter: declare(module, "__instrument_enter", Returns::Opened),
-            exit: declare(module, "__instrument_exit", Returns::Nothing),
-            loop_exit: declare(module, "__instrument_loop_exit", Returns::NothingWithCount),
-            unwind: declare(module, "__instrument_unwind", Returns::Nothing),
+            enter: declare(module, set.enter, Returns::Opened, cc),
+            exit: declare(module, set.exit, Returns::Nothing, cc),
+            exit_if: defer_guards.then(|| declare(module, set.exit_if, Returns::NothingIf, cc)),
+            loop_exit: declare(module, set.loop_exit, Returns::NothingWithCount, cc),
+            unwind: declare(module, probes::UNWIND, Returns::Nothing, probes::C_CONVENTION),
         }
     }
 }
@@ -48,11 +57,15 @@ enum Returns {
     Opened,
     /// `void (u32 *id_slot)`.
     Nothing,
+    /// `void (u32 *id_slot, u32 opened)`.
+    NothingIf,
     /// `void (u32 *id_slot, u64 iterations)`.
     NothingWithCount,
 }
 
-fn declare<'ctx>(module: &Module<'ctx>, name: &str, returns: Returns) -> FunctionValue<'ctx> {
+/// The probe `name`'s declaration: the module's own if it has one (an earlier run of the pass,
+/// or a module linked by LTO), whose calling convention the calls then take (`finish_call`).
+fn declare<'ctx>(module: &Module<'ctx>, name: &str, returns: Returns, cc: u32) -> FunctionValue<'ctx> {
     if let Some(existing) = module.get_function(name) {
         return existing;
     }
@@ -61,9 +74,11 @@ fn declare<'ctx>(module: &Module<'ctx>, name: &str, returns: Returns) -> Functio
     let ty = match returns {
         Returns::Opened => ctx.i32_type().fn_type(&[ptr], false),
         Returns::Nothing => ctx.void_type().fn_type(&[ptr], false),
+        Returns::NothingIf => ctx.void_type().fn_type(&[ptr, ctx.i32_type().into()], false),
         Returns::NothingWithCount => ctx.void_type().fn_type(&[ptr, ctx.i64_type().into()], false),
     };
     let f = module.add_function(name, ty, None);
+    f.set_call_conventions(cc);
     for attr in ["nounwind", "willreturn"] {
         let kind = Attribute::get_named_enum_kind_id(attr);
         f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(kind, 0));
@@ -116,12 +131,13 @@ pub fn enter_probe<'ctx>(
     site: PointerValue<'ctx>,
 ) -> Option<BasicValueEnum<'ctx>> {
     let enter = builder.build_call(hooks.enter, &[site.into()], "instrument.entry").expect("positioned");
-    no_tail(enter);
+    finish_call(enter);
     enter.try_as_basic_value().basic()
 }
 
 /// An exit probe before `at`, in a block of its own that runs only when the entry probe's
-/// `opened` (which must dominate `at`) is non-zero.
+/// `opened` (which must dominate `at`) is non-zero; with deferred guards, an `exit_if` call
+/// before `at` that `guards::lower` turns into that block at the end of the pipeline.
 pub fn exit_probe<'ctx>(
     builder: &Builder<'ctx>,
     hooks: &Hooks<'ctx>,
@@ -129,16 +145,29 @@ pub fn exit_probe<'ctx>(
     opened: Option<BasicValueEnum<'ctx>>,
     at: InstructionValue<'ctx>,
 ) {
-    match opened {
-        // SAFETY: `at` is an instruction in a function and `opened` an entry probe's value that
-        // dominates it (the caller's contract); the shim returns the terminator of the block it
-        // made, a live instruction.
-        Some(opened) => builder.position_before(&unsafe {
-            InstructionValue::new(instrument_guard_before(at.as_value_ref(), opened.as_value_ref()))
-        }),
-        None => builder.position_before(&at),
+    match (opened, hooks.exit_if) {
+        (Some(opened), Some(exit_if)) => {
+            builder.position_before(&at);
+            let call = builder.build_call(exit_if, &[site.into(), opened.into()], "");
+            finish_call(call.expect("builder is positioned"));
+            return;
+        }
+        (Some(opened), None) => builder.position_before(&guard_before(at, opened)),
+        (None, _) => builder.position_before(&at),
     }
-    no_tail(builder.build_call(hooks.exit, &[site.into()], "").expect("builder is positioned"));
+    finish_call(builder.build_call(hooks.exit, &[site.into()], "").expect("builder is positioned"));
+}
+
+/// Splits `at`'s block before it with a branch on `opened != 0` (which must dominate `at`) to a
+/// new block; returns that block's terminator.
+pub fn guard_before<'ctx>(
+    at: InstructionValue<'ctx>,
+    opened: BasicValueEnum<'ctx>,
+) -> InstructionValue<'ctx> {
+    // SAFETY: `at` is an instruction in a function and `opened` a value that dominates it (the
+    // caller's contract); the shim returns the terminator of the block it made, a live
+    // instruction.
+    unsafe { InstructionValue::new(instrument_guard_before(at.as_value_ref(), opened.as_value_ref())) }
 }
 
 /// Makes the attributes of `f`, which now calls probes, say what they do (see the shim).
@@ -177,7 +206,7 @@ pub fn insert_unwind<'ctx>(
             Some(next) => builder.position_before(&next),
             None => builder.position_at_end(block),
         }
-        no_tail(builder.build_call(hooks.unwind, &[slot.into()], "").expect("builder is positioned"));
+        finish_call(builder.build_call(hooks.unwind, &[slot.into()], "").expect("builder is positioned"));
     }
 }
 
@@ -190,9 +219,15 @@ fn landing_pad(block: inkwell::basic_block::BasicBlock<'_>) -> Option<Instructio
     inst.filter(|i| i.get_opcode() == InstructionOpcode::LandingPad)
 }
 
-/// Probe calls must never become tail calls: the runtime identifies a routine's machine frame
-/// by the stack pointer at its probe calls, which a tail call after the epilogue would change.
-pub fn no_tail(call: CallSiteValue<'_>) {
+/// A probe call's call-site properties. It takes its callee's calling convention (a call whose
+/// convention differs from its callee's is undefined, and LLVM deletes it as unreachable). It
+/// must never become a tail call: the runtime identifies a routine's machine frame by the stack
+/// pointer at its probe calls, which a tail call after the epilogue would change.
+pub fn finish_call(call: CallSiteValue<'_>) {
+    if let Some(callee) = call.get_called_fn_value() {
+        call.set_call_convention(callee.get_call_conventions());
+    }
+    // SAFETY: `call` is a live call instruction.
     unsafe { LLVMSetTailCallKind(call.as_value_ref(), LLVMTailCallKind::LLVMTailCallKindNoTail) }
 }
 

@@ -4,7 +4,9 @@
 use inkwell::context::Context;
 use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::module::Module;
-use instrument_pass::{instrument_module, Options, Stats};
+use instrument_pass::{
+    instrument_module, instrument_module_with, lower_guards, Guards, Options, Placement, Stats,
+};
 
 fn parse<'ctx>(context: &'ctx Context, ir: &str) -> Module<'ctx> {
     let buffer = MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), "test");
@@ -54,6 +56,41 @@ fn probes_every_return_before_musttail_and_none_on_unreachable() {
     let (ir, stats) = instrument(RETURNS, &Options::default());
     assert_eq!(stats, Stats { functions_probed: 3, exit_probes: 3, loops: 0, callsites: 0, skipped: 0 });
     insta::assert_snapshot!(ir);
+}
+
+#[test]
+fn deferred_exits_lower_to_the_guards_built_at_once() {
+    let context = Context::create();
+    let deferred = parse(&context, RETURNS);
+    instrument_module_with(&deferred, &Options::default(), Guards::Deferred);
+    let ir = deferred.print_to_string().to_string();
+    assert_eq!(ir.matches("call void @__instrument_exit_if(").count(), 3, "one per exit, unguarded:\n{ir}");
+    assert_eq!(ir.matches("call void @__instrument_exit(").count(), 0);
+    assert_eq!(lower_guards(&deferred), 3);
+    deferred.verify().expect("lowered IR verifies");
+    let (at_once, _) = instrument(RETURNS, &Options::default());
+    assert_eq!(deferred.print_to_string().to_string(), at_once);
+    assert_eq!(lower_guards(&deferred), 0, "nothing left to lower");
+}
+
+#[test]
+fn early_placement_calls_the_register_preserving_probes_on_x86_64_only() {
+    let ir = |triple: &str, placement: Placement| {
+        let source = format!("target triple = \"{triple}\"\n{RETURNS}");
+        let (ir, _) = instrument(&source, &Options { placement, ..Options::default() });
+        ir
+    };
+    let early = ir("x86_64-pc-linux-gnu", Placement::Early);
+    assert_eq!(early.matches("call preserve_mostcc i32 @__instrument_enter_pm(").count(), 3, "{early}");
+    assert_eq!(early.matches("call preserve_mostcc void @__instrument_exit_pm(").count(), 3);
+    assert!(early.contains("declare void @__instrument_unwind("), "landing pads keep the C convention");
+    for (triple, placement) in
+        [("x86_64-pc-linux-gnu", Placement::Late), ("aarch64-linux-gnu", Placement::Early)]
+    {
+        let ir = ir(triple, placement);
+        assert!(!ir.contains("preserve_mostcc") && !ir.contains("_pm("), "{ir}");
+        assert_eq!(ir.matches("call i32 @__instrument_enter(").count(), 3);
+    }
 }
 
 const SKIPPED: &str = r#"

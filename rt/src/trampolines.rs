@@ -1,21 +1,25 @@
 //! The probes' entry points, the symbols instrumented code calls: naked trampolines that read
-//! the event's id and mode byte, return at once for a switched-off event, add the caller's
-//! stack pointer (the identity of the machine frame, used only when a longjmp or an unwind has
-//! skipped exits) and jump to the bodies in `probes.rs` (or `reconcile.rs`, for a landing pad).
-//! They hold no logic of their own beyond that routing, so the bodies can be read as the hot
-//! path in one file. Every entry point is called under the probe contract stated in `probes.rs`.
+//! the event's id and mode byte, return at once for a switched-off event and otherwise go to the
+//! bodies in `probes.rs` (or `reconcile.rs`, for a landing pad) with the caller's stack pointer
+//! (the identity of the machine frame, used only when a longjmp or an unwind has skipped exits).
+//! They hold no logic of their own beyond that routing, so the bodies can be read as the hot path
+//! in one file. Every entry point is called under the probe contract stated in `probes.rs`.
+//!
+//! Each probe comes in the two sets of `instrument_contract::probes`: the C convention's, which
+//! jump to the bodies, and `preserve_most`'s (early placement's), which save the registers the
+//! caller keeps across the call, call the bodies and restore them (`save_and_call`).
 
 use crate::probes::{enter, enter_throttled, exit, exit_untimed, loop_exit, Opened};
 use crate::reconcile::unwind;
 use crate::switch;
 
-/// A probe's entry point: a trampoline that passes the caller's stack pointer in register
-/// `$sp` and jumps to `$body`. A probe of a switched-off event returns from here, after two
-/// loads (its id and its mode byte, see `switch`): no prologue, no thread state, no clock. An
-/// event is switched off when its module registers, before any of its probes run, so no
-/// activation of it is open.
+/// A loop exit's entry point with the C convention: a trampoline that passes the caller's stack
+/// pointer in `rdx` and jumps to `$body`. A probe of a switched-off event returns from here,
+/// after two loads (its id and its mode byte, see `switch`): no prologue, no thread state, no
+/// clock. An event is switched off when its module registers, before any of its probes run, so
+/// no activation of it is open.
 macro_rules! trampoline {
-    ($name:ident($($arg:ident: $ty:ty),*), $sp:literal, $body:path) => {
+    ($name:ident($($arg:ident: $ty:ty),*), $body:path) => {
         /// A probe's entry point (see the macro).
         ///
         /// # Safety
@@ -32,7 +36,7 @@ macro_rules! trampoline {
                 "cmp byte ptr [rcx + rax], {off}",
                 "je 3f",
                 "2:",
-                concat!("mov ", $sp, ", rsp"),
+                "mov rdx, rsp",
                 "jmp {body}",
                 "3:",
                 "ret",
@@ -45,12 +49,49 @@ macro_rules! trampoline {
     };
 }
 
-/// The routine and call-statement probes' trampolines also route by mode, so that the paths of
-/// a throttled event (counted entry, exit with nothing to close) are small functions that save
-/// no registers, instead of the timed bodies' prologues (six pushes and pops each way).
-/// A measured event (mode 0) goes to `$body` after one test; a switched-off one returns
-/// (`NOTHING` opened, for the entry); a counted one goes to `$routed`, and any other mode
-/// (lenient) to `$other`.
+/// The same with `preserve_most`: the probe has no result, so `rax` is preserved too. The
+/// switched-off path touches `r11`, the flags and the stack slot that keeps `rax`; any other
+/// goes to `$body` through `save_rax_rdx`.
+macro_rules! preserving_trampoline {
+    ($name:ident($($arg:ident: $ty:ty),*), $body:path) => {
+        /// A probe's entry point (see the macro).
+        ///
+        /// # Safety
+        /// The probe contract (`probes.rs`): called by instrumented code with an id slot.
+        #[cfg(target_arch = "x86_64")]
+        #[unsafe(naked)]
+        #[no_mangle]
+        pub unsafe extern "C" fn $name($($arg: $ty),*) {
+            core::arch::naked_asm!(
+                "push rax",
+                "mov eax, dword ptr [rdi]",
+                "cmp eax, {max}",
+                "jae 2f",
+                "lea r11, [rip + {modes}]",
+                "cmp byte ptr [r11 + rax], {off}",
+                "je 3f",
+                "2:",
+                "lea r11, [rip + {body}]",
+                "jmp {save}",
+                "3:",
+                "pop rax",
+                "ret",
+                max = const switch::TABLE_LEN,
+                modes = sym switch::MODES,
+                off = const switch::OFF,
+                body = sym $body,
+                save = sym save_rax_rdx,
+            )
+        }
+    };
+}
+
+/// The routine and call-statement probes' trampolines with the C convention also route by mode,
+/// so that the paths of a throttled event (counted entry, exit with nothing to close) are small
+/// functions that save no registers, instead of the timed bodies' prologues (six pushes and pops
+/// each way). A measured event (mode 0) goes to `$body` after one test; a switched-off one
+/// returns (`NOTHING` opened, for the entry); a counted one goes to `$routed`, and any other
+/// mode (lenient) to `$other`.
 macro_rules! routed_trampoline {
     ($name:ident -> $ret:ty, $body:path, $routed:path, $other:path) => {
         /// A probe's entry point (see the macro).
@@ -91,10 +132,136 @@ macro_rules! routed_trampoline {
     };
 }
 
+/// The same routing with `preserve_most`, every path but the switched-off one through `$save`.
+/// A probe without a result must preserve `rax` as well (`preserve_most` spares only the
+/// result's register): its `$prologue` keeps it on the stack, where `$save` and the `$off`
+/// return find it. The switched-off path touches `r11` and the flags besides.
+macro_rules! preserving_routed_trampoline {
+    ($name:ident -> $ret:ty, $body:path, $routed:path, $other:path,
+     prologue: $prologue:literal, off: $off:literal, save: $save:path) => {
+        /// A probe's entry point (see the macro).
+        ///
+        /// # Safety
+        /// The probe contract (`probes.rs`): called by instrumented code with an id slot.
+        #[cfg(target_arch = "x86_64")]
+        #[unsafe(naked)]
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(id_slot: *const u32) -> $ret {
+            core::arch::naked_asm!(
+                $prologue,
+                "mov eax, dword ptr [rdi]",
+                "cmp eax, {max}",
+                "jae 2f",
+                "lea r11, [rip + {modes}]",
+                "movzx r11d, byte ptr [r11 + rax]",
+                "test r11d, r11d",
+                "jnz 3f",
+                "2:",
+                "lea r11, [rip + {body}]",
+                "jmp {save}",
+                "3:",
+                "cmp r11d, {counted}",
+                "jne 4f",
+                "lea r11, [rip + {routed}]",
+                "jmp {save}",
+                "4:",
+                "cmp r11d, {off}",
+                "jne 5f",
+                $off,
+                "ret",
+                "5:",
+                "lea r11, [rip + {other}]",
+                "jmp {save}",
+                max = const switch::TABLE_LEN,
+                modes = sym switch::MODES,
+                counted = const switch::COUNTED,
+                off = const switch::OFF,
+                routed = sym $routed,
+                other = sym $other,
+                body = sym $body,
+                save = sym $save,
+            )
+        }
+    };
+}
+
+/// The save around a body: jumped to (not called) by a trampoline with the body's address in
+/// `r11` and the stack as the instrumented caller left it (`$rax_pushed` words above it: the
+/// caller's `rax`, for a probe without a result). Pushes the C convention's argument and scratch
+/// registers but `r11` and `rax`, aligns the stack for the call, passes the caller's stack pointer
+/// (the address of the return address, which identifies its machine frame) in `$sp`, calls the
+/// body and restores them. `rax` carries the body's result back, or is popped.
+macro_rules! save_and_call {
+    ($name:ident, $sp:literal, $align:literal, $frame:literal, $restore:literal) => {
+        /// Register save around a probe body (see the macro); not callable.
+        ///
+        /// # Safety
+        /// Only jumped to by the `preserve_most` trampolines above, with a body in `r11`.
+        #[cfg(target_arch = "x86_64")]
+        #[unsafe(naked)]
+        unsafe extern "C" fn $name() {
+            core::arch::naked_asm!(
+                "push rdi",
+                "push rsi",
+                "push rdx",
+                "push rcx",
+                "push r8",
+                "push r9",
+                "push r10",
+                concat!("sub rsp, ", $align),
+                concat!("lea ", $sp, ", [rsp + ", $frame, "]"),
+                "call r11",
+                concat!("add rsp, ", $align),
+                "pop r10",
+                "pop r9",
+                "pop r8",
+                "pop rcx",
+                "pop rdx",
+                "pop rsi",
+                "pop rdi",
+                $restore,
+                "ret",
+            )
+        }
+    };
+}
+
+// Seven pushes leave the stack 16-byte aligned (it was 8 off at the trampoline's entry); with
+// `rax` pushed first, eight more bytes realign it. The frame offset reaches the return address.
+save_and_call!(save_rsi, "rsi", "0", "56", "");
+save_and_call!(save_rax_rsi, "rsi", "8", "72", "pop rax");
+save_and_call!(save_rax_rdx, "rdx", "8", "72", "pop rax");
+
 const _: () = assert!(switch::MEASURED == 0, "the routed trampolines test the measured mode as zero");
 routed_trampoline!(__instrument_enter -> Opened, enter, enter_throttled, enter);
 routed_trampoline!(__instrument_exit -> (), exit, exit_untimed, exit_untimed);
-trampoline!(__instrument_loop_exit(id_slot: *const u32, iterations: u64), "rdx", loop_exit);
+trampoline!(__instrument_loop_exit(id_slot: *const u32, iterations: u64), loop_exit);
+preserving_routed_trampoline!(__instrument_enter_pm -> Opened, enter, enter_throttled, enter,
+    prologue: "", off: "xor eax, eax", save: save_rsi);
+preserving_routed_trampoline!(__instrument_exit_pm -> (), exit, exit_untimed, exit_untimed,
+    prologue: "push rax", off: "pop rax", save: save_rax_rsi);
+preserving_trampoline!(__instrument_loop_exit_pm(id_slot: *const u32, iterations: u64), loop_exit);
+
+/// An exit that early placement left for the end of the pipeline (see
+/// `instrument_contract::probes::ProbeSet::exit_if`) and no pass lowered: the exit when `opened`
+/// is non-zero. Touches the flags only before the exit's own trampoline.
+macro_rules! exit_if {
+    ($name:ident, $exit:path) => {
+        /// A probe's entry point (see the macro).
+        ///
+        /// # Safety
+        /// The probe contract (`probes.rs`).
+        #[cfg(target_arch = "x86_64")]
+        #[unsafe(naked)]
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(id_slot: *const u32, opened: u32) {
+            core::arch::naked_asm!("test esi, esi", "jnz {exit}", "ret", exit = sym $exit)
+        }
+    };
+}
+
+exit_if!(__instrument_exit_if, __instrument_exit);
+exit_if!(__instrument_exit_if_pm, __instrument_exit_pm);
 
 /// A landing pad's probe: passes the stack pointer to `unwind`.
 ///

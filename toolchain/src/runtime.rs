@@ -8,15 +8,21 @@
 
 use crate::{layout, toolchain};
 use crate::{Result, ToolchainError};
+use instrument_contract::probes;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The runtime's C ABI: the only symbols left global.
 pub const EXPORTED_SYMBOLS: &[&str] = &[
-    "__instrument_enter",
-    "__instrument_exit",
-    "__instrument_loop_exit",
-    "__instrument_unwind",
+    probes::C.enter,
+    probes::C.exit,
+    probes::C.exit_if,
+    probes::C.loop_exit,
+    probes::PRESERVING.enter,
+    probes::PRESERVING.exit,
+    probes::PRESERVING.exit_if,
+    probes::PRESERVING.loop_exit,
+    probes::UNWIND,
     "__instrument_register_module",
     "__instrument_finish",
     "__instrument_now",
