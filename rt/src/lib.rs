@@ -5,7 +5,9 @@
 //!   call statement (a routine's exits run only when its entry returned `OPENED`),
 //!   `__instrument_loop_exit(id_slot, iterations)` on loop exits, and
 //!   `__instrument_unwind(id_slot)` in landing pads, where an exception or panic arrives
-//!   (`trampolines`, which jump to the bodies in `probes`).
+//!   (`trampolines`, which jump to the bodies in `probes`); early placement calls the same with
+//!   the `preserve_most` convention (`_pm`) and its deferred exits `exit_if` (see
+//!   `instrument_contract::probes`).
 //!
 //! The hot path reads the clock, touches one thread-local shadow stack and one per-thread record
 //! array, and never locks or allocates (`thread`). Both live in a shared-memory segment that
