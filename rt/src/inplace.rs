@@ -91,8 +91,9 @@ static OWNER: AtomicPtr<ThreadState> = AtomicPtr::new(std::ptr::null_mut());
 #[derive(Clone, Copy, Default)]
 pub struct Estimate {
     pub id: u32,
-    /// Timed minus counted per execution, measured (scaled ticks, may be negative), with its
-    /// standard error.
+    /// Timed minus counted per execution as the windows measured it (scaled ticks, may be
+    /// negative), with its standard error; and weighed with the calibration (`weighed`).
+    pub measured: i64,
     pub difference: i64,
     pub standard_error: u64,
     /// The counted pair's cost from the slack model, and Δi = difference + counted.
@@ -115,7 +116,16 @@ static GIVEN_UP: AtomicU64 = AtomicU64::new(0);
 
 impl Estimate {
     const fn zero() -> Estimate {
-        Estimate { id: 0, difference: 0, standard_error: 0, counted: 0, timed: 0, pairs: 0, window: 0 }
+        Estimate {
+            id: 0,
+            measured: 0,
+            difference: 0,
+            standard_error: 0,
+            counted: 0,
+            timed: 0,
+            pairs: 0,
+            window: 0,
+        }
     }
 }
 
@@ -740,35 +750,29 @@ fn settled(w: &mut Windows) -> bool {
     se < mean.abs() / 50.0 || per_execution(se) < GOOD_SE_NS
 }
 
-/// Writes the event's estimate to the table and the profile's list.
-///
-/// Compensation then uses the lower of this estimate and the event's previous one (as
-/// recalibration does with its rounds): an estimate made in a short slow phase of the core is
-/// not used past the next one, while a phase that lasts is seen by two estimates in a row.
+/// Writes the event's estimate to the profile's list, and to the table the cost pooled from all
+/// of the event's estimates so far (`pooling`), weighed with the calibration and split by the
+/// slack model.
 ///
 /// # Safety
 /// The calling thread is the estimates' only writer: it owns the estimation (see `Owned`), or no
 /// thread measures any more (`finish`). `w.id` is below TABLE_LEN (`offer` checks it).
 unsafe fn publish(w: &mut Windows) {
     let (mean, se) = trimmed(w);
-    let difference = weighed(mean, se, w.kind).round() as i64;
-    let counted = counted_model(difference, w.kind);
-    let timed = (difference + counted as i64).max(1) as u64;
+    let (pooled, pooled_se) = pool_with(w.id, mean, se);
+    let used = split(pooled, pooled_se, w.kind);
     let table = TABLE.load(Relaxed);
     if !table.is_null() {
-        let (used_timed, used_counted) = match previous(w.id) {
-            Some(p) if p.timed < timed => (p.timed, p.counted),
-            _ => (timed, counted),
-        };
         debug_assert!(w.id < switch::TABLE_LEN);
         // SAFETY: `w.id` is below TABLE_LEN (the contract), the table's length (`start`).
         let cost = unsafe { &*table.add(w.id as usize) };
-        cost.counted.store(used_counted, Relaxed);
-        cost.timed.store(used_timed, Relaxed);
+        cost.counted.store(used.counted, Relaxed);
+        cost.timed.store(used.timed, Relaxed);
         if w.after == switch::COUNTED {
-            crate::untimed::measured_in_place(w.id, w.kind, throttled_mean(w), used_timed);
+            crate::untimed::measured_in_place(w.id, w.kind, throttled_mean(w), used.timed);
         }
     }
+    let alone = split(mean, se, w.kind);
     let n = COUNT.load(Relaxed);
     if n < MAX_ESTIMATES {
         // SAFETY: slot n (below MAX_ESTIMATES, checked) is not published yet (COUNT is n), and this
@@ -776,16 +780,43 @@ unsafe fn publish(w: &mut Windows) {
         unsafe {
             *ESTIMATES.0[n].get() = Estimate {
                 id: w.id,
-                difference,
+                measured: mean.round() as i64,
+                difference: alone.difference,
                 standard_error: se.round() as u64,
-                counted,
-                timed,
+                counted: alone.counted,
+                timed: alone.timed,
                 pairs: w.pairs as u32,
                 window: w.window as u32,
             };
         }
         COUNT.store(n + 1, Release);
     }
+}
+
+/// A measured difference (standard error `se`) as compensation uses it: weighed with the
+/// calibration, the counted pair's cost from the slack model, and Δi = difference + counted.
+struct Split {
+    difference: i64,
+    counted: u64,
+    timed: u64,
+}
+
+fn split(mean: f64, se: f64, kind: usize) -> Split {
+    let difference = weighed(mean, se, kind).round() as i64;
+    let counted = counted_model(difference, kind);
+    Split { difference, counted, timed: (difference + counted as i64).max(1) as u64 }
+}
+
+/// The event's earlier estimates and this one (`mean`, `se`) pooled (`pooling::pool`).
+fn pool_with(id: u32, mean: f64, se: f64) -> (f64, f64) {
+    let n = COUNT.load(Acquire).min(MAX_ESTIMATES);
+    let earlier = (0..n)
+        // SAFETY: slots below COUNT were written before its Release store (loaded with Acquire)
+        // and are not written again (see `Estimates`).
+        .map(|i| unsafe { *ESTIMATES.0[i].get() })
+        .filter(move |e| e.id == id)
+        .map(|e| (e.measured as f64, e.standard_error as f64));
+    crate::pooling::pool(earlier.chain(std::iter::once((mean, se)))).unwrap_or((mean, se))
 }
 
 /// A throttled event's exclusive time per call for its estimate (scaled): the median of its
@@ -798,14 +829,6 @@ fn throttled_mean(w: &mut Windows) -> u64 {
     }
     means.sort_unstable();
     means[means.len() / 2]
-}
-
-/// The latest finished estimate of event `id`.
-fn previous(id: u32) -> Option<Estimate> {
-    let n = COUNT.load(Acquire).min(MAX_ESTIMATES);
-    // SAFETY: slots below COUNT were written before its Release store (loaded with Acquire) and
-    // are not written again (see `Estimates`).
-    (0..n).rev().map(|i| unsafe { *ESTIMATES.0[i].get() }).find(|e| e.id == id)
 }
 
 /// The counted pair's in-place cost from the measured difference, by the slack model of the

@@ -38,6 +38,7 @@ mod output;
 mod overhead;
 mod pages;
 mod piggyback;
+mod pooling;
 pub mod probes;
 mod recalibrate;
 mod reconcile;
