@@ -76,6 +76,7 @@ pub fn measure() {
         return;
     }
     let precise = strategy.is_some();
+    trampolines::choose_set();
     // SAFETY: `state` is the calling thread's attached state (checked non-null), with only its
     // root frame open at start-up.
     let mut costs = switch::without_throttling(|| unsafe { measure_on(&mut *state, precise) });
@@ -110,13 +111,15 @@ pub fn hidden_events() -> (*const u32, *const u32) {
 unsafe fn pair(kind: usize) {
     let child = CHILD.as_ptr().cast_const();
     // SAFETY: `child` is the hidden event's id slot, a static; the caller's contract holds.
-    let opened = unsafe { trampolines::__instrument_enter(child) };
+    let set = trampolines::set_in_use();
+    // SAFETY: `child` is the hidden event's id slot, a static; the caller's contract holds.
+    let opened = unsafe { (set.enter)(child) };
     if kind == LOOP {
         // SAFETY: as for the entry.
-        unsafe { trampolines::__instrument_loop_exit(child, 0) };
+        unsafe { (set.loop_exit)(child, 0) };
     } else if opened != probes::NOTHING {
         // SAFETY: as for the entry; this exit matches the frame the entry opened.
-        unsafe { trampolines::__instrument_exit(child) };
+        unsafe { (set.exit)(child) };
     }
 }
 
@@ -128,7 +131,7 @@ unsafe fn measure_on(state: &mut ThreadState, precise: bool) -> Costs {
     let parent = PARENT.as_ptr().cast_const();
     let child_id = CHILD.load(Relaxed);
     // SAFETY: the parent's id slot is a static; the thread measures (the caller's contract).
-    unsafe { trampolines::__instrument_enter(parent) };
+    unsafe { (trampolines::set_in_use().enter)(parent) };
     let quick_baseline = min_pair(QUICK, || std::hint::black_box(()), || 0).0;
     let records = state.records();
     // SAFETY: the registered child's id is below the thread's record capacity (its records
@@ -153,7 +156,7 @@ unsafe fn measure_on(state: &mut ThreadState, precise: bool) -> Costs {
         }
     }
     // SAFETY: closes the parent's activation opened above.
-    unsafe { trampolines::__instrument_exit(parent) };
+    unsafe { (trampolines::set_in_use().exit)(parent) };
     costs
 }
 

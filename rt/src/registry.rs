@@ -144,20 +144,22 @@ pub unsafe fn load_id(slot: *const u32) -> u32 {
 /// process.
 #[no_mangle]
 pub unsafe extern "C" fn __instrument_register_module(table: *const ModuleTable) {
-    lifecycle::start();
     // SAFETY: the contract: null or a valid table.
-    let Some(table) = (unsafe { table.as_ref() }) else { return };
+    let table = unsafe { table.as_ref() };
+    // Counted before start-up, whose calibration measures the probes the modules call.
+    if let Some(table) = table.filter(|t| t.abi == ABI_VERSION && t.functions > 0) {
+        // SAFETY: the table has `functions` entries, and that is not zero.
+        let late = unsafe { (*table.function_entries).flags } & FLAG_LATE != 0;
+        (if late { &LATE_MODULES } else { &EARLY_MODULES }).fetch_add(1, Relaxed);
+    }
+    lifecycle::start();
+    let Some(table) = table else { return };
     if table.abi != ABI_VERSION {
         eprintln!(
             "instrument: a module was instrumented for runtime ABI {} but this runtime speaks {}; rebuild it with this instrument",
             table.abi, ABI_VERSION
         );
         return;
-    }
-    if table.functions > 0 {
-        // SAFETY: the table has `functions` entries, and that is not zero.
-        let late = unsafe { (*table.function_entries).flags } & FLAG_LATE != 0;
-        (if late { &LATE_MODULES } else { &EARLY_MODULES }).fetch_add(1, Relaxed);
     }
     let mut events = EVENTS.lock();
     let base = events.len() as u32;

@@ -12,6 +12,7 @@
 use crate::probes::{enter, enter_throttled, exit, exit_untimed, loop_exit, Opened};
 use crate::reconcile::unwind;
 use crate::switch;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 /// A loop exit's entry point with the C convention: a trampoline that passes the caller's stack
 /// pointer in `rdx` and jumps to `$body`. A probe of a switched-off event returns from here,
@@ -262,6 +263,44 @@ macro_rules! exit_if {
 
 exit_if!(__instrument_exit_if, __instrument_exit);
 exit_if!(__instrument_exit_if_pm, __instrument_exit_pm);
+
+/// The entry points of one probe set, for the runtime's own measurements of what probes cost:
+/// `set_in_use` picks the set the program's modules call.
+pub struct EntryPoints {
+    pub enter: unsafe extern "C" fn(*const u32) -> Opened,
+    pub exit: unsafe extern "C" fn(*const u32),
+    pub loop_exit: unsafe extern "C" fn(*const u32, u64),
+}
+
+/// The C set (late placement's).
+pub const C_SET: EntryPoints =
+    EntryPoints { enter: __instrument_enter, exit: __instrument_exit, loop_exit: __instrument_loop_exit };
+/// The `preserve_most` set (early placement's); callable with the C convention too, since it
+/// preserves more registers than that asks.
+pub const PRESERVING_SET: EntryPoints = EntryPoints {
+    enter: __instrument_enter_pm,
+    exit: __instrument_exit_pm,
+    loop_exit: __instrument_loop_exit_pm,
+};
+
+static PRESERVING_IN_USE: AtomicBool = AtomicBool::new(false);
+
+/// The set the measurements call: the `preserve_most` one when every module registered so far
+/// was instrumented early (it is called with that convention on x86-64), else the C one.
+/// Decided once, at start-up calibration (`choose_set`).
+pub fn set_in_use() -> &'static EntryPoints {
+    if PRESERVING_IN_USE.load(Relaxed) {
+        &PRESERVING_SET
+    } else {
+        &C_SET
+    }
+}
+
+/// Chooses the set `set_in_use` returns from the modules registered so far.
+pub fn choose_set() {
+    let early = crate::registry::placement() == Some(instrument_profile::Placement::Early);
+    PRESERVING_IN_USE.store(early, Relaxed);
+}
 
 /// A landing pad's probe: passes the stack pointer to `unwind`.
 ///
