@@ -13,7 +13,7 @@
 
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use instrument_contract::settings;
+use instrument_contract::{probes, settings};
 use instrument_profile::{ProbeKind, Profile};
 use instrument_report::profiles;
 use instrument_toolchain::{layout, toolchain};
@@ -404,6 +404,7 @@ fn min_kernel_ns(
 
 fn print_table(report: &Report) {
     println!("cost of two clock reads (rdtsc pair): {:.2} ns", report.clock_pair_ns);
+    println!("{}", placement_line());
     println!(
         "{:<9} {:<9} {:>12} {:>12} {:>14} {:>11} {:>8} {:>11} {:>10}",
         "fixture",
@@ -431,6 +432,19 @@ fn print_table(report: &Report) {
         );
     }
     print_summary(report);
+}
+
+/// Which probes the instrumented builds call: the wrappers' placement (INSTRUMENT_PLACEMENT, late
+/// by default) decides the probe set (`instrument_contract::probes::set_for`).
+fn placement_line() -> String {
+    let early = settings::PLACEMENT.choice().ok().flatten() == Some("early");
+    let set = probes::set_for(std::env::consts::ARCH, early);
+    let convention = if set.convention == probes::PRESERVE_MOST { "preserve_most" } else { "C" };
+    let other = if early { "late" } else { "early" };
+    format!(
+        "probes: {} placement's ({convention} convention); INSTRUMENT_PLACEMENT={other} measures the other set",
+        if early { "early" } else { "late" }
+    )
 }
 
 /// The lines under the fixtures' table: the ratios against the targets and the cost model.
