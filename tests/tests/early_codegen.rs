@@ -68,3 +68,44 @@ fn deferred_exits_no_pass_lowered_are_served_by_the_runtime() {
     assert_eq!(function(&profile, "lcg_step").stats.calls, 1000);
     assert_eq!(function(&profile, "main").stats.calls, 1);
 }
+
+/// The register-preserving probes give back every register their convention preserves on every
+/// path: `c-fixtures/registers.c` keeps arguments, results and loop values live across its
+/// probes, and prints the same as its plain build whether the probes are timed, counted
+/// (throttled), switched off, in the in-place windows of compensation, or with callpaths.
+#[test]
+fn the_preserving_probes_keep_the_callers_registers_on_every_path() {
+    let dir = scratch();
+    let plain = run(&mut Command::new(build_plain(dir.path(), "registers")));
+    assert_success(&plain, "plain registers");
+    let early = build_instrumented(
+        dir.path(),
+        "registers",
+        &["--instrument-placement=early", "--instrument-events=all"],
+    );
+    let disassembly = run(Command::new("llvm-objdump-22").arg("-d").arg(&early));
+    let text = String::from_utf8_lossy(&disassembly.stdout);
+    for probe in ["__instrument_enter_pm", "__instrument_exit_pm", "__instrument_loop_exit_pm"] {
+        assert!(text.contains(&format!("<{probe}>")), "the build calls {probe}");
+    }
+    let off = dir.path().join("off.txt");
+    std::fs::write(&off, "BEGIN_EXCLUDE_LIST\nsix\nlooped\nscaled\nEND_EXCLUDE_LIST\n").unwrap();
+    let off = format!("INSTRUMENT_RUNTIME_SELECT={}", off.display());
+    for settings in [
+        &["INSTRUMENT_QUIET=1"][..],
+        &["INSTRUMENT_THROTTLE=0"],
+        &["INSTRUMENT_COMPENSATE=1"],
+        &["INSTRUMENT_CALLPATH=all"],
+        &[off.as_str()],
+    ] {
+        let mut command = Command::new(&early);
+        command.env("INSTRUMENT_PROFILE_DIR", dir.path()).env("INSTRUMENT_QUIET", "1");
+        for setting in settings {
+            let (name, value) = setting.split_once('=').unwrap();
+            command.env(name, value);
+        }
+        let output = run(&mut command);
+        assert_success(&output, &format!("registers with {settings:?}"));
+        assert_eq!(output.stdout, plain.stdout, "with {settings:?}");
+    }
+}
