@@ -40,6 +40,14 @@ pub struct EventCosts {
     pub measured_ns: f64,
     /// A counted-only activation.
     pub counted_ns: f64,
+    /// The standard error of `measured_ns`: the uncertainty of the event's pooled in-place
+    /// estimates (rt/src/pooling.rs). 0 in profiles that did not record it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub standard_error_ns: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 impl EventCosts {

@@ -18,6 +18,7 @@ pub mod suggest;
 pub mod summary;
 pub mod timeline;
 pub mod tree;
+mod uncertainty;
 pub mod view;
 
 pub use error::{ReportError, Result};

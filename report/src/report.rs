@@ -332,6 +332,9 @@ fn header(profile: &Profile, view: View) -> String {
     }
     if let Some(c) = &profile.compensation {
         let _ = writeln!(out, "{}", compensation_note(c, view));
+        if let Some(note) = crate::uncertainty::note(profile).filter(|_| view == View::Compensated) {
+            let _ = writeln!(out, "{note}");
+        }
     }
     if let Some(note) = overhead_note(profile) {
         let _ = writeln!(out, "{note}");

@@ -101,6 +101,9 @@ pub struct Estimate {
     pub timed: u64,
     pub pairs: u32,
     pub window: u32,
+    /// The standard error of the cost compensation uses from this estimate on: the event's
+    /// estimates pooled, weighed with the calibration.
+    pub used_standard_error: u64,
 }
 
 const MAX_ESTIMATES: usize = 4096;
@@ -125,6 +128,7 @@ impl Estimate {
             timed: 0,
             pairs: 0,
             window: 0,
+            used_standard_error: 0,
         }
     }
 }
@@ -787,6 +791,7 @@ unsafe fn publish(w: &mut Windows) {
                 timed: alone.timed,
                 pairs: w.pairs as u32,
                 window: w.window as u32,
+                used_standard_error: weighed_se(pooled_se, w.kind).round() as u64,
             };
         }
         COUNT.store(n + 1, Release);
@@ -807,7 +812,8 @@ fn split(mean: f64, se: f64, kind: usize) -> Split {
     Split { difference, counted, timed: (difference + counted as i64).max(1) as u64 }
 }
 
-/// The event's earlier estimates and this one (`mean`, `se`) pooled (`pooling::pool`).
+/// The event's earlier estimates and this one (`mean`, `se`) pooled (`pooling::pool`): the cost
+/// and its standard error (scaled ticks).
 fn pool_with(id: u32, mean: f64, se: f64) -> (f64, f64) {
     let n = COUNT.load(Acquire).min(MAX_ESTIMATES);
     let earlier = (0..n)
@@ -817,6 +823,15 @@ fn pool_with(id: u32, mean: f64, se: f64) -> (f64, f64) {
         .filter(move |e| e.id == id)
         .map(|e| (e.measured as f64, e.standard_error as f64));
     crate::pooling::pool(earlier.chain(std::iter::once((mean, se)))).unwrap_or((mean, se))
+}
+
+/// The standard error of the in-place cost compensation uses for event `id` (scaled ticks), for
+/// the profile: its latest estimate's.
+pub fn used_standard_error(id: u32) -> Option<u64> {
+    let n = COUNT.load(Acquire).min(MAX_ESTIMATES);
+    // SAFETY: slots below COUNT were written before its Release store (loaded with Acquire) and
+    // are not written again (see `Estimates`).
+    (0..n).rev().map(|i| unsafe { *ESTIMATES.0[i].get() }).find(|e| e.id == id).map(|e| e.used_standard_error)
 }
 
 /// A throttled event's exclusive time per call for its estimate (scaled): the median of its
@@ -862,6 +877,17 @@ fn weighed(mean: f64, se: f64, kind: usize) -> f64 {
     match calibrated(kind) {
         Some((timed, counted)) => precision_weighted(mean, se, (timed - counted) as f64),
         None => mean,
+    }
+}
+
+/// The standard error of `weighed`'s result: the measurement's and the calibration's precisions
+/// add up.
+fn weighed_se(se: f64, kind: usize) -> f64 {
+    match calibrated(kind) {
+        Some((timed, counted)) if timed > counted && se > 0.0 => {
+            (se.powi(-2) + ((timed - counted) as f64).powi(-2)).powf(-0.5)
+        }
+        _ => se,
     }
 }
 

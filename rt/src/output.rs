@@ -478,7 +478,9 @@ fn event_costs(canonical: &[u32], units: &assemble::Units) -> Vec<EventCosts> {
             continue;
         }
         let (measured_ns, counted_ns) = (scaled_ns(timed, units), scaled_ns(counted, units));
-        list.push(EventCosts { id: canonical_id, measured_ns, counted_ns });
+        let standard_error = crate::inplace::used_standard_error(id as u32).unwrap_or(0);
+        let standard_error_ns = scaled_ns(standard_error, units);
+        list.push(EventCosts { id: canonical_id, measured_ns, counted_ns, standard_error_ns });
     }
     list
 }

@@ -197,7 +197,12 @@ mod tests {
     #[test]
     fn an_event_measured_in_place_is_charged_its_own_costs() {
         let mut profile = profile();
-        let measured = instrument_profile::EventCosts { id: 1, measured_ns: 4.0, counted_ns: 0.5 };
+        let measured = instrument_profile::EventCosts {
+            id: 1,
+            measured_ns: 4.0,
+            counted_ns: 0.5,
+            standard_error_ns: 0.0,
+        };
         profile.overhead = Some(instrument_profile::Overhead {
             costs: COSTS,
             calibration_ns: 1,
