@@ -187,11 +187,12 @@ macro_rules! preserving_routed_trampoline {
 }
 
 /// The save around a body: jumped to (not called) by a trampoline with the body's address in
-/// `r11` and the stack as the instrumented caller left it (`$rax_pushed` words above it: the
-/// caller's `rax`, for a probe without a result). Pushes the C convention's argument and scratch
-/// registers but `r11` and `rax`, aligns the stack for the call, passes the caller's stack pointer
-/// (the address of the return address, which identifies its machine frame) in `$sp`, calls the
-/// body and restores them. `rax` carries the body's result back, or is popped.
+/// `r11` and the stack as the instrumented caller left it, or with the caller's `rax` pushed on
+/// it (a probe without a result: `$restore` pops it). Pushes the C convention's argument and
+/// scratch registers but `r11` and `rax`, moves the stack by `$align` to align it for the call,
+/// passes the caller's stack pointer (the address of the return address, `$frame` bytes up,
+/// which identifies its machine frame) in `$sp`, calls the body and restores them. `rax`
+/// carries the body's result back, or is popped.
 macro_rules! save_and_call {
     ($name:ident, $sp:literal, $align:literal, $frame:literal, $restore:literal) => {
         /// Register save around a probe body (see the macro); not callable.
