@@ -176,6 +176,11 @@ enum Command {
         /// the compiler's alignment
         #[arg(long, value_name = "BYTES", default_value_t = 64)]
         align_loops: u32,
+        /// Run the instrumented levels with the default throttling (TAU's rule: hot tiny
+        /// routines only counted after 100000 calls, their time estimated) instead of timing
+        /// every routine fully as the paper's levels do
+        #[arg(long)]
+        throttle: bool,
     },
     /// Watch a running instrumented program: its busiest routines and loops, live
     #[command(long_about = "Watch a running instrumented program without stopping it: its busiest \
@@ -280,6 +285,7 @@ fn run(cli: Cli) -> Result<()> {
             compensate,
             ranks,
             align_loops,
+            throttle,
         } => experiment::run(&experiment::Settings {
             matrix,
             class,
@@ -294,6 +300,7 @@ fn run(cli: Cli) -> Result<()> {
             compensate,
             ranks,
             align_loops,
+            throttle,
         }),
         Command::Top(args) => instrument_driver::live::top::run(&args),
         Command::Cost(args) => {

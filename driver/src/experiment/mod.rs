@@ -11,7 +11,8 @@
 //! An MPI program runs under the launcher with its ranks; every rank's main is kept, for the
 //! paper's Table 2 (the high and low of the per-process minima).
 
-pub mod control;
+pub mod conditions;
+mod control;
 pub use instrument_report::experiment::{interval, output, results};
 pub mod matrix;
 pub mod paired;
@@ -50,6 +51,9 @@ pub struct Settings {
     pub ranks: Option<u32>,
     /// Loop alignment in bytes for the C and C++ compiles of every build (0: the compiler's).
     pub align_loops: u32,
+    /// Run the instrumented levels with the default throttling (TAU's rule) instead of timing
+    /// every routine fully, as the paper's levels do.
+    pub throttle: bool,
 }
 
 const CACHE: &str = "trials.jsonl";
@@ -65,6 +69,8 @@ struct Runner<'a> {
     levels: &'a [Level],
     callpath: String,
     compensate: &'a str,
+    /// Throttling on in the instrumented levels (`Settings::throttle`).
+    throttle: bool,
     /// The selection that keeps only main: MO's build, PA-off's run-time switch.
     main_only: PathBuf,
     /// Builds that failed: (program, main-only variant).
@@ -92,6 +98,15 @@ pub fn run(settings: &Settings) -> Result<()> {
     std::fs::create_dir_all(&settings.out)
         .with_context(|| format!("cannot create {}", settings.out.display()))?;
     let out = settings.out.canonicalize()?;
+    let callpath = settings.callpath.clone().unwrap_or_else(|| matrix.callpath.clone());
+    let conditions = conditions::describe(
+        &placement,
+        &settings.compensate,
+        &callpath,
+        settings.throttle,
+        settings.align_loops,
+    );
+    conditions::check(&out, &conditions, out.join(CACHE).is_file())?;
     let mut done = resume(&matrix, &out, &settings.levels)?;
     let main_only = out.join("main-only.txt");
     std::fs::write(
@@ -102,8 +117,9 @@ pub fn run(settings: &Settings) -> Result<()> {
         matrix: &matrix,
         out: out.clone(),
         levels: &settings.levels,
-        callpath: settings.callpath.clone().unwrap_or_else(|| matrix.callpath.clone()),
+        callpath,
         compensate: &settings.compensate,
+        throttle: settings.throttle,
         main_only,
         broken: HashSet::new(),
         bar: progress_bar(&matrix, settings, rounds, &done),
@@ -472,8 +488,8 @@ fn run_trial(runner: &Runner, program: &Program, level: Level) -> Result<Vec<f64
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         .env("OMPI_MCA_rmaps_base_oversubscribe", "1");
     run.envs(&program.env);
-    // The paper's levels instrument every routine fully.
-    run.env(settings::THROTTLE.name, "0");
+    // The paper's levels instrument every routine fully, unless throttling is asked for.
+    run.env(settings::THROTTLE.name, if runner.throttle { "1" } else { "0" });
     if level.callpaths() {
         run.env(settings::CALLPATH.name, &runner.callpath);
     }
