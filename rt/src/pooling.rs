@@ -61,8 +61,9 @@ fn variance(se: f64) -> f64 {
     se.max(MIN_SE).powi(2)
 }
 
-/// A floor under a standard error, so that an estimate whose windows all agreed to the tick
-/// does not take an infinite weight.
+/// A floor under a standard error (in the runtime's scaled ticks, `overhead::SCALE`: a 65536th
+/// of a clock tick), so that an estimate whose windows all agreed exactly does not take an
+/// infinite weight.
 const MIN_SE: f64 = 1.0;
 
 #[cfg(test)]
