@@ -318,3 +318,17 @@ pub fn record<'a>(profile: &'a Profile, operation: &str) -> &'a instrument_profi
         .find(|c| c.operation == operation)
         .unwrap_or_else(|| panic!("no {operation} record: {:#?}", profile.communication))
 }
+
+/// `program`'s disassembly (`llvm-objdump-22 -d`, without raw bytes).
+pub fn disassembly(program: &Path) -> String {
+    let output = run(Command::new("llvm-objdump-22").args(["-d", "--no-show-raw-insn"]).arg(program));
+    assert_success(&output, "llvm-objdump-22");
+    String::from_utf8(output.stdout).expect("llvm-objdump-22 prints text")
+}
+
+/// The instruction lines of `routine` in `program`'s disassembly.
+pub fn routine_disassembly(program: &Path, routine: &str) -> Vec<String> {
+    let text = disassembly(program);
+    let body = text.split(&format!("<{routine}>:")).nth(1).expect("the routine is in the program");
+    body.split("\n\n").next().unwrap_or_default().lines().map(str::to_string).collect()
+}

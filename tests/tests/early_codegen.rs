@@ -9,12 +9,8 @@ use std::process::Command;
 
 /// The packed-double arithmetic instructions of `routine` in `program`.
 fn packed_arithmetic(program: &Path, routine: &str) -> Vec<String> {
-    let output = run(Command::new("llvm-objdump-22").args(["-d", "--no-show-raw-insn"]).arg(program));
-    assert_success(&output, "llvm-objdump-22");
-    let text = String::from_utf8(output.stdout).unwrap();
-    let body = text.split(&format!("<{routine}>:")).nth(1).expect("the routine is in the program");
-    let body = body.split("\n\n").next().unwrap();
-    body.lines()
+    routine_disassembly(program, routine)
+        .iter()
         .filter_map(|l| l.split('\t').nth(1))
         .filter_map(|i| i.split_whitespace().next())
         .filter(|m| ["mulpd", "addpd", "subpd"].contains(m))
@@ -60,8 +56,7 @@ fn deferred_exits_no_pass_lowered_are_served_by_the_runtime() {
         .arg("-o")
         .arg(&program));
     assert_success(&linked, "clang-22 -flto without the pass");
-    let disassembly = run(Command::new("llvm-objdump-22").arg("-d").arg(&program));
-    let text = String::from_utf8_lossy(&disassembly.stdout);
+    let text = disassembly(&program);
     assert!(text.contains("<__instrument_exit_if_pm>"), "the deferred exits are still calls");
     let (output, profile) = run_profiled(&program, dir.path());
     assert_eq!(output.stdout, expected.stdout);
@@ -83,8 +78,7 @@ fn the_preserving_probes_keep_the_callers_registers_on_every_path() {
         "registers",
         &["--instrument-placement=early", "--instrument-events=all"],
     );
-    let disassembly = run(Command::new("llvm-objdump-22").arg("-d").arg(&early));
-    let text = String::from_utf8_lossy(&disassembly.stdout);
+    let text = disassembly(&early);
     for probe in ["__instrument_enter_pm", "__instrument_exit_pm", "__instrument_loop_exit_pm"] {
         assert!(text.contains(&format!("<{probe}>")), "the build calls {probe}");
     }

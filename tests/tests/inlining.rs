@@ -9,14 +9,8 @@ use std::process::Command;
 
 /// The routines `routine` calls directly in `program`'s code, probes left out.
 fn direct_calls(program: &Path, routine: &str) -> Vec<String> {
-    let output = run(Command::new("llvm-objdump-22").args(["-d", "--no-show-raw-insn"]).arg(program));
-    assert_success(&output, "llvm-objdump-22");
-    let text = String::from_utf8(output.stdout).unwrap();
-    let header = format!("<{routine}>:");
-    let body = text.split(&header).nth(1).expect("the routine is in the program");
-    let body = body.split("\n\n").next().unwrap();
-    let mut calls: Vec<String> = body
-        .lines()
+    let mut calls: Vec<String> = routine_disassembly(program, routine)
+        .iter()
         .filter(|l| l.contains("call"))
         .filter_map(|l| l.rsplit('<').next().map(|t| t.trim_end_matches('>').to_string()))
         .filter(|t| !t.starts_with("__instrument_"))
