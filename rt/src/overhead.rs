@@ -102,14 +102,16 @@ pub fn hidden_events() -> (*const u32, *const u32) {
     (PARENT.as_ptr().cast_const(), CHILD.as_ptr().cast_const())
 }
 
-/// A probe pair of `kind` of probe set `set` on the hidden child event, as the pass emits it: a
-/// routine's exit runs only when its entry opened something, a loop's always.
+/// A probe pair of `kind` on the hidden child event, as the pass emits it: a routine's exit
+/// runs only when its entry opened something, a loop's always.
 ///
 /// # Safety
 /// The calling thread measures (its state is attached), inside an activation of the hidden
 /// parent event, as the probes' own contract asks of instrumented code.
-unsafe fn pair(set: &trampolines::EntryPoints, kind: usize) {
+unsafe fn pair(kind: usize) {
     let child = CHILD.as_ptr().cast_const();
+    // SAFETY: `child` is the hidden event's id slot, a static; the caller's contract holds.
+    let set = trampolines::set_in_use();
     // SAFETY: `child` is the hidden event's id slot, a static; the caller's contract holds.
     let opened = unsafe { (set.enter)(child) };
     if kind == LOOP {
@@ -128,9 +130,8 @@ unsafe fn pair(set: &trampolines::EntryPoints, kind: usize) {
 unsafe fn measure_on(state: &mut ThreadState, precise: bool) -> Costs {
     let parent = PARENT.as_ptr().cast_const();
     let child_id = CHILD.load(Relaxed);
-    let set = trampolines::set_in_use();
     // SAFETY: the parent's id slot is a static; the thread measures (the caller's contract).
-    unsafe { (set.enter)(parent) };
+    unsafe { (trampolines::set_in_use().enter)(parent) };
     let quick_baseline = min_pair(QUICK, || std::hint::black_box(()), || 0).0;
     let records = state.records();
     // SAFETY: the registered child's id is below the thread's record capacity (its records
@@ -150,13 +151,12 @@ unsafe fn measure_on(state: &mut ThreadState, precise: bool) -> Costs {
         for (mode, cost) in [(switch::COUNTED, &mut costs.counted), (switch::OFF, &mut costs.off)] {
             switch::set(child_id, mode);
             // SAFETY: inside the parent's activation, on the measuring thread.
-            cost[kind] =
-                min_pair(QUICK, || unsafe { pair(set, kind) }, || 0).0.saturating_sub(quick_baseline);
+            cost[kind] = min_pair(QUICK, || unsafe { pair(kind) }, || 0).0.saturating_sub(quick_baseline);
             switch::set(child_id, switch::MEASURED);
         }
     }
     // SAFETY: closes the parent's activation opened above.
-    unsafe { (set.exit)(parent) };
+    unsafe { (trampolines::set_in_use().exit)(parent) };
     costs
 }
 
@@ -200,11 +200,10 @@ impl Timed {
 /// As `pair`'s: on the measuring thread, inside the hidden parent's activation.
 pub unsafe fn timed_round(budget: Budget, own: impl Fn() -> u64 + Copy) -> Timed {
     let baseline = min_pair(budget, || std::hint::black_box(()), || 0).0;
-    let set = trampolines::set_in_use();
     // SAFETY: the caller's contract is `pair`'s.
-    let (o0, i0) = min_pair(budget, || unsafe { pair(set, STANDARD) }, own);
+    let (o0, i0) = min_pair(budget, || unsafe { pair(STANDARD) }, own);
     // SAFETY: as above.
-    let (o1, i1) = min_pair(budget, || unsafe { pair(set, LOOP) }, own);
+    let (o1, i1) = min_pair(budget, || unsafe { pair(LOOP) }, own);
     Timed { baseline, outer: [o0, o1], inner: [i0, i1] }
 }
 

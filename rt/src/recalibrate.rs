@@ -121,14 +121,13 @@ unsafe fn measure(state: *mut ThreadState) -> overhead::Timed {
         unsafe { (crate::registry::load_id(parent), crate::registry::load_id(child)) };
     // SAFETY: the caller's contract.
     let records = unsafe { (*state).records() };
-    let set = trampolines::set_in_use();
     // SAFETY: a probe on this measuring thread, with room on its stack (the caller's contract).
-    unsafe { (set.enter)(parent) };
+    unsafe { (trampolines::set_in_use().enter)(parent) };
     // SAFETY: inside the parent's activation; the child's id is below the record capacity
     // (registered before the first event, the records grew to hold it).
     let timed = unsafe { overhead::timed_round(BUDGET, || (*records.add(child_id as usize)).incl) };
     // SAFETY: closes the parent's activation opened above.
-    unsafe { (set.exit)(parent) };
+    unsafe { (trampolines::set_in_use().exit)(parent) };
     // SAFETY: this thread's attached state.
     unsafe { thread::forget_records(&mut *state, &[parent_id, child_id]) };
     timed
