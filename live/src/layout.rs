@@ -56,6 +56,10 @@ pub const MODE_OFF: u8 = 2;
 /// reconciled: the mode of an event switched on while the program runs, whose activations that
 /// began switched off still have their exits to come.
 pub const MODE_LENIENT: u8 = 4;
+/// Counted, and on the thread that estimates the event's probe cost in place only tallied: a
+/// window of its executions that measures what counting them costs (the runtime's tally.rs).
+/// It has `MODE_COUNTED`'s bit, so whatever reads the mode as counted or not sees it counted.
+pub const MODE_TALLY: u8 = 8 | MODE_COUNTED;
 
 /// Slot states.
 pub const SLOT_FREE: u32 = 0;

@@ -206,8 +206,10 @@ pub struct InPlaceCost {
     pub id: u32,
     /// What a timed probe pair of this event cost in place (its Δi, used by compensation).
     pub timed_ns: f64,
-    /// What a counted-only pair cost there: not measurable while running, from the slack
-    /// model (0 where the timed pair hid in idle slots, the calibrated cost where it did not).
+    /// What a counted-only pair cost there: measured against tally windows (`counted_pairs`
+    /// pairs of them: the counted path's cost over the tally path's, plus the switched-off pair's
+    /// calibrated cost), or, with no such pairs, from the slack model (0 where the timed pair hid
+    /// in idle slots, the calibrated cost where it did not).
     pub counted_ns: f64,
     /// Timed minus counted per execution, as measured, and its standard error.
     pub difference_ns: f64,
@@ -215,6 +217,9 @@ pub struct InPlaceCost {
     /// Pairs of windows measured, and executions per window.
     pub pairs: u32,
     pub window: u32,
+    /// Pairs of counted and tally windows that measured `counted_ns` (0: the slack model's).
+    #[serde(default)]
+    pub counted_pairs: u32,
 }
 
 /// Recalibration while the program ran: how often, at what cost (removed as measurement

@@ -64,6 +64,13 @@ const STALE_NS: f64 = 20e6;
 /// many ns per execution.
 const GOOD_SE_NS: f64 = 0.05;
 const NONE: u32 = u32::MAX;
+/// Tally windows (tally.rs) exist where the trampolines have their path (x86-64).
+const TALLY_WINDOWS: bool = cfg!(target_arch = "x86_64");
+/// Tally windows ended by another probe, beyond one per pair of them measured, after which an
+/// estimation opens no more of them (their caller keeps returning while they run).
+const MAX_VOIDED: u32 = 4;
+/// Pairs of counted and tally windows below which the counted pair's cost is the slack model's.
+const MIN_TALLY_PAIRS: usize = MIN_PAIRS / 3;
 
 /// The timed or counted count of the event under estimation at which its window ends
 /// (u64::MAX: no estimation under way). The usual probe paths compare with it.
@@ -96,11 +103,17 @@ pub struct Estimate {
     pub measured: i64,
     pub difference: i64,
     pub standard_error: u64,
-    /// The counted pair's cost from the slack model, and Δi = difference + counted.
+    /// The counted pair's cost (measured against tally windows, else from the slack model), and
+    /// Δi = difference + counted.
     pub counted: u64,
     pub timed: u64,
     pub pairs: u32,
     pub window: u32,
+    /// Counted minus tally per execution as the windows measured it (scaled ticks), its
+    /// standard error, and the pairs of windows (0: none measured).
+    pub counted_measured: i64,
+    pub counted_error: u64,
+    pub counted_pairs: u32,
     /// The standard error of the cost compensation uses from this estimate on: the event's
     /// estimates pooled, weighed with the calibration.
     pub used_standard_error: u64,
@@ -128,6 +141,9 @@ impl Estimate {
             timed: 0,
             pairs: 0,
             window: 0,
+            counted_measured: 0,
+            counted_error: 0,
+            counted_pairs: 0,
             used_standard_error: 0,
         }
     }
@@ -142,16 +158,27 @@ struct Windows {
     largest: u64,
     budget: u64,
     spent: u64,
-    /// Windows finished; window n is timed or counted as `timed(n)` says.
+    /// Windows finished; window n is of the kind `window_kind(n, tallies)` says.
     done: u32,
+    /// Whether this estimation still opens tally windows (tally.rs): not once `MAX_VOIDED` of
+    /// them more than it measured pairs of were interrupted.
+    tallies: bool,
+    voided: u32,
     /// The current window's first clock reading and the event's count (timed or counted, as
     /// the window is) before its first execution.
     start: u64,
     start_count: u64,
-    /// The last timed and counted windows' ticks per execution, scaled.
+    /// The last timed, counted and tally windows' ticks per execution, scaled.
     timed_per: i64,
     counted_per: i64,
+    tally_per: i64,
     pairs: usize,
+    /// Counted minus tally per execution, by pair of windows.
+    tally_differences: [i64; MAX_PAIRS],
+    tally_pairs: usize,
+    /// The current tally window's executions, and the executions the last one tallied.
+    tally_window: u64,
+    tallied: u64,
     /// The event's mode once the estimation ends: measured, or counted for a throttled event.
     after: u8,
     /// A throttled event's mean exclusive time per timed call (untimed.rs), scaled.
@@ -201,9 +228,16 @@ static WINDOWS: Owned = Owned(UnsafeCell::new(Windows {
     done: 0,
     start: 0,
     start_count: 0,
+    tallies: false,
+    voided: 0,
     timed_per: 0,
     counted_per: 0,
+    tally_per: 0,
     pairs: 0,
+    tally_differences: [0; MAX_PAIRS],
+    tally_pairs: 0,
+    tally_window: 0,
+    tallied: 0,
     after: switch::MEASURED,
     mean: 0,
     excl_start: 0,
@@ -482,6 +516,7 @@ unsafe fn offer(state: *mut ThreadState, id: u32, kind: usize, calls: u64, incl:
     let w = unsafe { &mut *WINDOWS.0.get() };
     (w.id, w.kind, w.window, w.largest, w.budget, w.after) = (id, kind, window, largest, budget, after);
     (w.spent, w.done, w.pairs, w.mean, w.timed_windows) = (0, 0, 0, 0, 0);
+    (w.tallies, w.voided, w.tally_pairs) = (TALLY_WINDOWS, 0, 0);
     w.start = now;
     defer(w, Deferred::Start, counted, id);
     true
@@ -508,9 +543,34 @@ fn given_up(id: u32) -> bool {
     GIVEN_UP.load(Relaxed) == u64::from(id) + 1
 }
 
-/// Window n: ABBA order, counted first (C T T C C T ...).
-fn timed(n: u32) -> bool {
-    matches!(n % 4, 1 | 2)
+/// The kinds of window.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Window {
+    Counted,
+    Timed,
+    Tally,
+}
+
+/// Window n: groups of four in ABBA order, counted first; with tally windows, every third group
+/// pairs counted with tally windows instead of timed ones (C T T C C T T C C Y Y C ...): the
+/// tally difference is a correction of a few nanoseconds where the timed one is tens, and an
+/// estimation takes half as long again, not twice.
+fn window_kind(n: u32, tallies: bool) -> Window {
+    match n % 4 {
+        1 | 2 if tallies && n % 12 >= 8 => Window::Tally,
+        1 | 2 => Window::Timed,
+        _ => Window::Counted,
+    }
+}
+
+impl Windows {
+    fn kind_of(&self, n: u32) -> Window {
+        window_kind(n, self.tallies)
+    }
+
+    fn timed(&self, n: u32) -> bool {
+        self.kind_of(n) == Window::Timed
+    }
 }
 
 /// A timed exit of an event brings its calls to `END` (close_top, with the stack marked busy,
@@ -536,7 +596,7 @@ pub unsafe fn timed_boundary(ts: &mut ThreadState, id: u32, calls: u64, active: 
     }
     // SAFETY: `id < record_cap`, records left alone meanwhile (the contract).
     let record = unsafe { record_of(ts, id) };
-    if timed(w.done) {
+    if w.timed(w.done) {
         timed_window_mean(w, record, calls);
     }
     defer(w, Deferred::Close(calls), record.counted, id);
@@ -580,10 +640,13 @@ pub unsafe fn counted_boundary(ts: &mut ThreadState, id: u32) -> bool {
         return false;
     }
     let now = clock::now();
-    // SAFETY: `id < record_cap`, records left alone meanwhile (the contract).
-    let record = unsafe { record_of(ts, id) };
     // SAFETY: this thread owns the estimation (`is_owner` on its own state, see `Owned`).
     let w = unsafe { &mut *WINDOWS.0.get() };
+    // A tally window's executions are counted first, so that the count below holds them.
+    // SAFETY: this thread's state, at a counted entry of `id` with the stack marked busy.
+    unsafe { close_tally(ts, w) };
+    // SAFETY: `id < record_cap`, records left alone meanwhile (the contract).
+    let record = unsafe { record_of(ts, id) };
     // The window that ends here: a counted one at this entry's count less this entry (which
     // belongs to the next window), a timed one at the calls it had reached, none at the start.
     let closing = match std::mem::replace(&mut w.deferred, Deferred::None) {
@@ -597,13 +660,72 @@ pub unsafe fn counted_boundary(ts: &mut ThreadState, id: u32) -> bool {
         unsafe { start_pending(ts) };
         return true;
     }
-    let next_timed = timed(w.done);
+    let next_timed = w.timed(w.done);
     let count = if next_timed { record.calls } else { record.counted - 1 };
     if next_timed {
         (w.excl_start, w.children_start) = (record.excl, record.untimed_children);
     }
-    begin(w, count, id);
+    // SAFETY: this thread's state at a counted entry, the stack marked busy (the contract).
+    unsafe { begin(w, ts, count, id) };
     next_timed
+}
+
+/// Counts the executions of the tally window `ts` runs, if any, before the estimation ends
+/// elsewhere than at a boundary (given up, or its thread retiring), with the stack marked busy
+/// meanwhile.
+///
+/// # Safety
+/// `ts` is the calling thread's state, owning the estimation `w`.
+unsafe fn end_tally(ts: &mut ThreadState, w: &mut Windows) {
+    if crate::tally::open_on(ts) {
+        let depth = ts.depth;
+        crate::probes::mark_busy(ts, depth & !crate::probes::BUSY);
+        // SAFETY: the contract, the stack marked busy.
+        unsafe { close_tally(ts, w) };
+        crate::probes::commit(ts, depth);
+    }
+}
+
+/// Counts the executions of the tally window `ts` runs, if it runs one (the thread owns the
+/// estimation `w` then), at what the switched-off pair costs each for compensation.
+///
+/// # Safety
+/// `ts` is the calling thread's state with the stack marked busy, and `w` the windows it owns.
+unsafe fn close_tally(ts: &mut ThreadState, w: &mut Windows) {
+    if !crate::tally::open_on(ts) {
+        return;
+    }
+    let cost = match overhead::costs() {
+        Some(costs) if crate::compensate::enabled() => costs.off[w.kind],
+        _ => 0,
+    };
+    // SAFETY: the contract; the event under estimation is below record_cap and TABLE_LEN.
+    w.tallied = unsafe { crate::tally::close(ts, w.id, cost, w.tally_window) };
+}
+
+/// The tally window `ts` runs was ended by another probe (tally.rs `interrupted`): its
+/// executions are counted, the window is void, and the next group of windows starts at the
+/// event's next entry; after `MAX_VOIDED` such ends more than the pairs of tally windows
+/// measured, it opens no more tally windows (their caller returns too often).
+///
+/// # Safety
+/// `ts` is the calling thread's state, which runs a tally window (so it owns the estimation),
+/// with the stack marked busy.
+pub unsafe fn tally_interrupted(ts: &mut ThreadState) {
+    // SAFETY: this thread owns the estimation (the contract, see `Owned`).
+    let w = unsafe { &mut *WINDOWS.0.get() };
+    // SAFETY: the contract.
+    unsafe { close_tally(ts, w) };
+    w.voided += 1;
+    w.tallies &= w.voided < MAX_VOIDED + w.tally_pairs as u32;
+    w.spent += w.tallied + 1;
+    // The next group of windows (timed against counted) starts at the event's next entry: a
+    // caller that returns after fewer executions than the tally group takes would otherwise void
+    // the same window of it again and again.
+    w.done = (w.done / 4 + 1) * 4;
+    // SAFETY: the event under estimation is below record_cap (`offer` checked it).
+    let counted = unsafe { record_of(ts, w.id) }.counted;
+    defer(w, Deferred::Start, counted, w.id);
 }
 
 /// Ends the current window at `now` with the event's count at `count`; true when that ended
@@ -622,14 +744,20 @@ unsafe fn close_window(w: &mut Windows, now: u64, count: u64) -> bool {
     if (ticks as f64) < WINDOW_NS * ticks_per_ns / 2.0 && w.done % 2 == 1 {
         w.window = (w.window * 2).min(w.largest);
     }
-    if timed(w.done) {
-        w.timed_per = per;
-    } else {
-        w.counted_per = per;
+    match w.kind_of(w.done) {
+        Window::Timed => w.timed_per = per,
+        Window::Counted => w.counted_per = per,
+        Window::Tally => w.tally_per = per,
     }
-    if w.done % 2 == 1 && w.pairs < MAX_PAIRS {
-        w.differences[w.pairs] = w.timed_per - w.counted_per;
-        w.pairs += 1;
+    if w.done % 2 == 1 {
+        let tally = w.kind_of(w.done) == Window::Tally || w.kind_of(w.done - 1) == Window::Tally;
+        if tally && w.tally_pairs < MAX_PAIRS {
+            w.tally_differences[w.tally_pairs] = w.counted_per - w.tally_per;
+            w.tally_pairs += 1;
+        } else if !tally && w.pairs < MAX_PAIRS {
+            w.differences[w.pairs] = w.timed_per - w.counted_per;
+            w.pairs += 1;
+        }
     }
     w.done += 1;
     w.spent += executions;
@@ -646,12 +774,29 @@ unsafe fn close_window(w: &mut Windows, now: u64, count: u64) -> bool {
     false
 }
 
-/// Starts the next window, the event's count (of the window's kind) being `count`. Its clock
+/// Starts the next window at an entry on `ts`, the event's count (of the window's kind) being
+/// `count`. A tally window's executions after this one take the trampoline's tally path, and
+/// the first that takes the counted path (its counted count `count + 2`) ends it. The clock
 /// reading is taken last, so the bookkeeping of the boundary (the estimate's sort included)
 /// lies in neither window.
-fn begin(w: &mut Windows, count: u64, id: u32) {
-    switch::set(id, if timed(w.done) { switch::MEASURED } else { switch::COUNTED });
-    END.store(count + w.window, Relaxed);
+///
+/// # Safety
+/// `ts` is the calling thread's state, at a counted entry of `id` with the stack marked busy,
+/// and owns the estimation `w`.
+unsafe fn begin(w: &mut Windows, ts: &mut ThreadState, count: u64, id: u32) {
+    let kind = w.kind_of(w.done);
+    let (mode, end) = match kind {
+        Window::Timed => (switch::MEASURED, count + w.window),
+        Window::Counted => (switch::COUNTED, count + w.window),
+        Window::Tally => (switch::TALLY, count + 2),
+    };
+    if kind == Window::Tally {
+        w.tally_window = w.window;
+        // SAFETY: the contract; the top frame is the depth the stack is marked busy at.
+        unsafe { crate::tally::open(ts, ts.depth & !crate::probes::BUSY, w.window) };
+    }
+    switch::set(id, mode);
+    END.store(end, Relaxed);
     (w.start, w.start_count) = (clock::now(), count);
 }
 
@@ -676,6 +821,8 @@ unsafe fn give_up_stale(state: *mut ThreadState, now: u64) {
     if (now.saturating_sub(w.start) as f64) < STALE_NS * ticks_per_ns {
         return;
     }
+    // SAFETY: `state` is this thread's (the contract), inside a probe.
+    unsafe { end_tally(&mut *state, w) };
     if w.pairs >= MIN_PAIRS {
         // SAFETY: this thread owns the estimation, whose id `offer` checked.
         unsafe { publish(w) };
@@ -685,7 +832,7 @@ unsafe fn give_up_stale(state: *mut ThreadState, now: u64) {
     // An activation that began counted may still be open: its exit must not be reconciled
     // (a throttled event's exits never are).
     let mode =
-        if timed(w.done) || w.after != switch::MEASURED { w.after } else { instrument_live::MODE_LENIENT };
+        if w.timed(w.done) || w.after != switch::MEASURED { w.after } else { instrument_live::MODE_LENIENT };
     // SAFETY: this thread owns the estimation and leaves the windows alone from here.
     unsafe { release(mode) };
 }
@@ -726,6 +873,7 @@ pub unsafe fn retire(state: *mut ThreadState) {
     // boundary of it is under way and no other thread touches the windows (see `Owned`).
     unsafe {
         let w = &mut *WINDOWS.0.get();
+        end_tally(&mut *state, w);
         if w.pairs >= MIN_PAIRS {
             publish(w);
         }
@@ -737,7 +885,11 @@ pub unsafe fn retire(state: *mut ThreadState) {
 /// outlier) and its standard error, in ticks per window. Sorts the differences in place (their
 /// order means nothing) rather than allocate inside a probe.
 fn trimmed(w: &mut Windows) -> (f64, f64) {
-    let d = &mut w.differences[..w.pairs];
+    trimmed_of(&mut w.differences[..w.pairs])
+}
+
+/// `trimmed` of any differences.
+fn trimmed_of(d: &mut [i64]) -> (f64, f64) {
     d.sort_unstable();
     let cut = d.len() / 10;
     let kept = &d[cut..d.len() - cut];
@@ -764,7 +916,10 @@ fn settled(w: &mut Windows) -> bool {
 unsafe fn publish(w: &mut Windows) {
     let (mean, se) = trimmed(w);
     let (pooled, pooled_se) = pool_with(w.id, mean, se);
-    let used = split(pooled, pooled_se, w.kind);
+    let tally =
+        (w.tally_pairs >= MIN_TALLY_PAIRS).then(|| trimmed_of(&mut w.tally_differences[..w.tally_pairs]));
+    let counted_pooled = tally.map(|(m, e)| pool_counted_with(w.id, m, e));
+    let used = split(pooled, pooled_se, counted_pooled, w.kind);
     let table = TABLE.load(Relaxed);
     if !table.is_null() {
         debug_assert!(w.id < switch::TABLE_LEN);
@@ -776,7 +931,8 @@ unsafe fn publish(w: &mut Windows) {
             crate::untimed::measured_in_place(w.id, w.kind, throttled_mean(w), used.timed);
         }
     }
-    let alone = split(mean, se, w.kind);
+    let alone = split(mean, se, tally, w.kind);
+    let used_se = weighed_se(pooled_se, w.kind).hypot(used.counted_se);
     let n = COUNT.load(Relaxed);
     if n < MAX_ESTIMATES {
         // SAFETY: slot n (below MAX_ESTIMATES, checked) is not published yet (COUNT is n), and this
@@ -791,7 +947,10 @@ unsafe fn publish(w: &mut Windows) {
                 timed: alone.timed,
                 pairs: w.pairs as u32,
                 window: w.window as u32,
-                used_standard_error: weighed_se(pooled_se, w.kind).round() as u64,
+                counted_measured: tally.map_or(0, |(m, _)| m.round() as i64),
+                counted_error: tally.map_or(0, |(_, e)| e.round() as u64),
+                counted_pairs: if tally.is_some() { w.tally_pairs as u32 } else { 0 },
+                used_standard_error: used_se.round() as u64,
             };
         }
         COUNT.store(n + 1, Release);
@@ -799,17 +958,56 @@ unsafe fn publish(w: &mut Windows) {
 }
 
 /// A measured difference (standard error `se`) as compensation uses it: weighed with the
-/// calibration, the counted pair's cost from the slack model, and Δi = difference + counted.
+/// calibration; the counted pair's cost (with its standard error) from the counted minus tally
+/// difference when one was measured (weighed with the calibration likewise, plus what the tally
+/// path itself costs, which the slack model gives from that difference and the calibrated
+/// counted and switched-off pairs: nothing where counting hid, the switched-off pair's cost
+/// where it did not), else from the slack model on the timed minus counted difference; and
+/// Δi = difference + counted.
 struct Split {
     difference: i64,
     counted: u64,
+    counted_se: f64,
     timed: u64,
 }
 
-fn split(mean: f64, se: f64, kind: usize) -> Split {
+fn split(mean: f64, se: f64, counted: Option<(f64, f64)>, kind: usize) -> Split {
     let difference = weighed(mean, se, kind).round() as i64;
-    let counted = counted_model(difference, kind);
-    Split { difference, counted, timed: (difference + counted as i64).max(1) as u64 }
+    let (counted, counted_se) = match (counted, calibrated_off(kind)) {
+        (Some((measured, error)), Some((counted, off))) => {
+            // Counting costs up to twenty times its calibrated cost in place (ground truth, next
+            // to cache misses), about as timing's difference grows: the prior's spread is that
+            // difference, so that a clear measurement keeps its value.
+            let spread = difference.max(counted - off) as f64;
+            let weighed = weighed_toward(measured, error, (counted - off) as f64, spread).round() as i64;
+            ((weighed + model(weighed, counted, off) as i64).max(0) as u64, error)
+        }
+        (Some((measured, error)), None) => (measured.max(0.0).round() as u64, error),
+        (None, _) => (counted_model(difference, kind), 0.0),
+    };
+    Split { difference, counted, counted_se, timed: (difference + counted as i64).max(1) as u64 }
+}
+
+/// The calibrated counted and switched-off pair costs of `kind` (scaled), scaled as the timed
+/// one moved since start-up (as `calibrated`'s).
+fn calibrated_off(kind: usize) -> Option<(i64, i64)> {
+    let costs = overhead::costs()?;
+    let (_, counted) = calibrated(kind)?;
+    let (start, now) = (costs.measured[kind], crate::compensate::calibrated_pair_cost(kind));
+    let off = (u128::from(costs.off[kind]) * u128::from(now) / u128::from(start.max(1))) as i64;
+    Some((counted, off))
+}
+
+/// The event's earlier counted-minus-tally measurements and this one pooled, as `pool_with`.
+fn pool_counted_with(id: u32, mean: f64, se: f64) -> (f64, f64) {
+    let n = COUNT.load(Acquire).min(MAX_ESTIMATES);
+    let earlier = (0..n)
+        // SAFETY: slots below COUNT were written before its Release store (loaded with Acquire)
+        // and are not written again (see `Estimates`).
+        .map(|i| unsafe { *ESTIMATES.0[i].get() })
+        .filter(move |e| e.id == id && e.counted_pairs != 0)
+        .map(|e| (e.counted_measured as f64, e.counted_error as f64));
+    crate::pooling::pool(earlier.chain(std::iter::once((mean, se)))).unwrap_or((mean, se))
 }
 
 /// The event's earlier estimates and this one (`mean`, `se`) pooled (`pooling::pool`): the cost
@@ -893,10 +1091,15 @@ fn weighed_se(se: f64, kind: usize) -> f64 {
 
 /// `mean` (standard error `se`) and `prior` (spread `prior`), weighed by their precisions.
 fn precision_weighted(mean: f64, se: f64, prior: f64) -> f64 {
-    if prior <= 0.0 || se <= 0.0 {
+    weighed_toward(mean, se, prior, prior)
+}
+
+/// `mean` (standard error `se`) and `prior` (spread `spread`), weighed by their precisions.
+fn weighed_toward(mean: f64, se: f64, prior: f64, spread: f64) -> f64 {
+    if spread <= 0.0 || se <= 0.0 {
         return mean;
     }
-    let (measured, calibration) = (se.powi(-2), prior.powi(-2));
+    let (measured, calibration) = (se.powi(-2), spread.powi(-2));
     (mean * measured + prior * calibration) / (measured + calibration)
 }
 
@@ -946,11 +1149,22 @@ mod tests {
     }
 
     #[test]
-    fn windows_alternate_abba_starting_counted() {
-        assert_eq!(
-            (0..8).map(timed).collect::<Vec<_>>(),
-            [false, true, true, false, false, true, true, false]
-        );
+    fn windows_alternate_abba_starting_counted_and_every_other_group_pairs_counted_with_tally() {
+        use Window::{Counted as C, Tally as Y, Timed as T};
+        let kinds = |tallies| (0..8).map(|n| window_kind(n, tallies)).collect::<Vec<_>>();
+        assert_eq!(kinds(false), [C, T, T, C, C, T, T, C]);
+        assert_eq!(kinds(true), [C, T, T, C, C, T, T, C]);
+        assert_eq!((8..12).map(|n| window_kind(n, true)).collect::<Vec<_>>(), [C, Y, Y, C]);
+        assert_eq!(window_kind(21, true), Y, "the cycle repeats");
+    }
+
+    #[test]
+    fn a_clear_counted_minus_tally_measurement_keeps_its_value_and_a_noisy_one_does_not() {
+        // Calibrated counted minus switched off: 1 ns; timing's difference in place: 130 ns.
+        let misses = weighed_toward(40.0, 1.0, 1.0, 130.0);
+        assert!((misses - 40.0).abs() < 0.01, "{misses}");
+        let noisy = weighed_toward(40.0, 500.0, 1.0, 2.0);
+        assert!((noisy - 1.0).abs() < 0.01, "{noisy}");
     }
 
     #[test]

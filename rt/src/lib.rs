@@ -47,6 +47,7 @@ mod reserve;
 mod settings;
 mod signals;
 mod switch;
+mod tally;
 mod thread;
 pub mod trampolines;
 mod untimed;

@@ -459,6 +459,7 @@ fn in_place(canonical: &[u32], infos: &[registry::EventInfo], units: &assemble::
             standard_error_ns: scaled_ns(e.standard_error, units),
             pairs: e.pairs,
             window: e.window,
+            counted_pairs: e.counted_pairs,
         })
         .collect()
 }

@@ -71,7 +71,7 @@ pub unsafe extern "C" fn enter(id_slot: *const u32, sp: usize) -> Opened {
     }
     let mode = switch::mode(id);
     if mode & switch::UNTIMED != 0 {
-        if mode == switch::COUNTED {
+        if mode & switch::COUNTED != 0 {
             // SAFETY: id < record_cap and the top frame is stored (depth + 1 < frame_cap).
             return unsafe { enter_counted(ts, id, sp) };
         }
@@ -212,7 +212,7 @@ unsafe fn estimate_untimed(ts: &mut ThreadState, id: u32, caller: u32) -> u64 {
 /// below record_cap), `caller` below record_cap or the sentinel; the caller holds no
 /// reference to either record.
 #[inline(always)]
-unsafe fn charge_untimed(ts: &mut ThreadState, id: u32, caller: u32, estimate: u64, undo: bool) {
+pub(crate) unsafe fn charge_untimed(ts: &mut ThreadState, id: u32, caller: u32, estimate: u64, undo: bool) {
     let add = |total: &mut u64| *total = if undo { *total - estimate } else { *total + estimate };
     // SAFETY: id < record_cap, and this is the only reference to the record (the contract).
     add(unsafe { &mut ts.record(id).untimed_own });
@@ -381,14 +381,28 @@ unsafe fn exit_unmeasured(id_slot: *const u32, sp: usize, kind: usize) {
         return;
     }
     // SAFETY: the probe contract.
-    let ts = unsafe { &*state };
+    let ts = unsafe { &mut *state };
     // On an overflowed shadow stack every entry counted a level, whatever the event's mode.
     let overflowed = ts.depth >= ts.frame_cap();
-    // SAFETY: not overflowed, so the top frame is stored; the slot is the probe's.
-    if overflowed || unsafe { ts.frame(ts.depth).id == load_id(id_slot) && ts.frame(ts.depth).sp == sp } {
+    // SAFETY: called only when not overflowed, so the top frame is stored; the slot is the
+    // probe's.
+    let on_top = |ts: &ThreadState| unsafe { top_is(ts, ts.depth, load_id(id_slot), sp) };
+    // SAFETY: this thread's state, in its probe (see `exit_at` for the tally window's trap).
+    if overflowed || on_top(ts) || (unsafe { crate::tally::interrupted(ts) } && on_top(ts)) {
         // SAFETY: the probe contract.
         unsafe { exit_now(id_slot, sp, kind) };
     }
+}
+
+/// Whether frame `depth` of `ts` is the activation of event `id` whose machine frame is at `sp`.
+///
+/// # Safety
+/// `depth < frame_cap`.
+#[inline(always)]
+unsafe fn top_is(ts: &ThreadState, depth: usize, id: u32, sp: usize) -> bool {
+    // SAFETY: depth < frame_cap (the contract).
+    let top = unsafe { ts.frame(depth) };
+    top.id == id && top.sp == sp
 }
 
 /// A timed exit out of line, for the paths that rarely take one.
@@ -418,9 +432,13 @@ unsafe fn exit_at(now: u64, id_slot: *const u32, sp: usize, kind: usize) {
         ts.depth = depth - 1; // a frame that overflowed the shadow stack: counted, not stored
         return;
     }
-    // SAFETY: depth < frame_cap, checked; the slot is the probe's.
-    let (top, id) = unsafe { (ts.frame(depth), load_id(id_slot)) };
-    if top.id == id && top.sp == sp {
+    // SAFETY: the slot is the probe's.
+    let id = unsafe { load_id(id_slot) };
+    // SAFETY: depth < frame_cap, checked. A tally window's trap on the frame (tally.rs) fails
+    // the match once; `interrupted` mends it for the second.
+    let on_top = |ts: &ThreadState| unsafe { top_is(ts, depth, id, sp) };
+    // SAFETY: this thread's state, in its probe, the stack not busy.
+    if on_top(ts) || (unsafe { crate::tally::interrupted(ts) } && on_top(ts)) {
         // SAFETY: the top frame is stored and was pushed for `id`, so 1 <= depth (the sentinel
         // never matches a real id) and its id is below record_cap.
         unsafe { close_top(ts, depth, now, kind) };

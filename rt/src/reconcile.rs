@@ -68,6 +68,8 @@ pub unsafe fn exit_mismatch(ts: &mut ThreadState, id: u32, sp: usize, now: u64, 
 #[cold]
 #[inline(never)]
 pub unsafe fn unwind_to(ts: &mut ThreadState, id: u32, sp: usize, now: u64) {
+    // SAFETY: this thread's attached state, in its unwinding probe (the stack not busy).
+    unsafe { crate::tally::interrupted(ts) };
     let top = (ts.depth & !BUSY).min(ts.frame_cap() - 1);
     let found = (1..=top).rev().find(|&d| {
         // SAFETY: `top` is below frame_cap, so every frame up to it is on the mapped stack.

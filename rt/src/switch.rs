@@ -30,7 +30,9 @@ use instrument_select::Selection;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::OnceLock;
 
-pub use instrument_live::{MODE_COUNTED as COUNTED, MODE_MEASURED as MEASURED, MODE_OFF as OFF};
+pub use instrument_live::{
+    MODE_COUNTED as COUNTED, MODE_MEASURED as MEASURED, MODE_OFF as OFF, MODE_TALLY as TALLY,
+};
 /// The bits that make an entry unmeasured (`COUNTED`, `OFF`).
 pub const UNTIMED: u8 = COUNTED | OFF;
 
@@ -171,7 +173,7 @@ pub fn consider(id: u32, calls: u64, inclusive_ticks: u64) -> bool {
 pub fn ending(id: u32) -> (bool, bool) {
     let throttled = THROTTLED.get(id);
     let mode = mode(id);
-    (throttled, mode != MEASURED && !(mode == COUNTED && throttled))
+    (throttled, mode != MEASURED && !(mode & COUNTED != 0 && throttled))
 }
 
 #[cfg(test)]
@@ -189,9 +191,12 @@ mod tests {
     }
 
     #[test]
-    fn only_counted_and_off_entries_are_untimed() {
+    fn only_counted_tallied_and_off_entries_are_untimed() {
         use instrument_live::MODE_LENIENT;
         let untimed = |mode: u8| mode & UNTIMED != 0;
-        assert_eq!([MEASURED, COUNTED, OFF, MODE_LENIENT].map(untimed), [false, true, true, false]);
+        assert_eq!(
+            [MEASURED, COUNTED, OFF, MODE_LENIENT, TALLY].map(untimed),
+            [false, true, true, false, true]
+        );
     }
 }

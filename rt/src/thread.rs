@@ -80,6 +80,11 @@ pub struct ThreadState {
     slot: u32,
     /// The event `inplace::reoffer` estimated last on this thread.
     pub reoffer_cursor: u32,
+    /// The tally window this thread runs (tally.rs): executions left in it, and the depth its
+    /// executions must be called at (`tally::IDLE` and `usize::MAX` when it runs none). The
+    /// entry trampolines read both.
+    pub tally: i64,
+    pub tally_depth: usize,
 }
 
 impl ThreadState {
@@ -101,6 +106,8 @@ impl ThreadState {
             records_region: none,
             slot: live::NO_SLOT,
             reoffer_cursor: 0,
+            tally: crate::tally::IDLE,
+            tally_depth: usize::MAX,
         }
     }
 
@@ -281,6 +288,8 @@ pub fn attach() -> *mut ThreadState {
             records_region: records,
             slot,
             reoffer_cursor: 0,
+            tally: crate::tally::IDLE,
+            tally_depth: usize::MAX,
         })
     };
     lock_merged().live.push(state as usize);
@@ -330,6 +339,7 @@ pub fn retire_current(now: u64) {
     // pointer is cleared), so this is its only user until it is freed below, the last use.
     unsafe {
         let ts = &mut *state;
+        crate::tally::interrupted(ts);
         crate::reconcile::close_all(ts, now);
         crate::inplace::retire(state);
         ts.counters.overhead += (*ts.frames).overhead;
@@ -381,8 +391,12 @@ pub fn close_current_frames(now: u64) -> Option<SavedFrames> {
         None => Vec::new(),
     };
     let saved = SavedFrames { depth: ts.depth, frames, records, nodes, counters: ts.counters };
-    // SAFETY: this thread's attached state.
-    unsafe { crate::reconcile::close_all(ts, now) };
+    // SAFETY: this thread's attached state, outside any probe (a fatal signal's writer masks a
+    // busy stack first).
+    unsafe {
+        crate::tally::interrupted(ts);
+        crate::reconcile::close_all(ts, now);
+    }
     Some(saved)
 }
 

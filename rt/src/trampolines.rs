@@ -12,6 +12,7 @@
 use crate::probes::{enter, enter_throttled, exit, exit_untimed, loop_exit, Opened};
 use crate::reconcile::unwind;
 use crate::switch;
+use crate::thread::ThreadState;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 /// A loop exit's entry point with the C convention: a trampoline that passes the caller's stack
@@ -92,9 +93,9 @@ macro_rules! preserving_trampoline {
 /// functions that save no registers, instead of the timed bodies' prologues (six pushes and pops
 /// each way). A measured event (mode 0) goes to `$body` after one test; a switched-off one
 /// returns (`NOTHING` opened, for the entry); a counted one goes to `$routed`, and any other
-/// mode (lenient) to `$other`.
+/// mode (lenient) to `$other`; a tallied one (tally.rs) to `$tallied`.
 macro_rules! routed_trampoline {
-    ($name:ident -> $ret:ty, $body:path, $routed:path, $other:path) => {
+    ($name:ident -> $ret:ty, $body:path, $routed:path, $tallied:path, $other:path) => {
         /// A probe's entry point (see the macro).
         ///
         /// # Safety
@@ -117,6 +118,8 @@ macro_rules! routed_trampoline {
                 "3:",
                 "cmp ecx, {counted}",
                 "je {routed}",
+                "cmp ecx, {tally}",
+                "je {tallied}",
                 "cmp ecx, {off}",
                 "jne {other}",
                 "xor eax, eax",
@@ -124,8 +127,10 @@ macro_rules! routed_trampoline {
                 max = const switch::TABLE_LEN,
                 modes = sym switch::MODES,
                 counted = const switch::COUNTED,
+                tally = const switch::TALLY,
                 off = const switch::OFF,
                 routed = sym $routed,
+                tallied = sym $tallied,
                 other = sym $other,
                 body = sym $body,
             )
@@ -138,7 +143,7 @@ macro_rules! routed_trampoline {
 /// result's register): its `$prologue` keeps it on the stack, where `$save` and the `$off`
 /// return find it. The switched-off path touches `r11` and the flags besides.
 macro_rules! preserving_routed_trampoline {
-    ($name:ident -> $ret:ty, $body:path, $routed:path, $other:path,
+    ($name:ident -> $ret:ty, $body:path, $routed:path, $tallied:path, $other:path,
      prologue: $prologue:literal, off: $off:literal, save: $save:path) => {
         /// A probe's entry point (see the macro).
         ///
@@ -166,6 +171,8 @@ macro_rules! preserving_routed_trampoline {
                 "lea r11, [rip + {routed}]",
                 "jmp {save}",
                 "4:",
+                "cmp r11d, {tally}",
+                "je {tallied}",
                 "cmp r11d, {off}",
                 "jne 5f",
                 $off,
@@ -176,8 +183,10 @@ macro_rules! preserving_routed_trampoline {
                 max = const switch::TABLE_LEN,
                 modes = sym switch::MODES,
                 counted = const switch::COUNTED,
+                tally = const switch::TALLY,
                 off = const switch::OFF,
                 routed = sym $routed,
+                tallied = sym $tallied,
                 other = sym $other,
                 body = sym $body,
                 save = sym $save,
@@ -235,12 +244,83 @@ save_and_call!(save_rax_rsi, "rsi", "8", "72", "pop rax");
 save_and_call!(save_rax_rdx, "rdx", "8", "72", "pop rax");
 
 const _: () = assert!(switch::MEASURED == 0, "the routed trampolines test the measured mode as zero");
-routed_trampoline!(__instrument_enter -> Opened, enter, enter_throttled, enter);
-routed_trampoline!(__instrument_exit -> (), exit, exit_untimed, exit_untimed);
+/// The tally path of an entry (tally.rs), jumped to by the C entry trampoline with the id slot in
+/// `rdi` and the caller's stack pointer in `rsi`: on the thread that runs a tally window, called
+/// from the window's depth, the execution is only tallied (one decrement of the thread's count,
+/// no record touched) until the count runs out; every other case, and the window's last
+/// execution, is counted as usual (`enter_throttled`). Touches `rcx`, `rdx` and the flags.
+///
+/// # Safety
+/// Only jumped to by `__instrument_enter`, under the probe contract.
+#[cfg(target_arch = "x86_64")]
+#[unsafe(naked)]
+unsafe extern "C" fn enter_tally() {
+    core::arch::naked_asm!(
+        "mov rcx, qword ptr fs:[instrument_rt_current@TPOFF]",
+        "test rcx, rcx",
+        "jz {counted}",
+        "mov rdx, qword ptr [rcx + {tally_depth}]",
+        "cmp rdx, qword ptr [rcx + {depth}]",
+        "jne {counted}",
+        "sub qword ptr [rcx + {tally}], 1",
+        "jle {counted}",
+        "xor eax, eax",
+        "ret",
+        counted = sym enter_throttled,
+        tally_depth = const core::mem::offset_of!(ThreadState, tally_depth),
+        depth = const core::mem::offset_of!(ThreadState, depth),
+        tally = const core::mem::offset_of!(ThreadState, tally),
+    )
+}
+
+/// `enter_tally` for the `preserve_most` entry (`rax` is its result): touches `r11`, `rax` and
+/// the flags, and reaches the counted body through the register save.
+///
+/// # Safety
+/// Only jumped to by `__instrument_enter_pm`, under the probe contract.
+#[cfg(target_arch = "x86_64")]
+#[unsafe(naked)]
+unsafe extern "C" fn enter_tally_pm() {
+    core::arch::naked_asm!(
+        "mov r11, qword ptr fs:[instrument_rt_current@TPOFF]",
+        "test r11, r11",
+        "jz 2f",
+        "mov rax, qword ptr [r11 + {tally_depth}]",
+        "cmp rax, qword ptr [r11 + {depth}]",
+        "jne 2f",
+        "sub qword ptr [r11 + {tally}], 1",
+        "jle 2f",
+        "xor eax, eax",
+        "ret",
+        "2:",
+        "lea r11, [rip + {counted}]",
+        "jmp {save}",
+        counted = sym enter_throttled,
+        save = sym save_rsi,
+        tally_depth = const core::mem::offset_of!(ThreadState, tally_depth),
+        depth = const core::mem::offset_of!(ThreadState, depth),
+        tally = const core::mem::offset_of!(ThreadState, tally),
+    )
+}
+
+/// The exit of a tallied event on another thread (whose activation began measured) with
+/// `preserve_most`: the untimed exit, through the register save as `__instrument_exit_pm`'s
+/// other modes.
+///
+/// # Safety
+/// Only jumped to by `__instrument_exit_pm` (`rax` pushed), under the probe contract.
+#[cfg(target_arch = "x86_64")]
+#[unsafe(naked)]
+unsafe extern "C" fn exit_tally_pm() {
+    core::arch::naked_asm!("lea r11, [rip + {body}]", "jmp {save}", body = sym exit_untimed, save = sym save_rax_rsi)
+}
+
+routed_trampoline!(__instrument_enter -> Opened, enter, enter_throttled, enter_tally, enter);
+routed_trampoline!(__instrument_exit -> (), exit, exit_untimed, exit_untimed, exit_untimed);
 trampoline!(__instrument_loop_exit(id_slot: *const u32, iterations: u64), loop_exit);
-preserving_routed_trampoline!(__instrument_enter_pm -> Opened, enter, enter_throttled, enter,
+preserving_routed_trampoline!(__instrument_enter_pm -> Opened, enter, enter_throttled, enter_tally_pm, enter,
     prologue: "", off: "xor eax, eax", save: save_rsi);
-preserving_routed_trampoline!(__instrument_exit_pm -> (), exit, exit_untimed, exit_untimed,
+preserving_routed_trampoline!(__instrument_exit_pm -> (), exit, exit_untimed, exit_tally_pm, exit_untimed,
     prologue: "push rax", off: "pop rax", save: save_rax_rsi);
 preserving_trampoline!(__instrument_loop_exit_pm(id_slot: *const u32, iterations: u64), loop_exit);
 

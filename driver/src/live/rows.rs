@@ -91,7 +91,7 @@ fn row(
 pub fn mode_name(mode: u8) -> &'static str {
     match mode {
         MODE_OFF => "off",
-        MODE_COUNTED => "counted",
+        mode if mode & MODE_COUNTED != 0 => "counted",
         _ => "on",
     }
 }

@@ -47,6 +47,9 @@ struct Args {
     /// Print JSON instead of a table
     #[arg(long)]
     json: bool,
+    /// Print every run's in-place estimates (the profile's compensation.in_place) to stderr
+    #[arg(long)]
+    estimates: bool,
     /// Extra environment for the instrumented runs (after the harness's own settings), for
     /// example INSTRUMENT_THROTTLE=1 with INSTRUMENT_THROTTLE_CALLS=1 to measure counted-only
     /// probes in place
@@ -236,6 +239,11 @@ fn measure_with(
     let profile = only_profile(dir);
     let driver_name = format!("run_{context}_inst");
     let driver = profile.functions.iter().find(|f| f.name == driver_name).expect("the instrumented driver");
+    if args.estimates {
+        for e in profile.compensation.as_ref().map(|o| o.in_place.clone()).unwrap_or_default() {
+            eprintln!("{context} {mode}: {e:?}");
+        }
+    }
     // Events are proportional to n: the driver's own call plus events_per_unit * n.
     let per_unit = (events(&profile) - harness.inst_calls) / harness.inst_units;
     let per_rep = per_unit * harness.n + 1.0;
