@@ -1,7 +1,8 @@
 //! Probes switched while the program runs (Paradyn's instrumentation that is free when off)
 //! and TAU's throttling. Every event has a mode byte, read by the entry probe right after the
 //! event id: `MEASURED` (the normal path), `COUNTED` (the call is counted exactly, but neither
-//! the clock nor the shadow stack is touched: a throttled event) or `OFF`. An exit whose frame
+//! the clock nor the shadow stack is touched: a throttled event) or `OFF`; `TALLY` is `COUNTED`
+//! with a shorter path on the thread that measures the event's cost in place (tally.rs). An exit whose frame
 //! is not on top reads the mode before reconciling and returns at once for an event that is not
 //! measured, so an activation that began measured still ends measured, and one that began
 //! switched off costs only that check.

@@ -378,6 +378,10 @@ pub struct SavedFrames {
 pub fn close_current_frames(now: u64) -> Option<SavedFrames> {
     // SAFETY: the calling thread's own state, outside any probe of it.
     let ts = unsafe { current().as_mut()? };
+    // A tally window's executions are counted and its trapped frame mended before the copy, so
+    // that the frames put back are whole.
+    // SAFETY: this thread's attached state, outside any probe (before an exec).
+    unsafe { crate::tally::interrupted(ts) };
     let stored = (ts.depth & !crate::probes::BUSY).min(ts.frame_cap - 1);
     // SAFETY: stored < frame_cap; every open frame's id is below record_cap (a frame is pushed
     // only for such ids); copies, no reference is kept.
@@ -391,12 +395,8 @@ pub fn close_current_frames(now: u64) -> Option<SavedFrames> {
         None => Vec::new(),
     };
     let saved = SavedFrames { depth: ts.depth, frames, records, nodes, counters: ts.counters };
-    // SAFETY: this thread's attached state, outside any probe (a fatal signal's writer masks a
-    // busy stack first).
-    unsafe {
-        crate::tally::interrupted(ts);
-        crate::reconcile::close_all(ts, now);
-    }
+    // SAFETY: this thread's attached state.
+    unsafe { crate::reconcile::close_all(ts, now) };
     Some(saved)
 }
 
