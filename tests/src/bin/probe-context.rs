@@ -240,6 +240,7 @@ fn measure_with(
     let driver_name = format!("run_{context}_inst");
     let driver = profile.functions.iter().find(|f| f.name == driver_name).expect("the instrumented driver");
     if args.estimates {
+        eprintln!("{context} {mode}: n {} per repetition", harness.n);
         for e in profile.compensation.as_ref().map(|o| o.in_place.clone()).unwrap_or_default() {
             eprintln!("{context} {mode}: {e:?}");
         }
