@@ -4,11 +4,12 @@
 //! windows). What counting itself costs there was a model, and the ground truth showed where it
 //! fails: next to cache misses a counted call costs 47 ns in place against 2 ns calibrated, and
 //! after a system call 16 ns. So the windows have a third kind: in a tally window the estimating
-//! thread's executions of the event take a path of five instructions in the entry trampoline
+//! thread's executions of the event take a path of ten instructions in the entry trampoline
 //! (the thread pointer, two depth words, one decrement) instead of the counted body, and the
 //! counted minus the tally windows' time per execution is what counting costs over that path.
-//! What is left unseen is the tally path itself, whose cost is the switched-off pair's
-//! (calibrated at start-up): a call and a few loads, not the records' cache lines.
+//! What is left unseen is the tally path itself, about a switched-off pair: a call and a few
+//! loads, not the records' cache lines. inplace.rs takes it from the slack model (nothing where
+//! counting hid in the event's shadow, the calibrated switched-off pair where it did not).
 //!
 //! The tally path keeps the counts exact without touching a record: its executions are added at
 //! the window's end to the event's count, to its caller's child calls and untimed estimate, as
