@@ -670,22 +670,6 @@ pub unsafe fn counted_boundary(ts: &mut ThreadState, id: u32) -> bool {
     next_timed
 }
 
-/// Counts the executions of the tally window `ts` runs, if any, before the estimation ends
-/// elsewhere than at a boundary (given up, or its thread retiring), with the stack marked busy
-/// meanwhile.
-///
-/// # Safety
-/// `ts` is the calling thread's state, owning the estimation `w`.
-unsafe fn end_tally(ts: &mut ThreadState, w: &mut Windows) {
-    if crate::tally::open_on(ts) {
-        let depth = ts.depth;
-        crate::probes::mark_busy(ts, depth & !crate::probes::BUSY);
-        // SAFETY: the contract, the stack marked busy.
-        unsafe { close_tally(ts, w) };
-        crate::probes::commit(ts, depth);
-    }
-}
-
 /// Counts the executions of the tally window `ts` runs, if it runs one (the thread owns the
 /// estimation `w` then), at what the switched-off pair costs each for compensation.
 ///
@@ -816,13 +800,16 @@ unsafe fn give_up_stale(state: *mut ThreadState, now: u64) {
         return;
     }
     // SAFETY: this thread owns the estimation (OWNER is its own state, the contract; see `Owned`).
-    let w = unsafe { &mut *WINDOWS.0.get() };
+    let start = unsafe { (*WINDOWS.0.get()).start };
     let ticks_per_ns = clock::ticks_per_ns_estimate().unwrap_or(1.0);
-    if (now.saturating_sub(w.start) as f64) < STALE_NS * ticks_per_ns {
+    if (now.saturating_sub(start) as f64) < STALE_NS * ticks_per_ns {
         return;
     }
-    // SAFETY: `state` is this thread's (the contract), inside a probe.
-    unsafe { end_tally(&mut *state, w) };
+    // SAFETY: `state` is this thread's, inside a probe (the contract); it counts a tally
+    // window's executions before the estimation is released.
+    unsafe { crate::tally::interrupted(&mut *state) };
+    // SAFETY: as above; no other reference to the windows is held.
+    let w = unsafe { &mut *WINDOWS.0.get() };
     if w.pairs >= MIN_PAIRS {
         // SAFETY: this thread owns the estimation, whose id `offer` checked.
         unsafe { publish(w) };
@@ -860,7 +847,9 @@ unsafe fn release(mode: u8) {
 /// boundary right now.
 ///
 /// # Safety
-/// `state` is the calling thread's state, outside any probe (retiring), not yet freed.
+/// `state` is the calling thread's state, outside any probe (retiring), not yet freed, and runs
+/// no tally window (`thread::retire_current` ends it with `tally::interrupted` before it closes
+/// the frames, whose caller the window's executions are charged to).
 pub unsafe fn retire(state: *mut ThreadState) {
     // SAFETY: the state is this thread's, not yet freed (the contract).
     let index = unsafe { (*state).index };
@@ -873,7 +862,6 @@ pub unsafe fn retire(state: *mut ThreadState) {
     // boundary of it is under way and no other thread touches the windows (see `Owned`).
     unsafe {
         let w = &mut *WINDOWS.0.get();
-        end_tally(&mut *state, w);
         if w.pairs >= MIN_PAIRS {
             publish(w);
         }

@@ -93,20 +93,24 @@ pub unsafe fn close(ts: &mut ThreadState, id: u32, cost: u64, executions: u64) -
 /// (inplace.rs counts its executions and voids it) and the trapped frame is mended. True when
 /// it did, so that the caller matches again.
 ///
+/// Also where the estimation ends elsewhere than at a boundary (given up, or its thread
+/// retiring): the window's executions are counted before it is released.
+///
 /// # Safety
-/// `ts` is the calling thread's attached state, not marked busy, inside a probe or retiring.
+/// `ts` is the calling thread's attached state, inside a probe (the stack marked busy or not) or
+/// retiring.
 #[cold]
 #[inline(never)]
 pub unsafe fn interrupted(ts: &mut ThreadState) -> bool {
     if !open_on(ts) {
         return false;
     }
-    let depth = ts.depth & !BUSY;
-    mark_busy(ts, depth);
+    let word = ts.depth;
+    mark_busy(ts, word & !BUSY);
     // SAFETY: this thread runs a tally window, so it owns the estimation (only the owner opens
     // one), with the stack marked busy.
     unsafe { crate::inplace::tally_interrupted(ts) };
-    commit(ts, depth);
+    commit(ts, word);
     true
 }
 

@@ -244,64 +244,50 @@ save_and_call!(save_rax_rsi, "rsi", "8", "72", "pop rax");
 save_and_call!(save_rax_rdx, "rdx", "8", "72", "pop rax");
 
 const _: () = assert!(switch::MEASURED == 0, "the routed trampolines test the measured mode as zero");
-/// The tally path of an entry (tally.rs), jumped to by the C entry trampoline with the id slot in
+/// The tally path of an entry (tally.rs), jumped to by an entry trampoline with the id slot in
 /// `rdi` and the caller's stack pointer in `rsi`: on the thread that runs a tally window, called
 /// from the window's depth, the execution is only tallied (one decrement of the thread's count,
 /// no record touched) until the count runs out; every other case, and the window's last
-/// execution, is counted as usual (`enter_throttled`). Touches `rcx`, `rdx` and the flags.
-///
-/// # Safety
-/// Only jumped to by `__instrument_enter`, under the probe contract.
-#[cfg(target_arch = "x86_64")]
-#[unsafe(naked)]
-unsafe extern "C" fn enter_tally() {
-    core::arch::naked_asm!(
-        "mov rcx, qword ptr fs:[instrument_rt_current@TPOFF]",
-        "test rcx, rcx",
-        "jz {counted}",
-        "mov rdx, qword ptr [rcx + {tally_depth}]",
-        "cmp rdx, qword ptr [rcx + {depth}]",
-        "jne {counted}",
-        "sub qword ptr [rcx + {tally}], 1",
-        "jle {counted}",
-        "xor eax, eax",
-        "ret",
-        counted = sym enter_throttled,
-        tally_depth = const core::mem::offset_of!(ThreadState, tally_depth),
-        depth = const core::mem::offset_of!(ThreadState, depth),
-        tally = const core::mem::offset_of!(ThreadState, tally),
-    )
+/// execution, is counted as usual (`enter_throttled`), through `$miss`. It touches `$base`,
+/// `$scratch` and the flags, and returns `NOTHING` in `eax`.
+macro_rules! tally_path {
+    ($name:ident, base: $base:literal, scratch: $scratch:literal, miss: $miss:literal,
+     [$($tail:literal),*] $(, $operand:ident = sym $target:path)*) => {
+        /// A tally path (see the macro); not callable.
+        ///
+        /// # Safety
+        /// Only jumped to by its entry trampoline, under the probe contract.
+        #[cfg(target_arch = "x86_64")]
+        #[unsafe(naked)]
+        unsafe extern "C" fn $name() {
+            core::arch::naked_asm!(
+                concat!("mov ", $base, ", qword ptr fs:[instrument_rt_current@TPOFF]"),
+                concat!("test ", $base, ", ", $base),
+                concat!("jz ", $miss),
+                concat!("mov ", $scratch, ", qword ptr [", $base, " + {tally_depth}]"),
+                concat!("cmp ", $scratch, ", qword ptr [", $base, " + {depth}]"),
+                concat!("jne ", $miss),
+                concat!("sub qword ptr [", $base, " + {tally}], 1"),
+                concat!("jle ", $miss),
+                "xor eax, eax",
+                "ret",
+                $($tail,)*
+                counted = sym enter_throttled,
+                tally_depth = const core::mem::offset_of!(ThreadState, tally_depth),
+                depth = const core::mem::offset_of!(ThreadState, depth),
+                tally = const core::mem::offset_of!(ThreadState, tally),
+                $($operand = sym $target,)*
+            )
+        }
+    };
 }
 
-/// `enter_tally` for the `preserve_most` entry (`rax` is its result): touches `r11`, `rax` and
-/// the flags, and reaches the counted body through the register save.
-///
-/// # Safety
-/// Only jumped to by `__instrument_enter_pm`, under the probe contract.
-#[cfg(target_arch = "x86_64")]
-#[unsafe(naked)]
-unsafe extern "C" fn enter_tally_pm() {
-    core::arch::naked_asm!(
-        "mov r11, qword ptr fs:[instrument_rt_current@TPOFF]",
-        "test r11, r11",
-        "jz 2f",
-        "mov rax, qword ptr [r11 + {tally_depth}]",
-        "cmp rax, qword ptr [r11 + {depth}]",
-        "jne 2f",
-        "sub qword ptr [r11 + {tally}], 1",
-        "jle 2f",
-        "xor eax, eax",
-        "ret",
-        "2:",
-        "lea r11, [rip + {counted}]",
-        "jmp {save}",
-        counted = sym enter_throttled,
-        save = sym save_rsi,
-        tally_depth = const core::mem::offset_of!(ThreadState, tally_depth),
-        depth = const core::mem::offset_of!(ThreadState, depth),
-        tally = const core::mem::offset_of!(ThreadState, tally),
-    )
-}
+// The C entry's: `rcx` and `rdx` are scratch there, and a miss jumps to the counted body.
+tally_path!(enter_tally, base: "rcx", scratch: "rdx", miss: "{counted}", []);
+// The `preserve_most` entry's: only `r11` and the result's `rax` may change, and a miss reaches
+// the counted body through the register save.
+tally_path!(enter_tally_pm, base: "r11", scratch: "rax", miss: "2f",
+    ["2:", "lea r11, [rip + {counted}]", "jmp {save}"], save = sym save_rsi);
 
 /// The exit of a tallied event on another thread (whose activation began measured) with
 /// `preserve_most`: the untimed exit, through the register save as `__instrument_exit_pm`'s
