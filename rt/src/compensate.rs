@@ -90,6 +90,7 @@ pub fn prepare(strategy: Option<Strategy>) {
     STRATEGY.store(strategy.map_or(0, |s| s as u32), Relaxed);
     clock::set_serialized(strategy == Some(Strategy::Fenced));
     ENABLED.store(strategy.is_some(), Relaxed);
+    inplace::open_gate();
 }
 
 /// Compensation's costs, from the measured ones.

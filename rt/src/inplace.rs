@@ -75,6 +75,24 @@ const MIN_TALLY_PAIRS: usize = MIN_PAIRS / 3;
 /// The timed or counted count of the event under estimation at which its window ends
 /// (u64::MAX: no estimation under way). The usual probe paths compare with it.
 static END: AtomicU64 = AtomicU64::new(u64::MAX);
+/// What the trampolines' counted path (trampolines.rs) compares a counted entry's new count
+/// with: END while compensation is off, 0 while it is on. An entry that finds it 0 or equal to
+/// its count takes the full counted path (`probes::enter_throttled`), which compensates and
+/// ends windows; one global word, so that the fast path reads one instead of two.
+pub static COUNTED_GATE: AtomicU64 = AtomicU64::new(u64::MAX);
+
+/// Sets END, and the counted path's gate with it.
+fn set_end(end: u64) {
+    END.store(end, Relaxed);
+    open_gate();
+}
+
+/// Sets the counted path's gate from END and whether compensation is on (also at start-up,
+/// once compensation is decided).
+pub fn open_gate() {
+    let gate = if crate::compensate::enabled() { 0 } else { END.load(Relaxed) };
+    COUNTED_GATE.store(gate, Relaxed);
+}
 
 /// Per event: the in-place cost of a timed pair (Δi) and of a counted pair, scaled ticks; 0 when
 /// no estimate exists (compensation then uses the start-up calibration).
@@ -608,7 +626,7 @@ pub unsafe fn timed_boundary(ts: &mut ThreadState, id: u32, calls: u64, active: 
 fn defer(w: &mut Windows, what: Deferred, counted: u64, id: u32) {
     w.deferred = what;
     switch::set(id, switch::COUNTED);
-    END.store(counted + 1, Relaxed);
+    set_end(counted + 1);
 }
 
 /// Keeps the exclusive time per execution of the timed window ending with the event's calls at
@@ -780,7 +798,7 @@ unsafe fn begin(w: &mut Windows, ts: &mut ThreadState, count: u64, id: u32) {
         unsafe { crate::tally::open(ts, ts.depth & !crate::probes::BUSY, w.window) };
     }
     switch::set(id, mode);
-    END.store(end, Relaxed);
+    set_end(end);
     (w.start, w.start_count) = (clock::now(), count);
 }
 
@@ -830,7 +848,7 @@ unsafe fn give_up_stale(state: *mut ThreadState, now: u64) {
 /// The calling thread owns the estimation (or no thread measures any more: `finish`), and
 /// touches the windows no more until it wins TARGET again: they are the next owner's.
 unsafe fn release(mode: u8) {
-    END.store(u64::MAX, Relaxed);
+    set_end(u64::MAX);
     let id = TARGET.load(Relaxed);
     if mode == switch::MEASURED {
         crate::untimed::clear(id);

@@ -88,6 +88,12 @@ pub struct ThreadState {
 }
 
 impl ThreadState {
+    /// Where the entry trampolines' counted path (trampolines.rs) finds the fields it reads.
+    pub const FRAME_CAP_AT: usize = std::mem::offset_of!(ThreadState, frame_cap);
+    pub const FRAMES_AT: usize = std::mem::offset_of!(ThreadState, frames);
+    pub const RECORDS_AT: usize = std::mem::offset_of!(ThreadState, records);
+    pub const RECORD_CAP_AT: usize = std::mem::offset_of!(ThreadState, record_cap);
+
     /// A state over caller-owned frames and records, for unit tests of the exit arithmetic:
     /// depth 0, no tree, no live slot. It is never attached, retired or freed.
     #[cfg(test)]

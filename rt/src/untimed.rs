@@ -28,8 +28,10 @@ use crate::switch::TABLE_LEN;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// Per event: the estimated exclusive ticks of one untimed call, scaled (0: none).
-struct Estimates([AtomicU64; TABLE_LEN as usize]);
-static PER_CALL: Estimates = Estimates([const { AtomicU64::new(0) }; TABLE_LEN as usize]);
+/// The trampolines' counted path reads it directly (trampolines.rs).
+#[repr(transparent)]
+pub struct Estimates([AtomicU64; TABLE_LEN as usize]);
+pub static PER_CALL: Estimates = Estimates([const { AtomicU64::new(0) }; TABLE_LEN as usize]);
 
 /// Event `id`'s estimate per untimed call (scaled ticks; 0 when it has none), for an `id` inside
 /// the mode table (every counted event's: `switch::mode` reads a later id as measured).
