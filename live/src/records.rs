@@ -1,9 +1,8 @@
 //! The runtime's two hot structures, in the layout the live segment shares with its readers:
 //! a shadow-stack frame (one open activation) and an event's record (its statistics in ticks).
 
-/// One activation on the shadow stack: one cache line, which a counted call of a throttled
-/// event touches whole (its caller's frame on top: `child_calls` and `untimed_children`).
-#[repr(C, align(64))]
+/// One activation on the shadow stack.
+#[repr(C)]
 #[derive(Clone, Copy)]
 pub struct Frame {
     pub id: u32,
@@ -23,10 +22,6 @@ pub struct Frame {
     pub overhead: u64,
     /// Compensation: the compensated inclusive ticks of the direct children.
     pub comp_child: i64,
-    /// The estimated time (scaled ticks) of this activation's calls to throttled events that
-    /// were counted without timing: added to its record's `untimed_children` when it closes,
-    /// so that a counted call touches the frame's line and not the caller's record.
-    pub untimed_children: u64,
 }
 
 /// What a timed child adds to `Frame::child_calls`.
@@ -44,7 +39,7 @@ impl Frame {
 
 /// Per-function statistics in ticks. Two cache lines: the first holds what the timed exit and
 /// the counted entry touch (a counted call adds to `counted` and `untimed_own` of its own
-/// record, and to its caller's frame), the second the
+/// record and to `untimed_children` of its caller's, so one line of each), the second the
 /// loop statistics and compensation's sums.
 #[repr(C, align(64))]
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]

@@ -115,7 +115,6 @@ unsafe fn push(ts: &mut ThreadState, depth: usize, id: u32, sp: usize) {
     frame.child_incl = 0;
     frame.overhead = 0;
     frame.comp_child = 0;
-    frame.untimed_children = 0;
     frame.start = clock::now();
     commit(ts, depth);
 }
@@ -169,8 +168,10 @@ unsafe fn enter_counted(ts: &mut ThreadState, id: u32, sp: usize) -> Opened {
     record.counted += 1;
     let counted = record.counted;
     top.child_calls += COUNTED_CHILD;
-    // SAFETY: the contract; no reference to the record or the frame is held from here.
-    let estimate = unsafe { estimate_untimed(ts, id, depth) };
+    let caller = top.id;
+    // SAFETY: the contract; the caller is the top frame's event (below record_cap, as every
+    // pushed frame's) or the sentinel, and no reference to either record is held from here.
+    let estimate = unsafe { estimate_untimed(ts, id, caller) };
     if compensate::enabled() {
         // SAFETY: the contract, the stack marked busy at `depth`.
         return unsafe { counted_compensated(ts, id, sp, estimate) };
@@ -184,38 +185,40 @@ unsafe fn enter_counted(ts: &mut ThreadState, id: u32, sp: usize) -> Opened {
 }
 
 /// Charges a counted call's estimated time (untimed.rs) and returns it: it is event `id`'s own,
-/// and the exclusive time of its caller, frame `depth`, holds it (`charge_untimed`).
+/// and the exclusive time of its caller `caller` holds it (`charge_untimed`).
 ///
 /// # Safety
 /// As `charge_untimed`'s.
 #[inline(always)]
-unsafe fn estimate_untimed(ts: &mut ThreadState, id: u32, depth: usize) -> u64 {
+unsafe fn estimate_untimed(ts: &mut ThreadState, id: u32, caller: u32) -> u64 {
     // SAFETY: `id` is inside the mode table (the contract).
     let estimate = unsafe { crate::untimed::per_call_in_table(id) };
     if estimate != 0 {
         // SAFETY: the contract.
-        unsafe { charge_untimed(ts, id, depth, estimate, false) };
+        unsafe { charge_untimed(ts, id, caller, estimate, false) };
     }
     estimate
 }
 
 /// Charges (or, `undo`, takes back) `estimate`, a counted call's estimated time: it is event
-/// `id`'s own, and the exclusive time of its caller, the frame at `depth`, holds it (the frame
-/// passes it to its record when it closes, `close_top`; the sentinel's, to none). A charge is
-/// taken back with the amount it charged, not the event's estimate then: the window boundary in
-/// between may have changed it.
+/// `id`'s own, and the exclusive time of its caller `caller` holds it. The sentinel (no
+/// instrumented caller) has no record, and no time holds the call. Each record is reached
+/// afresh through the table (`caller` may be `id` itself, a recursion), so callers hold no
+/// reference to either across this call. A charge is taken back with the amount it charged,
+/// not the event's estimate then: the window boundary in between may have changed it.
 ///
 /// # Safety
 /// `ts` is the calling thread's state; `id` is a counted event's (inside the mode table and
-/// below record_cap), `depth` below frame_cap; the caller holds no reference to the record or
-/// the frame.
+/// below record_cap), `caller` below record_cap or the sentinel; the caller holds no
+/// reference to either record.
 #[inline(always)]
-pub(crate) unsafe fn charge_untimed(ts: &mut ThreadState, id: u32, depth: usize, estimate: u64, undo: bool) {
+pub(crate) unsafe fn charge_untimed(ts: &mut ThreadState, id: u32, caller: u32, estimate: u64, undo: bool) {
     let add = |total: &mut u64| *total = if undo { *total - estimate } else { *total + estimate };
-    // SAFETY: id < record_cap and depth < frame_cap, distinct memory, the only references.
-    unsafe {
-        add(&mut ts.record(id).untimed_own);
-        add(&mut ts.frame(depth).untimed_children);
+    // SAFETY: id < record_cap, and this is the only reference to the record (the contract).
+    add(unsafe { &mut ts.record(id).untimed_own });
+    if caller != crate::thread::SENTINEL_ID {
+        // SAFETY: as above for `caller`; the reference to `id`'s record has ended.
+        add(unsafe { &mut ts.record(caller).untimed_children });
     }
 }
 
@@ -268,10 +271,11 @@ unsafe extern "C" fn counted_window_end(
     record.counted -= 1;
     top.child_calls -= COUNTED_CHILD;
     top.overhead -= cost;
+    let caller = top.id;
     // SAFETY: as in `enter_counted`, whose charge this takes back; then depth + 1 < frame_cap
     // (the contract) for the pushed frame.
     unsafe {
-        charge_untimed(ts, id, depth, estimate, true);
+        charge_untimed(ts, id, caller, estimate, true);
         push(ts, depth + 1, id, sp);
     }
     OPENED
@@ -465,8 +469,6 @@ pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64, kind: usiz
     parent.child_incl += inclusive;
     // SAFETY: the frame's id is below record_cap (the contract).
     let record = unsafe { ts.record(frame.id) };
-    // What its counted children were estimated at is its record's from now (`charge_untimed`).
-    record.untimed_children += frame.untimed_children;
     let compensated = if compensate::enabled() {
         // Hot events are offered for in-place estimation only with compensation (inplace.rs).
         // SAFETY: at a timed exit on `ts`, before the charge, as it asks.

@@ -78,10 +78,11 @@ pub unsafe fn close(ts: &mut ThreadState, id: u32, cost: u64, executions: u64) -
         }
         caller.child_calls += tallied * COUNTED_CHILD;
         caller.overhead += tallied * cost;
+        let caller = caller.id;
         ts.record(id).counted += tallied;
         let estimate = crate::untimed::per_call_in_table(id);
         if estimate != 0 && tallied != 0 {
-            charge_untimed(ts, id, depth, estimate * tallied, false);
+            charge_untimed(ts, id, caller, estimate * tallied, false);
         }
     }
     tallied

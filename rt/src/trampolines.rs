@@ -346,16 +346,24 @@ unsafe extern "C" fn enter_counted_fast() {
         "je 2f",
         "mov qword ptr [r8 + {counted}], r9",
         // r11: the frame on top; one more counted child.
-        "mov r11, rcx",
-        "shl r11, {frame_shift}",
+        "imul r11, rcx, {frame_size}",
         "add r11, qword ptr [rdx + {frames}]",
         "movabs r9, {counted_child}",
         "add qword ptr [r11 + {child_calls}], r9",
-        // The estimate, to the event and to the frame on top (`probes::charge_untimed`).
+        // The estimate, to the event and to the top frame's event unless it is the sentinel
+        // (`probes::charge_untimed`).
         "lea r9, [rip + {per_call}]",
         "mov r10, qword ptr [r9 + 8 * rax]",
+        "test r10, r10",
+        "jz 3f",
         "add qword ptr [r8 + {untimed_own}], r10",
-        "add qword ptr [r11 + {untimed_children}], r10",
+        "mov r9d, dword ptr [r11 + {frame_id}]",
+        "cmp r9d, {sentinel}",
+        "je 3f",
+        "shl r9, {record_shift}",
+        "add r9, qword ptr [rdx + {records}]",
+        "add qword ptr [r9 + {untimed_children}], r10",
+        "3:",
         "mov qword ptr [rdx + {depth}], rcx",
         "xor eax, eax",
         "ret",
@@ -373,19 +381,18 @@ unsafe extern "C" fn enter_counted_fast() {
         record_cap = const ThreadState::RECORD_CAP_AT,
         busy_bit = const instrument_live::DEPTH_BUSY.trailing_zeros(),
         record_shift = const size_of::<Record>().trailing_zeros(),
-        frame_shift = const size_of::<Frame>().trailing_zeros(),
+        frame_size = const size_of::<Frame>(),
         counted = const core::mem::offset_of!(Record, counted),
         untimed_own = const core::mem::offset_of!(Record, untimed_own),
-        untimed_children = const core::mem::offset_of!(Frame, untimed_children),
+        untimed_children = const core::mem::offset_of!(Record, untimed_children),
         child_calls = const core::mem::offset_of!(Frame, child_calls),
+        frame_id = const core::mem::offset_of!(Frame, id),
         counted_child = const instrument_live::COUNTED_CHILD,
+        sentinel = const crate::thread::SENTINEL_ID,
     )
 }
 
-const _: () = assert!(
-    size_of::<Record>().is_power_of_two() && size_of::<Frame>().is_power_of_two(),
-    "the counted path indexes records and frames by a shift"
-);
+const _: () = assert!(size_of::<Record>().is_power_of_two(), "the counted path indexes records by a shift");
 const _: () =
     assert!(instrument_live::DEPTH_BUSY.is_power_of_two(), "the counted path marks busy with one bit");
 

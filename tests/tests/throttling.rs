@@ -134,36 +134,26 @@ fn a_run_time_selection_switches_routines_off_in_the_same_binary() {
 /// Once throttled, a routine is estimated in place (rt/src/inplace.rs: windows of counted and
 /// timed executions), even without compensation: the profile's overhead then charges its calls
 /// what they cost where they ran, not what a probe pair costs back to back. next_random is a
-/// dependency chain whose latency hides most of a probe pair (in place about 17 ns against 19.7
-/// back to back here). A preemption during the windows can inflate one run's estimate (23.6 ns
-/// once on a loaded CI machine), so the comparison takes the least of up to three runs.
+/// dependency chain; whether its latency hides part of a probe pair depends on the processor
+/// (in place 17 ns against 19.7 back to back on one machine, 29 against 25 on another, with
+/// standard errors near 0.02 ns), so the test asks only that the figure was measured: away
+/// from the start-up one by many standard errors, and within a factor of two of it.
 #[test]
 fn a_throttled_routine_has_its_probe_cost_measured_where_it_runs() {
     let dir = scratch();
     let program = build_instrumented(dir.path(), "throttle", &[]);
     let calls = CALLS.to_string();
-    let in_place = |name: &str| {
-        let (_, profile) = run_with(&program, dir.path(), name, &[&calls], &[]);
-        let id = function(&profile, "next_random").id;
-        let overhead = profile.overhead.clone().expect("overhead");
-        let measured = *overhead.in_place.iter().find(|e| e.id == id).expect("next_random's in-place costs");
-        (profile, measured, overhead.costs.routine.measured_ns)
-    };
-    let (profile, measured, calibrated) = in_place("default");
-    let mut least = (measured.measured_ns, calibrated);
-    for name in ["again", "third"] {
-        if least.0 < least.1 {
-            break;
-        }
-        let (_, again, calibrated) = in_place(name);
-        if again.measured_ns - calibrated < least.0 - least.1 {
-            least = (again.measured_ns, calibrated);
-        }
-    }
+    let (_, profile) = run_with(&program, dir.path(), "default", &[&calls], &[]);
+    let id = function(&profile, "next_random").id;
+    let overhead = profile.overhead.clone().expect("overhead");
+    let measured = *overhead.in_place.iter().find(|e| e.id == id).expect("next_random's in-place costs");
+    let calibrated = overhead.costs.routine.measured_ns;
+    let (cost, error) = (measured.measured_ns, measured.standard_error_ns);
     assert!(
-        least.0 < least.1,
-        "a timed pair next to a dependency chain costs less in place than back to back: {least:?} ({measured:?})"
+        (cost - calibrated).abs() > 5.0 * error && error > 0.0,
+        "the in-place figure is measured, not the start-up one: {measured:?} against {calibrated}"
     );
+    assert!((0.5 * calibrated..2.0 * calibrated).contains(&cost), "{measured:?} against {calibrated}");
     let f = function(&profile, "next_random");
     assert!(f.throttled);
     assert_eq!(f.stats.calls, CALLS, "the windows keep every call counted");
