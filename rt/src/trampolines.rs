@@ -138,13 +138,14 @@ macro_rules! routed_trampoline {
     };
 }
 
-/// The same routing with `preserve_most`, every path but the switched-off one through `$save`.
+/// The same routing with `preserve_most`, every path but the switched-off one through `$save`,
+/// and the counted one as `$counted` says (the entry's saves what its counted path uses itself).
 /// A probe without a result must preserve `rax` as well (`preserve_most` spares only the
 /// result's register): its `$prologue` keeps it on the stack, where `$save` and the `$off`
 /// return find it. The switched-off path touches `r11` and the flags besides.
 macro_rules! preserving_routed_trampoline {
     ($name:ident -> $ret:ty, $body:path, $routed:path, $tallied:path, $other:path,
-     prologue: $prologue:literal, off: $off:literal, save: $save:path) => {
+     prologue: $prologue:literal, off: $off:literal, save: $save:path, counted: [$($counted:literal),*]) => {
         /// A probe's entry point (see the macro).
         ///
         /// # Safety
@@ -167,10 +168,7 @@ macro_rules! preserving_routed_trampoline {
                 "jmp {save}",
                 "3:",
                 "cmp r11d, {counted}",
-                "jne 4f",
-                "lea r11, [rip + {routed}]",
-                "jmp {save}",
-                "4:",
+                $($counted,)*
                 "cmp r11d, {tally}",
                 "je {tallied}",
                 "cmp r11d, {off}",
@@ -301,96 +299,123 @@ unsafe extern "C" fn exit_tally_pm() {
     core::arch::naked_asm!("lea r11, [rip + {body}]", "jmp {save}", body = sym exit_untimed, save = sym save_rax_rsi)
 }
 
-/// The counted path of the C entry (a throttled event's call), jumped to by `__instrument_enter`
-/// with the id in `eax`, the id slot in `rdi` and the caller's stack pointer in `rsi`: what
-/// `probes::enter_counted` does without compensation and away from a window's end, in 30
+/// The counted path of an entry (a throttled event's call), jumped to by an entry trampoline
+/// with the id in `eax`, the id slot in `rdi` and the stack as the instrumented caller left it:
+/// what `probes::enter_counted` does without compensation and away from a window's end, in 30
 /// instructions instead of 60 (a counted call of a hot leaf in a memory-bound program cost about
 /// 4.5 ns more than a switched-off one through the Rust body, and each instruction counts there:
 /// the note of issue 24). With the stack marked busy as the body marks it, it counts the call
 /// in the event's record and as a counted child of the frame on top, and charges the event's
 /// untimed estimate to the event and to that frame's event (`probes::charge_untimed`). Every
-/// other case goes to the body with the registers as the trampoline passed them: no thread
-/// state, a busy or full stack, an id past the records, compensation on or a count at the
-/// window's end (`inplace::COUNTED_GATE`, read before anything is written).
-///
-/// # Safety
-/// Only jumped to by `__instrument_enter`, under the probe contract; the id is inside the mode
-/// table (the trampoline checked it).
-#[cfg(target_arch = "x86_64")]
-#[unsafe(naked)]
-unsafe extern "C" fn enter_counted_fast() {
-    core::arch::naked_asm!(
-        "mov rdx, qword ptr fs:[instrument_rt_current@TPOFF]",
-        "test rdx, rdx",
-        "jz {full}",
-        // rcx: the depth; a busy one is past any capacity.
-        "mov rcx, qword ptr [rdx + {depth}]",
-        "lea r8, [rcx + 1]",
-        "cmp r8, qword ptr [rdx + {frame_cap}]",
-        "jae {full}",
-        "cmp eax, dword ptr [rdx + {record_cap}]",
-        "jae {full}",
-        "mov r10, qword ptr [rip + {gate}]",
-        "test r10, r10",
-        "jz {full}",
-        // Marked busy (depth | BUSY), then r8: the record, r9: its new count.
-        "mov r8, rcx",
-        "bts r8, {busy_bit}",
-        "mov qword ptr [rdx + {depth}], r8",
-        "mov r8, rax",
-        "shl r8, {record_shift}",
-        "add r8, qword ptr [rdx + {records}]",
-        "mov r9, qword ptr [r8 + {counted}]",
-        "add r9, 1",
-        "cmp r9, r10",
-        "je 2f",
-        "mov qword ptr [r8 + {counted}], r9",
-        // r11: the frame on top; one more counted child.
-        "imul r11, rcx, {frame_size}",
-        "add r11, qword ptr [rdx + {frames}]",
-        "movabs r9, {counted_child}",
-        "add qword ptr [r11 + {child_calls}], r9",
-        // The estimate, to the event and to the top frame's event unless it is the sentinel
-        // (`probes::charge_untimed`).
-        "lea r9, [rip + {per_call}]",
-        "mov r10, qword ptr [r9 + 8 * rax]",
-        "test r10, r10",
-        "jz 3f",
-        "add qword ptr [r8 + {untimed_own}], r10",
-        "mov r9d, dword ptr [r11 + {frame_id}]",
-        "cmp r9d, {sentinel}",
-        "je 3f",
-        "shl r9, {record_shift}",
-        "add r9, qword ptr [rdx + {records}]",
-        "add qword ptr [r9 + {untimed_children}], r10",
-        "3:",
-        "mov qword ptr [rdx + {depth}], rcx",
-        "xor eax, eax",
-        "ret",
-        // At the window's end: unmarked, nothing written, and the body does it all.
-        "2:",
-        "mov qword ptr [rdx + {depth}], rcx",
-        "jmp {full}",
-        full = sym enter_throttled,
-        gate = sym crate::inplace::COUNTED_GATE,
-        per_call = sym crate::untimed::PER_CALL,
-        depth = const core::mem::offset_of!(ThreadState, depth),
-        frame_cap = const ThreadState::FRAME_CAP_AT,
-        frames = const ThreadState::FRAMES_AT,
-        records = const ThreadState::RECORDS_AT,
-        record_cap = const ThreadState::RECORD_CAP_AT,
-        busy_bit = const instrument_live::DEPTH_BUSY.trailing_zeros(),
-        record_shift = const size_of::<Record>().trailing_zeros(),
-        frame_size = const size_of::<Frame>(),
-        counted = const core::mem::offset_of!(Record, counted),
-        untimed_own = const core::mem::offset_of!(Record, untimed_own),
-        untimed_children = const core::mem::offset_of!(Record, untimed_children),
-        child_calls = const core::mem::offset_of!(Frame, child_calls),
-        frame_id = const core::mem::offset_of!(Frame, id),
-        counted_child = const instrument_live::COUNTED_CHILD,
-        sentinel = const crate::thread::SENTINEL_ID,
-    )
+/// other case goes to `$miss` with nothing written: no thread state, a busy or full stack, an
+/// id past the records, compensation on or a count at the window's end
+/// (`inplace::COUNTED_GATE`, read before anything is written). The body uses `rcx`, `rdx`,
+/// `r8` to `r11` and the flags; `$save` and `$restore` keep what the convention asks.
+macro_rules! counted_path {
+    ($name:ident, save: [$($save:literal),*], restore: [$($restore:literal),*], miss: [$($miss:literal),*]
+     $(, $operand:ident = sym $target:path)*) => {
+        /// A counted path (see the macro); not callable.
+        ///
+        /// # Safety
+        /// Only jumped to by its entry trampoline, under the probe contract; the id is inside the
+        /// mode table (the trampoline checked it).
+        #[cfg(target_arch = "x86_64")]
+        #[unsafe(naked)]
+        unsafe extern "C" fn $name() {
+            core::arch::naked_asm!(
+                // Compensation on: straight to the body, before any register is saved.
+                "cmp qword ptr [rip + {gate}], 0",
+                "je 8f",
+                $($save,)*
+                "mov rdx, qword ptr fs:[instrument_rt_current@TPOFF]",
+                "test rdx, rdx",
+                "jz 9f",
+                // rcx: the depth; a busy one is past any capacity.
+                "mov rcx, qword ptr [rdx + {depth}]",
+                "lea r8, [rcx + 1]",
+                "cmp r8, qword ptr [rdx + {frame_cap}]",
+                "jae 9f",
+                "cmp eax, dword ptr [rdx + {record_cap}]",
+                "jae 9f",
+                "mov r10, qword ptr [rip + {gate}]",
+                "test r10, r10",
+                "jz 9f",
+                // Marked busy (depth | BUSY), then r8: the record, r9: its new count.
+                "mov r8, rcx",
+                "bts r8, {busy_bit}",
+                "mov qword ptr [rdx + {depth}], r8",
+                "mov r8, rax",
+                "shl r8, {record_shift}",
+                "add r8, qword ptr [rdx + {records}]",
+                "mov r9, qword ptr [r8 + {counted}]",
+                "add r9, 1",
+                "cmp r9, r10",
+                "je 2f",
+                "mov qword ptr [r8 + {counted}], r9",
+                // r11: the frame on top; one more counted child.
+                "imul r11, rcx, {frame_size}",
+                "add r11, qword ptr [rdx + {frames}]",
+                "movabs r9, {counted_child}",
+                "add qword ptr [r11 + {child_calls}], r9",
+                // The estimate, to the event and to the top frame's event unless it is the
+                // sentinel (`probes::charge_untimed`).
+                "lea r9, [rip + {per_call}]",
+                "mov r10, qword ptr [r9 + 8 * rax]",
+                "test r10, r10",
+                "jz 3f",
+                "add qword ptr [r8 + {untimed_own}], r10",
+                "mov r9d, dword ptr [r11 + {frame_id}]",
+                "cmp r9d, {sentinel}",
+                "je 3f",
+                "shl r9, {record_shift}",
+                "add r9, qword ptr [rdx + {records}]",
+                "add qword ptr [r9 + {untimed_children}], r10",
+                "3:",
+                "mov qword ptr [rdx + {depth}], rcx",
+                $($restore,)*
+                "xor eax, eax",
+                "ret",
+                // At the window's end: unmarked, nothing written, and the body does it all.
+                "2:",
+                "mov qword ptr [rdx + {depth}], rcx",
+                "9:",
+                $($restore,)*
+                "8:",
+                $($miss,)*
+                gate = sym crate::inplace::COUNTED_GATE,
+                per_call = sym crate::untimed::PER_CALL,
+                depth = const core::mem::offset_of!(ThreadState, depth),
+                frame_cap = const ThreadState::FRAME_CAP_AT,
+                frames = const ThreadState::FRAMES_AT,
+                records = const ThreadState::RECORDS_AT,
+                record_cap = const ThreadState::RECORD_CAP_AT,
+                busy_bit = const instrument_live::DEPTH_BUSY.trailing_zeros(),
+                record_shift = const size_of::<Record>().trailing_zeros(),
+                frame_size = const size_of::<Frame>(),
+                counted = const core::mem::offset_of!(Record, counted),
+                untimed_own = const core::mem::offset_of!(Record, untimed_own),
+                untimed_children = const core::mem::offset_of!(Record, untimed_children),
+                child_calls = const core::mem::offset_of!(Frame, child_calls),
+                frame_id = const core::mem::offset_of!(Frame, id),
+                counted_child = const instrument_live::COUNTED_CHILD,
+                sentinel = const crate::thread::SENTINEL_ID,
+                $($operand = sym $target,)*
+            )
+        }
+    };
 }
+
+// The C entry's: `rcx`, `rdx` and `r8` to `r11` are scratch there, `rsi` holds the caller's
+// stack pointer for the body, and a miss jumps to the Rust body.
+counted_path!(enter_counted_fast, save: [], restore: [], miss: ["jmp {full}"], full = sym enter_throttled);
+// The `preserve_most` entry's: only `r11` and the result's `rax` may change, so the others it
+// uses are kept on the stack, and a miss reaches the body through the register save with the
+// stack as the trampoline left it.
+counted_path!(enter_counted_fast_pm,
+    save: ["push rcx", "push rdx", "push r8", "push r9", "push r10"],
+    restore: ["pop r10", "pop r9", "pop r8", "pop rdx", "pop rcx"],
+    miss: ["lea r11, [rip + {full}]", "jmp {save}"],
+    full = sym enter_throttled, save = sym save_rsi);
 
 const _: () = assert!(size_of::<Record>().is_power_of_two(), "the counted path indexes records by a shift");
 const _: () =
@@ -399,10 +424,11 @@ const _: () =
 routed_trampoline!(__instrument_enter -> Opened, enter, enter_counted_fast, enter_tally, enter);
 routed_trampoline!(__instrument_exit -> (), exit, exit_untimed, exit_untimed, exit_untimed);
 trampoline!(__instrument_loop_exit(id_slot: *const u32, iterations: u64), loop_exit);
-preserving_routed_trampoline!(__instrument_enter_pm -> Opened, enter, enter_throttled, enter_tally_pm, enter,
-    prologue: "", off: "xor eax, eax", save: save_rsi);
+preserving_routed_trampoline!(__instrument_enter_pm -> Opened, enter, enter_counted_fast_pm, enter_tally_pm, enter,
+    prologue: "", off: "xor eax, eax", save: save_rsi, counted: ["je {routed}"]);
 preserving_routed_trampoline!(__instrument_exit_pm -> (), exit, exit_untimed, exit_tally_pm, exit_untimed,
-    prologue: "push rax", off: "pop rax", save: save_rax_rsi);
+    prologue: "push rax", off: "pop rax", save: save_rax_rsi,
+    counted: ["jne 4f", "lea r11, [rip + {routed}]", "jmp {save}", "4:"]);
 preserving_trampoline!(__instrument_loop_exit_pm(id_slot: *const u32, iterations: u64), loop_exit);
 
 /// An exit that early placement left for the end of the pipeline (see
