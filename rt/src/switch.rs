@@ -14,8 +14,8 @@
 //! excludes (TAU's or Score-P's syntax, as at build time), with their loops and call
 //! statements: the same binary serves every selection.
 //!
-//! Throttling uses TAU's rule and defaults: once an event has been called
-//! `INSTRUMENT_THROTTLE_CALLS` (100000) times on a thread and its inclusive time per call there
+//! Throttling uses TAU's rule with a shorter timed prefix (`instrument_contract::throttle`):
+//! once an event has been called `INSTRUMENT_THROTTLE_CALLS` (10000) times on a thread and its inclusive time per call there
 //! is under `INSTRUMENT_THROTTLE_PERCALL_US` (10 microseconds), it is only counted from then on.
 //! `INSTRUMENT_THROTTLE=0` turns it off, `=1` on also in callpath and compensation mode (where
 //! it is off by default: callpaths are about every call, and compensation is about true times
@@ -117,7 +117,7 @@ pub fn configure() {
     if !settings::flag(&settings::THROTTLE).unwrap_or(default) {
         return;
     }
-    let default = instrument_contract::throttle::DEFAULT;
+    let default = instrument_contract::throttle::default_for(compensating);
     let calls = settings::number(&settings::THROTTLE_CALLS).unwrap_or(default.calls);
     let per_call_us = settings::number(&settings::THROTTLE_PERCALL_US).unwrap_or(default.per_call_us);
     THROTTLE_PER_CALL_NS.store(per_call_us.saturating_mul(1000), Relaxed);

@@ -90,10 +90,11 @@ fn cost_predicts_the_measured_overhead_and_what_throttling_and_filters_change() 
 
     let throttled = instrument_json(&["cost", "--costs-from-profile", "--json", path]);
     let random = event(&throttled, "next_random");
-    assert_eq!((random["fate"].as_str(), random["timed"].as_u64()), (Some("throttled"), Some(100_000)));
-    assert_eq!(random["counted"].as_u64(), Some(CALLS - 100_000));
+    let prefix = instrument_contract::throttle::DEFAULT.calls;
+    assert_eq!((random["fate"].as_str(), random["timed"].as_u64()), (Some("throttled"), Some(prefix)));
+    assert_eq!(random["counted"].as_u64(), Some(CALLS - prefix));
     let expected =
-        100_000.0 * o.costs.routine.measured_ns + (CALLS - 100_000) as f64 * o.costs.routine.counted_ns;
+        prefix as f64 * o.costs.routine.measured_ns + (CALLS - prefix) as f64 * o.costs.routine.counted_ns;
     assert!(close(random["overhead_ns"].as_f64().unwrap(), expected));
     assert_eq!(event(&throttled, "main")["fate"], "measured");
 
@@ -136,7 +137,8 @@ fn cost_measures_the_probes_on_this_machine_in_the_setting_asked_for() {
     let (timed, counted) = (c["measured_ns"].as_f64().unwrap(), c["counted_ns"].as_f64().unwrap());
     assert!(timed > counted && counted > 0.0, "{c}");
     let random = event(&flat, "next_random");
-    let expected = 100_000.0 * timed + (CALLS - 100_000) as f64 * counted;
+    let prefix = instrument_contract::throttle::DEFAULT.calls;
+    let expected = prefix as f64 * timed + (CALLS - prefix) as f64 * counted;
     assert!(close(random["overhead_ns"].as_f64().unwrap(), expected));
     let comp = instrument_json(&["cost", "--callpath", "2", "--compensate", "--json", path]);
     assert_eq!(

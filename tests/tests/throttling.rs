@@ -1,4 +1,4 @@
-//! Probes switched while the program runs: TAU's throttling (a routine called over 100000
+//! Probes switched while the program runs: TAU's throttling (a routine called over 10000
 //! times at under 10 us each is only counted from then on, its count exact), run-time
 //! selection files that switch routines off in the same binary, and the selection file
 //! `instrument report --suggest-filter` writes from a profile.
@@ -42,7 +42,12 @@ fn a_throttled_routine_is_counted_exactly_and_timed_only_before() {
     assert!(f.throttled);
     assert_eq!(f.stats.calls, CALLS, "every call counted");
     let timed = f.stats.calls - f.stats.untimed_calls;
-    assert!((100_000..CALLS / 2).contains(&timed), "throttled after 100000 calls, not much later: {timed}");
+    let rule = instrument_contract::throttle::DEFAULT;
+    assert!(
+        (rule.calls..CALLS / 2).contains(&timed),
+        "throttled after {} calls, not much later: {timed}",
+        rule.calls
+    );
     assert_eq!(function(&profile, "main").stats.child_calls, CALLS, "main's #Subrs still exact");
     assert!(!function(&profile, "main").throttled);
     assert_inclusive_covers_exclusive(&profile);
@@ -51,8 +56,8 @@ fn a_throttled_routine_is_counted_exactly_and_timed_only_before() {
         .arg(only_profile_path(&dir.path().join("default"))));
     let text = String::from_utf8_lossy(&report.stdout);
     assert!(text.contains("next_random [throttled]") && text.contains("1 event(s) throttled"), "{text}");
-    assert!(text.contains("(called over 100000 times at under 10 us each)"), "{text}");
-    assert_eq!(profile.throttle, Some(Throttle { calls: 100_000, per_call_us: 10 }));
+    assert!(text.contains("(called over 10000 times at under 10 us each)"), "{text}");
+    assert_eq!(profile.throttle, Some(Throttle { calls: 10_000, per_call_us: 10 }));
 
     // The profile records the rule that ran, and the report prints that one.
     let settings = [("INSTRUMENT_THROTTLE_CALLS", "20000"), ("INSTRUMENT_THROTTLE_PERCALL_US", "5")];
@@ -255,7 +260,17 @@ fn nested_throttled_routines_move_time_without_making_any() {
         (function(&profile, "main"), function(&profile, "outer"), function(&profile, "leaf"));
     assert!(outer.throttled && leaf.throttled);
     assert_eq!((outer.stats.calls, leaf.stats.calls), (400_000, 3_200_000));
-    let estimated = |f: &instrument_profile::Function| f.stats.estimated.expect("estimated");
+    // leaf takes about half a nanosecond a call, within the error of the timed pair's inside
+    // part that its estimate takes off, so it may come out with none (2 runs in 60 after 10^4
+    // timed calls): its times are then as measured. main and outer always hold estimated calls.
+    let estimated = |f: &instrument_profile::Function| match f.stats.estimated {
+        Some(e) => e,
+        None if f.name == "leaf" => instrument_profile::Estimated {
+            inclusive_ns: f.stats.inclusive_ns as i64,
+            exclusive_ns: f.stats.exclusive_ns as i64,
+        },
+        None => panic!("{} has estimated times", f.name),
+    };
     let measured: i64 = [main, outer, leaf].iter().map(|f| f.stats.exclusive_ns as i64).sum();
     let moved: i64 = [main, outer, leaf].iter().map(|f| estimated(f).exclusive_ns).sum();
     assert!((moved - measured).abs() <= 6, "estimates move time, never make it: {moved} vs {measured}");
@@ -366,7 +381,7 @@ fn a_bad_setting_is_one_line_naming_it_and_the_default_runs() {
     assert!(profile.compensation.is_none(), "compensation stays off, its default");
     assert_eq!(
         profile.throttle,
-        Some(Throttle { calls: 100_000, per_call_us: 10 }),
+        Some(Throttle { calls: 10_000, per_call_us: 10 }),
         "throttling on, its default"
     );
     assert_eq!(function(&profile, "next_random").stats.calls, 300_000);

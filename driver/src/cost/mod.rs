@@ -11,8 +11,8 @@ use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use instrument_profile::ProbeCosts as Costs;
 use instrument_profile::Profile;
+use instrument_report::profiles;
 use instrument_report::view::event_name;
-use instrument_report::{profiles, suggest};
 use instrument_select::Selection;
 use model::{Fate, Predicted, Setting, Throttle};
 use serde::Serialize;
@@ -32,7 +32,7 @@ pub struct CostArgs {
     /// routines it leaves out are switched off
     #[arg(long, value_name = "FILE")]
     pub runtime_select: Option<PathBuf>,
-    /// Throttling by TAU's rule (over 100000 calls at under 10 us each: counted only); default:
+    /// Throttling by TAU's rule (over 10000 calls at under 10 us each: counted only); default:
     /// as a run in that setting does, on unless recording callpaths or compensating
     #[arg(long, value_parser = ["on", "off"])]
     pub throttle: Option<String>,
@@ -104,7 +104,10 @@ pub fn run(args: &CostArgs, profile_path: PathBuf) -> Result<()> {
     let setting = Setting {
         build: build.as_ref(),
         runtime: runtime.as_ref(),
-        throttle: throttle.then_some(Throttle { calls: suggest::CALLS, per_call_ns: suggest::PER_CALL_NS }),
+        throttle: throttle.then(|| {
+            let rule = instrument_contract::throttle::default_for(args.compensate);
+            Throttle { calls: rule.calls, per_call_ns: rule.per_call_us as f64 * 1000.0 }
+        }),
     };
     let predicted = model::predict(&profile, &costs, &setting);
     let measured_total_ns = profile.overhead.as_ref().map(|o| o.total_ns);
