@@ -21,7 +21,9 @@ enum Cargo {
             cargo instrument run --release -- ARGS   (writes <program>.<pid>.instrument.json here)\n  \
             instrument report                       (read it)\n\n\
             Builds go to <target-dir>/instrument, so the normal build stays as it was. RUSTFLAGS and \
-            CARGO_ENCODED_RUSTFLAGS are kept and extended. The dev profile works too (the pass then runs \
+            CARGO_ENCODED_RUSTFLAGS are kept and extended. Optimised profiles get one codegen unit per \
+            crate (CARGO_PROFILE_<NAME>_CODEGEN_UNITS=1, unless set), as bitcode handed to the linker \
+            loses the inlining between units a plain build has. The dev profile works too (the pass then runs \
             as the link-time pipeline); `--release` places probes after optimisation. `show-env` prints \
             the environment for other tools (`eval \"$(cargo instrument show-env)\"`)."
     )]
@@ -73,7 +75,7 @@ fn main() {
 fn run(action: Action) -> Result<i32> {
     let (subcommand, args) = match action {
         Action::ShowEnv { release } => {
-            let env = environment::Environment::new(release)?;
+            let env = environment::Environment::new(release, None)?;
             print!("{}", env.shell_exports());
             return Ok(0);
         }
@@ -82,7 +84,8 @@ fn run(action: Action) -> Result<i32> {
         Action::Test(a) => ("test", a.args),
         Action::Bench(a) => ("bench", a.args),
     };
-    let env = environment::Environment::new(subcommand == "bench" || rustflags::is_release(&args))?;
+    let release = subcommand == "bench" || rustflags::is_release(&args);
+    let env = environment::Environment::new(release, rustflags::profile(&args))?;
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(&cargo);
     command.arg(subcommand);

@@ -56,6 +56,16 @@ pub fn is_release(args: &[String]) -> bool {
     })
 }
 
+/// The profile the arguments name with `--profile`, if any.
+pub fn profile(args: &[String]) -> Option<&str> {
+    let args = cargo_part(args);
+    args.iter().enumerate().find_map(|(i, a)| match a.strip_prefix("--profile=") {
+        Some(name) => Some(name),
+        None if a == "--profile" => args.get(i + 1).map(String::as_str),
+        None => None,
+    })
+}
+
 /// Whether the arguments name a target themselves.
 pub fn names_target(args: &[String]) -> bool {
     cargo_part(args).iter().any(|a| a == "--target" || a.starts_with("--target="))
@@ -88,6 +98,9 @@ mod tests {
         assert!(!is_release(&strings(&["--profile", "dev"])));
         assert!(names_target(&strings(&["--target=x86_64-unknown-linux-gnu"])));
         assert!(!names_target(&strings(&["--", "--target"])));
+        assert_eq!(profile(&strings(&["--profile", "release-lto"])), Some("release-lto"));
+        assert_eq!(profile(&strings(&["-p", "x", "--profile=deb"])), Some("deb"));
+        assert_eq!(profile(&strings(&["--release", "--", "--profile", "x"])), None);
     }
 
     fn rt() -> Vec<LinkArgument> {

@@ -137,6 +137,10 @@ fn test_subcommand_profiles_the_test_binary_and_show_env_prints_the_setup() {
     let text = String::from_utf8_lossy(&env.stdout);
     assert!(text.contains("export CARGO_TARGET_DIR=") && text.contains("/target/instrument"), "{text}");
     assert!(
+        text.contains("export CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1"),
+        "one codegen unit per crate: {text}"
+    );
+    assert!(
         text.contains("export CARGO_ENCODED_RUSTFLAGS='--cfg\x1ffrom_user\x1f-Clinker-plugin-lto"),
         "{text}"
     );
