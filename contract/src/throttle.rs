@@ -7,11 +7,11 @@
 /// the event gets; here a throttled event keeps its exact count and an estimated time that the
 /// in-place windows measure again while the program runs (rt/src/inplace.rs), so the prefix
 /// only has to give that estimation a basis: 10^4 calls put the mean's standard error under
-/// 1 % of the calls' spread, and leave its first estimation (a budget of an eighth of the timed
-/// calls) room for the fewest pairs of its shortest windows (rt's `inplace` checks that). At
-/// 10^5, the timed prefix of a short run's hot routines was most of its overhead: xz -2 on 24
-/// MiB 1.128 against 1.095, ripgrep over 254 MB of sources 1.56 against 1.31, Lua 2.48 against
-/// 1.95 (run time against the plain build, the note of issue 24).
+/// 1 % of the calls' spread, and the estimation keeps the budget 10^5 calls gave it (rt's
+/// `inplace::MIN_THROTTLED_BUDGET`). At 10^5, the timed prefix of a short run's hot routines
+/// was most of its overhead: xz -2 on 24 MiB 1.149 against 1.122, ripgrep over 254 MB of
+/// sources 1.61 against 1.33, Lua 2.48 against 1.95 (run time against the plain build, the
+/// note of issue 24).
 pub const DEFAULT: Rule = Rule { calls: 10_000, per_call_us: 10 };
 
 /// TAU's own defaults (TAU_THROTTLE_NUMCALLS, TAU_THROTTLE_PERCALL): what `--suggest-filter`

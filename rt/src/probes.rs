@@ -153,7 +153,9 @@ unsafe fn enter_full(id_slot: *const u32, sp: usize) -> Opened {
 
 /// Entry of a throttled event (or of one in a counted window of inplace.rs): its call is
 /// counted (for it and as a child of the frame on top), but no frame is pushed and the clock is
-/// not read. It opens a frame only where an in-place window ends and times this entry.
+/// not read. It opens a frame only where an in-place window ends and times this entry. The
+/// trampolines do the same in assembly when neither compensation nor a window's end is involved
+/// (trampolines.rs, `counted_path!`): a change here is a change there.
 ///
 /// # Safety
 /// `ts` is the calling thread's state, `id < record_cap`, `ts.depth + 1 < frame_cap`, and `id`

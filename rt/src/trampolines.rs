@@ -3,7 +3,10 @@
 //! bodies in `probes.rs` (or `reconcile.rs`, for a landing pad) with the caller's stack pointer
 //! (the identity of the machine frame, used only when a longjmp or an unwind has skipped exits).
 //! They hold no logic of their own beyond that routing, so the bodies can be read as the hot path
-//! in one file. Every entry point is called under the probe contract stated in `probes.rs`.
+//! in one file, with one exception: a throttled event's counted call, the commonest probe of a
+//! call-heavy program, is done here in assembly (`counted_path!`) unless compensation or an
+//! in-place window needs the Rust body (`probes::enter_counted`, which it mirrors). Every entry
+//! point is called under the probe contract stated in `probes.rs`.
 //!
 //! Each probe comes in the two sets of `instrument_contract::probes`: the C convention's, which
 //! jump to the bodies, and `preserve_most`'s (early placement's), which save the registers the
