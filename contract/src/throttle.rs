@@ -42,6 +42,11 @@ pub struct Rule {
 }
 
 impl Rule {
+    /// `per_call_us` in nanoseconds.
+    pub const fn per_call_ns(&self) -> f64 {
+        self.per_call_us as f64 * 1000.0
+    }
+
     /// "called over 10000 times at under 10 us each"
     pub fn describe(&self) -> String {
         format!("called over {} times at under {} us each", self.calls, self.per_call_us)

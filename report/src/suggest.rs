@@ -10,9 +10,10 @@ use crate::names;
 use instrument_profile::{Function, Profile};
 use std::fmt::Write;
 
-/// TAU's defaults (TAU_THROTTLE_NUMCALLS, TAU_THROTTLE_PERCALL), as the runtime applies them.
+/// TAU's defaults (TAU_THROTTLE_NUMCALLS, TAU_THROTTLE_PERCALL), which the runtime applies only
+/// when compensating (it throttles after fewer calls otherwise, `throttle::default_for`).
 pub const CALLS: u64 = instrument_contract::throttle::TAU.calls;
-pub const PER_CALL_NS: f64 = instrument_contract::throttle::TAU.per_call_us as f64 * 1000.0;
+pub const PER_CALL_NS: f64 = instrument_contract::throttle::TAU.per_call_ns();
 
 /// Whether TAU's rule leaves `f` out.
 pub fn too_costly(f: &Function) -> bool {

@@ -15,8 +15,9 @@
 //! statements: the same binary serves every selection.
 //!
 //! Throttling uses TAU's rule with a shorter timed prefix (`instrument_contract::throttle`):
-//! once an event has been called `INSTRUMENT_THROTTLE_CALLS` (10000) times on a thread and its inclusive time per call there
-//! is under `INSTRUMENT_THROTTLE_PERCALL_US` (10 microseconds), it is only counted from then on.
+//! once an event has been called `INSTRUMENT_THROTTLE_CALLS` (10000; TAU's 100000 when
+//! compensating) times on a thread and its inclusive time per call there is under
+//! `INSTRUMENT_THROTTLE_PERCALL_US` (10 microseconds), it is only counted from then on.
 //! `INSTRUMENT_THROTTLE=0` turns it off, `=1` on also in callpath and compensation mode (where
 //! it is off by default: callpaths are about every call, and compensation is about true times
 //! of every event, which a throttled event no longer has; when it is on there, compensation

@@ -32,7 +32,8 @@ pub struct CostArgs {
     /// routines it leaves out are switched off
     #[arg(long, value_name = "FILE")]
     pub runtime_select: Option<PathBuf>,
-    /// Throttling by TAU's rule (over 10000 calls at under 10 us each: counted only); default:
+    /// Throttling by TAU's rule (over 10000 calls at under 10 us each, 100000 with --compensate:
+    /// counted only); default:
     /// as a run in that setting does, on unless recording callpaths or compensating
     #[arg(long, value_parser = ["on", "off"])]
     pub throttle: Option<String>,
@@ -106,7 +107,7 @@ pub fn run(args: &CostArgs, profile_path: PathBuf) -> Result<()> {
         runtime: runtime.as_ref(),
         throttle: throttle.then(|| {
             let rule = instrument_contract::throttle::default_for(args.compensate);
-            Throttle { calls: rule.calls, per_call_ns: rule.per_call_us as f64 * 1000.0 }
+            Throttle { calls: rule.calls, per_call_ns: rule.per_call_ns() }
         }),
     };
     let predicted = model::predict(&profile, &costs, &setting);
