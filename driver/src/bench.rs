@@ -451,13 +451,15 @@ fn placement_line() -> String {
 fn print_summary(report: &Report) {
     println!(
         "routines: {:.2} ns per instrumented call = {:.3} x two clock reads; loops {:.3} x; call statements {:.3} x \
-         (targets <= 1.10; min of {} runs)",
+         (min of {} runs; the floor is the hand-written pair below, not two clock reads)",
         report.ns_per_call, report.ratio, report.loop_ratio, report.callsite_ratio, report.repeat
     );
     println!(
         "leaf against a minimal hand-written hook pair (rdtsc, a thread-local stack, a direct-mapped record): \
-         {:.2} ns per call, ours {:.3} x that (target <= 1.10)",
-        report.hand_hook_ns, report.hand_hook_ratio
+         {:.2} ns per call ({:.3} x two clock reads), ours {:.3} x that (target <= 1.10)",
+        report.hand_hook_ns,
+        report.hand_hook_ns / report.clock_pair_ns,
+        report.hand_hook_ratio
     );
     let s = &report.switched;
     println!(

@@ -116,7 +116,7 @@ pub const SLOT_BYTES: u64 = 64;
 pub const RECORD_BYTES: u64 = size_of::<Record>() as u64;
 const _: () = assert!(RECORD_BYTES == 128, "a record is two cache lines");
 pub const FRAME_BYTES: u64 = size_of::<Frame>() as u64;
-const _: () = assert!(FRAME_BYTES == 56, "a frame stays seven words");
+const _: () = assert!(FRAME_BYTES == 64, "a frame stays eight words");
 
 const _: () = assert!(size_of::<Header>() as u64 <= PAGE);
 const _: () = assert!(size_of::<Slot>() as u64 == SLOT_BYTES);

@@ -22,6 +22,10 @@ pub struct Frame {
     pub overhead: u64,
     /// Compensation: the compensated inclusive ticks of the direct children.
     pub comp_child: i64,
+    /// The address of the activation's callpath node (callpath mode only, else 0), which the
+    /// runtime's timed path in assembly reads instead of finding the node by `node`. With it a
+    /// frame is 64 bytes, so frames (which start on a cache line) never straddle two lines.
+    pub node_at: u64,
 }
 
 /// What a timed child adds to `Frame::child_calls`.

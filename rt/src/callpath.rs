@@ -164,6 +164,8 @@ pub struct Node {
     slots: u32,
     last_event: u32,
     last_child: u32,
+    /// The address of `last_child`'s node, for the timed path in assembly (timed_path.rs).
+    last_child_at: u64,
     pub record: Record,
 }
 
@@ -354,6 +356,14 @@ impl OpenFrames {
     }
 }
 
+impl Node {
+    /// Where the timed path in assembly (timed_path.rs) finds a node's cached step and its record.
+    pub const LAST_EVENT_AT: usize = std::mem::offset_of!(Node, last_event);
+    pub const LAST_CHILD_AT: usize = std::mem::offset_of!(Node, last_child);
+    pub const LAST_CHILD_ADDRESS_AT: usize = std::mem::offset_of!(Node, last_child_at);
+    pub const RECORD_AT: usize = std::mem::offset_of!(Node, record);
+}
+
 impl Tree {
     /// A tree for the configured depth, or None when callpaths are off or memory is short.
     pub fn new() -> Option<Box<Tree>> {
@@ -464,10 +474,7 @@ impl Tree {
                     }
                     next => next,
                 };
-                // SAFETY: `current` is a node of this tree (the contract).
-                let node = unsafe { self.node(current) };
-                node.last_event = id;
-                node.last_child = next;
+                self.cache_step(current, id, next);
                 return next;
             }
         }
@@ -490,11 +497,27 @@ impl Tree {
             // SAFETY: this fn's contract, which `create` shares.
             None => unsafe { self.create(current, id, open, true) },
         };
-        // SAFETY: `current` is a node of this tree (the contract).
+        self.cache_step(current, id, next);
+        next
+    }
+
+    /// Remembers in node `current` that event `id` steps to node `next` (both nodes of this
+    /// tree, below `len`), and where that node is.
+    #[inline(always)]
+    fn cache_step(&mut self, current: u32, id: u32, next: u32) {
+        let next_at = self.address(next);
+        // SAFETY: `current` is a node of this tree (the caller's, as `step`'s contract).
         let node = unsafe { self.node(current) };
         node.last_event = id;
         node.last_child = next;
-        next
+        node.last_child_at = next_at;
+    }
+
+    /// The address of node `index`, which frames keep for the timed path in assembly (nodes
+    /// never move: their array is mapped once).
+    #[inline(always)]
+    pub fn address(&self, index: u32) -> u64 {
+        self.nodes.wrapping_add(index as usize) as u64
     }
 
     /// The node after `current` for `id`, found or created (and, with `transition`, remembered

@@ -36,6 +36,12 @@ pub fn now() -> u64 {
     monotonic_ns()
 }
 
+/// Whether `now` is one unserialized rdtsc: the timed path in assembly (timed_path.rs) reads
+/// the clock itself only then.
+pub fn plain_tsc() -> bool {
+    cfg!(target_arch = "x86_64") && USE_TSC.load(Relaxed) && !SERIALIZED.load(Relaxed)
+}
+
 /// In serialized mode, waits until every earlier instruction has completed.
 #[inline(always)]
 pub fn fence() {

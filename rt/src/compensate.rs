@@ -91,6 +91,7 @@ pub fn prepare(strategy: Option<Strategy>) {
     clock::set_serialized(strategy == Some(Strategy::Fenced));
     ENABLED.store(strategy.is_some(), Relaxed);
     inplace::open_gate();
+    crate::timed_path::refresh();
 }
 
 /// Compensation's costs, from the measured ones.

@@ -49,6 +49,7 @@ mod signals;
 mod switch;
 mod tally;
 mod thread;
+mod timed_path;
 pub mod trampolines;
 mod untimed;
 

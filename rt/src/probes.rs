@@ -8,6 +8,11 @@
 //! window (`counted_window_end`), an event reaching the throttling rule
 //! (`past_throttle_calls`), and exits that do not match the top frame (`reconcile.rs`).
 //!
+//! While the clock is the plain TSC and compensation is off, the timed pair's common case runs
+//! in assembly (`timed_path.rs`: `push` and `close_top` without the prologues), which ends
+//! here only for what it leaves to these bodies (`exit_charged`, `exit_recalibrate`,
+//! `exit_timed_at`); what `push`, `close_top` or `charge` do, it does too.
+//!
 //! The entry timestamp is taken last and the exit timestamp first, so the bookkeeping of the
 //! probes themselves stays outside the measured interval as far as possible.
 //!
@@ -95,20 +100,21 @@ unsafe fn push(ts: &mut ThreadState, depth: usize, id: u32, sp: usize) {
     // SAFETY: as above; the record is not otherwise referenced here.
     unsafe { ts.record(id).active += 1 };
     // SAFETY: the tree, when there is one, is this thread's (attach maps it).
-    let node = match unsafe { ts.tree() } {
-        None => 0,
+    let (node, node_at) = match unsafe { ts.tree() } {
+        None => (0, 0),
         // SAFETY: the parent's node is one the tree made (or the root); `step` returns another
         // it made; the open frames are 1..depth, below frame_cap.
         Some(tree) => unsafe {
             let open = crate::callpath::OpenFrames { frames: ts.frames(), top: depth - 1 };
             let node = tree.step(parent.node, id, open);
             tree.node(node).record.active += 1;
-            node
+            (node, tree.address(node))
         },
     };
     // SAFETY: depth < frame_cap (the contract); the parent's reference has ended.
     let frame = unsafe { ts.frame(depth) };
     frame.node = node;
+    frame.node_at = node_at;
     frame.id = id;
     frame.child_calls = 0;
     frame.sp = sp;
@@ -486,6 +492,28 @@ pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64, kind: usiz
     charge(record, frame, inclusive, compensated);
     // The counted share serves the throttling decision, which only the flat record takes.
     record.counted_children = record.counted_children.saturating_add(frame.children().1);
+    // SAFETY: the contract, with the event's record charged.
+    unsafe { close_charged(ts, depth, inclusive, compensated, kind) };
+}
+
+/// The rest of `close_top` once the event's own record is charged: the throttling check, the
+/// callpath node, and the frame popped.
+///
+/// # Safety
+/// As `close_top`'s, with the stack marked busy and the record of frame `depth` charged.
+#[inline(always)]
+unsafe fn close_charged(
+    ts: &mut ThreadState,
+    depth: usize,
+    inclusive: u64,
+    compensated: Option<(i64, i64)>,
+    kind: usize,
+) {
+    // SAFETY: `depth` is a stored frame whose id is below record_cap (the contract).
+    let (frame, record) = unsafe {
+        let frame = &*ts.frame(depth);
+        (frame, ts.record(frame.id))
+    };
     if switch::due(record.calls) {
         // SAFETY: this thread's state, at its timed exit.
         unsafe { past_throttle_calls(ts, frame.id, kind, record) };
@@ -497,6 +525,54 @@ pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64, kind: usiz
         charge(&mut node.record, frame, inclusive, compensated);
     }
     commit(ts, depth - 1);
+}
+
+/// The end of a timed exit that the assembly path (timed_path.rs) began, when its event
+/// reached the throttling check: the path took the timestamp `now`, marked the stack busy and
+/// charged the event's record (compensation is off there), and this does the rest.
+///
+/// # Safety
+/// `ts` is the calling thread's attached state, marked busy at its top frame `depth`, whose
+/// event's record the path charged for this exit at `now`.
+#[cold]
+#[inline(never)]
+pub(crate) unsafe extern "C" fn exit_charged(ts: *mut ThreadState, depth: usize, now: u64) {
+    // SAFETY: the contract: this thread's state; `depth` is its top frame, stored.
+    let inclusive = unsafe { now.saturating_sub((*ts).frame(depth).start) };
+    // SAFETY: as above, with the record charged.
+    unsafe { close_charged(&mut *ts, depth, inclusive, None, STANDARD) };
+    if recalibrate::due(now) {
+        // SAFETY: this thread's state, at the end of a timed exit.
+        unsafe { recalibrate::run(ts, now) };
+    }
+}
+
+/// A recalibration due at the end of a timed exit that the assembly path finished at `now`.
+///
+/// # Safety
+/// `ts` is the calling thread's attached state, at the end of a timed exit.
+#[cold]
+#[inline(never)]
+pub(crate) unsafe extern "C" fn exit_recalibrate(ts: *mut ThreadState, now: u64) {
+    // SAFETY: the contract.
+    unsafe { recalibrate::run(ts, now) };
+}
+
+/// An exit whose timestamp `now` the assembly path took before it found a case it leaves to
+/// the bodies (no match on top, an overflowed stack): that path does not read the event's mode,
+/// so this routes by it as the exit trampolines do.
+///
+/// # Safety
+/// The probe contract (module comment).
+pub(crate) unsafe extern "C" fn exit_timed_at(id_slot: *const u32, sp: usize, now: u64) {
+    // SAFETY: the probe contract.
+    if switch::mode(unsafe { load_id(id_slot) }) == switch::MEASURED {
+        // SAFETY: the probe contract.
+        unsafe { exit_at(now, id_slot, sp, STANDARD) }
+    } else {
+        // SAFETY: the probe contract.
+        unsafe { exit_unmeasured(id_slot, sp, STANDARD) }
+    }
 }
 
 /// One finished activation of an event (or of a callpath node), with its compensated

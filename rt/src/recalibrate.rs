@@ -30,7 +30,7 @@ const BUDGET: (usize, usize) = (3, 300);
 pub(crate) const DEFAULT_PERIOD_MS: u64 = 50;
 
 /// The clock reading from which the next exit recalibrates (u64::MAX: never).
-static NEXT: AtomicU64 = AtomicU64::new(u64::MAX);
+pub(crate) static NEXT: AtomicU64 = AtomicU64::new(u64::MAX);
 static PERIOD: AtomicU64 = AtomicU64::new(0);
 /// Whether the periodic work includes a round (compensation on), besides the re-estimation.
 static RECALIBRATING: AtomicBool = AtomicBool::new(false);

@@ -59,7 +59,7 @@ pub fn table() -> *mut u8 {
 static THROTTLED: EventBits = EventBits::new();
 
 /// Calls on one thread after which an event's time per call is checked (`u64::MAX`: never).
-static THROTTLE_CALLS: AtomicU64 = AtomicU64::new(u64::MAX);
+pub(crate) static THROTTLE_CALLS: AtomicU64 = AtomicU64::new(u64::MAX);
 static THROTTLE_PER_CALL_NS: AtomicU64 = AtomicU64::new(10_000);
 
 /// The mode of event `id`.

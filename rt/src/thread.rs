@@ -88,7 +88,7 @@ pub struct ThreadState {
 }
 
 impl ThreadState {
-    /// Where the entry trampolines' counted path (trampolines.rs) finds the fields it reads.
+    /// Where the paths in assembly (trampolines.rs, timed_path.rs) find the fields they read.
     pub const FRAME_CAP_AT: usize = std::mem::offset_of!(ThreadState, frame_cap);
     pub const FRAMES_AT: usize = std::mem::offset_of!(ThreadState, frames);
     pub const RECORDS_AT: usize = std::mem::offset_of!(ThreadState, records);
@@ -298,6 +298,12 @@ pub fn attach() -> *mut ThreadState {
             tally_depth: usize::MAX,
         })
     };
+    // SAFETY: frame 0 is inside the region (above), and the state was just written.
+    unsafe {
+        if let Some(tree) = (*state).tree() {
+            (*frames).node_at = tree.address(callpath::ROOT);
+        }
+    }
     lock_merged().live.push(state as usize);
     crate::current::set(state);
     GUARD.with(|_| ()); // registers the thread-exit hook

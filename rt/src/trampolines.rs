@@ -3,10 +3,12 @@
 //! bodies in `probes.rs` (or `reconcile.rs`, for a landing pad) with the caller's stack pointer
 //! (the identity of the machine frame, used only when a longjmp or an unwind has skipped exits).
 //! They hold no logic of their own beyond that routing, so the bodies can be read as the hot path
-//! in one file, with one exception: a throttled event's counted call, the commonest probe of a
-//! call-heavy program, is done here in assembly (`counted_path!`) unless compensation or an
-//! in-place window needs the Rust body (`probes::enter_counted`, which it mirrors). Every entry
-//! point is called under the probe contract stated in `probes.rs`.
+//! in one file, with two exceptions in assembly: a throttled event's counted call, the commonest
+//! probe of a call-heavy program, is done here (`counted_path!`) unless compensation or an
+//! in-place window needs the Rust body (`probes::enter_counted`, which it mirrors), and a
+//! measured event's timed pair goes to `timed_path.rs`, which also holds the exported exits
+//! (`exit_routed` here is where they leave what they do not handle). Every entry point is
+//! called under the probe contract stated in `probes.rs`.
 //!
 //! Each probe comes in the two sets of `instrument_contract::probes`: the C convention's, which
 //! jump to the bodies, and `preserve_most`'s (early placement's), which save the registers the
@@ -16,6 +18,7 @@ use crate::probes::{enter, enter_throttled, exit, exit_untimed, loop_exit, Opene
 use crate::reconcile::unwind;
 use crate::switch;
 use crate::thread::{Frame, Record, ThreadState};
+use crate::timed_path::{__instrument_exit, __instrument_exit_pm, enter_timed_fast, enter_timed_fast_pm};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 /// A loop exit's entry point with the C convention: a trampoline that passes the caller's stack
@@ -98,15 +101,15 @@ macro_rules! preserving_trampoline {
 /// returns (`NOTHING` opened, for the entry); a counted one goes to `$routed`, and any other
 /// mode (lenient) to `$other`; a tallied one (tally.rs) to `$tallied`.
 macro_rules! routed_trampoline {
-    ($name:ident -> $ret:ty, $body:path, $routed:path, $tallied:path, $other:path) => {
+    ($(#[$attr:meta])* $vis:vis $name:ident -> $ret:ty, $body:path, $routed:path, $tallied:path, $other:path) => {
         /// A probe's entry point (see the macro).
         ///
         /// # Safety
         /// The probe contract (`probes.rs`): called by instrumented code with an id slot.
         #[cfg(target_arch = "x86_64")]
         #[unsafe(naked)]
-        #[no_mangle]
-        pub unsafe extern "C" fn $name(id_slot: *const u32) -> $ret {
+        $(#[$attr])*
+        $vis unsafe extern "C" fn $name(id_slot: *const u32) -> $ret {
             core::arch::naked_asm!(
                 "mov rsi, rsp",
                 "mov eax, dword ptr [rdi]",
@@ -147,7 +150,7 @@ macro_rules! routed_trampoline {
 /// result's register): its `$prologue` keeps it on the stack, where `$save` and the `$off`
 /// return find it. The switched-off path touches `r11` and the flags besides.
 macro_rules! preserving_routed_trampoline {
-    ($name:ident -> $ret:ty, $body:path, $routed:path, $tallied:path, $other:path,
+    ($(#[$attr:meta])* $vis:vis $name:ident -> $ret:ty, $body:path, $routed:path, $tallied:path, $other:path,
      prologue: $prologue:literal, off: $off:literal, save: $save:path, counted: [$($counted:literal),*]) => {
         /// A probe's entry point (see the macro).
         ///
@@ -155,8 +158,8 @@ macro_rules! preserving_routed_trampoline {
         /// The probe contract (`probes.rs`): called by instrumented code with an id slot.
         #[cfg(target_arch = "x86_64")]
         #[unsafe(naked)]
-        #[no_mangle]
-        pub unsafe extern "C" fn $name(id_slot: *const u32) -> $ret {
+        $(#[$attr])*
+        $vis unsafe extern "C" fn $name(id_slot: *const u32) -> $ret {
             core::arch::naked_asm!(
                 $prologue,
                 "mov eax, dword ptr [rdi]",
@@ -167,8 +170,7 @@ macro_rules! preserving_routed_trampoline {
                 "test r11d, r11d",
                 "jnz 3f",
                 "2:",
-                "lea r11, [rip + {body}]",
-                "jmp {save}",
+                "jmp {body}",
                 "3:",
                 "cmp r11d, {counted}",
                 $($counted,)*
@@ -204,14 +206,14 @@ macro_rules! preserving_routed_trampoline {
 /// which identifies its machine frame) in `$sp`, calls the body and restores them. `rax`
 /// carries the body's result back, or is popped.
 macro_rules! save_and_call {
-    ($name:ident, $sp:literal, $align:literal, $frame:literal, $restore:literal) => {
+    ($vis:vis $name:ident, $sp:literal, $align:literal, $frame:literal, $restore:literal) => {
         /// Register save around a probe body (see the macro); not callable.
         ///
         /// # Safety
         /// Only jumped to by the `preserve_most` trampolines above, with a body in `r11`.
         #[cfg(target_arch = "x86_64")]
         #[unsafe(naked)]
-        unsafe extern "C" fn $name() {
+        $vis unsafe extern "C" fn $name() {
             core::arch::naked_asm!(
                 "push rdi",
                 "push rsi",
@@ -240,8 +242,8 @@ macro_rules! save_and_call {
 
 // Seven pushes leave the stack 16-byte aligned (it was 8 off at the trampoline's entry); with
 // `rax` pushed first, eight more bytes realign it. The frame offset reaches the return address.
-save_and_call!(save_rsi, "rsi", "0", "56", "");
-save_and_call!(save_rax_rsi, "rsi", "8", "72", "pop rax");
+save_and_call!(pub(crate) save_rsi, "rsi", "0", "56", "");
+save_and_call!(pub(crate) save_rax_rsi, "rsi", "8", "72", "pop rax");
 save_and_call!(save_rax_rdx, "rdx", "8", "72", "pop rax");
 
 const _: () = assert!(switch::MEASURED == 0, "the routed trampolines test the measured mode as zero");
@@ -300,6 +302,17 @@ tally_path!(enter_tally_pm, base: "r11", scratch: "rax", miss: "2f",
 #[unsafe(naked)]
 unsafe extern "C" fn exit_tally_pm() {
     core::arch::naked_asm!("lea r11, [rip + {body}]", "jmp {save}", body = sym exit_untimed, save = sym save_rax_rsi)
+}
+
+/// The measured exit with `preserve_most` that the exit's assembly path (timed_path.rs) leaves
+/// to the body: through the register save, as the other modes.
+///
+/// # Safety
+/// Only jumped to by `exit_routed_pm` (`rax` pushed), under the probe contract.
+#[cfg(target_arch = "x86_64")]
+#[unsafe(naked)]
+unsafe extern "C" fn exit_pm() {
+    core::arch::naked_asm!("lea r11, [rip + {body}]", "jmp {save}", body = sym exit, save = sym save_rax_rsi)
 }
 
 /// The counted path of an entry (a throttled event's call), jumped to by an entry trampoline
@@ -424,12 +437,12 @@ const _: () = assert!(size_of::<Record>().is_power_of_two(), "the counted path i
 const _: () =
     assert!(instrument_live::DEPTH_BUSY.is_power_of_two(), "the counted path marks busy with one bit");
 
-routed_trampoline!(__instrument_enter -> Opened, enter, enter_counted_fast, enter_tally, enter);
-routed_trampoline!(__instrument_exit -> (), exit, exit_untimed, exit_untimed, exit_untimed);
+routed_trampoline!(#[no_mangle] pub __instrument_enter -> Opened, enter_timed_fast, enter_counted_fast, enter_tally, enter);
+routed_trampoline!(pub(crate) exit_routed -> (), exit, exit_untimed, exit_untimed, exit_untimed);
 trampoline!(__instrument_loop_exit(id_slot: *const u32, iterations: u64), loop_exit);
-preserving_routed_trampoline!(__instrument_enter_pm -> Opened, enter, enter_counted_fast_pm, enter_tally_pm, enter,
+preserving_routed_trampoline!(#[no_mangle] pub __instrument_enter_pm -> Opened, enter_timed_fast_pm, enter_counted_fast_pm, enter_tally_pm, enter,
     prologue: "", off: "xor eax, eax", save: save_rsi, counted: ["je {routed}"]);
-preserving_routed_trampoline!(__instrument_exit_pm -> (), exit, exit_untimed, exit_tally_pm, exit_untimed,
+preserving_routed_trampoline!(pub(crate) exit_routed_pm -> (), exit_pm, exit_untimed, exit_tally_pm, exit_untimed,
     prologue: "push rax", off: "pop rax", save: save_rax_rsi,
     counted: ["jne 4f", "lea r11, [rip + {routed}]", "jmp {save}", "4:"]);
 preserving_trampoline!(__instrument_loop_exit_pm(id_slot: *const u32, iterations: u64), loop_exit);

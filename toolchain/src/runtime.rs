@@ -122,16 +122,17 @@ fn is_newer(file: &Path, than: &Path) -> bool {
 pub const HOT_SECTION: &str = ".text.instrument_probes";
 
 /// The code the probes run, by input section: the trampolines the pass calls (C symbols), then the
-/// Rust modules of the hot path (`rt/src/trampolines.rs`, `rt/src/probes.rs`, whose functions
-/// are each in a section named for their mangled symbol).
+/// Rust modules of the hot path (`rt/src/trampolines.rs`, `rt/src/timed_path.rs`,
+/// `rt/src/probes.rs`, whose functions are each in a section named for their mangled symbol).
 fn hot_input_sections() -> Vec<String> {
     let trampolines = probes::SETS
         .iter()
         .flat_map(|set| [set.enter, set.exit, set.exit_if, set.loop_exit])
         .chain([probes::UNWIND])
         .map(|symbol| format!(".text.{symbol}"));
-    let modules =
-        ["trampolines", "probes"].iter().map(|m| format!(".text._ZN13instrument_rt{}{m}*", m.len()));
+    let modules = ["trampolines", "timed_path", "probes"]
+        .iter()
+        .map(|m| format!(".text._ZN13instrument_rt{}{m}*", m.len()));
     trampolines.chain(modules).collect()
 }
 
@@ -214,6 +215,7 @@ mod tests {
             "trampolines first: {script}"
         );
         assert!(script.contains(".text._ZN13instrument_rt11trampolines*"), "{script}");
+        assert!(script.contains(".text._ZN13instrument_rt10timed_path*"), "{script}");
         assert!(script.contains(&format!("{HOT_SECTION} : ALIGN(64)")), "{script}");
     }
 }

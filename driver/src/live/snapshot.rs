@@ -197,7 +197,17 @@ mod tests {
     use super::*;
 
     fn frame(id: u32, start: u64, child_incl: u64) -> Frame {
-        Frame { id, child_calls: 0, sp: 0, start, child_incl, node: 0, overhead: 0, comp_child: 0 }
+        Frame {
+            id,
+            child_calls: 0,
+            sp: 0,
+            start,
+            child_incl,
+            node: 0,
+            overhead: 0,
+            comp_child: 0,
+            node_at: 0,
+        }
     }
 
     #[test]

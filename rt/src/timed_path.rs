@@ -1,0 +1,358 @@
+//! The timed probe pair in assembly: a measured event's entry and exit, the pair every profile
+//! is made of, without the Rust bodies' prologues. `probes::enter` and `probes::close_top` each
+//! save six registers, read five global flags and reload what their compiler fences make them
+//! forget: the pair cost about 9 ns beyond its two clock reads where a minimal hand-written hook
+//! costs 4 (`instrument bench probes`, the note of issue 24). These paths do what those bodies
+//! do in the common case, in their order, and leave every other case to them with nothing
+//! written:
+//!
+//! - the clock is the TSC read without serialization and compensation is off (`GATE`, one
+//!   byte set at start-up by `refresh`);
+//! - the thread has a state, its stack is neither busy nor full, the event has a record;
+//! - in callpath mode, the parent's node has the step to this event cached (`Tree::step`'s
+//!   first test); frames keep their node's address (`Frame::node_at`, 0 without a tree), and
+//!   nodes their cached child's, so no node is found by index here;
+//! - an exit closes the frame on top, pushed for this event at this stack pointer.
+//!
+//! The entry marks the stack busy, counts the call as a timed child of the frame on top and as
+//! an activation of the event (and of its node), fills the frame and takes the timestamp last.
+//! The exit takes the timestamp first, marks the stack busy, charges the frame's parent and the
+//! event's record as `probes::charge` does, and hands the rest to Rust when the event reached
+//! the throttling check (`probes::exit_charged`) or a recalibration is due
+//! (`probes::exit_recalibrate`); otherwise it charges the node in callpath mode and pops the
+//! frame. A change to `probes::push`, `probes::close_top` or `probes::charge` is a change here.
+//!
+//! The entries are reached through the routed trampolines of `trampolines.rs` (a measured
+//! event's mode, or an id past the mode table), with the id in `eax`, the id slot in `rdi` and,
+//! with the C convention, the caller's stack pointer in `rsi`. The exits are the exported
+//! symbols themselves: an exit runs only when its entry opened a frame, so it needs no mode
+//! lookup, and what it does not handle goes to the routed exits there (`exit_routed`, or
+//! `probes::exit_timed_at` with the timestamp already taken). The `preserve_most` set's paths
+//! save the registers they use (its exit keeps `rax` too) and find the stack pointer above
+//! their saves.
+
+use crate::callpath::Node;
+use crate::probes::{enter, exit_charged, exit_recalibrate, exit_timed_at, OPENED};
+use crate::thread::{Frame, Record, ThreadState};
+use crate::trampolines::{exit_routed, exit_routed_pm};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+
+/// Whether the paths here may run: the clock is the TSC without serialization, and
+/// compensation is off. Closed until the start-up calibration decides both (`refresh`), so
+/// that the probes of constructors that run earlier take the bodies.
+pub static GATE: AtomicBool = AtomicBool::new(false);
+
+/// Sets `GATE` from the clock and compensation (at start-up, when compensation is decided).
+pub fn refresh() {
+    GATE.store(crate::clock::plain_tsc() && !crate::compensate::enabled(), Relaxed);
+}
+
+/// Charges the activation of frame `r9` (inclusive ticks in `rdx`) to the record at `$rec`,
+/// as `probes::charge` does without compensation; `$s` is scratch (`$s32` its low half) and
+/// `$zero` holds zero.
+#[rustfmt::skip]
+macro_rules! charge {
+    ($rec:literal, $s:literal, $s32:literal, $zero:literal) => {
+        concat!(
+            "add qword ptr [", $rec, " + {r_calls}], 1\n",
+            "mov ", $s32, ", dword ptr [r9 + {f_child_calls}]\n",
+            "add qword ptr [", $rec, " + {r_child_calls}], ", $s, "\n",
+            "mov ", $s, ", rdx\n",
+            "sub ", $s, ", qword ptr [r9 + {f_child_incl}]\n",
+            "cmovb ", $s, ", ", $zero, "\n",
+            "add qword ptr [", $rec, " + {r_excl}], ", $s, "\n",
+            "sub dword ptr [", $rec, " + {r_active}], 1\n",
+            "jnz 2f\n",
+            "add qword ptr [", $rec, " + {r_incl}], rdx\n",
+            "2:",
+        )
+    };
+}
+
+/// A timed entry (see the module comment). `$save` keeps the registers the convention asks
+/// for, `$sp` puts the caller's stack pointer in `rsi`, and `$miss` runs after `$restore`
+/// with the stack and registers as the trampoline left them. Uses `rax`, `rcx`, `rdx`, `rdi`,
+/// `r8` to `r11` and the flags.
+macro_rules! timed_enter {
+    ($name:ident, save: [$($save:literal),*], sp: [$($sp:literal),*], restore: [$($restore:literal),*],
+     miss: [$($miss:literal),*] $(, $operand:ident = sym $target:path)*) => {
+        /// A timed entry path (see the macro); not callable.
+        ///
+        /// # Safety
+        /// Only jumped to by its entry trampoline for a measured event (or an id past the mode
+        /// table), under the probe contract.
+        #[cfg(target_arch = "x86_64")]
+        #[unsafe(naked)]
+        pub(crate) unsafe extern "C" fn $name() {
+            core::arch::naked_asm!(
+                $($save,)*
+                $($sp,)*
+                "cmp byte ptr [rip + {gate}], 0",
+                "je 9f",
+                "mov r10, qword ptr fs:[instrument_rt_current@TPOFF]",
+                "test r10, r10",
+                "jz 9f",
+                // rcx: the depth (a busy one is past any capacity), r8: the new one, r9: the
+                // frame on top.
+                "mov rcx, qword ptr [r10 + {depth}]",
+                "lea r8, [rcx + 1]",
+                "cmp r8, qword ptr [r10 + {frame_cap}]",
+                "jae 9f",
+                "cmp eax, dword ptr [r10 + {record_cap}]",
+                "jae 9f",
+                "mov r9, rcx", "shl r9, {frame_shift}",
+                "add r9, qword ptr [r10 + {frames}]",
+                // r11: the new frame's node, rdx: its address (both 0 without a tree, which the
+                // frame on top's node address says).
+                "xor r11d, r11d",
+                "mov rdx, qword ptr [r9 + {f_node_at}]",
+                "test rdx, rdx",
+                "jnz 5f",
+                "4:",
+                "mov rdi, rcx",
+                "bts rdi, {busy_bit}",
+                "mov qword ptr [r10 + {depth}], rdi",
+                "add qword ptr [r9 + {f_child_calls}], {timed_child}",
+                "mov rdi, rax",
+                "shl rdi, {record_shift}",
+                "add rdi, qword ptr [r10 + {records}]",
+                "add dword ptr [rdi + {r_active}], 1",
+                "test rdx, rdx",
+                "jz 6f",
+                "add dword ptr [rdx + {node_record} + {r_active}], 1",
+                "6:",
+                "mov dword ptr [r9 + {frame_size} + {f_id}], eax",
+                "mov dword ptr [r9 + {frame_size} + {f_node}], r11d",
+                "mov qword ptr [r9 + {frame_size} + {f_node_at}], rdx",
+                "xor eax, eax",
+                "mov qword ptr [r9 + {frame_size} + {f_child_calls}], rax",
+                "mov qword ptr [r9 + {frame_size} + {f_sp}], rsi",
+                "mov qword ptr [r9 + {frame_size} + {f_child_incl}], rax",
+                "mov qword ptr [r9 + {frame_size} + {f_overhead}], rax",
+                "mov qword ptr [r9 + {frame_size} + {f_comp_child}], rax",
+                "rdtsc",
+                "shl rdx, 32",
+                "or rax, rdx",
+                "mov qword ptr [r9 + {frame_size} + {f_start}], rax",
+                "mov qword ptr [r10 + {depth}], r8",
+                "mov eax, {opened}",
+                $($restore,)*
+                "ret",
+                // Callpath mode: the step the parent's node cached, else the body.
+                "5:",
+                "mov rdx, qword ptr [r9 + {f_node_at}]",
+                "cmp dword ptr [rdx + {last_event}], eax",
+                "jne 9f",
+                "mov r11d, dword ptr [rdx + {last_child}]",
+                "mov rdx, qword ptr [rdx + {last_child_at}]",
+                "jmp 4b",
+                "9:",
+                $($restore,)*
+                $($miss,)*
+                gate = sym GATE,
+                depth = const core::mem::offset_of!(ThreadState, depth),
+                frame_cap = const ThreadState::FRAME_CAP_AT,
+                frames = const ThreadState::FRAMES_AT,
+                records = const ThreadState::RECORDS_AT,
+                record_cap = const ThreadState::RECORD_CAP_AT,
+                node_record = const Node::RECORD_AT,
+                last_event = const Node::LAST_EVENT_AT,
+                last_child = const Node::LAST_CHILD_AT,
+                last_child_at = const Node::LAST_CHILD_ADDRESS_AT,
+                busy_bit = const instrument_live::DEPTH_BUSY.trailing_zeros(),
+                record_shift = const size_of::<Record>().trailing_zeros(),
+                frame_size = const size_of::<Frame>(),
+                frame_shift = const size_of::<Frame>().trailing_zeros(),
+                f_id = const core::mem::offset_of!(Frame, id),
+                f_node = const core::mem::offset_of!(Frame, node),
+                f_node_at = const core::mem::offset_of!(Frame, node_at),
+                f_child_calls = const core::mem::offset_of!(Frame, child_calls),
+                f_sp = const core::mem::offset_of!(Frame, sp),
+                f_start = const core::mem::offset_of!(Frame, start),
+                f_child_incl = const core::mem::offset_of!(Frame, child_incl),
+                f_overhead = const core::mem::offset_of!(Frame, overhead),
+                f_comp_child = const core::mem::offset_of!(Frame, comp_child),
+                r_active = const core::mem::offset_of!(Record, active),
+                timed_child = const instrument_live::TIMED_CHILD,
+                opened = const OPENED,
+                $($operand = sym $target,)*
+            )
+        }
+    };
+}
+
+/// A timed exit (see the module comment). `$save_early` keeps what the clock read clobbers
+/// (`$early_miss` runs after undoing it when the gate is closed), `$save` the rest of what the
+/// convention asks for, and `$sp` puts the caller's stack pointer in `rsi`. `$restore` undoes
+/// both saves, `$done` returns, `$tail` finishes through the Rust function in `r11` (arguments
+/// in `rdi`, `rsi`, `rdx`), and `$late_miss` leaves to the bodies a case found after the
+/// clock read (the timestamp in `rax`). Uses `rax`, `rcx`, `rdx`, `rsi`, `rdi`, `r8` to `r11`
+/// and the flags.
+macro_rules! timed_exit {
+    ($name:ident, prologue: [$($prologue:literal),*], save_early: [$($save_early:literal),*], save: [$($save:literal),*],
+     sp: [$($sp:literal),*], restore: [$($restore:literal),*], done: [$($done:literal),*],
+     tail: [$($tail:literal),*], late_miss: [$($late_miss:literal),*],
+     early_miss: [$($early_miss:literal),*] $(, $operand:ident = sym $target:path)*) => {
+        /// A probe's entry point (see the macro).
+        ///
+        /// # Safety
+        /// The probe contract (`probes.rs`): called by instrumented code with an id slot.
+        #[cfg(target_arch = "x86_64")]
+        #[unsafe(naked)]
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(id_slot: *const u32) {
+            core::arch::naked_asm!(
+                $($prologue,)*
+                $($save_early,)*
+                "cmp byte ptr [rip + {gate}], 0",
+                "je 8f",
+                // rax: the timestamp; r11d: the id.
+                "rdtsc",
+                "shl rdx, 32",
+                "or rax, rdx",
+                "mov r11d, dword ptr [rdi]",
+                $($save,)*
+                $($sp,)*
+                "mov r10, qword ptr fs:[instrument_rt_current@TPOFF]",
+                "test r10, r10",
+                "jz 7f",
+                // rcx: the depth (a busy one is past any capacity), r9: the frame on top.
+                "mov rcx, qword ptr [r10 + {depth}]",
+                "cmp rcx, qword ptr [r10 + {frame_cap}]",
+                "jae 9f",
+                "mov r9, rcx", "shl r9, {frame_shift}",
+                "add r9, qword ptr [r10 + {frames}]",
+                "cmp dword ptr [r9 + {f_id}], r11d",
+                "jne 9f",
+                "cmp qword ptr [r9 + {f_sp}], rsi",
+                "jne 9f",
+                // Closed from here on: rsi and rdi are free. rdx: the inclusive ticks
+                // (saturating), r8: zero.
+                "mov rdi, rcx",
+                "bts rdi, {busy_bit}",
+                "mov qword ptr [r10 + {depth}], rdi",
+                "xor r8d, r8d",
+                "mov rdx, rax",
+                "sub rdx, qword ptr [r9 + {f_start}]",
+                "cmovb rdx, r8",
+                "add qword ptr [r9 - {parent_child_incl}], rdx",
+                "mov edi, r11d",
+                "shl rdi, {record_shift}",
+                "add rdi, qword ptr [r10 + {records}]",
+                charge!("rdi", "rsi", "esi", "r8"),
+                // The counted children, saturating (the throttling decision's share).
+                "mov esi, dword ptr [r9 + {f_child_calls} + 4]",
+                "test esi, esi",
+                "jz 1f",
+                "add esi, dword ptr [rdi + {r_counted_children}]",
+                "sbb r8d, r8d",
+                "or esi, r8d",
+                "mov dword ptr [rdi + {r_counted_children}], esi",
+                "1:",
+                "mov rsi, qword ptr [rdi + {r_calls}]",
+                "cmp rsi, qword ptr [rip + {throttle_calls}]",
+                "jae 6f",
+                "cmp qword ptr [r9 + {f_node_at}], 0",
+                "jne 5f",
+                "4:",
+                "dec rcx",
+                "mov qword ptr [r10 + {depth}], rcx",
+                "cmp rax, qword ptr [rip + {recalibrate_at}]",
+                "jae 3f",
+                "7:",
+                $($restore,)*
+                $($done,)*
+                // Callpath mode: the frame's node, charged as the record.
+                "5:",
+                "mov rsi, qword ptr [r9 + {f_node_at}]",
+                "add rsi, {node_record}",
+                "xor r8d, r8d",
+                charge!("rsi", "rdi", "edi", "r8"),
+                "jmp 4b",
+                // The throttling check is due: the rest in Rust.
+                "6:",
+                "mov rdi, r10",
+                "mov rsi, rcx",
+                "mov rdx, rax",
+                "lea r11, [rip + {charged}]",
+                $($tail,)*
+                // A recalibration is due, the frame popped.
+                "3:",
+                "mov rdi, r10",
+                "mov rsi, rax",
+                "lea r11, [rip + {recalibrate}]",
+                $($tail,)*
+                "9:",
+                $($late_miss,)*
+                "8:",
+                $($early_miss,)*
+                gate = sym GATE,
+                throttle_calls = sym crate::switch::THROTTLE_CALLS,
+                recalibrate_at = sym crate::recalibrate::NEXT,
+                charged = sym exit_charged,
+                recalibrate = sym exit_recalibrate,
+                depth = const core::mem::offset_of!(ThreadState, depth),
+                frame_cap = const ThreadState::FRAME_CAP_AT,
+                frames = const ThreadState::FRAMES_AT,
+                records = const ThreadState::RECORDS_AT,
+                node_record = const Node::RECORD_AT,
+                busy_bit = const instrument_live::DEPTH_BUSY.trailing_zeros(),
+                record_shift = const size_of::<Record>().trailing_zeros(),
+                frame_shift = const size_of::<Frame>().trailing_zeros(),
+                parent_child_incl = const size_of::<Frame>() - core::mem::offset_of!(Frame, child_incl),
+                f_id = const core::mem::offset_of!(Frame, id),
+                f_node_at = const core::mem::offset_of!(Frame, node_at),
+                f_child_calls = const core::mem::offset_of!(Frame, child_calls),
+                f_sp = const core::mem::offset_of!(Frame, sp),
+                f_start = const core::mem::offset_of!(Frame, start),
+                f_child_incl = const core::mem::offset_of!(Frame, child_incl),
+                r_calls = const core::mem::offset_of!(Record, calls),
+                r_child_calls = const core::mem::offset_of!(Record, child_calls),
+                r_excl = const core::mem::offset_of!(Record, excl),
+                r_incl = const core::mem::offset_of!(Record, incl),
+                r_active = const core::mem::offset_of!(Record, active),
+                r_counted_children = const core::mem::offset_of!(Record, counted_children),
+                $($operand = sym $target,)*
+            )
+        }
+    };
+}
+
+const _: () = assert!(size_of::<Record>().is_power_of_two(), "the paths index records by a shift");
+const _: () = assert!(instrument_live::DEPTH_BUSY.is_power_of_two(), "the paths mark busy with one bit");
+const _: () = assert!(
+    core::mem::offset_of!(Frame, child_calls) % 8 == 0,
+    "the exit reads a frame's counted children as the high half of child_calls"
+);
+
+// The C set's: every register the paths use is scratch, a miss jumps to the body (the exit's,
+// after its clock read, with the timestamp), and a Rust tail is a tail call.
+timed_enter!(enter_timed_fast, save: [], sp: [], restore: [], miss: ["jmp {full}"], full = sym enter);
+timed_exit!(__instrument_exit, prologue: ["mov rsi, rsp"], save_early: [], save: [], sp: [], restore: [],
+    done: ["ret"], tail: ["jmp r11"], late_miss: ["mov rdx, rax", "jmp {timed_at}"],
+    early_miss: ["jmp {routed}"], routed = sym exit_routed, timed_at = sym exit_timed_at);
+
+// The `preserve_most` set's: only `r11` and the entry's result may change, so the others the
+// paths use are kept on the stack (the exit's trampoline has pushed `rax`); a miss reaches the
+// body through the trampolines' register save, with the stack as the trampoline left it (the
+// exit's body then reads the clock itself), and a Rust tail is called with the stack aligned
+// (the return address and eight pushes).
+timed_enter!(enter_timed_fast_pm,
+    save: ["push rcx", "push rdx", "push rsi", "push rdi", "push r8", "push r9", "push r10"],
+    sp: ["lea rsi, [rsp + 56]"],
+    restore: ["pop r10", "pop r9", "pop r8", "pop rdi", "pop rsi", "pop rdx", "pop rcx"],
+    miss: ["lea r11, [rip + {full}]", "jmp {save}"],
+    full = sym enter, save = sym crate::trampolines::save_rsi);
+timed_exit!(__instrument_exit_pm,
+    prologue: ["push rax"],
+    save_early: ["push rdx"],
+    save: ["push rcx", "push rsi", "push rdi", "push r8", "push r9", "push r10"],
+    sp: ["lea rsi, [rsp + 64]"],
+    restore: ["pop r10", "pop r9", "pop r8", "pop rdi", "pop rsi", "pop rcx", "pop rdx"],
+    done: ["pop rax", "ret"],
+    tail: ["sub rsp, 8", "call r11", "add rsp, 8",
+        "pop r10", "pop r9", "pop r8", "pop rdi", "pop rsi", "pop rcx", "pop rdx", "pop rax", "ret"],
+    late_miss: ["pop r10", "pop r9", "pop r8", "pop rdi", "pop rsi", "pop rcx", "pop rdx", "pop rax",
+        "jmp {routed}"],
+    early_miss: ["pop rdx", "pop rax", "jmp {routed}"],
+    routed = sym exit_routed_pm);
