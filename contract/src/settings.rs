@@ -169,12 +169,14 @@ pub const SELECT: Setting =
     setting("INSTRUMENT_SELECT", Path, "none", Build, "a TAU selection file or Score-P filter for the build");
 pub const EXCLUDE: Setting =
     setting("INSTRUMENT_EXCLUDE", Text, "none", Build, "comma-separated mangled names never to instrument");
+/// The small-routine threshold of late placement (XRay's `-fxray-instruction-threshold`).
+pub const DEFAULT_MIN_INSTRUCTIONS: usize = 200;
 pub const MIN_INSTRUCTIONS: Setting = setting(
     "INSTRUMENT_MIN_INSTRUCTIONS",
     Number { min: 0 },
-    "0",
+    "200 at late placement, 0 at early",
     Build,
-    "routines with fewer IR instructions are not instrumented",
+    "routines with fewer IR instructions, no loop and no recursion are not instrumented (main always is)",
 );
 pub const CLANG_MARKS: Setting = setting(
     "INSTRUMENT_CLANG_MARKS",

@@ -30,6 +30,13 @@ pub const FLAG_PROBED: u32 = 8;
 /// `FunctionEntry::flags`: the module was instrumented after optimisation (late placement), so
 /// routines the optimiser inlined have no events of their own.
 pub const FLAG_LATE: u32 = 16;
+/// `FunctionEntry::flags` bits 16 to 31: the module's small-routine threshold
+/// (`INSTRUMENT_MIN_INSTRUCTIONS` as the pass applied it, at most `SMALL_MASK`): its routines
+/// with fewer instructions, no loop and no recursion have no events (0: every routine has them, as in
+/// tables of passes older than the field).
+pub const SMALL_SHIFT: u32 = 16;
+/// The threshold's bits, once shifted down.
+pub const SMALL_MASK: u32 = 0xFFFF;
 /// `FunctionEntry::flags` bits 8 to 11: the source language's code (`Language`).
 pub const LANGUAGE_SHIFT: u32 = 8;
 /// The language bits, once shifted down.

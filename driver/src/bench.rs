@@ -30,6 +30,9 @@ pub struct Settings {
 const HEADER: &str = include_str!("../../c-fixtures/bench/bench_clock.h");
 const CLOCK_PAIR: &str = include_str!("../../c-fixtures/bench/clock_pair.c");
 const HAND_HOOK: &str = include_str!("../../c-fixtures/bench/hand_hook.c");
+/// The fixtures' routines are a few instructions each, which late placement leaves without
+/// events by default (`INSTRUMENT_MIN_INSTRUCTIONS`); the benchmarks measure their probes.
+const EVERY_ROUTINE: &str = "--instrument-min-instructions=0";
 const IS_LIKE: &str = include_str!("../../c-fixtures/bench/is_like.c");
 const RANDDP: &str = include_str!("../../bench-nas/common/randdp.c");
 const NPB_HEADER: &str = include_str!("../../bench-nas/common/npb-C.h");
@@ -223,7 +226,7 @@ fn build_fixtures(
     for f in FIXTURES {
         let events = format!("--instrument-events={}", f.events);
         let plain = build(clang, dir, f.name, "plain", &[])?;
-        builds.push((f, plain, build(&cc, dir, f.name, "instrumented", &[&events])?));
+        builds.push((f, plain, build(&cc, dir, f.name, "instrumented", &[&events, EVERY_ROUTINE])?));
         progress.inc(2);
     }
     Ok(builds)
@@ -270,8 +273,8 @@ fn is_like(dir: &Path, keys: u64, repeat: u32, progress: &ProgressBar) -> Result
     }
     let randdp = dir.join("randdp.c").display().to_string();
     let plain = build(&toolchain::CLANG.find()?, dir, "is_like", "plain", &["-DCLASS_S", &randdp])?;
-    let instrumented =
-        build(&layout::sibling("instrument-cc")?, dir, "is_like", "instrumented", &["-DCLASS_S", &randdp])?;
+    let flags = ["-DCLASS_S", &randdp, EVERY_ROUTINE];
+    let instrumented = build(&layout::sibling("instrument-cc")?, dir, "is_like", "instrumented", &flags)?;
     progress.inc(2);
     let arg = keys.to_string();
     let plain_ns = min_kernel_ns(&plain, &arg, dir, repeat, progress, &[])?;
@@ -574,7 +577,7 @@ fn build_routine_fixtures(
     for f in chosen {
         std::fs::write(dir.join(format!("{}.c", f.name)), f.source)?;
         let plain = build(&clang, dir, f.name, "plain", &[])?;
-        builds.push((*f, argument(f), plain, build(&cc, dir, f.name, "instrumented", &[])?));
+        builds.push((*f, argument(f), plain, build(&cc, dir, f.name, "instrumented", &[EVERY_ROUTINE])?));
     }
     Ok(builds)
 }

@@ -51,6 +51,11 @@ impl Cfg {
         Cfg { blocks, index, graph }
     }
 
+    /// Whether control can come back to a block: a loop, natural or not.
+    pub fn has_cycle(&self) -> bool {
+        petgraph::algo::is_cyclic_directed(&self.graph)
+    }
+
     pub fn index_of(&self, block: LLVMBasicBlockRef) -> Option<usize> {
         self.index.get(&block).copied()
     }

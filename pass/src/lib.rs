@@ -75,7 +75,7 @@ pub fn instrument_module_with(module: &Module<'_>, options: &Options, guards: Gu
     let mut plans = Vec::new();
     for function in module.get_functions() {
         let location = debug_info::location_of(module, function);
-        if skip::reason(module, function, &location, options).is_some() {
+        if skip::reason(module, function, &location, options, &graph).is_some() {
             stats.skipped += usize::from(function.count_basic_blocks() > 0);
             continue;
         }
@@ -94,7 +94,7 @@ pub fn instrument_module_with(module: &Module<'_>, options: &Options, guards: Gu
     if plans.is_empty() {
         return stats;
     }
-    let slots = table::emit(module, &plans, language::of_module(module), options.placement);
+    let slots = table::emit(module, &plans, language::of_module(module), options);
     let triple = module.get_triple().as_str().to_string_lossy().into_owned();
     let set = instrument_contract::probes::set_for(&triple, options.placement == Placement::Early);
     let hooks = probes::Hooks::declare(module, set, guards == Guards::Deferred);

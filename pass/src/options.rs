@@ -57,8 +57,8 @@ pub struct Options {
     pub events: Events,
     /// Functions (mangled names) never to instrument, from `INSTRUMENT_EXCLUDE` (comma separated).
     pub exclude: Vec<String>,
-    /// Routines with fewer IR instructions than this are not instrumented
-    /// (`INSTRUMENT_MIN_INSTRUCTIONS`; 0 instruments all).
+    /// Routines with fewer IR instructions than this, no loop and no recursion are not instrumented
+    /// (`INSTRUMENT_MIN_INSTRUCTIONS`; 0 instruments all; see `skip::too_small`).
     pub min_instructions: usize,
     /// A TAU selective-instrumentation file or Score-P filter (`INSTRUMENT_SELECT`).
     pub selection: Option<instrument_select::Selection>,
@@ -66,6 +66,17 @@ pub struct Options {
     /// `__attribute__((no_instrument_function))` (see [`crate::CLANG_MARK`]): untagged functions
     /// are skipped and the tags are removed. Set by `INSTRUMENT_CLANG_MARKS=1`.
     pub clang_marks: bool,
+}
+
+/// The small-routine threshold when `INSTRUMENT_MIN_INSTRUCTIONS` is not set: XRay's default
+/// (`-fxray-instruction-threshold`, 200 machine instructions; IR instructions after
+/// optimisation are about as many) at late placement, whose events are the compiled code's;
+/// none at early placement, which measures every source routine, inlined ones included.
+pub fn default_min_instructions(placement: Placement) -> usize {
+    match placement {
+        Placement::Late => instrument_contract::settings::DEFAULT_MIN_INSTRUCTIONS,
+        Placement::Early => 0,
+    }
 }
 
 impl Options {
@@ -83,7 +94,10 @@ impl Options {
             Some(text) => Events::parse(&text)?,
             None => Events::default(),
         };
-        let min_instructions = MIN_INSTRUCTIONS.number().map_err(text)?.unwrap_or(0) as usize;
+        let min_instructions = MIN_INSTRUCTIONS
+            .number()
+            .map_err(text)?
+            .map_or_else(|| default_min_instructions(placement), |n| n as usize);
         let selection = match SELECT.path() {
             Some(path) => Some(instrument_select::Selection::load(&path).map_err(|e| e.to_string())?),
             None => None,

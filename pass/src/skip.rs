@@ -1,11 +1,12 @@
 //! The skip rules, as one early-return list (the shape of SanitizerCoverage's per-function
 //! routine): a function is instrumented unless one of these says why not.
 
+use crate::callgraph::CallGraph;
 use crate::debug_info::SourceLocation;
 use crate::{ir, options::Options, PROBED_ATTRIBUTE};
 use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::module::{Linkage, Module};
-use inkwell::values::FunctionValue;
+use inkwell::values::{AsValueRef, FunctionValue};
 
 /// The annotation users put on a function to keep it uninstrumented:
 /// `__attribute__((annotate("no_instrument")))` (see `c-fixtures/include/instrument.h`).
@@ -38,6 +39,7 @@ pub fn reason(
     f: FunctionValue<'_>,
     at: &SourceLocation,
     options: &Options,
+    graph: &CallGraph,
 ) -> Option<Reason> {
     let name = f.get_name().to_bytes();
     if f.count_basic_blocks() == 0 {
@@ -71,10 +73,24 @@ pub fn reason(
             return Some(Reason::Deselected);
         }
     }
-    if options.min_instructions > 0 && instruction_count(f) < options.min_instructions {
+    if too_small(f, options.min_instructions, graph) {
         return Some(Reason::TooSmall);
     }
     None
+}
+
+/// XRay's rule: a routine with fewer than `min` instructions, no loop and no recursion runs
+/// its own code for a bounded, short time, to which even a counted probe would add a large
+/// share. Left without events, it is to the profile what an inlined routine is: its time is
+/// its caller's, including what it calls that has no events of its own (a library, the
+/// system, MPI), and the routines it calls keep theirs. `main`, every profile's root, and
+/// routines with loops or recursion, which may run for any time, are always kept.
+fn too_small(f: FunctionValue<'_>, min: usize, graph: &CallGraph) -> bool {
+    min > 0
+        && f.get_name().to_bytes() != b"main"
+        && instruction_count(f) < min
+        && !graph.is_recursive(f.as_value_ref())
+        && !crate::cfg::Cfg::new(f.as_value_ref()).has_cycle()
 }
 
 fn has_enum_attribute(f: FunctionValue<'_>, attribute: &str) -> bool {

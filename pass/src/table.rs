@@ -10,7 +10,7 @@
 
 use crate::language::{self, Language};
 use crate::plan::FunctionPlan;
-use crate::{Placement, PROBED_ATTRIBUTE};
+use crate::{options::Options, Placement, PROBED_ATTRIBUTE};
 use inkwell::attributes::AttributeLoc;
 use inkwell::llvm_sys::core::*;
 use inkwell::module::{Linkage, Module};
@@ -82,7 +82,7 @@ pub fn emit<'ctx>(
     module: &Module<'ctx>,
     plans: &[FunctionPlan<'ctx>],
     language: Language,
-    placement: Placement,
+    options: &Options,
 ) -> Slots<'ctx> {
     let i32t = module.get_context().i32_type();
     let counts =
@@ -98,7 +98,7 @@ pub fn emit<'ctx>(
     let mut entries = Entries::default();
     let mut slots = Slots { functions: Vec::new(), loops: Vec::new(), sites: Vec::new() };
     for (fi, plan) in plans.iter().enumerate() {
-        let flags = routine_flags(plan, language, placement);
+        let flags = routine_flags(plan, language, options.placement, options.min_instructions);
         entries.add(&types, &mut strings, &table, &mut slots, (fi, plan, flags), counts);
     }
     let arrays = [
@@ -112,15 +112,15 @@ pub fn emit<'ctx>(
     slots
 }
 
-/// A routine's flags: its language, linkage, recursion, whether its own probes are placed, and
-/// the placement.
-fn routine_flags(plan: &FunctionPlan<'_>, language: Language, placement: Placement) -> u32 {
+/// A routine's flags: its language, linkage, recursion, whether its own probes are placed, the
+/// placement and the small-routine threshold `small` (`skip::too_small`).
+fn routine_flags(plan: &FunctionPlan<'_>, language: Language, placement: Placement, small: usize) -> u32 {
     let mut flags = language::of_routine(&plan.location.file, language).flags();
     flags |= if is_local(plan.function) { FLAG_LOCAL } else { 0 };
     flags |= if plan.recursive { FLAG_RECURSIVE } else { 0 };
     flags |= if plan.probe_routine { FLAG_PROBED } else { 0 };
     flags |= if placement == Placement::Late { FLAG_LATE } else { 0 };
-    flags
+    flags | (small.min(table::SMALL_MASK as usize) as u32) << table::SMALL_SHIFT
 }
 
 /// The LLVM types of the routine, loop and call-statement entries (the contract's layout).

@@ -44,6 +44,11 @@ pub struct Profile {
     /// Where the probes were placed when the program was built (absent in older profiles).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement: Option<Placement>,
+    /// Routines with fewer IR instructions than this, no loop and no recursion had no events:
+    /// their time is their callers' (`INSTRUMENT_MIN_INSTRUCTIONS` at build; absent: every
+    /// routine had them, or an older profile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub small_threshold: Option<u32>,
     /// The throttling rule the run applied (none: throttling was off, or an older profile).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub throttle: Option<Throttle>,
@@ -412,6 +417,7 @@ mod tests {
             forked_from: None,
             clock: Clock { source: ClockSource::Tsc, ticks_per_second: 2.5e9, calibration_ns: 2_000_000 },
             placement: None,
+            small_threshold: None,
             throttle: None,
             settings: Default::default(),
             totals: Totals::default(),

@@ -267,8 +267,9 @@ pub fn json_in(profile: &Profile, order: Order) -> String {
     serde_json::to_string_pretty(&report).expect("report serialises")
 }
 
-/// What the probes' placement means for the numbers, in one line.
-pub fn placement_note(placement: Placement) -> String {
+/// What the probes' placement, and the routines too small to instrument, mean for the numbers,
+/// in one line.
+pub fn placement_note(placement: Placement, small_threshold: Option<u32>) -> String {
     let meaning = match placement {
         Placement::Late => {
             "after optimisation: the plain build's code, inlined routines timed in their callers"
@@ -278,7 +279,13 @@ pub fn placement_note(placement: Placement) -> String {
         }
         Placement::Mixed => "modules built differently: inlined routines are missing from the late ones",
     };
-    format!("placement: {placement} ({meaning})")
+    let small = small_threshold.map_or(String::new(), |n| {
+        format!(
+            "; so are routines under {n} instructions without loops or recursion \
+             (INSTRUMENT_MIN_INSTRUCTIONS=0 at build gives them events)"
+        )
+    });
+    format!("placement: {placement} ({meaning}{small})")
 }
 
 pub fn table(profile: &Profile, lines: bool, view: View) -> String {
@@ -314,7 +321,7 @@ fn header(profile: &Profile, view: View) -> String {
         profile.clock.ticks_per_second / 1e9
     );
     if let Some(placement) = profile.placement {
-        let _ = writeln!(out, "{}", placement_note(placement));
+        let _ = writeln!(out, "{}", placement_note(placement, profile.small_threshold));
     }
     // Where the profile went is where it is.
     let set: Vec<String> = (profile.settings.iter())

@@ -321,6 +321,7 @@ fn build(snapshot: &Snapshot, calibration: &Calibration) -> Profile {
             calibration_ns: calibration.window_ns,
         },
         placement: registry::placement(),
+        small_threshold: registry::small_threshold(),
         throttle: crate::switch::rule().map(|r| Throttle { calls: r.calls, per_call_us: r.per_call_us }),
         settings: crate::settings::in_effect(),
         totals: totals(snapshot, calibration, &units),

@@ -6,7 +6,9 @@
 use crate::bits::EventBits;
 use crate::lifecycle;
 use crate::lock::Lock;
-use instrument_contract::table::{ABI_VERSION, FLAG_LATE, FLAG_LOCAL, FLAG_RECURSIVE, NONE};
+use instrument_contract::table::{
+    ABI_VERSION, FLAG_LATE, FLAG_LOCAL, FLAG_RECURSIVE, NONE, SMALL_MASK, SMALL_SHIFT,
+};
 use instrument_contract::Language;
 use instrument_profile::Placement;
 use std::ffi::{c_char, CStr};
@@ -84,6 +86,14 @@ static COUNT: AtomicU32 = AtomicU32::new(0);
 /// Registered modules instrumented before inlining and after optimisation.
 static EARLY_MODULES: AtomicU32 = AtomicU32::new(0);
 static LATE_MODULES: AtomicU32 = AtomicU32::new(0);
+/// The highest small-routine threshold of the registered modules (`table::SMALL_SHIFT`).
+static SMALL_THRESHOLD: AtomicU32 = AtomicU32::new(0);
+
+/// The highest small-routine threshold the registered modules were built with: routines with
+/// fewer instructions, no loop and no recursion have no events. None when every routine has them.
+pub fn small_threshold() -> Option<u32> {
+    Some(SMALL_THRESHOLD.load(Relaxed)).filter(|&n| n > 0)
+}
 
 /// Where the registered modules' probes were placed: `early`, `late`, `early and late` when
 /// modules differ, none when no module registered a routine.
@@ -149,8 +159,9 @@ pub unsafe extern "C" fn __instrument_register_module(table: *const ModuleTable)
     // Counted before start-up, whose calibration measures the probes the modules call.
     if let Some(table) = table.filter(|t| t.abi == ABI_VERSION && t.functions > 0) {
         // SAFETY: the table has `functions` entries, and that is not zero.
-        let late = unsafe { (*table.function_entries).flags } & FLAG_LATE != 0;
-        (if late { &LATE_MODULES } else { &EARLY_MODULES }).fetch_add(1, Relaxed);
+        let flags = unsafe { (*table.function_entries).flags };
+        (if flags & FLAG_LATE != 0 { &LATE_MODULES } else { &EARLY_MODULES }).fetch_add(1, Relaxed);
+        SMALL_THRESHOLD.fetch_max(flags >> SMALL_SHIFT & SMALL_MASK, Relaxed);
     }
     lifecycle::start();
     let Some(table) = table else { return };

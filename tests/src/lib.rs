@@ -124,6 +124,11 @@ pub fn assert_success(output: &Output, what: &str) {
 /// The environment that makes the wrappers place probes early, for builds driven by make,
 /// CMake or autotools whose tests assert source-level counts (see [`compile`]).
 pub const EARLY: (&str, &str) = ("INSTRUMENT_PLACEMENT", "early");
+/// Every routine gets events at late placement too, however small: by default it leaves the
+/// routines under 200 instructions without loops or recursion to their callers, and most
+/// fixtures' routines are a few instructions each. For tests that count their calls through
+/// a build path of late placement (wrappers' defaults, rewriter, cargo, LTO).
+pub const EVERY_ROUTINE: (&str, &str) = ("INSTRUMENT_MIN_INSTRUCTIONS", "0");
 
 /// Compiles C sources into `dir/name` with `compiler` (a path or a name on PATH); `-l` flags
 /// go after the sources. The wrappers place probes early unless `flags` choose a placement:

@@ -58,7 +58,8 @@ fn separate_compile_and_link_steps_with_a_response_file() {
     let rsp = dir.path().join("compile.rsp");
     std::fs::write(&rsp, format!("-O2 -c {} -o {}", fixtures().join("calls.c").display(), object.display()))
         .unwrap();
-    let compile = run(Command::new(&cc).arg(format!("@{}", rsp.display())));
+    let compile =
+        run(Command::new(&cc).arg(format!("@{}", rsp.display())).env(EVERY_ROUTINE.0, EVERY_ROUTINE.1));
     assert_success(&compile, "compile through a response file");
     assert!(compile.stderr.is_empty(), "{}", String::from_utf8_lossy(&compile.stderr));
     let program = dir.path().join("calls");

@@ -29,7 +29,7 @@ fn cargo(dir: &Path, args: &[&str], rustflags: Option<&str>) -> Output {
         args.insert(2, "--locked");
     }
     let mut command = Command::new("cargo");
-    command.args(&args).current_dir(dir).env("PATH", path);
+    command.args(&args).current_dir(dir).env("PATH", path).env(EVERY_ROUTINE.0, EVERY_ROUTINE.1);
     for var in ["CARGO_TARGET_DIR", "CARGO_ENCODED_RUSTFLAGS", "RUSTFLAGS", "CARGO_BUILD_TARGET", "CARGO"] {
         command.env_remove(var);
     }

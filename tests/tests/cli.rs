@@ -9,6 +9,11 @@ fn instrument(args: &[&str]) -> Output {
     run(Command::new(bin("instrument")).args(args))
 }
 
+/// `instrument rewrite` with every routine of the small fixtures given events.
+fn rewrite(args: &[&str]) -> Output {
+    run(Command::new(bin("instrument")).arg("rewrite").args(args).env(EVERY_ROUTINE.0, EVERY_ROUTINE.1))
+}
+
 fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
@@ -158,10 +163,7 @@ fn rewrite_bitcode_to_an_object_that_links_and_runs() {
         .arg(&bitcode));
     assert_success(&out, "clang -emit-llvm");
     let object = dir.path().join("calls.o");
-    assert_success(
-        &instrument(&["rewrite", bitcode.to_str().unwrap(), "-o", object.to_str().unwrap()]),
-        "rewrite",
-    );
+    assert_success(&rewrite(&[bitcode.to_str().unwrap(), "-o", object.to_str().unwrap()]), "rewrite");
     let program = compile(&bin("instrument-cc"), dir.path(), "calls", &[object], &[]);
     let (output, profile) = run_profiled(&program, dir.path());
     assert_success(&output, "rewritten calls");
@@ -181,11 +183,8 @@ fn rewriting_twice_does_not_instrument_twice() {
         .arg("-o")
         .arg(&input));
     assert_success(&out, "clang -emit-llvm");
-    assert_success(&instrument(&["rewrite", input.to_str().unwrap(), "-o", once.to_str().unwrap()]), "first");
-    assert_success(
-        &instrument(&["rewrite", once.to_str().unwrap(), "-o", twice.to_str().unwrap()]),
-        "second",
-    );
+    assert_success(&rewrite(&[input.to_str().unwrap(), "-o", once.to_str().unwrap()]), "first");
+    assert_success(&rewrite(&[once.to_str().unwrap(), "-o", twice.to_str().unwrap()]), "second");
     let probes = |path: &Path| {
         let text = run(Command::new("llvm-dis-22").arg(path).arg("-o").arg("-"));
         String::from_utf8_lossy(&text.stdout).matches("call i32 @__instrument_enter").count()

@@ -23,7 +23,8 @@ fn d_through_bitcode_rewrite_and_link_gives_a_profile_with_d_names() {
     assert_success(&bitcode, "ldc2 -output-bc");
     let rewrite = run(Command::new(bin("instrument"))
         .current_dir(dir.path())
-        .args(["rewrite", "app.bc", "-o", "app.o"]));
+        .args(["rewrite", "app.bc", "-o", "app.o"])
+        .env(EVERY_ROUTINE.0, EVERY_ROUTINE.1));
     assert_success(&rewrite, "instrument rewrite");
     let link = run(Command::new(bin("instrument"))
         .current_dir(dir.path())

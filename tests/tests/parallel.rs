@@ -97,6 +97,7 @@ fn build_mpi(dir: &Path, compiler: &Path, name: &str) -> std::path::PathBuf {
     let out = dir.join(name);
     let output = run(Command::new("mpicc")
         .env("OMPI_CC", compiler)
+        .env(EVERY_ROUTINE.0, EVERY_ROUTINE.1)
         .args(["-O2"])
         .arg(fixtures().join("mpi/ring.c"))
         .arg("-o")
