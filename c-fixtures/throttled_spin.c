@@ -1,7 +1,7 @@
 /* A throttled routine of known duration: `throttled_spin [N]` calls spin() N times (default
  * 120000), each busy-waiting 2 microseconds on CLOCK_MONOTONIC: under TAU's 10 microsecond
- * limit, so it is throttled after 100000 calls and its later calls are estimated, which must
- * come to about 2 microseconds each. */
+ * limit, so it is throttled after the rule's calls (INSTRUMENT_THROTTLE_CALLS) and its later
+ * calls are estimated, which must come to about 2 microseconds each. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>

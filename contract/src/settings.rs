@@ -236,7 +236,7 @@ pub const THROTTLE: Setting = setting(
 pub const THROTTLE_CALLS: Setting = setting(
     "INSTRUMENT_THROTTLE_CALLS",
     Number { min: 1 },
-    "10000 (100000 with compensation)",
+    "1000 (100000 with compensation)",
     Run,
     "calls before an event is throttled",
 );

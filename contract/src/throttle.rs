@@ -2,17 +2,19 @@
 //! `per_call_us` microseconds of inclusive time per call is only counted from then on. The
 //! runtime applies it, profiles record the one that ran, and the tools print and reuse it.
 
-/// TAU's rule with a shorter timed prefix: TAU_THROTTLE_PERCALL's 10 us, but 10^4 calls where
+/// TAU's rule with a shorter timed prefix: TAU_THROTTLE_PERCALL's 10 us, but 10^3 calls where
 /// TAU_THROTTLE_NUMCALLS has 10^5. TAU stops measuring a throttled event, so its prefix is all
 /// the event gets; here a throttled event keeps its exact count and an estimated time that the
 /// in-place windows measure again while the program runs (rt/src/inplace.rs), so the prefix
-/// only has to give that estimation a basis: 10^4 calls put the mean's standard error under
-/// 1 % of the calls' spread, and the estimation keeps the budget 10^5 calls gave it (rt's
-/// `inplace::MIN_THROTTLED_BUDGET`). At 10^5, the timed prefix of a short run's hot routines
-/// was most of its overhead: xz -2 on 24 MiB 1.149 against 1.122, ripgrep over 254 MB of
-/// sources 1.61 against 1.33, Lua 2.48 against 1.95 (run time against the plain build, the
-/// note of issue 24).
-pub const DEFAULT: Rule = Rule { calls: 10_000, per_call_us: 10 };
+/// only has to decide the rule and give that estimation a basis: 10^3 calls put the mean's
+/// standard error near 3 % of the calls' spread (the least basis untimed.rs takes, its
+/// `MIN_CALLS`), and the estimation keeps the budget 10^5 calls gave it (rt's
+/// `inplace::MIN_THROTTLED_BUDGET`). The prefix costs every hot event that many timed pairs
+/// (about 20 us at 10^3), which a short run of a program with hundreds of hot routines pays in
+/// full: run time against the plain build (the notes of issue 24), 10^5 / 10^4 / 10^3 calls:
+/// ripgrep over 254 MB of sources 1.61 / 1.33 (1.12 with small routines left out) / 1.07, xz -2
+/// on 24 MiB 1.149 / 1.105 / 1.092, Lua 2.48 / 1.95 (1.22) / 1.19.
+pub const DEFAULT: Rule = Rule { calls: 1_000, per_call_us: 10 };
 
 /// TAU's own defaults (TAU_THROTTLE_NUMCALLS, TAU_THROTTLE_PERCALL): what `--suggest-filter`
 /// applies to a profile, since a routine it leaves out loses its count too, and the rule of a
@@ -47,7 +49,7 @@ impl Rule {
         self.per_call_us as f64 * 1000.0
     }
 
-    /// "called over 10000 times at under 10 us each"
+    /// "called over 1000 times at under 10 us each"
     pub fn describe(&self) -> String {
         format!("called over {} times at under {} us each", self.calls, self.per_call_us)
     }

@@ -177,7 +177,7 @@ enum Command {
         #[arg(long, value_name = "BYTES", default_value_t = 64)]
         align_loops: u32,
         /// Run the instrumented levels with the default throttling (TAU's rule: hot tiny
-        /// routines only counted after 10000 calls, 100000 when compensating, their time
+        /// routines only counted after 1000 calls, 100000 when compensating, their time
         /// estimated) instead of timing every routine fully as the paper's levels do
         #[arg(long)]
         throttle: bool,

@@ -55,8 +55,8 @@ const BUDGET_SHARE: u64 = 8;
 /// The fewest executions in a window.
 const MIN_WINDOW: u64 = 16;
 /// The least budget of a throttled event's estimation: what one throttled after TAU's 10^5
-/// calls has (`instrument_contract::throttle`), whatever the rule that throttled it. The
-/// default rule throttles after 10^4, and an eighth of those left the first estimation short:
+/// calls has (`instrument_contract::throttle`), whatever the rule that throttled it. A rule
+/// that throttles after 10^4 left an eighth of those to the first estimation, too short:
 /// NPB IS's compensated main, throttling on, came out 5 % low (+0.6 % after 10^5); with this
 /// floor 1.5 % low, so compensated runs keep 10^5 as well (`throttle::default_for`).
 const MIN_THROTTLED_BUDGET: u64 = instrument_contract::throttle::TAU.calls / BUDGET_SHARE;

@@ -15,7 +15,7 @@
 //! statements: the same binary serves every selection.
 //!
 //! Throttling uses TAU's rule with a shorter timed prefix (`instrument_contract::throttle`):
-//! once an event has been called `INSTRUMENT_THROTTLE_CALLS` (10000; TAU's 100000 when
+//! once an event has been called `INSTRUMENT_THROTTLE_CALLS` (1000; TAU's 100000 when
 //! compensating) times on a thread and its inclusive time per call there is under
 //! `INSTRUMENT_THROTTLE_PERCALL_US` (10 microseconds), it is only counted from then on.
 //! `INSTRUMENT_THROTTLE=0` turns it off, `=1` on also in callpath and compensation mode (where

@@ -32,7 +32,7 @@ pub struct CostArgs {
     /// routines it leaves out are switched off
     #[arg(long, value_name = "FILE")]
     pub runtime_select: Option<PathBuf>,
-    /// Throttling by TAU's rule (over 10000 calls at under 10 us each, 100000 with --compensate:
+    /// Throttling by TAU's rule (over 1000 calls at under 10 us each, 100000 with --compensate:
     /// counted only); default:
     /// as a run in that setting does, on unless recording callpaths or compensating
     #[arg(long, value_parser = ["on", "off"])]
