@@ -197,12 +197,17 @@ pub fn reduce(failure: &Failure, dest: &Path) -> std::io::Result<PathBuf> {
     let script = dir.path().join("interesting.sh");
     std::fs::write(&script, interestingness_script(name, &failure.wrapper))?;
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))?;
+    // creduce's passes leave files in TMPDIR (dozens per reduction): keep them in `dir`, which
+    // is removed with everything in it.
+    let scratch = dir.path().join("tmp");
+    std::fs::create_dir(&scratch)?;
     let status = Command::new("creduce")
         .arg("--n")
         .arg("2")
         .arg(&script)
         .arg(name)
         .current_dir(dir.path())
+        .env("TMPDIR", &scratch)
         .stdout(std::process::Stdio::null())
         .status()?;
     if !status.success() {
