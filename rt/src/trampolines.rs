@@ -144,8 +144,10 @@ macro_rules! routed_trampoline {
     };
 }
 
-/// The same routing with `preserve_most`, every path but the switched-off one through `$save`,
-/// and the counted one as `$counted` says (the entry's saves what its counted path uses itself).
+/// The same routing with `preserve_most`: a measured event jumps to `$body`, which keeps what it
+/// uses itself (the entry's timed path in timed_path.rs, or `exit_pm`), the counted one goes as
+/// `$counted` says (the entry's saves what its counted path uses itself), and the others through
+/// `$save`.
 /// A probe without a result must preserve `rax` as well (`preserve_most` spares only the
 /// result's register): its `$prologue` keeps it on the stack, where `$save` and the `$off`
 /// return find it. The switched-off path touches `r11` and the flags besides.
