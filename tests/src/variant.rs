@@ -20,6 +20,10 @@ impl Variant {
         self.tool("clang-22", "instrument-cc")
     }
 
+    pub fn cxx(self) -> String {
+        self.tool("clang++-22", "instrument-c++")
+    }
+
     pub fn fc(self) -> String {
         self.tool("flang-22", "instrument-fc")
     }

@@ -1,6 +1,6 @@
 //! `bench-intrusion`: what instrumenting does to real programs' run time, per probe placement,
 //! measured in one run so the ratios hold on a noisy machine. Each project (lz4, zlib, xz, Lua:
-//! inline-heavy C nobody here wrote) is built plainly, with the wrappers' defaults and with
+//! inline-heavy C nobody here wrote; Eigen: template-heavy C++) is built plainly, with the wrappers' defaults and with
 //! early placement; then every round runs each build once, in turn, on the same input, and the
 //! ratio to the plain run of the same round is kept. The table gives each build's median ratio
 //! with its 95 % interval (sign-test order statistics), checks that every run printed exactly
@@ -23,7 +23,7 @@ struct Args {
     /// Rounds; each runs every build once
     #[arg(long, default_value_t = 9)]
     rounds: u32,
-    /// Only these projects (lz4, zlib, xz, lua)
+    /// Only these projects (lz4, zlib, xz, lua, eigen)
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// Print JSON instead of the table
@@ -70,7 +70,28 @@ const PROJECTS: &[Project] = &[
         build: build_lua,
         workload: |_| vec![fixtures().join("lua/workload.lua").display().to_string(), "12".into()],
     },
+    // A quarter of the program's default work: its early build runs about 60 times slower.
+    Project { name: "eigen", source: eigen_source, build: build_eigen, workload: |_| vec!["1".into()] },
 ];
+
+/// Eigen's headers, from Debian's libeigen3-dev (scripts/install-deps).
+const EIGEN: &str = "/usr/include/eigen3";
+
+/// c-fixtures/bench/eigen.cpp: template-heavy C++ (Eigen's dense and sparse solvers).
+fn eigen_source(dest: &Path) -> PathBuf {
+    std::fs::create_dir_all(dest).unwrap();
+    std::fs::copy(fixtures().join("bench/eigen.cpp"), dest.join("eigen.cpp")).unwrap();
+    dest.to_path_buf()
+}
+
+fn build_eigen(v: Variant, tree: &Path) -> PathBuf {
+    let include = format!("-I{EIGEN}");
+    checked(
+        v.command(&v.cxx(), tree).args(["-O2", &include, "eigen.cpp", "-o", "eigen"]),
+        "compiling eigen.cpp",
+    );
+    tree.join("eigen")
+}
 
 fn args(flags: &[&str], input: &Path) -> Vec<String> {
     flags.iter().map(|f| f.to_string()).chain([input.display().to_string()]).collect()
@@ -220,8 +241,19 @@ fn main() {
     let input = scratch.path().join("input.txt");
     write_input(&input, 24 << 20);
     let wanted = |p: &&Project| args.only.is_empty() || args.only.iter().any(|o| o == p.name);
-    let rows: Vec<Row> =
-        PROJECTS.iter().filter(wanted).flat_map(|p| measure(p, &args, scratch.path(), &input)).collect();
+    let available = |p: &&Project| {
+        let missing = p.name == "eigen" && !Path::new(EIGEN).is_dir();
+        if missing {
+            eprintln!("skipping eigen: {EIGEN} is missing (scripts/install-deps installs libeigen3-dev)");
+        }
+        !missing
+    };
+    let rows: Vec<Row> = PROJECTS
+        .iter()
+        .filter(wanted)
+        .filter(available)
+        .flat_map(|p| measure(p, &args, scratch.path(), &input))
+        .collect();
     if args.json {
         println!("{}", serde_json::json!({ "rounds": args.rounds, "rows": rows }));
         return;
