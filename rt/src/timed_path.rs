@@ -319,6 +319,7 @@ macro_rules! timed_exit {
 }
 
 const _: () = assert!(size_of::<Record>().is_power_of_two(), "the paths index records by a shift");
+const _: () = assert!(size_of::<Frame>().is_power_of_two(), "the paths index frames by a shift");
 const _: () = assert!(instrument_live::DEPTH_BUSY.is_power_of_two(), "the paths mark busy with one bit");
 const _: () = assert!(
     core::mem::offset_of!(Frame, child_calls) % 8 == 0,

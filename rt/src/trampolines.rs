@@ -371,7 +371,8 @@ macro_rules! counted_path {
                 "je 2f",
                 "mov qword ptr [r8 + {counted}], r9",
                 // r11: the frame on top; one more counted child.
-                "imul r11, rcx, {frame_size}",
+                "mov r11, rcx",
+                "shl r11, {frame_shift}",
                 "add r11, qword ptr [rdx + {frames}]",
                 "movabs r9, {counted_child}",
                 "add qword ptr [r11 + {child_calls}], r9",
@@ -409,7 +410,7 @@ macro_rules! counted_path {
                 record_cap = const ThreadState::RECORD_CAP_AT,
                 busy_bit = const instrument_live::DEPTH_BUSY.trailing_zeros(),
                 record_shift = const size_of::<Record>().trailing_zeros(),
-                frame_size = const size_of::<Frame>(),
+                frame_shift = const size_of::<Frame>().trailing_zeros(),
                 counted = const core::mem::offset_of!(Record, counted),
                 untimed_own = const core::mem::offset_of!(Record, untimed_own),
                 untimed_children = const core::mem::offset_of!(Record, untimed_children),

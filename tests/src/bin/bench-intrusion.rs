@@ -43,6 +43,9 @@ struct Project {
     source: fn(&Path) -> PathBuf,
     build: fn(Variant, &Path) -> PathBuf,
     workload: fn(&Path) -> Vec<String>,
+    /// A path the build needs that is not part of the project (system headers), and the Debian
+    /// package that installs it; a project without it is skipped with a line.
+    needs: Option<(&'static str, &'static str)>,
 }
 
 const PROJECTS: &[Project] = &[
@@ -51,27 +54,37 @@ const PROJECTS: &[Project] = &[
         source: third_party::lz4,
         build: build_lz4,
         workload: |input| args(&["-c", "-1"], input),
+        needs: None,
     },
     Project {
         name: "zlib",
         source: third_party::zlib,
         build: build_zlib,
         workload: |_| vec!["24576".into()],
+        needs: None,
     },
     Project {
         name: "xz",
         source: third_party::xz,
         build: build_xz,
         workload: |input| args(&["-c", "-2", "-T1"], input),
+        needs: None,
     },
     Project {
         name: "lua",
         source: third_party::lua,
         build: build_lua,
         workload: |_| vec![fixtures().join("lua/workload.lua").display().to_string(), "12".into()],
+        needs: None,
     },
     // A quarter of the program's default work: its early build runs about 60 times slower.
-    Project { name: "eigen", source: eigen_source, build: build_eigen, workload: |_| vec!["1".into()] },
+    Project {
+        name: "eigen",
+        source: eigen_source,
+        build: build_eigen,
+        workload: |_| vec!["1".into()],
+        needs: Some((EIGEN, "libeigen3-dev")),
+    },
 ];
 
 /// Eigen's headers, from Debian's libeigen3-dev (scripts/install-deps).
@@ -241,12 +254,12 @@ fn main() {
     let input = scratch.path().join("input.txt");
     write_input(&input, 24 << 20);
     let wanted = |p: &&Project| args.only.is_empty() || args.only.iter().any(|o| o == p.name);
-    let available = |p: &&Project| {
-        let missing = p.name == "eigen" && !Path::new(EIGEN).is_dir();
-        if missing {
-            eprintln!("skipping eigen: {EIGEN} is missing (scripts/install-deps installs libeigen3-dev)");
+    let available = |p: &&Project| match p.needs {
+        Some((path, package)) if !Path::new(path).exists() => {
+            eprintln!("skipping {}: {path} is missing (scripts/install-deps installs {package})", p.name);
+            false
         }
-        !missing
+        _ => true,
     };
     let rows: Vec<Row> = PROJECTS
         .iter()
