@@ -5,6 +5,7 @@
 //! and the tools use these items instead of keeping copies in step by hand. The crate has no
 //! dependencies, so the sealed runtime can take it.
 
+pub mod inline_count;
 pub mod language;
 pub mod mpi;
 pub mod probes;

@@ -240,6 +240,13 @@ pub const THROTTLE_CALLS: Setting = setting(
     Run,
     "calls before an event is throttled",
 );
+pub const INLINE_COUNT: Setting = setting(
+    "INSTRUMENT_INLINE_COUNT",
+    Flag,
+    "on (off with compensation)",
+    Run,
+    "throttled routines counted by their own entry code, without a probe call (late placement, x86-64)",
+);
 pub const THROTTLE_PERCALL_US: Setting = setting(
     "INSTRUMENT_THROTTLE_PERCALL_US",
     Number { min: 0 },
@@ -297,6 +304,7 @@ pub const ALL: &[Setting] = &[
     THROTTLE,
     THROTTLE_CALLS,
     THROTTLE_PERCALL_US,
+    INLINE_COUNT,
     LIVE,
     CLOCK,
     STACK_FRAMES,

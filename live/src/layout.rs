@@ -13,7 +13,7 @@ pub const PAGE: u64 = 4096;
 const MIB: u64 = 1 << 20;
 
 /// Events with a mode byte (the runtime's switch table) and a slot in the retired records.
-pub const MAX_EVENTS: u64 = 1 << 22;
+pub const MAX_EVENTS: u64 = instrument_contract::inline_count::TABLE_LEN;
 
 /// The header: one page at offset 0.
 pub const HEADER_OFFSET: u64 = 0;
@@ -60,6 +60,11 @@ pub const MODE_LENIENT: u8 = 4;
 /// window of its executions that measures what counting them costs (the runtime's tally.rs).
 /// It has `MODE_COUNTED`'s bit, so whatever reads the mode as counted or not sees it counted.
 pub const MODE_TALLY: u8 = 8 | MODE_COUNTED;
+/// Counted, and counted by the routine's entry itself where the instrumented code can (late
+/// placement on x86-64: `instrument_contract::inline_count`), without a probe call. It has
+/// `MODE_COUNTED`'s bit too; the probes treat it as `MODE_COUNTED`.
+pub const MODE_INLINE: u8 = instrument_contract::inline_count::MODE;
+const _: () = assert!(MODE_INLINE & MODE_COUNTED != 0 && MODE_INLINE != MODE_TALLY);
 
 /// Slot states.
 pub const SLOT_FREE: u32 = 0;

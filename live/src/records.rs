@@ -86,6 +86,15 @@ pub struct Record {
 const _: () = assert!(size_of::<Record>() == 128, "a record is two cache lines");
 const _: () =
     assert!(std::mem::offset_of!(Record, untimed_own) < 64, "the counted path's fields share the first line");
+const _: () = {
+    use instrument_contract::inline_count as abi;
+    assert!(size_of::<Record>() == 1 << abi::RECORD_SHIFT, "the inline count's record size");
+    assert!(std::mem::offset_of!(Record, counted) as u64 == abi::COUNTED_AT, "the inline count's words");
+    assert!(
+        std::mem::offset_of!(Record, untimed_own) as u64 == abi::UNTIMED_OWN_AT,
+        "the inline count's words"
+    );
+};
 
 impl Record {
     pub fn add(&mut self, other: &Record) {

@@ -116,3 +116,86 @@ extern "C" size_t instrument_llvm_demangle(const char *Mangled, char *Out, size_
     }
     return Text.size();
 }
+
+// The inline count (instrument_contract::inline_count) around the entry probe call `EnterCall`:
+// the call runs only when the thread has a state and the event is not in the inline mode (or
+// out of the tables); otherwise the entry counts the call itself, in a block of its own, and
+// its result is zero. Returns the phi that replaces the call's result. `Abi` holds the
+// contract's numbers: records, record_cap, pending calls and estimate offsets in the state, the
+// record shift, counted and untimed-own offsets in a record, the table length and the mode.
+extern "C" LLVMValueRef instrument_inline_count(LLVMValueRef EnterCall, LLVMValueRef Thread,
+                                                LLVMValueRef Modes, LLVMValueRef PerCall,
+                                                const uint64_t *Abi) {
+    enum {
+        RecordsAt,
+        RecordCapAt,
+        PendingCallsAt,
+        PendingEstimateAt,
+        RecordShift,
+        CountedAt,
+        UntimedOwnAt,
+        TableLen,
+        Mode
+    };
+    auto *Call = cast<CallInst>(unwrap(EnterCall));
+    Value *Slot = Call->getArgOperand(0);
+    BasicBlock *Head = Call->getParent();
+    Function *F = Head->getParent();
+    LLVMContext &Ctx = F->getContext();
+    BasicBlock *Slow = Head->splitBasicBlock(Call->getIterator(), "instrument.count.call");
+    BasicBlock *Join =
+        Slow->splitBasicBlock(std::next(Call->getIterator()), "instrument.count.join");
+    BasicBlock *Check = BasicBlock::Create(Ctx, "instrument.count.check", F, Slow);
+    BasicBlock *Fast = BasicBlock::Create(Ctx, "instrument.count", F, Slow);
+    Head->getTerminator()->eraseFromParent();
+
+    IRBuilder<> B(Head);
+    Type *I8 = B.getInt8Ty(), *I32 = B.getInt32Ty(), *I64 = B.getInt64Ty(), *Ptr = B.getPtrTy();
+    auto At = [&](Value *Base, uint64_t Offset) {
+        return B.CreateConstInBoundsGEP1_64(I8, Base, Offset);
+    };
+    // The runtime writes the mode and estimate tables from any thread: those loads are atomic
+    // (plain moves on x86-64). The state and its records are the calling thread's.
+    auto Load = [&](Type *Ty, Value *From, unsigned Bytes, bool Shared = false) {
+        LoadInst *L = B.CreateAlignedLoad(Ty, From, Align(Bytes));
+        if (Shared)
+            L->setAtomic(AtomicOrdering::Monotonic);
+        return L;
+    };
+    Value *State = Load(Ptr, B.CreateThreadLocalAddress(unwrap(Thread)), 8);
+    B.CreateCondBr(B.CreateIsNotNull(State), Check, Slow);
+
+    B.SetInsertPoint(Check);
+    Value *Id = Load(I32, Slot, 4);
+    Value *Cap = Load(I32, At(State, Abi[RecordCapAt]), 4);
+    Value *InTable = B.CreateICmpULT(Id, B.getInt32(static_cast<uint32_t>(Abi[TableLen])));
+    Value *Index = B.CreateSelect(InTable, B.CreateZExt(Id, I64), B.getInt64(0));
+    Value *ModeByte = Load(I8, B.CreateInBoundsGEP(I8, unwrap(Modes), Index), 1, true);
+    Value *Counts =
+        B.CreateAnd(B.CreateAnd(InTable, B.CreateICmpULT(Id, Cap)),
+                    B.CreateICmpEQ(ModeByte, B.getInt8(static_cast<uint8_t>(Abi[Mode]))));
+    B.CreateCondBr(Counts, Fast, Slow);
+
+    B.SetInsertPoint(Fast);
+    auto Add = [&](Value *Word, Value *Amount) {
+        B.CreateAlignedStore(B.CreateAdd(Load(I64, Word, 8), Amount), Word, Align(8));
+    };
+    Value *Records = Load(Ptr, At(State, Abi[RecordsAt]), 8);
+    Value *Record = B.CreateInBoundsGEP(I8, Records, B.CreateShl(Index, Abi[RecordShift]));
+    Value *Estimate = Load(I64, B.CreateInBoundsGEP(I64, unwrap(PerCall), Index), 8, true);
+    Add(At(Record, Abi[CountedAt]), B.getInt64(1));
+    Add(At(Record, Abi[UntimedOwnAt]), Estimate);
+    Add(At(State, Abi[PendingCallsAt]), B.getInt64(1));
+    Add(At(State, Abi[PendingEstimateAt]), Estimate);
+    B.CreateBr(Join);
+
+    B.SetInsertPoint(Join, Join->begin());
+    PHINode *Opened = B.CreatePHI(Call->getType(), 2, "instrument.opened");
+    Call->replaceAllUsesWith(Opened);
+    Opened->addIncoming(Call, Slow);
+    Opened->addIncoming(ConstantInt::get(Call->getType(), 0), Fast);
+    // The routine now writes the runtime's globals itself.
+    F->setMemoryEffects(F->getMemoryEffects() |
+                        MemoryEffects(IRMemLocation::Other, ModRefInfo::ModRef));
+    return wrap(Opened);
+}

@@ -34,6 +34,8 @@ pub struct Hooks<'ctx> {
     pub exit_if: Option<FunctionValue<'ctx>>,
     pub loop_exit: FunctionValue<'ctx>,
     pub unwind: FunctionValue<'ctx>,
+    /// Set when routine entries count throttled calls inline (`inline_count`).
+    pub inline_count: Option<crate::inline_count::Globals<'ctx>>,
 }
 
 impl<'ctx> Hooks<'ctx> {
@@ -47,6 +49,7 @@ impl<'ctx> Hooks<'ctx> {
             exit_if: defer_guards.then(|| declare(module, set.exit_if, Returns::NothingIf, cc)),
             loop_exit: declare(module, set.loop_exit, Returns::NothingWithCount, cc),
             unwind: declare(module, probes::UNWIND, Returns::Nothing, probes::C_CONVENTION),
+            inline_count: None,
         }
     }
 }
@@ -108,7 +111,10 @@ pub fn insert<'ctx>(
         Some(at) => builder.position_before(&at),
         None => builder.position_at_end(entry),
     }
-    let opened = enter_probe(&builder, hooks, site);
+    let mut opened = enter_probe(&builder, hooks, site);
+    if let (Some(globals), Some(result)) = (hooks.inline_count, opened) {
+        opened = Some(globals.wrap(result));
+    }
 
     let exits: Vec<_> = f
         .get_basic_block_iter()

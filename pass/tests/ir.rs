@@ -181,3 +181,32 @@ fn a_probed_function_loses_the_purity_inferred_before_its_probes() {
     assert!(!pure.contains("nosync") && !pure.contains("speculatable"), "{pure}");
     assert!(pure.contains("memory(read, argmem: none, inaccessiblemem: readwrite"), "{pure}");
 }
+
+const INLINE_COUNT: &str = r#"
+target triple = "x86_64-pc-linux-gnu"
+
+define i32 @leaf(i32 %x) {
+entry:
+  %slot = alloca i32
+  %c = icmp sgt i32 %x, 0
+  br i1 %c, label %pos, label %neg
+pos:
+  ret i32 1
+neg:
+  ret i32 %x
+}
+"#;
+
+/// Late placement on x86-64 counts a throttled routine's call in its entry code: the state's
+/// thread-local pointer, the id against the record capacity and the table, the mode byte, then
+/// four additions; the probe call otherwise, and the exits branch on the phi of both.
+#[test]
+fn late_placement_on_x86_64_counts_throttled_calls_inline() {
+    let options = Options { placement: Placement::Late, min_instructions: 0, ..Options::default() };
+    let (ir, stats) = instrument(INLINE_COUNT, &options);
+    assert_eq!(stats.functions_probed, 1);
+    insta::assert_snapshot!(ir);
+    let early = Options { placement: Placement::Early, ..Options::default() };
+    let (ir, _) = instrument(INLINE_COUNT, &early);
+    assert!(!ir.contains("__instrument_thread"), "early placement calls the probe: {ir}");
+}

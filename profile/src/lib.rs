@@ -339,6 +339,10 @@ pub struct Totals {
     pub unmatched_exits: u64,
     /// Events from modules not yet registered with the runtime.
     pub unregistered_events: u64,
+    /// Calls of throttled routines counted by their own entry code, without a probe call
+    /// (included in their `untimed_calls`).
+    #[serde(default, skip_serializing_if = "is_zero64")]
+    pub inline_counted: u64,
 }
 
 /// A throttling rule: events called over `calls` times on a thread at under `per_call_us`

@@ -29,6 +29,17 @@ pub struct Overhead {
     /// activations at these costs instead of `costs`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub in_place: Vec<EventCosts>,
+    /// What one inline count costs (a throttled routine's call counted by its own entry code,
+    /// without a probe call: `Totals::inline_counted` of them), measured at start-up like the
+    /// pairs, in a tight loop of dependent additions (an upper bound).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub inline_count_ns: f64,
+    /// The share of the routine probes' counted activations that were inline counts. The
+    /// runtime knows their number, not each event's, so every event's counted activations are
+    /// taken as counted inline in this share, each at `inline_count_ns` or the event's counted
+    /// cost, whichever is less.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub inline_share: f64,
 }
 
 /// One event's probe pair costs measured in place, in nanoseconds.
@@ -138,9 +149,14 @@ impl Overhead {
 
     /// [`crate::Profile::overhead_of`] with this section's costs.
     pub fn of_event(&self, id: u32, kind: ProbeKind, calls: u64, untimed: u64) -> f64 {
-        match self.in_place_of(id) {
-            Some(e) => e.pair(0.0).of(calls.saturating_sub(untimed), untimed),
-            None => self.costs.of(kind, calls, untimed),
-        }
+        let pair = match self.in_place_of(id) {
+            Some(e) => e.pair(0.0),
+            None => *self.costs.kind(kind),
+        };
+        let share = if kind == ProbeKind::Routine { self.inline_share.clamp(0.0, 1.0) } else { 0.0 };
+        let inline = untimed as f64 * share;
+        pair.of(calls.saturating_sub(untimed), 0)
+            + (untimed as f64 - inline) * pair.counted_ns
+            + inline * self.inline_count_ns.min(pair.counted_ns)
     }
 }

@@ -4,7 +4,8 @@
 //! that still makes every probe body keep its arguments in callee-saved registers across the
 //! call), and stable Rust has no `-Z tls-model`. Local-exec is sound here because the runtime is
 //! linked only into executables (toolchain/src/wrapper: never into `-shared` links; shared libraries
-//! resolve the probes from the executable), whose static TLS block holds the slot.
+//! resolve the probes from the executable), whose static TLS block holds the slot. The slot is
+//! also `__instrument_thread`, which instrumented code reads with the initial-exec model.
 
 #[cfg(target_arch = "x86_64")]
 core::arch::global_asm!(
@@ -12,6 +13,12 @@ core::arch::global_asm!(
     ".p2align 3",
     ".hidden instrument_rt_current",
     ".globl instrument_rt_current",
+    // The same slot under the name instrumented code reads it by (the inline count of
+    // instrument_contract::inline_count), exported to the shared libraries' code.
+    ".globl __instrument_thread",
+    ".type __instrument_thread, @tls_object",
+    ".size __instrument_thread, 8",
+    "__instrument_thread:",
     "instrument_rt_current:",
     ".zero 8",
     ".popsection",

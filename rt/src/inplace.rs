@@ -405,7 +405,7 @@ pub unsafe fn reoffer(ts: &mut ThreadState, now: u64) {
         let id = (ts.reoffer_cursor + step) % used.max(1);
         // SAFETY: `id < used <= record_cap`, records left alone meanwhile (the contract).
         let record = unsafe { record_of(ts, id) };
-        if record.counted == 0 || switch::mode(id) != switch::COUNTED {
+        if record.counted == 0 || !switch::settled_counted(switch::mode(id)) {
             continue;
         }
         ts.reoffer_cursor = id;
@@ -437,7 +437,7 @@ unsafe fn start_pending(ts: &mut ThreadState) -> bool {
             unsafe { offer(ts, id, kind & !pending::MEASURED, record.calls, record.incl, switch::MEASURED) }
         } else {
             // SAFETY: as above.
-            switch::mode(id) == switch::COUNTED && unsafe { offer_counted(ts, id, kind) }
+            switch::settled_counted(switch::mode(id)) && unsafe { offer_counted(ts, id, kind) }
         };
         if started {
             return true;
@@ -554,7 +554,9 @@ unsafe fn offer(state: *mut ThreadState, id: u32, kind: usize, calls: u64, incl:
 /// Whether event `id`, in mode `after`, may be estimated (when no other estimation holds the
 /// windows): estimation is on, the event is in the tables, not given up, and cannot nest.
 fn eligible(id: u32, after: u8) -> bool {
-    enabled() && id < switch::TABLE_LEN && !given_up(id) && !registry::nests(id) && switch::mode(id) == after
+    let mode = switch::mode(id);
+    let in_mode = mode == after || (after == switch::COUNTED && switch::settled_counted(mode));
+    enabled() && id < switch::TABLE_LEN && !given_up(id) && !registry::nests(id) && in_mode
 }
 
 /// Whether estimating a measured event with children (`record`, its record on the offering
@@ -864,7 +866,7 @@ unsafe fn release(mode: u8) {
     if mode == switch::MEASURED {
         crate::untimed::clear(id);
     }
-    switch::set(id, mode);
+    switch::set(id, if mode == switch::COUNTED { switch::settled() } else { mode });
     OWNER.store(std::ptr::null_mut(), Relaxed);
     TARGET.store(NONE, Release);
 }

@@ -29,6 +29,7 @@ mod compensate;
 mod current;
 mod exec;
 mod hint;
+mod inline;
 mod inplace;
 mod lifecycle;
 mod live;

@@ -10,7 +10,7 @@ use crate::thread::{self, Counters, Record};
 use crate::{compensate, mpi, overhead};
 use instrument_profile::{
     Clock, Communication, Compensation, EventCosts, InPlaceCost, Mpi, Overhead, PairCosts, Piggyback,
-    ProbeCost, ProbeCosts, Profile, Recalibration, Throttle, Totals, FORMAT, VERSION,
+    ProbeCost, ProbeCosts, ProbeKind, Profile, Recalibration, Throttle, Totals, FORMAT, VERSION,
 };
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
@@ -362,6 +362,7 @@ fn totals(snapshot: &Snapshot, calibration: &Calibration, units: &assemble::Unit
         stack_overflow_events: c.stack_overflow,
         unmatched_exits: c.unmatched_exits,
         unregistered_events: c.unregistered,
+        inline_counted: c.inlined,
     }
 }
 
@@ -506,7 +507,17 @@ fn overhead_section(
         total_ns: 0.0,
         percent_of_run: 0.0,
         in_place: in_place.to_vec(),
+        inline_count_ns: scaled_ns(costs.inline, units),
+        inline_share: 0.0,
     };
+    let counted: u64 = profile
+        .activations()
+        .filter(|&(_, kind, ..)| kind == ProbeKind::Routine)
+        .map(|(.., untimed)| untimed)
+        .sum();
+    if counted != 0 {
+        section.inline_share = (profile.totals.inline_counted as f64 / counted as f64).min(1.0);
+    }
     section.total_ns = profile
         .activations()
         .map(|(id, kind, calls, untimed)| section.of_event(id, kind, calls, untimed))

@@ -33,6 +33,8 @@ pub struct Costs {
     pub own: [u64; 2],
     pub counted: [u64; 2],
     pub off: [u64; 2],
+    /// One inline count of a throttled routine (inline.rs's replica of the pass's code).
+    pub inline: u64,
     /// How long the measurement took, in ticks.
     pub ticks: u64,
 }
@@ -145,8 +147,14 @@ unsafe fn measure_on(state: &mut ThreadState, precise: bool) -> Costs {
             timed_round(QUICK, own)
         }
     };
-    let mut costs =
-        Costs { measured: timed.pair_costs(), own: timed.inner, counted: [0; 2], off: [0; 2], ticks: 0 };
+    let mut costs = Costs {
+        measured: timed.pair_costs(),
+        own: timed.inner,
+        counted: [0; 2],
+        off: [0; 2],
+        inline: 0,
+        ticks: 0,
+    };
     for kind in [STANDARD, LOOP] {
         for (mode, cost) in [(switch::COUNTED, &mut costs.counted), (switch::OFF, &mut costs.off)] {
             switch::set(child_id, mode);
@@ -154,6 +162,18 @@ unsafe fn measure_on(state: &mut ThreadState, precise: bool) -> Costs {
             cost[kind] = min_pair(QUICK, || unsafe { pair(kind) }, || 0).0.saturating_sub(quick_baseline);
             switch::set(child_id, switch::MEASURED);
         }
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        let (ts, child) = (state as *mut ThreadState, CHILD.as_ptr().cast_const());
+        switch::set(child_id, switch::INLINE);
+        // SAFETY: this thread's state, the hidden child below its record capacity (above) and
+        // the mode table's length; nothing else runs on the thread meanwhile.
+        costs.inline = min_pair(QUICK, || unsafe { crate::inline::replica(ts, child) }, || 0).0;
+        costs.inline = costs.inline.saturating_sub(quick_baseline);
+        switch::set(child_id, switch::MEASURED);
+        // The measurement's counts were never calls: none to charge, none in the totals.
+        (state.pending_calls, state.pending_estimate) = (0, 0);
     }
     // SAFETY: closes the parent's activation opened above.
     unsafe { (trampolines::set_in_use().exit)(parent) };

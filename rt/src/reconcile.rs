@@ -101,4 +101,8 @@ pub unsafe fn close_all(ts: &mut ThreadState, now: u64) {
         unsafe { close_top(ts, ts.depth, now, STANDARD) };
         ts.counters.closed_at_exit += 1;
     }
+    // Calls counted inline with no instrumented caller open (at exit, after main returned).
+    if ts.pending_calls != 0 {
+        crate::inline::flush(ts, 0);
+    }
 }

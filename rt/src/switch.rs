@@ -29,11 +29,12 @@ use crate::callpath::MAX_EVENTS;
 use crate::registry::{EventInfo, Kind};
 use crate::{clock, settings};
 use instrument_select::Selection;
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::OnceLock;
 
 pub use instrument_live::{
-    MODE_COUNTED as COUNTED, MODE_MEASURED as MEASURED, MODE_OFF as OFF, MODE_TALLY as TALLY,
+    MODE_COUNTED as COUNTED, MODE_INLINE as INLINE, MODE_MEASURED as MEASURED, MODE_OFF as OFF,
+    MODE_TALLY as TALLY,
 };
 /// The bits that make an entry unmeasured (`COUNTED`, `OFF`).
 pub const UNTIMED: u8 = COUNTED | OFF;
@@ -43,12 +44,15 @@ pub const TABLE_LEN: u32 = MAX_EVENTS;
 /// One byte per event id (zero pages until an event is switched). The probe trampolines read
 /// it directly (probes.rs). Page aligned: at start-up the live segment's mode area is mapped
 /// over it (live.rs), so that `instrument top` switches the probes this table drives.
+/// Instrumented code reads it too, by its exported name (`instrument_contract::inline_count`).
+#[export_name = "__instrument_modes"]
 pub static MODES: Modes = Modes([const { AtomicU8::new(MEASURED) }; TABLE_LEN as usize]);
 
 #[repr(C, align(4096))]
 pub struct Modes([AtomicU8; TABLE_LEN as usize]);
 
 const _: () = assert!(TABLE_LEN as u64 == instrument_live::MAX_EVENTS);
+const _: () = assert!(TABLE_LEN as u64 == instrument_contract::inline_count::TABLE_LEN);
 
 /// The table's address, for the live segment.
 pub fn table() -> *mut u8 {
@@ -109,11 +113,33 @@ pub fn apply_selection(events: &[EventInfo], first: u32) {
     }
 }
 
+/// Whether a throttled event settles in `INLINE` rather than `COUNTED` (`settled`).
+static INLINE_ALLOWED: AtomicBool = AtomicBool::new(false);
+
+/// The mode a throttled event settles in once no in-place window needs its calls: `INLINE`,
+/// which lets the instrumented code count its calls without a probe call (inline.rs), unless
+/// compensation is on (a compensated counted call charges its cost in the runtime) or
+/// `INSTRUMENT_INLINE_COUNT=0`; else `COUNTED`.
+pub fn settled() -> u8 {
+    if INLINE_ALLOWED.load(Relaxed) {
+        INLINE
+    } else {
+        COUNTED
+    }
+}
+
+/// Whether `mode` is one a throttled event settles in (`COUNTED` or `INLINE`).
+pub fn settled_counted(mode: u8) -> bool {
+    mode == COUNTED || mode == INLINE
+}
+
 /// Reads the throttling settings (once, at start-up, after the callpath settings).
 pub fn configure() {
     // Callpaths describe every call, and compensation gives every event its true time, so
     // neither is throttled unless asked for.
     let compensating = crate::compensate::requested().is_some();
+    let inline = cfg!(target_arch = "x86_64") && !compensating;
+    INLINE_ALLOWED.store(inline && settings::flag(&settings::INLINE_COUNT).unwrap_or(true), Relaxed);
     let default = crate::callpath::depth() == 0 && !compensating;
     if !settings::flag(&settings::THROTTLE).unwrap_or(default) {
         return;
@@ -162,7 +188,7 @@ pub fn consider(id: u32, calls: u64, inclusive_ticks: u64) -> bool {
     let limit = THROTTLE_PER_CALL_NS.load(Relaxed) as f64 * ticks_per_ns * calls as f64;
     let throttle = (inclusive_ticks as f64) < limit;
     if throttle {
-        set(id, COUNTED);
+        set(id, settled());
         THROTTLED.set(id);
     }
     throttle
@@ -197,8 +223,8 @@ mod tests {
         use instrument_live::MODE_LENIENT;
         let untimed = |mode: u8| mode & UNTIMED != 0;
         assert_eq!(
-            [MEASURED, COUNTED, OFF, MODE_LENIENT, TALLY].map(untimed),
-            [false, true, true, false, true]
+            [MEASURED, COUNTED, OFF, MODE_LENIENT, TALLY, INLINE].map(untimed),
+            [false, true, true, false, true, true]
         );
     }
 }

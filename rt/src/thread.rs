@@ -22,6 +22,8 @@ pub struct Counters {
     pub stack_overflow: u64,
     pub unmatched_exits: u64,
     pub unregistered: u64,
+    /// Throttled calls counted inline by the instrumented code (`inline.rs`).
+    pub inlined: u64,
     /// Compensation: probe cost removed (scaled ticks), summed at each thread's root.
     pub overhead: u64,
 }
@@ -33,6 +35,7 @@ impl Counters {
         self.stack_overflow += o.stack_overflow;
         self.unmatched_exits += o.unmatched_exits;
         self.unregistered += o.unregistered;
+        self.inlined += o.inlined;
         self.overhead += o.overhead;
     }
 }
@@ -68,6 +71,11 @@ pub struct ThreadState {
     /// The records: `record_cap` of them (`grow_records` replaces the array).
     records: *mut Record,
     record_cap: u32,
+    /// Throttled calls the instrumented code counted inline (`instrument_contract::inline_count`)
+    /// since the frame on top last changed, and their estimates (scaled ticks): the caller's
+    /// share of those calls, which `inline::flush` charges to that frame before it changes.
+    pub pending_calls: u64,
+    pub pending_estimate: u64,
     pub counters: Counters,
     /// The callpath graph (callpath mode), or null.
     tree: *mut Tree,
@@ -87,12 +95,31 @@ pub struct ThreadState {
     pub tally_depth: usize,
 }
 
+const _: () = {
+    use instrument_contract::inline_count as abi;
+    use std::mem::offset_of;
+    assert!(offset_of!(ThreadState, records) as u64 == abi::RECORDS_AT, "the inline count's state words");
+    assert!(
+        offset_of!(ThreadState, record_cap) as u64 == abi::RECORD_CAP_AT,
+        "the inline count's state words"
+    );
+    assert!(
+        offset_of!(ThreadState, pending_calls) as u64 == abi::PENDING_CALLS_AT,
+        "the inline count's state words"
+    );
+    assert!(
+        offset_of!(ThreadState, pending_estimate) as u64 == abi::PENDING_ESTIMATE_AT,
+        "the inline count's state words"
+    );
+};
+
 impl ThreadState {
     /// Where the paths in assembly (trampolines.rs, timed_path.rs) find the fields they read.
     pub const FRAME_CAP_AT: usize = std::mem::offset_of!(ThreadState, frame_cap);
     pub const FRAMES_AT: usize = std::mem::offset_of!(ThreadState, frames);
     pub const RECORDS_AT: usize = std::mem::offset_of!(ThreadState, records);
     pub const RECORD_CAP_AT: usize = std::mem::offset_of!(ThreadState, record_cap);
+    pub const PENDING_CALLS_AT: usize = std::mem::offset_of!(ThreadState, pending_calls);
 
     /// A state over caller-owned frames and records, for unit tests of the exit arithmetic:
     /// depth 0, no tree, no live slot. It is never attached, retired or freed.
@@ -105,6 +132,8 @@ impl ThreadState {
             frames: frames.as_mut_ptr(),
             records: records.as_mut_ptr(),
             record_cap: records.len() as u32,
+            pending_calls: 0,
+            pending_estimate: 0,
             counters: Counters::default(),
             tree: null_mut(),
             index: 0,
@@ -220,6 +249,7 @@ pub static MERGED: Lock<Merged> = Lock::new(Merged {
         stack_overflow: 0,
         unmatched_exits: 0,
         unregistered: 0,
+        inlined: 0,
         overhead: 0,
     },
     threads: 0,
@@ -287,6 +317,8 @@ pub fn attach() -> *mut ThreadState {
             frames,
             records: records.ptr.cast(),
             record_cap,
+            pending_calls: 0,
+            pending_estimate: 0,
             counters: Counters::default(),
             tree: Tree::new().map_or(null_mut(), Box::into_raw),
             index,

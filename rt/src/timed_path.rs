@@ -8,7 +8,8 @@
 //!
 //! - the clock is the TSC read without serialization and compensation is off (`GATE`, one
 //!   byte set at start-up by `refresh`);
-//! - the thread has a state, its stack is neither busy nor full, the event has a record;
+//! - the thread has a state, its stack is neither busy nor full, the event has a record, and no
+//!   call counted inline waits to be charged to the frame on top (`ThreadState::pending_calls`);
 //! - in callpath mode, the parent's node has the step to this event cached (`Tree::step`'s
 //!   first test); frames keep their node's address (`Frame::node_at`, 0 without a tree), and
 //!   nodes their cached child's, so no node is found by index here;
@@ -92,6 +93,10 @@ macro_rules! timed_enter {
                 "mov r10, qword ptr fs:[instrument_rt_current@TPOFF]",
                 "test r10, r10",
                 "jz 9f",
+                // Calls counted inline since the frame on top last changed: the body charges
+                // them to it first (inline.rs).
+                "cmp qword ptr [r10 + {pending}], 0",
+                "jne 9f",
                 // rcx: the depth (a busy one is past any capacity), r8: the new one, r9: the
                 // frame on top.
                 "mov rcx, qword ptr [r10 + {depth}]",
@@ -152,6 +157,7 @@ macro_rules! timed_enter {
                 gate = sym GATE,
                 depth = const core::mem::offset_of!(ThreadState, depth),
                 frame_cap = const ThreadState::FRAME_CAP_AT,
+                pending = const ThreadState::PENDING_CALLS_AT,
                 frames = const ThreadState::FRAMES_AT,
                 records = const ThreadState::RECORDS_AT,
                 record_cap = const ThreadState::RECORD_CAP_AT,
@@ -216,6 +222,8 @@ macro_rules! timed_exit {
                 "mov r10, qword ptr fs:[instrument_rt_current@TPOFF]",
                 "test r10, r10",
                 "jz 7f",
+                "cmp qword ptr [r10 + {pending}], 0",
+                "jne 9f",
                 // rcx: the depth (a busy one is past any capacity), r9: the frame on top.
                 "mov rcx, qword ptr [r10 + {depth}]",
                 "cmp rcx, qword ptr [r10 + {frame_cap}]",
@@ -293,6 +301,7 @@ macro_rules! timed_exit {
                 recalibrate = sym exit_recalibrate,
                 depth = const core::mem::offset_of!(ThreadState, depth),
                 frame_cap = const ThreadState::FRAME_CAP_AT,
+                pending = const ThreadState::PENDING_CALLS_AT,
                 frames = const ThreadState::FRAMES_AT,
                 records = const ThreadState::RECORDS_AT,
                 node_record = const Node::RECORD_AT,

@@ -98,7 +98,7 @@ macro_rules! preserving_trampoline {
 /// so that the paths of a throttled event (counted entry, exit with nothing to close) are small
 /// functions that save no registers, instead of the timed bodies' prologues (six pushes and pops
 /// each way). A measured event (mode 0) goes to `$body` after one test; a switched-off one
-/// returns (`NOTHING` opened, for the entry); a counted one goes to `$routed`, and any other
+/// returns (`NOTHING` opened, for the entry); a counted one (`INLINE` included) goes to `$routed`, and any other
 /// mode (lenient) to `$other`; a tallied one (tally.rs) to `$tallied`.
 macro_rules! routed_trampoline {
     ($(#[$attr:meta])* $vis:vis $name:ident -> $ret:ty, $body:path, $routed:path, $tallied:path, $other:path) => {
@@ -122,6 +122,8 @@ macro_rules! routed_trampoline {
                 "2:",
                 "jmp {body}",
                 "3:",
+                // INLINE is COUNTED with its own bit, which the probes do not tell apart.
+                "and ecx, {not_inline}",
                 "cmp ecx, {counted}",
                 "je {routed}",
                 "cmp ecx, {tally}",
@@ -133,6 +135,7 @@ macro_rules! routed_trampoline {
                 max = const switch::TABLE_LEN,
                 modes = sym switch::MODES,
                 counted = const switch::COUNTED,
+                not_inline = const !(switch::INLINE & !switch::COUNTED) as u32 & 0xff,
                 tally = const switch::TALLY,
                 off = const switch::OFF,
                 routed = sym $routed,
@@ -174,6 +177,7 @@ macro_rules! preserving_routed_trampoline {
                 "2:",
                 "jmp {body}",
                 "3:",
+                "and r11d, {not_inline}",
                 "cmp r11d, {counted}",
                 $($counted,)*
                 "cmp r11d, {tally}",
@@ -188,6 +192,7 @@ macro_rules! preserving_routed_trampoline {
                 max = const switch::TABLE_LEN,
                 modes = sym switch::MODES,
                 counted = const switch::COUNTED,
+                not_inline = const !(switch::INLINE & !switch::COUNTED) as u32 & 0xff,
                 tally = const switch::TALLY,
                 off = const switch::OFF,
                 routed = sym $routed,

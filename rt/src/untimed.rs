@@ -31,6 +31,8 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 /// The trampolines' counted path reads it directly (trampolines.rs).
 #[repr(transparent)]
 pub struct Estimates([AtomicU64; TABLE_LEN as usize]);
+/// Instrumented code's inline count reads it too (`instrument_contract::inline_count`).
+#[export_name = "__instrument_per_call"]
 pub static PER_CALL: Estimates = Estimates([const { AtomicU64::new(0) }; TABLE_LEN as usize]);
 
 /// Event `id`'s estimate per untimed call (scaled ticks; 0 when it has none), for an `id` inside

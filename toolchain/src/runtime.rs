@@ -11,7 +11,7 @@
 
 use crate::{layout, toolchain};
 use crate::{Result, ToolchainError};
-use instrument_contract::probes;
+use instrument_contract::{inline_count, probes};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -26,6 +26,9 @@ pub const EXPORTED_SYMBOLS: &[&str] = &[
     probes::PRESERVING.exit_if,
     probes::PRESERVING.loop_exit,
     probes::UNWIND,
+    inline_count::THREAD,
+    inline_count::MODES,
+    inline_count::PER_CALL,
     "__instrument_register_module",
     "__instrument_finish",
     "__instrument_now",

@@ -209,6 +209,8 @@ mod tests {
             total_ns: 0.0,
             percent_of_run: 0.0,
             in_place: vec![measured],
+            inline_count_ns: 0.0,
+            inline_share: 0.0,
         });
         let throttle = Some(Throttle { calls: 100000, per_call_ns: 10000.0 });
         let p = predict(&profile, &COSTS, &Setting { build: None, runtime: None, throttle });

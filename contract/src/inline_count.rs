@@ -1,0 +1,55 @@
+//! The inline count ABI: what a routine's entry does in the instrumented code itself, without a
+//! probe call, when its event is throttled (written by pass/src/inline_count.rs, laid out by
+//! rt/src/thread.rs and rt/src/switch.rs, which assert these values).
+//!
+//! A throttled routine's call is only counted, and on call-heavy code the call into the runtime
+//! that counts it is most of what instrumentation costs: an interpreter's hundred small
+//! routines with loops, each called millions of times, ran 18 % slower through the counted
+//! probe and 10 % slower through switched-off probes, against the plain build (the note of
+//! issue 24). So at late placement on x86-64 the entry counts in place, in about ten
+//! instructions, when four things hold, and calls the entry probe otherwise:
+//!
+//! 1. the thread has a state: the thread-local pointer `THREAD` is not null (the runtime's
+//!    state is at the address it holds);
+//! 2. the event id (from the routine's id slot) is below the state's `RECORD_CAP_AT` (a `u32`)
+//!    and below `TABLE_LEN`;
+//! 3. the event's mode byte in `MODES` (one byte per id) is `MODE`: throttled, with
+//!    compensation off, and not under in-place estimation;
+//! 4. then it adds 1 to the event's record's `COUNTED_AT` word and the event's estimate
+//!    (`PER_CALL[id]`, a `u64`) to its `UNTIMED_OWN_AT` word, records being `1 << RECORD_SHIFT`
+//!    bytes from the address at `RECORDS_AT`; and adds 1 and the estimate to the state's
+//!    `PENDING_CALLS_AT` and `PENDING_ESTIMATE_AT` words, which the runtime charges to the frame
+//!    on top (the caller's) before that frame changes. The entry's result is then zero: the
+//!    routine's exits are branched around, as for any counted call.
+//!
+//! Every access is a plain load or a read-modify-write of one word: only the thread itself
+//! touches its state and records, and a signal handler that interrupts the sequence can at
+//! worst move one estimate between callers.
+
+/// The thread-local `ptr` to the calling thread's state (null before its first event and after
+/// it retired), initial-exec model: the runtime defines it in the executable's static TLS.
+pub const THREAD: &str = "__instrument_thread";
+/// `u8 [TABLE_LEN]`: the mode byte of every event id (the runtime's `switch::MODES`).
+pub const MODES: &str = "__instrument_modes";
+/// `u64 [TABLE_LEN]`: every event's estimate per untimed call, scaled ticks (`untimed::PER_CALL`).
+pub const PER_CALL: &str = "__instrument_per_call";
+/// Ids with a mode byte (`instrument_live::MAX_EVENTS`).
+pub const TABLE_LEN: u64 = 1 << 22;
+/// The mode byte that allows the inline count: the counted bit (`MODE_COUNTED`) and its own.
+pub const MODE: u8 = 16 | 1;
+
+/// Byte offsets in the thread state.
+pub const RECORDS_AT: u64 = 24;
+pub const RECORD_CAP_AT: u64 = 32;
+pub const PENDING_CALLS_AT: u64 = 40;
+pub const PENDING_ESTIMATE_AT: u64 = 48;
+/// A record is `1 << RECORD_SHIFT` bytes; the offsets of its two words.
+pub const RECORD_SHIFT: u32 = 7;
+pub const COUNTED_AT: u64 = 8;
+pub const UNTIMED_OWN_AT: u64 = 56;
+
+/// Whether modules for `triple` at late placement count inline (the runtime's thread pointer
+/// is reached through `%fs` on x86-64 only).
+pub fn supported(triple: &str) -> bool {
+    triple.starts_with("x86_64") && triple.contains("linux")
+}

@@ -1,0 +1,97 @@
+//! The inline count (`instrument_contract::inline_count`): at late placement on x86-64 a
+//! throttled routine's calls are counted by its own entry code, not by a probe call. Counts
+//! stay exact, on every thread; each caller keeps its exact child calls and loses the counted
+//! calls' estimates, as through the probe call (`INSTRUMENT_INLINE_COUNT=0`, the same binary),
+//! and the profile says how many calls were counted inline.
+
+use instrument_profile::Profile;
+use instrument_tests::*;
+use std::path::Path;
+use std::process::Command;
+
+const FIXTURE: &str = "inline_count";
+
+/// The fixture run with `threads` worker threads and `env`; checks its output against the
+/// plain build's.
+fn profile_of(dir: &Path, program: &Path, name: &str, threads: &str, env: &[(&str, &str)]) -> Profile {
+    let plain = build_plain(dir, FIXTURE);
+    let expected = run(Command::new(plain).arg(threads));
+    let profiles = new_dir(dir, name);
+    let output =
+        run(Command::new(program).arg(threads).env("INSTRUMENT_PROFILE_DIR", &profiles).envs(env.to_vec()));
+    assert_success(&output, name);
+    assert_eq!(output.stdout, expected.stdout, "{name} prints what the plain build prints");
+    only_profile(&profiles)
+}
+
+fn build(dir: &Path) -> std::path::PathBuf {
+    let source = fixtures().join(format!("{FIXTURE}.c"));
+    compile_with_defaults(&bin("instrument-cc"), dir, FIXTURE, &[source], &["-O2", "-pthread"])
+}
+
+/// (calls, child calls) of `name`.
+fn counts(profile: &Profile, name: &str) -> (u64, u64) {
+    let f = function(profile, name);
+    (f.stats.calls, f.stats.child_calls)
+}
+
+#[test]
+fn inline_counts_are_exact_and_charge_their_callers_as_probe_calls_do() {
+    let dir = scratch();
+    let program = build(dir.path());
+    let inline = profile_of(dir.path(), &program, "inline", "0", &[]);
+    let called = profile_of(dir.path(), &program, "called", "0", &[("INSTRUMENT_INLINE_COUNT", "0")]);
+    for profile in [&inline, &called] {
+        assert_eq!(counts(profile, "step"), (150_000, 0));
+        assert_eq!(counts(profile, "outer"), (1, 100_000));
+        assert_eq!(counts(profile, "inner"), (1, 50_000));
+        // Timed until throttled, then in the in-place estimation's timed windows.
+        let untimed = function(profile, "step").stats.untimed_calls;
+        assert!((100_000..=149_000).contains(&untimed), "{untimed} untimed");
+        assert_inclusive_covers_exclusive(profile);
+    }
+    // The estimation of step's in-place cost keeps its calls on the probe path for a while; the
+    // rest are inline counts.
+    let counted_inline = inline.totals.inline_counted;
+    let untimed = function(&inline, "step").stats.untimed_calls;
+    assert!((100_000..untimed).contains(&counted_inline), "{counted_inline} of {untimed} counted inline");
+    assert_eq!(called.totals.inline_counted, 0, "INSTRUMENT_INLINE_COUNT=0 calls the probe");
+    for profile in [&inline, &called] {
+        // The counted calls' estimates are step's time, and no longer its callers'.
+        let step = function(profile, "step").stats.estimated.expect("step's calls are estimated");
+        let outer = function(profile, "outer");
+        let estimated = outer.stats.estimated.expect("outer's children's calls are estimated");
+        assert!(step.exclusive_ns > 0);
+        assert!(estimated.exclusive_ns < outer.stats.exclusive_ns as i64, "{estimated:?}");
+    }
+}
+
+#[test]
+fn every_thread_counts_inline_into_its_own_records() {
+    let dir = scratch();
+    let program = build(dir.path());
+    let profile = profile_of(dir.path(), &program, "threads", "2", &[]);
+    assert_eq!(counts(&profile, "step"), (210_000, 0));
+    assert_eq!(counts(&profile, "outer"), (3, 160_000));
+    assert_eq!(counts(&profile, "inner"), (1, 50_000));
+    assert!(profile.totals.inline_counted > 100_000, "{}", profile.totals.inline_counted);
+}
+
+#[test]
+fn compensation_and_early_placement_call_the_probe() {
+    let dir = scratch();
+    let program = build(dir.path());
+    let env = [
+        ("INSTRUMENT_COMPENSATE", "on"),
+        ("INSTRUMENT_THROTTLE", "1"),
+        ("INSTRUMENT_THROTTLE_CALLS", "1000"),
+    ];
+    let compensated = profile_of(dir.path(), &program, "compensated", "0", &env);
+    assert_eq!(counts(&compensated, "step"), (150_000, 0));
+    assert_eq!(compensated.totals.inline_counted, 0);
+    let source = fixtures().join(format!("{FIXTURE}.c"));
+    let early = compile(&bin("instrument-cc"), dir.path(), "early", &[source], &["-O2", "-pthread"]);
+    let profile = profile_of(dir.path(), &early, "early-run", "0", &[]);
+    assert_eq!(counts(&profile, "step").0, 150_000);
+    assert_eq!(profile.totals.inline_counted, 0, "early placement has no inline count");
+}
