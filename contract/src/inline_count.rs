@@ -6,21 +6,24 @@
 //! that counts it is most of what instrumentation costs: an interpreter's hundred small
 //! routines with loops, each called millions of times, ran 18 % slower through the counted
 //! probe and 10 % slower through switched-off probes, against the plain build (the note of
-//! issue 24). So at late placement on x86-64 the entry counts in place, in about ten
-//! instructions, when four things hold, and calls the entry probe otherwise:
+//! issue 24). So at late placement on x86-64 the entry counts in place, in about twenty
+//! instructions, when four things hold, tested in this order, and calls the entry probe
+//! otherwise (a measured event's, mode 0, is `probes::ENTER_MEASURED`, which skips the mode
+//! lookup the code has just made):
 //!
-//! 1. the thread has a state: the thread-local pointer `THREAD` is not null (the runtime's
-//!    state is at the address it holds);
-//! 2. the event id (from the routine's id slot) is below the state's `RECORD_CAP_AT` (a `u32`)
-//!    and below `TABLE_LEN`;
-//! 3. the event's mode byte in `MODES` (one byte per id) is `MODE`: throttled, with
+//! 1. the event id (from the routine's id slot) is below `TABLE_LEN`;
+//! 2. the event's mode byte in `MODES` (one byte per id) is `MODE`: throttled, with
 //!    compensation off, and not under in-place estimation;
-//! 4. then it adds 1 to the event's record's `COUNTED_AT` word and the event's estimate
-//!    (`PER_CALL[id]`, a `u64`) to its `UNTIMED_OWN_AT` word, records being `1 << RECORD_SHIFT`
-//!    bytes from the address at `RECORDS_AT`; and adds 1 and the estimate to the state's
-//!    `PENDING_CALLS_AT` and `PENDING_ESTIMATE_AT` words, which the runtime charges to the frame
-//!    on top (the caller's) before that frame changes. The entry's result is then zero: the
-//!    routine's exits are branched around, as for any counted call.
+//! 3. the thread has a state: the thread-local pointer `THREAD` is not null (the runtime's
+//!    state is at the address it holds);
+//! 4. the id is below the state's `RECORD_CAP_AT` (a `u32`).
+//!
+//! It then adds 1 to the event's record's `COUNTED_AT` word and the event's estimate
+//! (`PER_CALL[id]`, a `u64`) to its `UNTIMED_OWN_AT` word, records being `1 << RECORD_SHIFT`
+//! bytes from the address at `RECORDS_AT`; and adds 1 and the estimate to the state's
+//! `PENDING_CALLS_AT` and `PENDING_ESTIMATE_AT` words, which the runtime charges to the frame on
+//! top (the caller's) before that frame changes. The entry's result is then zero: the routine's
+//! exits are branched around, as for any counted call.
 //!
 //! Every access is a plain load or a read-modify-write of one word: only the thread itself
 //! touches its state and records, and a signal handler that interrupts the sequence can at

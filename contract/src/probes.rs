@@ -62,6 +62,11 @@ pub const SETS: [ProbeSet; 2] = [C, PRESERVING];
 /// `void __instrument_unwind(u32 *id_slot)`, in landing pads, with the C convention.
 pub const UNWIND: &str = "__instrument_unwind";
 
+/// `u32 __instrument_enter_measured(u32 *id_slot)`: the C set's entry for an event whose mode
+/// byte the caller has just read as measured (the inline count's code reads it anyway,
+/// `inline_count`), which skips the mode lookup. Same result as `C.enter`.
+pub const ENTER_MEASURED: &str = "__instrument_enter_measured";
+
 /// The set a module for `triple` uses: `PRESERVING` under early placement on x86-64.
 pub fn set_for(triple: &str, early: bool) -> ProbeSet {
     if early && triple.starts_with("x86_64") {

@@ -147,9 +147,12 @@ struct Switched {
     off_ns_per_call: f64,
     /// off_ns_per_call / call_ns.
     off_ratio_to_call: f64,
-    /// ns added per call once leaf is throttled (counted only).
+    /// ns added per call once leaf is throttled (counted only): by its own entry code where
+    /// the build counts inline (late placement on x86-64), else through the probe call.
     counted_ns_per_call: f64,
     counted_ratio_to_call: f64,
+    /// The same through the probe call (INSTRUMENT_INLINE_COUNT=0).
+    called_ns_per_call: f64,
     /// The cost model's switched-off and counted pair costs, measured at start-up.
     model_off_ns: f64,
     model_counted_ns: f64,
@@ -169,7 +172,7 @@ pub fn probes(settings: &Settings) -> Result<()> {
 
     let clang = toolchain::CLANG.find()?;
     let rounds = paired_rounds(settings.repeat);
-    let steps = (FIXTURES.len() as u64 * 2 + 6) * u64::from(settings.repeat) + 3 * u64::from(rounds) + 12;
+    let steps = (FIXTURES.len() as u64 * 2 + 7) * u64::from(settings.repeat) + 3 * u64::from(rounds) + 12;
     let progress = progress_bar(settings, steps);
     progress.set_message("building");
     let clock_pair = build(&clang, dir, "clock_pair", "plain", &[])?;
@@ -373,6 +376,8 @@ fn switched_leaf(
     let off = [(settings::RUNTIME_SELECT.name, selection.as_str())];
     let off_ns = min_kernel_ns(instrumented, &arg, dir, repeat, progress, &off)?;
     let throttled = [(settings::THROTTLE.name, "1"), (settings::THROTTLE_CALLS.name, "1")];
+    let called = [throttled[0], throttled[1], (settings::INLINE_COUNT.name, "0")];
+    let called_ns = min_kernel_ns(instrumented, &arg, dir, repeat, progress, &called)?;
     let counted_ns = min_kernel_ns(instrumented, &arg, dir, repeat, progress, &throttled)?;
     let model =
         profiles::load(&profiles::newest(dir)?)?.overhead.map(|o| o.costs.routine).unwrap_or_default();
@@ -384,6 +389,7 @@ fn switched_leaf(
         off_ratio_to_call: per_call(off_ns) / call_ns,
         counted_ns_per_call: per_call(counted_ns),
         counted_ratio_to_call: per_call(counted_ns) / call_ns,
+        called_ns_per_call: per_call(called_ns),
         model_off_ns: model.off_ns,
         model_counted_ns: model.counted_ns,
     })
@@ -515,8 +521,13 @@ fn print_summary(report: &Report) {
     let s = &report.switched;
     println!(
         "leaf switched off: {:.2} ns per call = {:.2} x an uninstrumented call ({:.2} ns); throttled (counted only): \
-         {:.2} ns = {:.2} x",
-        s.off_ns_per_call, s.off_ratio_to_call, s.call_ns, s.counted_ns_per_call, s.counted_ratio_to_call
+         {:.2} ns = {:.2} x ({:.2} ns through the probe call, INSTRUMENT_INLINE_COUNT=0)",
+        s.off_ns_per_call,
+        s.off_ratio_to_call,
+        s.call_ns,
+        s.counted_ns_per_call,
+        s.counted_ratio_to_call,
+        s.called_ns_per_call
     );
     let is = &report.is_like;
     println!(

@@ -118,14 +118,15 @@ extern "C" size_t instrument_llvm_demangle(const char *Mangled, char *Out, size_
 }
 
 // The inline count (instrument_contract::inline_count) around the entry probe call `EnterCall`:
-// the call runs only when the thread has a state and the event is not in the inline mode (or
-// out of the tables); otherwise the entry counts the call itself, in a block of its own, and
-// its result is zero. Returns the phi that replaces the call's result. `Abi` holds the
-// contract's numbers: records, record_cap, pending calls and estimate offsets in the state, the
-// record shift, counted and untimed-own offsets in a record, the table length and the mode.
+// the id in the mode table, the mode, the thread's state and the id below its record capacity,
+// in that order, each failing to the call; where all hold, the entry counts the call itself in a
+// block of its own, and its result is zero. Returns the phi that replaces the call's result.
+// `Abi` holds the contract's numbers: records, record_cap, pending calls and estimate offsets in
+// the state, the record shift, counted and untimed-own offsets in a record, the table length and
+// the mode.
 extern "C" LLVMValueRef instrument_inline_count(LLVMValueRef EnterCall, LLVMValueRef Thread,
                                                 LLVMValueRef Modes, LLVMValueRef PerCall,
-                                                const uint64_t *Abi) {
+                                                LLVMValueRef EnterMeasured, const uint64_t *Abi) {
     enum {
         RecordsAt,
         RecordCapAt,
@@ -135,7 +136,7 @@ extern "C" LLVMValueRef instrument_inline_count(LLVMValueRef EnterCall, LLVMValu
         CountedAt,
         UntimedOwnAt,
         TableLen,
-        Mode
+        ModeValue
     };
     auto *Call = cast<CallInst>(unwrap(EnterCall));
     Value *Slot = Call->getArgOperand(0);
@@ -145,10 +146,15 @@ extern "C" LLVMValueRef instrument_inline_count(LLVMValueRef EnterCall, LLVMValu
     BasicBlock *Slow = Head->splitBasicBlock(Call->getIterator(), "instrument.count.call");
     BasicBlock *Join =
         Slow->splitBasicBlock(std::next(Call->getIterator()), "instrument.count.join");
-    BasicBlock *Check = BasicBlock::Create(Ctx, "instrument.count.check", F, Slow);
+    BasicBlock *ModeCheck = BasicBlock::Create(Ctx, "instrument.count.mode", F, Slow);
+    BasicBlock *StateCheck = BasicBlock::Create(Ctx, "instrument.count.state", F, Slow);
+    BasicBlock *CapCheck = BasicBlock::Create(Ctx, "instrument.count.capacity", F, Slow);
     BasicBlock *Fast = BasicBlock::Create(Ctx, "instrument.count", F, Slow);
+    BasicBlock *Other = BasicBlock::Create(Ctx, "instrument.count.other", F, Slow);
+    BasicBlock *Measured = BasicBlock::Create(Ctx, "instrument.count.measured", F, Slow);
     Head->getTerminator()->eraseFromParent();
 
+    // The mode first: a measured event's entry (the probe call) pays four instructions.
     IRBuilder<> B(Head);
     Type *I8 = B.getInt8Ty(), *I32 = B.getInt32Ty(), *I64 = B.getInt64Ty(), *Ptr = B.getPtrTy();
     auto At = [&](Value *Base, uint64_t Offset) {
@@ -162,19 +168,32 @@ extern "C" LLVMValueRef instrument_inline_count(LLVMValueRef EnterCall, LLVMValu
             L->setAtomic(AtomicOrdering::Monotonic);
         return L;
     };
-    Value *State = Load(Ptr, B.CreateThreadLocalAddress(unwrap(Thread)), 8);
-    B.CreateCondBr(B.CreateIsNotNull(State), Check, Slow);
-
-    B.SetInsertPoint(Check);
     Value *Id = Load(I32, Slot, 4);
-    Value *Cap = Load(I32, At(State, Abi[RecordCapAt]), 4);
     Value *InTable = B.CreateICmpULT(Id, B.getInt32(static_cast<uint32_t>(Abi[TableLen])));
-    Value *Index = B.CreateSelect(InTable, B.CreateZExt(Id, I64), B.getInt64(0));
+    B.CreateCondBr(InTable, ModeCheck, Slow);
+
+    B.SetInsertPoint(ModeCheck);
+    Value *Index = B.CreateZExt(Id, I64);
     Value *ModeByte = Load(I8, B.CreateInBoundsGEP(I8, unwrap(Modes), Index), 1, true);
-    Value *Counts =
-        B.CreateAnd(B.CreateAnd(InTable, B.CreateICmpULT(Id, Cap)),
-                    B.CreateICmpEQ(ModeByte, B.getInt8(static_cast<uint8_t>(Abi[Mode]))));
-    B.CreateCondBr(Counts, Fast, Slow);
+    Value *Inline = B.CreateICmpEQ(ModeByte, B.getInt8(static_cast<uint8_t>(Abi[ModeValue])));
+    B.CreateCondBr(Inline, StateCheck, Other);
+
+    // A measured event goes straight to the timed entry: its mode is read already.
+    B.SetInsertPoint(Other);
+    B.CreateCondBr(B.CreateICmpEQ(ModeByte, B.getInt8(0)), Measured, Slow);
+    B.SetInsertPoint(Measured);
+    CallInst *Timed = B.CreateCall(cast<Function>(unwrap(EnterMeasured)), {Slot});
+    Timed->setCallingConv(Call->getCallingConv());
+    Timed->setTailCallKind(CallInst::TCK_NoTail);
+    B.CreateBr(Join);
+
+    B.SetInsertPoint(StateCheck);
+    Value *State = Load(Ptr, B.CreateThreadLocalAddress(unwrap(Thread)), 8);
+    B.CreateCondBr(B.CreateIsNotNull(State), CapCheck, Slow);
+
+    B.SetInsertPoint(CapCheck);
+    Value *Cap = Load(I32, At(State, Abi[RecordCapAt]), 4);
+    B.CreateCondBr(B.CreateICmpULT(Id, Cap), Fast, Slow);
 
     B.SetInsertPoint(Fast);
     auto Add = [&](Value *Word, Value *Amount) {
@@ -190,9 +209,10 @@ extern "C" LLVMValueRef instrument_inline_count(LLVMValueRef EnterCall, LLVMValu
     B.CreateBr(Join);
 
     B.SetInsertPoint(Join, Join->begin());
-    PHINode *Opened = B.CreatePHI(Call->getType(), 2, "instrument.opened");
+    PHINode *Opened = B.CreatePHI(Call->getType(), 3, "instrument.opened");
     Call->replaceAllUsesWith(Opened);
     Opened->addIncoming(Call, Slow);
+    Opened->addIncoming(Timed, Measured);
     Opened->addIncoming(ConstantInt::get(Call->getType(), 0), Fast);
     // The routine now writes the runtime's globals itself.
     F->setMemoryEffects(F->getMemoryEffects() |

@@ -5,7 +5,7 @@
 
 use inkwell::llvm_sys::prelude::LLVMValueRef;
 use inkwell::module::{Linkage, Module};
-use inkwell::values::{AsValueRef, BasicValueEnum, GlobalValue};
+use inkwell::values::{AsValueRef, BasicValueEnum, FunctionValue, GlobalValue};
 use inkwell::{AddressSpace, ThreadLocalMode};
 use instrument_contract::inline_count as abi;
 
@@ -15,11 +15,13 @@ pub struct Globals<'ctx> {
     thread: GlobalValue<'ctx>,
     modes: GlobalValue<'ctx>,
     per_call: GlobalValue<'ctx>,
+    /// The entry for a measured event (`probes::ENTER_MEASURED`), declared as the entry probe.
+    enter_measured: FunctionValue<'ctx>,
 }
 
 impl<'ctx> Globals<'ctx> {
     /// The declarations (the module's own when an earlier run of the pass made them).
-    pub fn declare(module: &Module<'ctx>) -> Self {
+    pub fn declare(module: &Module<'ctx>, enter: FunctionValue<'ctx>) -> Self {
         let ctx = module.get_context();
         let external = |name: &str, ty: inkwell::types::BasicTypeEnum<'ctx>| {
             module.get_global(name).unwrap_or_else(|| {
@@ -32,7 +34,17 @@ impl<'ctx> Globals<'ctx> {
         thread.set_thread_local_mode(Some(ThreadLocalMode::InitialExecTLSModel));
         let modes = external(abi::MODES, ctx.i8_type().into());
         let per_call = external(abi::PER_CALL, ctx.i64_type().into());
-        Globals { thread, modes, per_call }
+        let enter_measured =
+            module.get_function(instrument_contract::probes::ENTER_MEASURED).unwrap_or_else(|| {
+                let declared =
+                    module.add_function(instrument_contract::probes::ENTER_MEASURED, enter.get_type(), None);
+                for attribute in enter.attributes(inkwell::attributes::AttributeLoc::Function) {
+                    declared.add_attribute(inkwell::attributes::AttributeLoc::Function, attribute);
+                }
+                declared.set_call_conventions(enter.get_call_conventions());
+                declared
+            });
+        Globals { thread, modes, per_call, enter_measured }
     }
 
     /// Wraps the entry probe call `opened` (its result) in the inline count; returns the value
@@ -59,6 +71,7 @@ impl<'ctx> Globals<'ctx> {
                 self.thread.as_value_ref(),
                 self.modes.as_value_ref(),
                 self.per_call.as_value_ref(),
+                self.enter_measured.as_value_ref(),
                 numbers.as_ptr(),
             );
             BasicValueEnum::new(phi)
@@ -73,6 +86,7 @@ extern "C" {
         thread: LLVMValueRef,
         modes: LLVMValueRef,
         per_call: LLVMValueRef,
+        enter_measured: LLVMValueRef,
         abi: *const u64,
     ) -> LLVMValueRef;
 }

@@ -102,7 +102,7 @@ pub fn instrument_module_with(module: &Module<'_>, options: &Options, guards: Gu
     let inline = set == instrument_contract::probes::C
         && options.placement == Placement::Late
         && instrument_contract::inline_count::supported(&triple);
-    hooks.inline_count = inline.then(|| inline_count::Globals::declare(module));
+    hooks.inline_count = inline.then(|| inline_count::Globals::declare(module, hooks.enter));
     let ctx = module.get_context();
     for (i, plan) in plans.iter().enumerate() {
         if plan.probe_routine {

@@ -53,13 +53,13 @@ pub unsafe fn replica(ts: *mut ThreadState, id_slot: *const u32) {
     unsafe {
         core::arch::asm!(
             "mov eax, dword ptr [{slot}]",
-            "cmp eax, dword ptr [{ts} + {cap}]",
-            "jae 2f",
             "cmp rax, {len}",
             "jae 2f",
             "lea rcx, [rip + {modes}]",
             "cmp byte ptr [rcx + rax], {inline}",
             "jne 2f",
+            "cmp eax, dword ptr [{ts} + {cap}]",
+            "jae 2f",
             "mov rcx, rax",
             "shl rcx, {shift}",
             "add rcx, qword ptr [{ts} + {records}]",

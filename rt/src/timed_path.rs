@@ -342,6 +342,21 @@ timed_exit!(__instrument_exit, prologue: ["mov rsi, rsp"], save_early: [], save:
     done: ["ret"], tail: ["jmp r11"], late_miss: ["mov rdx, rax", "jmp {timed_at}"],
     early_miss: ["jmp {routed}"], routed = sym exit_routed, timed_at = sym exit_timed_at);
 
+/// The C set's entry for a measured event (`instrument_contract::probes::ENTER_MEASURED`): the
+/// inline count's code has read the mode byte as measured, so this skips the trampoline's mode
+/// lookup and goes to the timed entry with what it expects (the id in `eax`, the caller's stack
+/// pointer in `rsi`). An event whose mode changed meanwhile is timed once more, as an activation
+/// that began before the change.
+///
+/// # Safety
+/// The probe contract (`probes.rs`): called by instrumented code with an id slot.
+#[cfg(target_arch = "x86_64")]
+#[unsafe(naked)]
+#[no_mangle]
+pub unsafe extern "C" fn __instrument_enter_measured(id_slot: *const u32) -> crate::probes::Opened {
+    core::arch::naked_asm!("mov eax, dword ptr [rdi]", "mov rsi, rsp", "jmp {timed}", timed = sym enter_timed_fast)
+}
+
 // The `preserve_most` set's: only `r11` and the entry's result may change, so the others the
 // paths use are kept on the stack (the exit's trampoline has pushed `rax`); a miss reaches the
 // body through the trampolines' register save, with the stack as the trampoline left it (the

@@ -26,6 +26,7 @@ pub const EXPORTED_SYMBOLS: &[&str] = &[
     probes::PRESERVING.exit_if,
     probes::PRESERVING.loop_exit,
     probes::UNWIND,
+    probes::ENTER_MEASURED,
     inline_count::THREAD,
     inline_count::MODES,
     inline_count::PER_CALL,
@@ -131,7 +132,7 @@ fn hot_input_sections() -> Vec<String> {
     let trampolines = probes::SETS
         .iter()
         .flat_map(|set| [set.enter, set.exit, set.exit_if, set.loop_exit])
-        .chain([probes::UNWIND])
+        .chain([probes::UNWIND, probes::ENTER_MEASURED])
         .map(|symbol| format!(".text.{symbol}"));
     let modules = ["trampolines", "timed_path", "probes"]
         .iter()
