@@ -23,7 +23,7 @@ struct Args {
     /// Rounds; each runs every build once
     #[arg(long, default_value_t = 9)]
     rounds: u32,
-    /// Only these projects (lz4, zlib, xz, lua, eigen)
+    /// Only these projects (lz4, zlib, xz, lua, sqlite, eigen)
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// Print JSON instead of the table
@@ -75,6 +75,15 @@ const PROJECTS: &[Project] = &[
         source: third_party::lua,
         build: build_lua,
         workload: |_| vec![fixtures().join("lua/workload.lua").display().to_string(), "12".into()],
+        needs: None,
+    },
+    Project {
+        name: "sqlite",
+        source: third_party::sqlite,
+        build: build_sqlite,
+        workload: |_| {
+            vec![":memory:".into(), format!(".read {}", fixtures().join("bench/sqlite.sql").display())]
+        },
         needs: None,
     },
     // A quarter of the program's default work: its early build runs about 60 times slower.
@@ -150,6 +159,13 @@ fn build_lua(v: Variant, tree: &Path) -> PathBuf {
     let cc = format!("CC={} -std=gnu99", v.cc());
     checked(v.command("make", tree).args(["-s", "-j2", "linux", &cc]), "make lua");
     tree.join("src/lua")
+}
+
+/// The amalgamation and its shell, single-threaded, as one compile.
+fn build_sqlite(v: Variant, tree: &Path) -> PathBuf {
+    let flags = ["-O2", "-DSQLITE_THREADSAFE=0", "-DSQLITE_OMIT_LOAD_EXTENSION", "sqlite3.c", "shell.c"];
+    checked(v.command(&v.cc(), tree).args(flags).args(["-lm", "-o", "sqlite3"]), "compiling sqlite");
+    tree.join("sqlite3")
 }
 
 /// A text of words from a small vocabulary, from a fixed seed: compresses as prose does.
