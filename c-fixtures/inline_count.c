@@ -15,14 +15,14 @@ __attribute__((noinline)) unsigned step(unsigned x, unsigned n) {
 __attribute__((noinline)) unsigned outer(unsigned calls) {
     unsigned s = 1;
     for (unsigned i = 0; i < calls; i++)
-        s = step(s, i & 3);
+        s = step(s, 8 + (i & 15));
     return s;
 }
 
 __attribute__((noinline)) unsigned inner(unsigned calls) {
     unsigned s = 7;
     for (unsigned i = 0; i < calls; i++)
-        s = step(s ^ i, 2) + 1;
+        s = step(s ^ i, 12) + 1;
     return s;
 }
 
