@@ -71,8 +71,9 @@ macro_rules! charge {
 }
 
 /// A timed entry (see the module comment). `$save` keeps the registers the convention asks
-/// for, `$sp` puts the caller's stack pointer in `rsi`, and `$miss` runs after `$restore`
-/// with the stack and registers as the trampoline left them. Uses `rax`, `rcx`, `rdx`, `rdi`,
+/// for, `$sp` puts the caller's stack pointer in `rsi`, and `$miss` runs after `$restore` (or,
+/// with the gate closed, before any save) with the stack and registers as the trampoline left
+/// them. Uses `rax`, `rcx`, `rdx`, `rdi`,
 /// `r8` to `r11` and the flags.
 macro_rules! timed_enter {
     ($name:ident, save: [$($save:literal),*], sp: [$($sp:literal),*], restore: [$($restore:literal),*],
@@ -86,10 +87,12 @@ macro_rules! timed_enter {
         #[unsafe(naked)]
         pub(crate) unsafe extern "C" fn $name() {
             core::arch::naked_asm!(
+                // The gate first: with it closed (compensation on, a serialized clock) the body
+                // runs as it did through the trampoline, with nothing saved and restored.
+                "cmp byte ptr [rip + {gate}], 0",
+                "je 8f",
                 $($save,)*
                 $($sp,)*
-                "cmp byte ptr [rip + {gate}], 0",
-                "je 9f",
                 "mov r10, qword ptr fs:[instrument_rt_current@TPOFF]",
                 "test r10, r10",
                 "jz 9f",
@@ -153,6 +156,7 @@ macro_rules! timed_enter {
                 "jmp 4b",
                 "9:",
                 $($restore,)*
+                "8:",
                 $($miss,)*
                 gate = sym GATE,
                 depth = const core::mem::offset_of!(ThreadState, depth),
@@ -187,8 +191,8 @@ macro_rules! timed_enter {
     };
 }
 
-/// A timed exit (see the module comment). `$save_early` keeps what the clock read clobbers
-/// (`$early_miss` runs after undoing it when the gate is closed), `$save` the rest of what the
+/// A timed exit (see the module comment). `$early_miss` runs when the gate is closed, before
+/// anything is saved; `$save_early` keeps what the clock read clobbers, `$save` the rest of what the
 /// convention asks for, and `$sp` puts the caller's stack pointer in `rsi`. `$restore` undoes
 /// both saves, `$done` returns, `$tail` finishes through the Rust function in `r11` (arguments
 /// in `rdi`, `rsi`, `rdx`), and `$late_miss` leaves to the bodies a case found after the
@@ -208,10 +212,12 @@ macro_rules! timed_exit {
         #[no_mangle]
         pub unsafe extern "C" fn $name(id_slot: *const u32) {
             core::arch::naked_asm!(
-                $($prologue,)*
-                $($save_early,)*
+                // The gate first: with it closed the exit is the routed one it was, with
+                // nothing saved and restored.
                 "cmp byte ptr [rip + {gate}], 0",
                 "je 8f",
+                $($prologue,)*
+                $($save_early,)*
                 // rax: the timestamp; r11d: the id.
                 "rdtsc",
                 "shl rdx, 32",
@@ -379,5 +385,5 @@ timed_exit!(__instrument_exit_pm,
         "pop r10", "pop r9", "pop r8", "pop rdi", "pop rsi", "pop rcx", "pop rdx", "pop rax", "ret"],
     late_miss: ["pop r10", "pop r9", "pop r8", "pop rdi", "pop rsi", "pop rcx", "pop rdx", "pop rax",
         "jmp {routed}"],
-    early_miss: ["pop rdx", "pop rax", "jmp {routed}"],
+    early_miss: ["jmp {routed}"],
     routed = sym exit_routed_pm);
