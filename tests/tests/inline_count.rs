@@ -95,3 +95,28 @@ fn compensation_and_early_placement_call_the_probe() {
     assert_eq!(counts(&profile, "step").0, 150_000);
     assert_eq!(profile.totals.inline_counted, 0, "early placement has no inline count");
 }
+
+#[test]
+fn inline_counts_survive_longjmp_and_fork() {
+    let dir = scratch();
+    let source = fixtures().join("inline_count_jumps.c");
+    let program = compile_with_defaults(&bin("instrument-cc"), dir.path(), "jumps", &[source], &["-O2"]);
+    let plain = build_plain(dir.path(), "inline_count_jumps");
+    let expected = run(&mut Command::new(plain));
+    for (name, env) in [("inline", "1"), ("called", "0")] {
+        let profiles = new_dir(dir.path(), name);
+        let output = run(Command::new(&program)
+            .env("INSTRUMENT_PROFILE_DIR", &profiles)
+            .env("INSTRUMENT_INLINE_COUNT", env));
+        assert_success(&output, name);
+        assert_eq!(output.stdout, expected.stdout, "{name} prints what the plain build prints");
+        let paths = profile_paths(&profiles);
+        assert_eq!(paths.len(), 2, "{name}: the parent's and the child's profiles");
+        for path in paths {
+            let profile = load_profile(&path);
+            assert_eq!(counts(&profile, "step"), (200_000, 0), "{name}");
+            assert_eq!(counts(&profile, "driver"), (2, 200_000), "{name}: every step call is driver's child");
+            assert_eq!(profile.totals.inline_counted > 0, env == "1", "{name}");
+        }
+    }
+}
