@@ -57,6 +57,7 @@ pub fn predict(profile: &Profile, costs: &Costs, setting: &Setting) -> Vec<Predi
     let routine_fates = routine_fates(profile, setting);
     let owners = owners(profile);
     let shares = shares(profile);
+    let routines: std::collections::HashSet<u32> = profile.functions.iter().map(|f| f.id).collect();
     let mut predicted: Vec<Predicted> = profile
         .activations()
         .map(|(id, kind, calls, _)| {
@@ -68,7 +69,7 @@ pub fn predict(profile: &Profile, costs: &Costs, setting: &Setting) -> Vec<Predi
                 Fate::Off => p.off = calls,
                 _ => split(&mut p, shares.get(&id).map_or(&[][..], Vec::as_slice), setting.throttle),
             }
-            let c = in_place(profile, id, costs.kind(kind));
+            let c = in_place(profile, id, routines.contains(&id), costs.kind(kind));
             p.overhead_ns = c.of(p.timed, p.counted) + p.off as f64 * c.off_ns;
             p
         })
@@ -78,10 +79,18 @@ pub fn predict(profile: &Profile, costs: &Costs, setting: &Setting) -> Vec<Predi
 }
 
 /// Event `id`'s pair costs: those measured in place while the profiled program ran (a
-/// throttled event, or any hot one with compensation), else `calibrated`.
-fn in_place(profile: &Profile, id: u32, calibrated: &PairCosts) -> PairCosts {
-    let measured = profile.overhead.as_ref().and_then(|o| o.in_place_of(id));
-    measured.map_or(*calibrated, |e| e.pair(calibrated.off_ns))
+/// throttled event, or any hot one with compensation), else `calibrated`. A routine of a build
+/// that counts throttled calls inline (the profile measured what an inline count costs) has
+/// its counted calls at that cost where it is the lesser.
+fn in_place(profile: &Profile, id: u32, routine: bool, calibrated: &PairCosts) -> PairCosts {
+    let overhead = profile.overhead.as_ref();
+    let measured = overhead.and_then(|o| o.in_place_of(id));
+    let mut costs = measured.map_or(*calibrated, |e| e.pair(calibrated.off_ns));
+    let inline = overhead.map_or(0.0, |o| o.inline_count_ns);
+    if inline > 0.0 && routine {
+        costs.counted_ns = costs.counted_ns.min(inline);
+    }
+    costs
 }
 
 /// The routine every loop and call statement is in.
@@ -220,6 +229,24 @@ mod tests {
             100000.0 * 30.0 + 200000.0 * 6.0,
             "the others at the calibrated costs"
         );
+    }
+
+    #[test]
+    fn a_build_that_counts_inline_has_its_routines_counted_calls_at_that_cost() {
+        let mut profile = profile();
+        profile.overhead = Some(instrument_profile::Overhead {
+            costs: COSTS,
+            calibration_ns: 1,
+            total_ns: 0.0,
+            percent_of_run: 0.0,
+            in_place: Vec::new(),
+            inline_count_ns: 0.75,
+            inline_share: 1.0,
+        });
+        let throttle = Some(Throttle { calls: 100000, per_call_ns: 10000.0 });
+        let p = predict(&profile, &COSTS, &Setting { build: None, runtime: None, throttle });
+        assert_eq!(by_id(&p, 1).overhead_ns, 100000.0 * 20.0 + 200000.0 * 0.75);
+        assert_eq!(by_id(&p, 3).overhead_ns, 100000.0 * 30.0 + 200000.0 * 6.0, "loops call their probe");
     }
 
     #[test]
