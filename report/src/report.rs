@@ -475,6 +475,13 @@ pub fn overhead_note(profile: &Profile) -> Option<String> {
         o.costs.routine.counted_ns,
         o.costs.routine.off_ns
     );
+    if profile.totals.inline_counted > 0 {
+        let _ = write!(
+            note,
+            "; {} counted calls made no probe call (counted inline, {:.1} ns each at most)",
+            profile.totals.inline_counted, o.inline_count_ns
+        );
+    }
     let top = profile
         .activations()
         .map(|(id, kind, calls, untimed)| (id, o.of_event(id, kind, calls, untimed)))

@@ -507,7 +507,8 @@ fn overhead_section(
         total_ns: 0.0,
         percent_of_run: 0.0,
         in_place: in_place.to_vec(),
-        inline_count_ns: scaled_ns(costs.inline, units),
+        // Only a run whose code can count inline has that cost (instrument cost predicts with it).
+        inline_count_ns: if crate::switch::inline_possible() { scaled_ns(costs.inline, units) } else { 0.0 },
         inline_share: 0.0,
     };
     let counted: u64 = profile

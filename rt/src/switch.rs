@@ -128,6 +128,13 @@ pub fn settled() -> u8 {
     }
 }
 
+/// Whether throttled calls may have been counted inline in this run: `INLINE` is allowed and a
+/// module was instrumented late (only late placement's code counts inline).
+pub fn inline_possible() -> bool {
+    use instrument_profile::Placement::{Late, Mixed};
+    INLINE_ALLOWED.load(Relaxed) && matches!(crate::registry::placement(), Some(Late | Mixed))
+}
+
 /// Whether `mode` is one a throttled event settles in (`COUNTED` or `INLINE`).
 pub fn settled_counted(mode: u8) -> bool {
     mode == COUNTED || mode == INLINE
