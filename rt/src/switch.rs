@@ -2,7 +2,9 @@
 //! and TAU's throttling. Every event has a mode byte, read by the entry probe right after the
 //! event id: `MEASURED` (the normal path), `COUNTED` (the call is counted exactly, but neither
 //! the clock nor the shadow stack is touched: a throttled event) or `OFF`; `TALLY` is `COUNTED`
-//! with a shorter path on the thread that measures the event's cost in place (tally.rs). An exit whose frame
+//! with a shorter path on the thread that measures the event's cost in place (tally.rs), and
+//! `INLINE` is `COUNTED` that late placement's code counts itself, without a probe call
+//! (inline.rs; a throttled event settles in it, `settled`). An exit whose frame
 //! is not on top reads the mode before reconciling and returns at once for an event that is not
 //! measured, so an activation that began measured still ends measured, and one that began
 //! switched off costs only that check.
