@@ -519,6 +519,29 @@ fn throttling_note(profile: &Profile) -> Option<String> {
     ))
 }
 
+/// Routines whose estimated exclusive time came out below zero (without compensation, whose
+/// negative results have their own count): a throttled callee's estimate is its mean call, and
+/// these callers' calls of it were cheaper. Shown as estimated, not clamped, so that the
+/// estimated times still add up to the measured ones.
+fn below_zero_note(profile: &Profile) -> Option<String> {
+    if profile.compensation.is_some() {
+        return None;
+    }
+    let below: Vec<&str> = profile
+        .functions
+        .iter()
+        .filter(|f| f.stats.estimated.is_some_and(|e| e.exclusive_ns < 0))
+        .map(|f| f.name.as_str())
+        .collect();
+    let first = below.first()?;
+    Some(format!(
+        "{} routine(s) ({first}{}) have an estimated exclusive time below zero: their throttled callees' \
+         calls from them were cheaper than those callees' mean call, which the estimate charges",
+        below.len(),
+        if below.len() > 1 { ", ..." } else { "" }
+    ))
+}
+
 fn anomalies(profile: &Profile) -> Vec<String> {
     let t = &profile.totals;
     let mut notes = Vec::new();
@@ -532,6 +555,7 @@ fn anomalies(profile: &Profile) -> Vec<String> {
         None => {}
     }
     notes.extend(throttling_note(profile));
+    notes.extend(below_zero_note(profile));
     let switched = profile.functions.iter().filter(|f| f.switched_off).count()
         + profile.loops.iter().filter(|l| l.switched_off).count()
         + profile.callsites.iter().filter(|c| c.switched_off).count();
@@ -562,4 +586,35 @@ fn anomalies(profile: &Profile) -> Vec<String> {
     note(t.threads_running_at_exit, "thread(s) were still running at exit (their counts are a snapshot)");
     note(t.communication_dropped, "MPI call(s) were not recorded: the communication table was full");
     notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn profile(inflate_exclusive_ns: i64) -> Profile {
+        let text = format!(
+            r#"{{"format":"instrument-profile","version":2,"command":["./a"],"pid":1,
+            "clock":{{"source":"tsc","ticks_per_second":1e9,"calibration_ns":1}},
+            "totals":{{"wall_ns":1000000,"threads":1,"threads_running_at_exit":0,"events":0,
+              "frames_closed_at_exit":0,"frames_reconciled":0,"stack_overflow_events":0,
+              "unmatched_exits":0,"unregistered_events":0}},
+            "functions":[
+              {{"id":0,"name":"main","calls":1,"child_calls":2,"exclusive_ns":10,"inclusive_ns":900}},
+              {{"id":1,"name":"inflate","calls":2,"child_calls":9,"exclusive_ns":50,"inclusive_ns":800,
+                "estimated":{{"inclusive_ns":800,"exclusive_ns":{inflate_exclusive_ns}}}}}],
+            "loops":[]}}"#
+        );
+        Profile::from_json(&text).unwrap()
+    }
+
+    #[test]
+    fn an_estimated_exclusive_time_below_zero_is_named_not_clamped() {
+        let note = below_zero_note(&profile(-7)).expect("a note");
+        assert!(
+            note.starts_with("1 routine(s) (inflate) have an estimated exclusive time below zero"),
+            "{note}"
+        );
+        assert_eq!(below_zero_note(&profile(7)), None);
+    }
 }
