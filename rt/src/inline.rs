@@ -3,7 +3,7 @@
 //! record (`counted`, `untimed_own`) as the counted path does, but cannot reach the frame on
 //! top. It leaves the caller's share in the thread state instead (`pending_calls`,
 //! `pending_estimate`): every such call since the frame on top last changed had that frame as
-//! its caller, so the first probe that changes the stack charges them to it here (`flush`,
+//! its caller, so the first probe that changes the stack charges them to it here (`charge_pending`,
 //! from `probes::mark_busy`; the timed paths in assembly leave to the bodies while any are
 //! pending), as the counted path would have one by one: counted child calls of the frame, and
 //! the estimates to its event's `untimed_children`.
@@ -15,12 +15,22 @@
 use crate::thread::{ThreadState, SENTINEL_ID};
 use instrument_live::COUNTED_CHILD;
 
-/// Charges the calls counted inline since the frame on top last changed to frame `top` (the
-/// top of the stack, marked busy): nothing to a frame past the stored ones (an overflowed
-/// stack) or to the sentinel's absent record; the thread's total of inline counts in any case.
+/// Charges the calls counted inline since the frame on top last changed, if any, to frame
+/// `top` (the top of the stack, marked busy): every probe body before it changes the stack
+/// (`probes::mark_busy`), and the thread's end for what was counted with no frame left above
+/// the sentinel.
+#[inline(always)]
+pub fn charge_pending(ts: &mut ThreadState, top: usize) {
+    if ts.pending_calls != 0 {
+        flush(ts, top);
+    }
+}
+
+/// `charge_pending`'s work: nothing to a frame past the stored ones (an overflowed stack) or to
+/// the sentinel's absent record; the thread's total of inline counts in any case.
 #[cold]
 #[inline(never)]
-pub fn flush(ts: &mut ThreadState, top: usize) {
+fn flush(ts: &mut ThreadState, top: usize) {
     let (calls, estimate) = (ts.pending_calls, ts.pending_estimate);
     (ts.pending_calls, ts.pending_estimate) = (0, 0);
     ts.counters.inlined += calls;

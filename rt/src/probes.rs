@@ -626,9 +626,7 @@ pub const BUSY: usize = instrument_live::DEPTH_BUSY as usize;
 pub fn mark_busy(ts: &mut ThreadState, depth: usize) {
     ts.depth = depth | BUSY;
     compiler_fence(SeqCst);
-    if ts.pending_calls != 0 {
-        crate::inline::flush(ts, depth);
-    }
+    crate::inline::charge_pending(ts, depth);
 }
 
 /// Publishes the new `depth`, after every update of the frames and records before it.

@@ -73,7 +73,7 @@ pub struct ThreadState {
     record_cap: u32,
     /// Throttled calls the instrumented code counted inline (`instrument_contract::inline_count`)
     /// since the frame on top last changed, and their estimates (scaled ticks): the caller's
-    /// share of those calls, which `inline::flush` charges to that frame before it changes.
+    /// share of those calls, which `inline::charge_pending` charges to that frame before it changes.
     pub pending_calls: u64,
     pub pending_estimate: u64,
     pub counters: Counters,
