@@ -214,7 +214,8 @@ pub struct InPlaceCost {
     /// What a counted-only pair cost there: measured against tally windows (`counted_pairs`
     /// pairs of them: the counted path's cost over the tally path's, plus the switched-off pair's
     /// calibrated cost), or, with no such pairs, from the slack model (0 where the timed pair hid
-    /// in idle slots, the calibrated cost where it did not).
+    /// in idle slots, the calibrated cost where it did not). Compensation then uses the event's
+    /// earlier tally measurements where it has any.
     pub counted_ns: f64,
     /// Timed minus counted per execution, as measured, and its standard error.
     pub difference_ns: f64,
