@@ -212,10 +212,11 @@ pub struct InPlaceCost {
     /// What a timed probe pair of this event cost in place (its Δi, used by compensation).
     pub timed_ns: f64,
     /// What a counted-only pair cost there: measured against tally windows (`counted_pairs`
-    /// pairs of them: the counted path's cost over the tally path's, plus the switched-off pair's
-    /// calibrated cost), or, with no such pairs, from the slack model (0 where the timed pair hid
-    /// in idle slots, the calibrated cost where it did not). Compensation then uses the event's
-    /// earlier tally measurements where it has any.
+    /// pairs of them: the counted path's cost over the tally path's, plus the tally path's, the
+    /// switched-off pair's calibrated cost scaled as that measured part moved from its own), or,
+    /// with no such pairs, from the slack model (0 where the timed pair hid in idle slots, the
+    /// calibrated cost where it did not). Compensation then uses the event's earlier tally
+    /// measurements where it has any.
     pub counted_ns: f64,
     /// Timed minus counted per execution, as measured, and its standard error.
     pub difference_ns: f64,
