@@ -67,15 +67,16 @@ fn fatal_signals_leave_a_profile_marked_with_the_signal() {
 fn waiting(program: &Path, dir: &Path, ignore_sigint: bool) -> std::process::Child {
     let mut command = Command::new(program);
     command.arg("wait").current_dir(dir).env("INSTRUMENT_PROFILE_DIR", dir).stdout(Stdio::piped());
-    if ignore_sigint {
-        // SAFETY: only async-signal-safe calls between fork and exec.
-        unsafe {
-            command.pre_exec(|| {
-                libc::signal(libc::SIGINT, libc::SIG_IGN);
-                Ok(())
-            })
-        };
-    }
+    // Set either way: a test run started in the background of a shell without job control
+    // inherits SIGINT ignored, which the runtime (rightly) leaves ignored.
+    let disposition = if ignore_sigint { libc::SIG_IGN } else { libc::SIG_DFL };
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        command.pre_exec(move || {
+            libc::signal(libc::SIGINT, disposition);
+            Ok(())
+        })
+    };
     let mut child = command.spawn().unwrap();
     let mut line = String::new();
     BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
