@@ -90,7 +90,13 @@ fn main() {
     for context in &args.contexts {
         for strategy in &args.strategies {
             for mode in ["flat", "callpath"] {
-                rows.push(measure(&args, dir.path(), &program, context, strategy, mode));
+                match measure(&args, dir.path(), &program, context, strategy, mode) {
+                    Some(row) => rows.push(row),
+                    None => eprintln!(
+                        "{context}: no event of its kernel at {} placement (the optimiser inlined it)",
+                        args.placement
+                    ),
+                }
             }
         }
     }
@@ -149,7 +155,13 @@ fn build(dir: &Path, placement: &str) -> PathBuf {
     };
     let clang = PathBuf::from("clang-22");
     compile(clang.clone(), &["-DGT_SUFFIX=_plain".into()], "contexts.c", "plain.o");
-    let inst = ["-DGT_SUFFIX=_inst".to_string(), format!("--instrument-placement={placement}")];
+    // Every kernel gets its events at late placement too: the small-routine rule would leave
+    // most of them without any (then nothing is measured per event).
+    let inst = [
+        "-DGT_SUFFIX=_inst".to_string(),
+        format!("--instrument-placement={placement}"),
+        "--instrument-min-instructions=0".to_string(),
+    ];
     compile(bin("instrument-cc"), &inst, "contexts.c", "inst.o");
     compile(clang, &[], "ground_truth.c", "harness.o");
     let program = dir.join("ground-truth");
@@ -201,15 +213,23 @@ fn measure(
     context: &str,
     strategy: &str,
     mode: &'static str,
-) -> Row {
+) -> Option<Row> {
     let mut reps = args.reps;
     loop {
-        let row = measure_with(args, reps, dir, program, context, strategy, mode);
+        let row = measure_with(args, reps, dir, program, context, strategy, mode)?;
         let half_width = (row.in_place_ns - row.in_place_low_ns).max(row.in_place_high_ns - row.in_place_ns);
         if half_width <= args.until_ns || reps >= args.reps * 64 {
-            return row;
+            return Some(row);
         }
         reps *= 4;
+    }
+}
+
+/// `--estimates`: the run's units per repetition and its in-place estimates, to stderr.
+fn print_estimates(context: &str, mode: &str, harness: &Harness, profile: &Profile) {
+    eprintln!("{context} {mode}: n {} per repetition", harness.n);
+    for e in profile.compensation.iter().flat_map(|c| &c.in_place) {
+        eprintln!("{context} {mode}: {e:?}");
     }
 }
 
@@ -221,7 +241,7 @@ fn measure_with(
     context: &str,
     strategy: &str,
     mode: &'static str,
-) -> Row {
+) -> Option<Row> {
     for old in profile_paths(dir) {
         std::fs::remove_file(old).expect("old profile removed");
     }
@@ -240,13 +260,13 @@ fn measure_with(
     let driver_name = format!("run_{context}_inst");
     let driver = profile.functions.iter().find(|f| f.name == driver_name).expect("the instrumented driver");
     if args.estimates {
-        eprintln!("{context} {mode}: n {} per repetition", harness.n);
-        for e in profile.compensation.as_ref().map(|o| o.in_place.clone()).unwrap_or_default() {
-            eprintln!("{context} {mode}: {e:?}");
-        }
+        print_estimates(context, mode, &harness, &profile);
     }
     // Events are proportional to n: the driver's own call plus events_per_unit * n.
     let per_unit = (events(&profile) - harness.inst_calls) / harness.inst_units;
+    if per_unit < 0.5 {
+        return None;
+    }
     let per_rep = per_unit * harness.n + 1.0;
     let in_place: Vec<f64> = harness.reps.iter().map(|(plain, inst)| (inst - plain) / per_rep).collect();
     let interval =
@@ -256,7 +276,7 @@ fn measure_with(
         / (per_unit * harness.inst_units + harness.inst_calls);
     let plain: Vec<f64> = harness.reps.iter().map(|(plain, _)| plain / per_rep).collect();
     let calibrated = profile.compensation.as_ref().map_or(0.0, |c| c.routine.inclusive_overhead_ns);
-    Row {
+    Some(Row {
         context: context.to_string(),
         strategy: strategy.to_string(),
         mode,
@@ -270,5 +290,5 @@ fn measure_with(
         removed_ns: removed,
         error_ns: removed - interval.median,
         error_pct: (removed - interval.median) / interval.median * 100.0,
-    }
+    })
 }
