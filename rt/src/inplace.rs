@@ -992,9 +992,9 @@ fn split(mean: f64, se: f64, counted: Option<(f64, f64)>, kind: usize) -> Split 
     let difference = weighed(mean, se, kind).round() as i64;
     let (counted, counted_se) = match (counted, calibrated_off(kind)) {
         (Some((measured, error)), Some((counted, off))) => {
-            // Counting costs up to seven to nine times its calibrated cost in place (ground
-            // truth, next to cache misses), about as timing's difference grows: the prior's
-            // spread is that difference, so that a clear measurement keeps its value.
+            // Counting costs seven to nine times its calibrated cost in place next to cache
+            // misses (ground truth), about as timing's difference grows: the prior's spread is
+            // that difference, so that a clear measurement keeps its value.
             let spread = difference.max(counted - off) as f64;
             let weighed = weighed_toward(measured, error, (counted - off) as f64, spread).round() as i64;
             ((weighed + tally_path(weighed, counted, off) as i64).max(0) as u64, error)

@@ -40,6 +40,9 @@ pub use instrument_live::{
 };
 /// The bits that make an entry unmeasured (`COUNTED`, `OFF`).
 pub const UNTIMED: u8 = COUNTED | OFF;
+/// The mode bits the trampolines route by: `INLINE`'s own bit cleared, so that it routes as
+/// `COUNTED` (the probes do not tell them apart).
+pub const ROUTED: u32 = !(INLINE & !COUNTED) as u32 & 0xff;
 
 /// Events with a mode byte; later ids are always measured.
 pub const TABLE_LEN: u32 = MAX_EVENTS;
