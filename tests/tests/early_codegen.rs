@@ -35,8 +35,11 @@ fn early_placement_keeps_the_plain_builds_vectorised_routine() {
 #[test]
 fn deferred_exits_no_pass_lowered_are_served_by_the_runtime() {
     let dir = scratch();
-    // An instrumented link first, which seals the runtime archive beside the tools.
-    let expected = run(&mut Command::new(build_instrumented(dir.path(), "lcg_step", &[])));
+    // An instrumented link first, which seals the runtime archive beside the tools (its
+    // profile goes to a directory of its own, not the source tree or the one checked below).
+    let reference = scratch();
+    let expected =
+        run(Command::new(build_instrumented(dir.path(), "lcg_step", &[])).current_dir(reference.path()));
     // Compiled for LTO, the module keeps its deferred exits (only the last pipeline lowers them);
     // a plain clang link then optimises it without the pass, so they reach the executable.
     let object = dir.path().join("lcg_step.o");
