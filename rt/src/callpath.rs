@@ -357,6 +357,39 @@ impl OpenFrames {
 }
 
 impl Node {
+    /// Forgets the step node `at` (a node's address, `Tree::address`) cached: a counted call of
+    /// one of its children, which steps nowhere, leaves the cache as a timed call of it would,
+    /// holding no sibling's step. Otherwise the in-place windows of an event that alternates
+    /// with a sibling under one caller (BT's binvcrhs and matmul_sub) would time the sibling's
+    /// steps hitting the cache while the event is counted and missing it while it is timed,
+    /// and charge that difference to the event: each sibling's estimate held the other's
+    /// misses, and compensation with callpaths removed them twice (BT.W, late placement:
+    /// CA-comp -3.4 % against MO where PA-comp was -0.6 %).
+    ///
+    /// # Safety
+    /// `at` is the address of a node of this thread's tree (nodes never move or go away while
+    /// it runs).
+    #[inline(always)]
+    pub unsafe fn forget_step(at: u64) {
+        // SAFETY: the contract: a live node, this thread's, one reference at a time.
+        unsafe { (*(at as *mut Node)).last_event = NONE };
+    }
+
+    /// A node whose cached step is event `id`'s, for tests of what forgets it.
+    #[cfg(test)]
+    pub fn caching(id: u32) -> Node {
+        // SAFETY: a node is plain integers, valid when zeroed.
+        let mut node: Node = unsafe { std::mem::zeroed() };
+        (node.slots, node.last_event) = (NONE, id);
+        node
+    }
+
+    /// The event whose step the node caches (NONE: none).
+    #[cfg(test)]
+    pub fn cached(&self) -> u32 {
+        self.last_event
+    }
+
     /// Where the timed path in assembly (timed_path.rs) finds a node's cached step and its record.
     pub const LAST_EVENT_AT: usize = std::mem::offset_of!(Node, last_event);
     pub const LAST_CHILD_AT: usize = std::mem::offset_of!(Node, last_child);

@@ -161,7 +161,10 @@ unsafe fn enter_full(id_slot: *const u32, sp: usize) -> Opened {
 /// counted (for it and as a child of the frame on top), but no frame is pushed and the clock is
 /// not read. It opens a frame only where an in-place window ends and times this entry. The
 /// trampolines do the same in assembly when neither compensation nor a window's end is involved
-/// (trampolines.rs, `counted_path!`): a change here is a change there.
+/// (trampolines.rs, `counted_path!`): a change here is a change there. One exception: with
+/// callpaths, this path also forgets the step the caller's node cached (`Node::forget_step`),
+/// which only the in-place windows need (compensation on: this path); the assembly one, which
+/// every throttled call of a flat profile takes, does not pay for it.
 ///
 /// # Safety
 /// `ts` is the calling thread's state, `id < record_cap`, `ts.depth + 1 < frame_cap`, and `id`
@@ -176,7 +179,11 @@ unsafe fn enter_counted(ts: &mut ThreadState, id: u32, sp: usize) -> Opened {
     record.counted += 1;
     let counted = record.counted;
     top.child_calls += COUNTED_CHILD;
-    let caller = top.id;
+    let (caller, node_at) = (top.id, top.node_at);
+    if node_at != 0 {
+        // SAFETY: a frame's node address is its node's in this thread's tree (push, attach).
+        unsafe { crate::callpath::Node::forget_step(node_at) };
+    }
     // SAFETY: the contract; the caller is the top frame's event (below record_cap, as every
     // pushed frame's) or the sentinel, and no reference to either record is held from here.
     let estimate = unsafe { estimate_untimed(ts, id, caller) };
@@ -634,4 +641,29 @@ pub fn mark_busy(ts: &mut ThreadState, depth: usize) {
 pub fn commit(ts: &mut ThreadState, depth: usize) {
     compiler_fence(SeqCst);
     ts.depth = depth;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::callpath::{Node, NONE};
+
+    #[test]
+    fn a_counted_call_forgets_the_step_its_callers_node_cached() {
+        // SAFETY: frames are plain integers, valid when zeroed.
+        let mut frames: Vec<Frame> = (0..4).map(|_| unsafe { std::mem::zeroed() }).collect();
+        let mut records = vec![Record::default(); 8];
+        let mut node = Node::caching(6);
+        frames[1].id = 2;
+        frames[1].node_at = std::ptr::addr_of_mut!(node) as u64;
+        let mut ts = ThreadState::over(&mut frames, &mut records);
+        ts.depth = 1;
+        // SAFETY: event 5 is below the records and the mode table, depth 2 below the frames;
+        // compensation is off in unit tests, so the entry only counts.
+        let opened = unsafe { enter_counted(&mut ts, 5, 0) };
+        assert_eq!(opened, NOTHING);
+        assert_eq!(node.cached(), NONE, "the sibling's step is no longer cached");
+        assert_eq!(records[5].counted, 1);
+        assert_eq!(frames[1].child_calls, COUNTED_CHILD);
+    }
 }
