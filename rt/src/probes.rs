@@ -658,8 +658,8 @@ mod tests {
         frames[1].node_at = std::ptr::addr_of_mut!(node) as u64;
         let mut ts = ThreadState::over(&mut frames, &mut records);
         ts.depth = 1;
-        // SAFETY: event 5 is below the records and the mode table, depth 2 below the frames;
-        // compensation is off in unit tests, so the entry only counts.
+        // SAFETY: event 5 is below the records and the mode table, depth 2 below the frames.
+        // No window is this thread's, so the entry only counts, compensated or not.
         let opened = unsafe { enter_counted(&mut ts, 5, 0) };
         assert_eq!(opened, NOTHING);
         assert_eq!(node.cached(), NONE, "the sibling's step is no longer cached");
