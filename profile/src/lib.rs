@@ -196,7 +196,8 @@ pub struct Compensation {
     pub recalibration: Option<Recalibration>,
     /// The estimates of hot events' probe costs measured in place (the `inplace` strategy),
     /// in the order made: an event is measured again at every fourth power of its calls, and
-    /// from each estimate on compensation used the lower of it and the event's previous one.
+    /// from each estimate on compensation used the event's estimates so far pooled (the
+    /// runtime's pooling.rs: a Kalman filter, a noisy estimate moving the cost little).
     /// Events without an estimate were compensated with the calibrated costs above.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub in_place: Vec<InPlaceCost>,
