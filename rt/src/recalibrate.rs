@@ -31,7 +31,10 @@ pub(crate) const DEFAULT_PERIOD_MS: u64 = 50;
 
 /// The clock reading from which the next exit recalibrates (u64::MAX: never).
 pub(crate) static NEXT: AtomicU64 = AtomicU64::new(u64::MAX);
-static PERIOD: AtomicU64 = AtomicU64::new(0);
+/// The period in ns. It is turned into ticks at every deadline (`period_ticks`): at start-up the
+/// tick rate is not known yet (`clock::ticks_per_ns_estimate` needs a millisecond), and taking
+/// it as one tick per ns made the period 23 ms instead of 50 on a 2.2 GHz TSC.
+static PERIOD_NS: AtomicU64 = AtomicU64::new(0);
 /// Whether the periodic work includes a round (compensation on), besides the re-estimation.
 static RECALIBRATING: AtomicBool = AtomicBool::new(false);
 static ROUNDS: AtomicU64 = AtomicU64::new(0);
@@ -48,10 +51,9 @@ pub fn start(now: u64) {
     let ms = settings::number(&settings::RECALIBRATE_MS).unwrap_or(DEFAULT_PERIOD_MS);
     let recalibrating = ms != 0 && compensate::enabled();
     let reestimating = crate::inplace::enabled() && crate::switch::rule().is_some();
-    let ticks_per_ns = clock::ticks_per_ns_estimate().unwrap_or(1.0);
     let period_ns = match (recalibrating, reestimating) {
-        (true, _) => ms as f64 * 1e6,
-        (false, true) => crate::inplace::REESTIMATE_NS as f64,
+        (true, _) => ms.saturating_mul(1_000_000),
+        (false, true) => crate::inplace::REESTIMATE_NS,
         (false, false) => return,
     };
     if let Some(costs) = overhead::costs() {
@@ -61,9 +63,15 @@ pub fn start(now: u64) {
         }
     }
     RECALIBRATING.store(recalibrating, Relaxed);
-    let period = (period_ns * ticks_per_ns) as u64;
-    PERIOD.store(period, Relaxed);
-    NEXT.store(now.saturating_add(period), Relaxed);
+    PERIOD_NS.store(period_ns, Relaxed);
+    NEXT.store(now.saturating_add(period_ticks()), Relaxed);
+}
+
+/// The period in ticks at the tick rate measured so far (at start-up, before there is one, one
+/// tick per ns: the first deadline comes early, by the TSC's rate in GHz).
+fn period_ticks() -> u64 {
+    let ticks_per_ns = clock::ticks_per_ns_estimate().unwrap_or(1.0);
+    (PERIOD_NS.load(Relaxed) as f64 * ticks_per_ns) as u64
 }
 
 /// Whether the exit at `now` should recalibrate.
@@ -107,7 +115,7 @@ pub unsafe fn run(state: *mut ThreadState, now: u64) {
         unsafe { ts.frame(depth).overhead += spent << SCALE };
         SPENT.fetch_add(spent, Relaxed);
     }
-    NEXT.store(clock::now().saturating_add(PERIOD.load(Relaxed)), Relaxed);
+    NEXT.store(clock::now().saturating_add(period_ticks()), Relaxed);
 }
 
 /// One round on the hidden events, whose records are then cleared.
