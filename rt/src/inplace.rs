@@ -341,7 +341,7 @@ pub unsafe fn before_timed_charge(ts: &mut ThreadState, id: u32, kind: usize, re
 #[inline(never)]
 unsafe fn offer_hot(ts: &mut ThreadState, id: u32, kind: usize, calls: u64, incl: u64) {
     // SAFETY: the contract.
-    if !unsafe { offer(ts, id, kind, calls, incl, switch::MEASURED) }
+    if !unsafe { offer(ts, id, kind, calls, incl, switch::MEASURED, budget(calls, switch::MEASURED)) }
         && eligible(id, switch::MEASURED)
         && TARGET.load(Relaxed) != NONE
     {
@@ -368,7 +368,7 @@ pub unsafe fn offer_throttled(
 ) {
     // SAFETY: this thread's state, `id` below its record_cap, records left alone meanwhile (the
     // contract).
-    if unsafe { offer(state, id, kind, calls, incl, switch::COUNTED) } {
+    if unsafe { offer(state, id, kind, calls, incl, switch::COUNTED, budget(calls, switch::COUNTED)) } {
         // SAFETY: `offer` returned true: this thread just won TARGET, so it alone touches the
         // windows (see `Owned`).
         unsafe { (*WINDOWS.0.get()).mean = mean };
@@ -410,7 +410,7 @@ pub unsafe fn reoffer(ts: &mut ThreadState, now: u64) {
         }
         ts.reoffer_cursor = id;
         // SAFETY: as above: this thread's state, `id` below its record_cap.
-        unsafe { offer_counted(ts, id, registry::probe_kind(id)) };
+        unsafe { offer_counted(ts, id, registry::probe_kind(id), true) };
         return;
     }
 }
@@ -433,11 +433,14 @@ unsafe fn start_pending(ts: &mut ThreadState) -> bool {
         let started = if kind & pending::MEASURED != 0 {
             // SAFETY: `id < record_cap` (checked), records left alone meanwhile (the contract).
             let record = unsafe { record_of(ts, id) };
+            let budget = budget(record.calls, switch::MEASURED);
             // SAFETY: as above, this thread's state; `offer` checks the event is still measured.
-            unsafe { offer(ts, id, kind & !pending::MEASURED, record.calls, record.incl, switch::MEASURED) }
+            unsafe {
+                offer(ts, id, kind & !pending::MEASURED, record.calls, record.incl, switch::MEASURED, budget)
+            }
         } else {
             // SAFETY: as above.
-            switch::settled_counted(switch::mode(id)) && unsafe { offer_counted(ts, id, kind) }
+            switch::settled_counted(switch::mode(id)) && unsafe { offer_counted(ts, id, kind, false) }
         };
         if started {
             return true;
@@ -446,19 +449,25 @@ unsafe fn start_pending(ts: &mut ThreadState) -> bool {
     false
 }
 
-/// Offers event `id` (probe `kind`), throttled on `ts`, for estimation from its counted calls.
-/// Its budget stays a share of its timed calls (each estimation adds to them): a share of all its
-/// calls would let the windows of a tiny routine, timed at many times its cost, take a tenth of
-/// the run at every re-estimation.
+/// Offers event `id` (probe `kind`), throttled on `ts`, for estimation from its counted calls:
+/// its first (`again` false: it waited while another was estimated) with the budget it had when
+/// throttled, a share of its timed calls; a re-estimation (`reoffer`) with the least budget,
+/// `MIN_THROTTLED_BUDGET`. A share of all its calls would let the windows of a tiny routine,
+/// timed at many times its cost, take a tenth of the run at every re-estimation; a share of its
+/// timed calls grew with every re-estimation too, since each adds its timed windows to them: NPB
+/// IS's randlc, throttled under an instrumented caller, was timed in 12.5 M of its 180 M calls
+/// in a 6 s run, and the kernel ran 10 % slower than its plain copy in the same process
+/// (`instrument bench probes`, its IS-like line in one process), against 4 % in the first 1 s.
 ///
 /// # Safety
 /// `ts` is the calling thread's attached state and `id < record_cap`; the caller writes none of
 /// its records until this returns.
-unsafe fn offer_counted(ts: &mut ThreadState, id: u32, kind: usize) -> bool {
+unsafe fn offer_counted(ts: &mut ThreadState, id: u32, kind: usize, again: bool) -> bool {
     // SAFETY: `id < record_cap`, records left alone meanwhile (the contract).
     let record = unsafe { record_of(ts, id) };
+    let budget = if again { MIN_THROTTLED_BUDGET } else { budget(record.calls, switch::COUNTED) };
     // SAFETY: this function's contract is `offer`'s.
-    if !unsafe { offer(ts, id, kind, record.calls, record.incl, switch::COUNTED) } {
+    if !unsafe { offer(ts, id, kind, record.calls, record.incl, switch::COUNTED, budget) } {
         return false;
     }
     // The fallback for too few timed windows (`throttled_mean`): the estimate it has, with the
@@ -507,15 +516,24 @@ pub fn at_end(count: u64) -> bool {
 }
 
 /// Offers event `id` (probe `kind`), at a timed exit on `state` that brings its calls to
-/// `calls`, for estimation; the first window (counted) starts here, and the event is left in
-/// mode `after` when the estimation ends. True when the estimation started.
+/// `calls`, for estimation, whose windows may spend `budget` of its executions (`budget`); the
+/// first window (counted) starts here, and the event is left in mode `after` when the estimation
+/// ends. True when the estimation started.
 ///
 /// # Safety
 /// `state` is the calling thread's attached state (it becomes the windows' owner) and
 /// `id < record_cap`; the caller writes none of its records until this returns.
 #[cold]
 #[inline(never)]
-unsafe fn offer(state: *mut ThreadState, id: u32, kind: usize, calls: u64, incl: u64, after: u8) -> bool {
+unsafe fn offer(
+    state: *mut ThreadState,
+    id: u32,
+    kind: usize,
+    calls: u64,
+    incl: u64,
+    after: u8,
+    budget: u64,
+) -> bool {
     // SAFETY: `state` is this thread's attached state and `id` below its record_cap, records left
     // alone meanwhile (the contract).
     let record = unsafe { record_of(&*state, id) };
@@ -531,10 +549,6 @@ unsafe fn offer(state: *mut ThreadState, id: u32, kind: usize, calls: u64, incl:
     OWNER.store(state, Relaxed);
     let ticks_per_ns = clock::ticks_per_ns_estimate().unwrap_or(1.0);
     let mean = (incl / calls.max(1)).max(1) as f64;
-    let budget = match after {
-        switch::COUNTED => (calls / BUDGET_SHARE).max(MIN_THROTTLED_BUDGET),
-        _ => calls / BUDGET_SHARE,
-    };
     let largest = (budget / (2 * MIN_PAIRS as u64)).clamp(MIN_WINDOW, MAX_WINDOW);
     let window = ((WINDOW_NS * ticks_per_ns / mean) as u64).clamp(MIN_WINDOW, largest);
     if after == switch::MEASURED {
@@ -549,6 +563,16 @@ unsafe fn offer(state: *mut ThreadState, id: u32, kind: usize, calls: u64, incl:
     w.start = now;
     defer(w, Deferred::Start, counted, id);
     true
+}
+
+/// The executions an estimation of an event with `calls` timed calls, left in mode `after`, may
+/// spend in its windows: a share of those calls, and at least `MIN_THROTTLED_BUDGET` for a
+/// throttled event.
+fn budget(calls: u64, after: u8) -> u64 {
+    match after {
+        switch::COUNTED => (calls / BUDGET_SHARE).max(MIN_THROTTLED_BUDGET),
+        _ => calls / BUDGET_SHARE,
+    }
 }
 
 /// Whether event `id`, in mode `after`, may be estimated (when no other estimation holds the
