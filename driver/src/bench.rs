@@ -121,6 +121,8 @@ struct Report {
     fixtures: Vec<FixtureResult>,
     switched: Switched,
     is_like: IsLike,
+    /// The same pattern's slowdown measured in one process, against the overhead figure.
+    is_like_paired: crate::bench_paired::Paired,
 }
 
 /// IS's key generation (4 randlc calls per key) plainly and with TAU's throttling (the
@@ -172,7 +174,7 @@ pub fn probes(settings: &Settings) -> Result<()> {
 
     let clang = toolchain::CLANG.find()?;
     let rounds = paired_rounds(settings.repeat);
-    let steps = (FIXTURES.len() as u64 * 2 + 7) * u64::from(settings.repeat) + 3 * u64::from(rounds) + 12;
+    let steps = (FIXTURES.len() as u64 * 2 + 7) * u64::from(settings.repeat) + 3 * u64::from(rounds) + 14;
     let progress = progress_bar(settings, steps);
     progress.set_message("building");
     let clock_pair = build(&clang, dir, "clock_pair", "plain", &[])?;
@@ -199,6 +201,8 @@ pub fn probes(settings: &Settings) -> Result<()> {
     let hand = hand_hook(&clang, dir, (leaf_plain, leaf_instrumented), loops, rounds, &progress)?;
     let switched = switched_leaf(&builds, dir, loops, settings.repeat, &progress)?;
     let is_like = is_like(dir, loops / 4, settings.repeat, &progress)?;
+    let is_like_paired =
+        crate::bench_paired::is_like_paired(dir, loops * 3 / 2, &[EVERY_ROUTINE], &progress)?;
     progress.finish_and_clear();
     let per_kind = |kind: &str| {
         let chosen: Vec<_> = fixtures.iter().filter(|f| f.kind == kind).collect();
@@ -220,6 +224,7 @@ pub fn probes(settings: &Settings) -> Result<()> {
         fixtures,
         switched,
         is_like,
+        is_like_paired,
     };
     if settings.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -540,6 +545,7 @@ fn print_summary(report: &Report) {
         is.overhead_percent,
         is.model_percent
     );
+    println!("{}", report.is_like_paired.summary());
     println!(
         "cost model (probe pairs measured at start-up): off {:.2} ns, counted {:.2} ns; model/real per fixture in \
          the table (instrument cost predicts with these)",
