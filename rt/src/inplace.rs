@@ -58,7 +58,8 @@ const MIN_WINDOW: u64 = 16;
 /// calls has (`instrument_contract::throttle`), whatever the rule that throttled it. A rule
 /// that throttles after 10^4 left an eighth of those to the first estimation, too short:
 /// NPB IS's compensated main, throttling on, came out 5 % low (+0.6 % after 10^5); with this
-/// floor 1.5 % low, so compensated runs keep 10^5 as well (`throttle::default_for`).
+/// floor 1.5 % low, so compensated runs keep 10^5 as well (`throttle::default_for`). Also the
+/// budget of every re-estimation of a throttled event (`offer_counted`).
 const MIN_THROTTLED_BUDGET: u64 = instrument_contract::throttle::TAU.calls / BUDGET_SHARE;
 /// Pairs of windows: at least, and at most.
 const MIN_PAIRS: usize = 24;
@@ -456,7 +457,7 @@ unsafe fn start_pending(ts: &mut ThreadState) -> bool {
 /// timed at many times its cost, take a tenth of the run at every re-estimation; a share of its
 /// timed calls grew with every re-estimation too, since each adds its timed windows to them: NPB
 /// IS's randlc, throttled under an instrumented caller, was timed in 12.5 M of its 180 M calls
-/// in a 6 s run, and the kernel ran 10 % slower than its plain copy in the same process
+/// in a 6.9 s run, and the kernel ran 10 % slower than its plain copy in the same process
 /// (`instrument bench probes`, its IS-like line in one process), against 4 % in the first 1 s.
 ///
 /// # Safety
@@ -516,7 +517,7 @@ pub fn at_end(count: u64) -> bool {
 }
 
 /// Offers event `id` (probe `kind`), at a timed exit on `state` that brings its calls to
-/// `calls`, for estimation, whose windows may spend `budget` of its executions (`budget`); the
+/// `calls`, for estimation, whose windows may spend `budget` of its executions; the
 /// first window (counted) starts here, and the event is left in mode `after` when the estimation
 /// ends. True when the estimation started.
 ///
