@@ -24,8 +24,9 @@ const KEYS: &str = include_str!("../../c-fixtures/bench/is_like_keys.c");
 const PAIRED: &str = include_str!("../../c-fixtures/bench/is_like_paired.c");
 const RANDDP: &str = include_str!("../../bench-nas/common/randdp.c");
 const NPB_HEADER: &str = include_str!("../../bench-nas/common/npb-C.h");
-/// Rounds of the pairing: enough for an interval of about ±0.15 % here, over some 6 s, long
-/// enough for a hundred re-estimations of the throttled routine (one per 50 ms).
+/// Rounds of the pairing: enough for an interval of about ±0.15 % here, over some 7 s at
+/// `--scale 0.3`, long enough for a hundred re-estimations of the throttled routine (one per
+/// 50 ms).
 pub const ROUNDS: u64 = 2400;
 
 #[derive(Serialize)]
@@ -86,6 +87,12 @@ pub fn is_like_paired(dir: &Path, keys: u64, flags: &[&str], progress: &Progress
         .iter()
         .find(|f| f.name == "randlc_instrumented")
         .context("no randlc_instrumented in the paired profile")?;
+    let expected = 4 * keys_per_round * ROUNDS;
+    ensure!(
+        randlc.stats.calls == expected,
+        "randlc_instrumented: {} calls, not {expected}",
+        randlc.stats.calls
+    );
     let (slowdown_percent, slowdown_interval) = mean_slowdown(&plain, &instrumented);
     let total_ns = profile.overhead.as_ref().map_or(0.0, |o| o.total_ns);
     Ok(Paired {
