@@ -179,6 +179,31 @@ fn a_throttled_routine_has_its_probe_cost_measured_where_it_runs() {
     assert!((overhead.total_ns - sum).abs() <= 1e-6 * sum.max(1.0), "the total is the events' in-place sum");
 }
 
+/// A throttled routine under an instrumented caller is estimated again every 50 ms (its
+/// caller's timed exits let the runtime do it), each time spending at most 12 500 of its calls
+/// in windows (`inplace::MIN_THROTTLED_BUDGET`), so the calls left timed stay a bounded number
+/// per period however long the run. That budget used to be a share of the routine's timed
+/// calls, which every re-estimation grew: over 6.9 s, an IS-like randlc was timed in 12.5 M of
+/// its 180 M calls, and its kernel ran 9 % slower than plain.
+#[test]
+fn re_estimating_a_throttled_routine_spends_a_bounded_budget_each_period() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "reestimated", &[]);
+    let (_, profile) = run_with(&program, dir.path(), "default", &["5000"], &[]);
+    let f = function(&profile, "step");
+    assert!(f.throttled);
+    assert_eq!(function(&profile, "batch").stats.child_calls, f.stats.calls, "every call counted");
+    let timed = f.stats.calls - f.stats.untimed_calls;
+    let periods = profile.totals.wall_ns / 50_000_000 + 2;
+    let bound = default_rule().calls + periods * 12_500;
+    assert!(
+        timed <= bound,
+        "{timed} of {} calls timed, at most {bound} over {periods} periods",
+        f.stats.calls
+    );
+    assert!(timed > 12_500, "estimated again: {timed} calls timed");
+}
+
 /// `--suggest-filter` over several profiles writes one selection leaving out what TAU's rule
 /// picks in any of them (each routine once).
 #[test]
