@@ -13,6 +13,7 @@
 //! round (plain, ours and the hook's leaf in each, the median of the rounds' ratios), since two
 //! minima taken a minute apart moved it by 0.05 here.
 
+use crate::bench_paired::{NPB_HEADER, RANDDP};
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use instrument_contract::{probes, settings};
@@ -36,8 +37,6 @@ const HAND_HOOK: &str = include_str!("../../c-fixtures/bench/hand_hook.c");
 /// events by default (`INSTRUMENT_MIN_INSTRUCTIONS`); the benchmarks measure their probes.
 const EVERY_ROUTINE: &str = "--instrument-min-instructions=0";
 const IS_LIKE: &str = include_str!("../../c-fixtures/bench/is_like.c");
-const RANDDP: &str = include_str!("../../bench-nas/common/randdp.c");
-const NPB_HEADER: &str = include_str!("../../bench-nas/common/npb-C.h");
 
 /// A benchmark fixture: its source, the events it is instrumented with, and how to read the
 /// number of events its kernel caused from its profile.

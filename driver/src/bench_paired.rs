@@ -22,8 +22,10 @@ use std::process::Command;
 
 const KEYS: &str = include_str!("../../c-fixtures/bench/is_like_keys.c");
 const PAIRED: &str = include_str!("../../c-fixtures/bench/is_like_paired.c");
-const RANDDP: &str = include_str!("../../bench-nas/common/randdp.c");
-const NPB_HEADER: &str = include_str!("../../bench-nas/common/npb-C.h");
+/// NPB's random-number routine and the header it includes (bench.rs's single-process IS-like
+/// builds them too).
+pub(crate) const RANDDP: &str = include_str!("../../bench-nas/common/randdp.c");
+pub(crate) const NPB_HEADER: &str = include_str!("../../bench-nas/common/npb-C.h");
 /// Rounds of the pairing: enough for an interval of about ±0.15 % here, over some 7 s at
 /// `--scale 0.3`, long enough for a hundred re-estimations of the throttled routine (one per
 /// 50 ms).
@@ -111,8 +113,8 @@ fn mean_slowdown(plain: &[f64], instrumented: &[f64]) -> (f64, (f64, f64)) {
     let n = plain.len() as f64;
     let differences: Vec<f64> = plain.iter().zip(instrumented).map(|(p, i)| i - p).collect();
     let mean = differences.iter().sum::<f64>() / n;
-    let variance = differences.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
-    let (base, half) = (plain.iter().sum::<f64>() / n, 1.96 * (variance / n).sqrt());
+    let standard_error = crate::experiment::stats::std_dev(&differences, mean) / n.sqrt();
+    let (base, half) = (plain.iter().sum::<f64>() / n, 1.96 * standard_error);
     let percent = |x: f64| 100.0 * x / base;
     (percent(mean), (percent(mean - half), percent(mean + half)))
 }

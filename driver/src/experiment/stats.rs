@@ -11,8 +11,8 @@
 use super::paired;
 use super::results::{percent_error, Cell, Level, Paired, ProgramSummary, RankCell, Trial};
 
-/// The sample standard deviation of `v`.
-fn std_dev(v: &[f64], mean: f64) -> f64 {
+/// The sample standard deviation of `v` (0 below two values).
+pub(crate) fn std_dev(v: &[f64], mean: f64) -> f64 {
     if v.len() < 2 {
         return 0.0;
     }
