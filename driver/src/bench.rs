@@ -460,7 +460,7 @@ fn min_kernel_ns(
 }
 
 fn print_table(report: &Report) {
-    println!("cost of two clock reads (rdtsc pair): {:.2} ns", report.clock_pair_ns);
+    println!("cost of two clock reads (rdtsc and rdtscp): {:.2} ns", report.clock_pair_ns);
     println!("{}", placement_line());
     println!(
         "{:<9} {:<9} {:>12} {:>12} {:>14} {:>11} {:>8} {:>11} {:>10}",
@@ -512,7 +512,7 @@ fn print_summary(report: &Report) {
         report.ns_per_call, report.ratio, report.loop_ratio, report.callsite_ratio, report.repeat
     );
     println!(
-        "leaf against a minimal hand-written hook pair (rdtsc, a thread-local stack, a direct-mapped record): \
+        "leaf against a minimal hand-written hook pair (rdtsc and rdtscp, a thread-local stack, a direct-mapped record): \
          {:.2} ns per call ({:.3} x two clock reads), ours {:.3} x that (target <= 1.10; median of {} paired rounds, \
          {:.3} to {:.3})",
         report.hand_hook_ns,

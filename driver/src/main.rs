@@ -26,7 +26,7 @@ mod report_cli;
         Environment: INSTRUMENT_PROFILE_DIR (where profiles go, default: the working directory),\n\
         INSTRUMENT_PLACEMENT=late|early (probes after optimisation, the default: the plain build's code;\n\
         or before inlining: every source routine, but slower code where small routines are inlined),\n\
-        INSTRUMENT_CLOCK=tsc|monotonic, INSTRUMENT_STACK_FRAMES (shadow-stack depth, default 65536)."
+        INSTRUMENT_CLOCK=tsc|tsc-unordered|monotonic, INSTRUMENT_STACK_FRAMES (shadow-stack depth, default 65536)."
 )]
 struct Cli {
     #[command(subcommand)]

@@ -1,45 +1,85 @@
-//! The clock. On x86-64 with an invariant TSC, `rdtsc` (about 15 ns here, the floor of every
-//! probe); otherwise CLOCK_MONOTONIC through the vDSO. Ticks are converted to nanoseconds only
-//! when the profile is written: the tick rate is measured against CLOCK_MONOTONIC over the
-//! whole run (anchors taken at start-up and at exit), which costs nothing at start-up and is
-//! more precise than any short start-up calibration; runs shorter than `MIN_CALIBRATION_NS`
-//! are padded by spinning at exit.
+//! The clock. On x86-64 with an invariant TSC, the TSC (the floor of every probe); otherwise
+//! CLOCK_MONOTONIC through the vDSO. Ticks are converted to nanoseconds only when the profile is
+//! written: the tick rate is measured against CLOCK_MONOTONIC over the whole run (anchors taken
+//! at start-up and at exit), which costs nothing at start-up and is more precise than any short
+//! start-up calibration; runs shorter than `MIN_CALIBRATION_NS` are padded by spinning at exit.
+//!
+//! Exits read the TSC with `rdtscp`, entries with `rdtsc` (`now_at_entry`). `rdtscp` reads the
+//! counter once every earlier instruction has executed; `rdtsc` reads it as soon as it issues.
+//! Next to a dependency chain the core issues far ahead of the work it waits on, so an `rdtsc`
+//! at an exit is taken before the routine's own work is done, and the chain's time lands wherever
+//! issue stalls, mostly in the caller. On the ground truth (`probe-context`), a randlc-like
+//! routine's compensated time came out at 11-19 % of its plain time with `rdtsc` at both ends,
+//! 91-100 % with `rdtscp` at exits, and 96-101 % with `rdtscp` at both; a BT-like block update's
+//! at 84-91, 96-98 and 97-99 %. The wait is the price: a pair in a tight loop cost 20.3 ns with
+//! `rdtsc` at both ends, 26.1 with `rdtscp` at exits and 32.4 with it at both (`instrument bench
+//! probes`), so entries keep `rdtsc`: what the caller left unfinished at a call then counts in
+//! the callee. Later instructions are not held back (that is the `fenced` strategy's `lfence`),
+//! so the probe's own work still overlaps what follows. `INSTRUMENT_CLOCK=tsc-unordered` reads
+//! `rdtsc` at both ends, as does a processor without `rdtscp`.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 static USE_TSC: AtomicBool = AtomicBool::new(false);
 /// Serialized reads (the `fenced` compensation strategy): see `set_serialized`.
 static SERIALIZED: AtomicBool = AtomicBool::new(false);
+/// The TSC is read with rdtscp (the processor has it, and `INSTRUMENT_CLOCK` is not
+/// `tsc-unordered`), else with rdtsc.
+static ORDERED: AtomicBool = AtomicBool::new(false);
 static START_TICKS: AtomicU64 = AtomicU64::new(0);
 static START_NS: AtomicU64 = AtomicU64::new(0);
 
 /// Shortest CLOCK_MONOTONIC window the tick rate is measured over.
 pub const MIN_CALIBRATION_NS: u64 = 2_000_000;
 
-/// Reads the clock in ticks. The hot path's only expensive instruction.
+/// Reads the clock in ticks, once every earlier instruction has executed where the processor
+/// has rdtscp: exits' timestamps and everything but entries'. The hot path's only expensive
+/// instruction.
 #[inline(always)]
 pub fn now() -> u64 {
     #[cfg(target_arch = "x86_64")]
     if USE_TSC.load(Relaxed) {
-        // SAFETY: rdtsc, rdtscp and lfence exist on every x86-64 processor with an invariant
-        // TSC (the only case in which the TSC is used).
+        // SAFETY: rdtsc and lfence exist on every x86-64 processor; rdtscp is used only where
+        // `init` found it (it faults where the processor or hypervisor hides it).
         unsafe {
-            if SERIALIZED.load(Relaxed) {
+            let t = if ORDERED.load(Relaxed) {
                 let mut aux = 0u32;
-                let t = core::arch::x86_64::__rdtscp(&mut aux);
+                core::arch::x86_64::__rdtscp(&mut aux)
+            } else {
+                if SERIALIZED.load(Relaxed) {
+                    core::arch::x86_64::_mm_lfence();
+                }
+                core::arch::x86_64::_rdtsc()
+            };
+            if SERIALIZED.load(Relaxed) {
                 core::arch::x86_64::_mm_lfence();
-                return t;
             }
-            return core::arch::x86_64::_rdtsc();
+            return t;
         }
     }
     monotonic_ns()
 }
 
-/// Whether `now` is one unserialized rdtsc: the timed path in assembly (timed_path.rs) reads
-/// the clock itself only then.
+/// Reads the clock in ticks for an entry's timestamp: the TSC read when the instruction issues
+/// (rdtsc), without waiting for the caller's earlier work (see the module comment); serialized
+/// in serialized mode.
+#[inline(always)]
+pub fn now_at_entry() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if USE_TSC.load(Relaxed) && !SERIALIZED.load(Relaxed) {
+        // SAFETY: rdtsc exists on every x86-64 processor.
+        return unsafe { core::arch::x86_64::_rdtsc() };
+    }
+    now()
+}
+
+/// Whether `now` is one rdtscp without fences (and `now_at_entry` one rdtsc): the timed path in
+/// assembly (timed_path.rs) reads the clock itself only then.
 pub fn plain_tsc() -> bool {
-    cfg!(target_arch = "x86_64") && USE_TSC.load(Relaxed) && !SERIALIZED.load(Relaxed)
+    cfg!(target_arch = "x86_64")
+        && USE_TSC.load(Relaxed)
+        && ORDERED.load(Relaxed)
+        && !SERIALIZED.load(Relaxed)
 }
 
 /// In serialized mode, waits until every earlier instruction has completed.
@@ -66,15 +106,18 @@ pub fn monotonic_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
-/// Chooses the clock (`INSTRUMENT_CLOCK=tsc|monotonic`, default: the TSC when it is invariant)
-/// and takes the start anchor. Called once, before the first event.
+/// Chooses the clock (`INSTRUMENT_CLOCK=tsc|tsc-unordered|monotonic`, default: the TSC when it
+/// is invariant, read with rdtscp where the processor has it) and takes the start anchor.
+/// Called once, before the first event.
 pub fn init() {
-    let tsc = match crate::settings::choice(&crate::settings::CLOCK) {
+    let choice = crate::settings::choice(&crate::settings::CLOCK);
+    let tsc = match choice {
         Some("monotonic") => false,
         Some(_) => cfg!(target_arch = "x86_64"),
         None => invariant_tsc(),
     };
     USE_TSC.store(tsc, Relaxed);
+    ORDERED.store(tsc && choice != Some("tsc-unordered") && has_rdtscp(), Relaxed);
     let (ticks, ns) = anchor();
     START_TICKS.store(ticks, Relaxed);
     START_NS.store(ns, Relaxed);
@@ -132,6 +175,18 @@ pub fn calibrate() -> Calibration {
     let window_ns = ns - start_ns;
     let ticks_per_second = ticks.wrapping_sub(start_ticks) as f64 * 1e9 / window_ns as f64;
     Calibration { ticks_per_second, window_ns, start_ticks }
+}
+
+/// CPUID leaf 0x8000_0001, EDX bit 27: the processor has rdtscp.
+fn has_rdtscp() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::__cpuid;
+        if __cpuid(0x8000_0000).eax >= 0x8000_0001 {
+            return __cpuid(0x8000_0001).edx & (1 << 27) != 0;
+        }
+    }
+    false
 }
 
 /// CPUID leaf 0x8000_0007, EDX bit 8: the TSC runs at a constant rate in all power states.

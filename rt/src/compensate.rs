@@ -18,7 +18,7 @@
 //! `clock::set_serialized`): their cost in place is then close to the calibrated one, at about
 //! four times the cost of an unfenced probe. (Sampling the in-place cost with injected null
 //! probes was measured and dropped: the injected timestamps sit next to the event's own and
-//! measure rdtsc's throughput, not the probe's marginal cost.)
+//! measure the clock's throughput, not the probe's marginal cost.)
 //!
 //! Every strategy takes its calibrated costs from the start-up measurement of every run (overhead.rs),
 //! made on the exact probe path the program runs with the paper's two-level experiment, and

@@ -121,7 +121,7 @@ unsafe fn push(ts: &mut ThreadState, depth: usize, id: u32, sp: usize) {
     frame.child_incl = 0;
     frame.overhead = 0;
     frame.comp_child = 0;
-    frame.start = clock::now();
+    frame.start = clock::now_at_entry();
     commit(ts, depth);
 }
 

@@ -6,7 +6,7 @@
 //! do in the common case, in their order, and leave every other case to them with nothing
 //! written:
 //!
-//! - the clock is the TSC read without serialization and compensation is off (`GATE`, one
+//! - the clock is the TSC read with rdtscp, without fences, and compensation is off (`GATE`, one
 //!   byte set at start-up by `refresh`);
 //! - the thread has a state, its stack is neither busy nor full, the event has a record, and no
 //!   call counted inline waits to be charged to the frame on top (`ThreadState::pending_calls`);
@@ -38,7 +38,7 @@ use crate::thread::{Frame, Record, ThreadState};
 use crate::trampolines::{exit_routed, exit_routed_pm};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
-/// Whether the paths here may run: the clock is the TSC without serialization, and
+/// Whether the paths here may run: the clock is the TSC read with rdtscp without fences, and
 /// compensation is off. Closed until the start-up calibration decides both (`refresh`), so
 /// that the probes of constructors that run earlier take the bodies.
 pub static GATE: AtomicBool = AtomicBool::new(false);
@@ -219,7 +219,7 @@ macro_rules! timed_exit {
                 $($prologue,)*
                 $($save_early,)*
                 // rax: the timestamp; r11d: the id.
-                "rdtsc",
+                "rdtscp",
                 "shl rdx, 32",
                 "or rax, rdx",
                 "mov r11d, dword ptr [rdi]",
@@ -376,8 +376,8 @@ timed_enter!(enter_timed_fast_pm,
     full = sym enter, save = sym crate::trampolines::save_rsi);
 timed_exit!(__instrument_exit_pm,
     prologue: ["push rax"],
-    save_early: ["push rdx"],
-    save: ["push rcx", "push rsi", "push rdi", "push r8", "push r9", "push r10"],
+    save_early: ["push rdx", "push rcx"],
+    save: ["push rsi", "push rdi", "push r8", "push r9", "push r10"],
     sp: ["lea rsi, [rsp + 64]"],
     restore: ["pop r10", "pop r9", "pop r8", "pop rdi", "pop rsi", "pop rcx", "pop rdx"],
     done: ["pop rax", "ret"],

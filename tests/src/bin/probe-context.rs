@@ -80,6 +80,11 @@ struct Row {
     removed_ns: f64,
     error_ns: f64,
     error_pct: f64,
+    /// Attribution: the kernel's compensated exclusive time per call (every event but the
+    /// driver), and it over the plain time per event, in %. The plain time per event also holds
+    /// the driver's loop, so 100 % is the upper end where that loop hides in the kernel's shadow.
+    kernel_ns: f64,
+    kernel_pct: f64,
 }
 
 fn main() {
@@ -109,7 +114,7 @@ fn main() {
 
 fn print_table(rows: &[Row], args: &Args) {
     println!(
-        "{:<10} {:<10} {:<8} {:>9} {:>10} {:>24} {:>10} {:>9} {:>8}",
+        "{:<10} {:<10} {:<8} {:>9} {:>10} {:>24} {:>10} {:>9} {:>8} {:>10} {:>7}",
         "context",
         "strategy",
         "mode",
@@ -118,11 +123,13 @@ fn print_table(rows: &[Row], args: &Args) {
         "in place [95% CI]",
         "removed",
         "error",
-        "error"
+        "error",
+        "kernel",
+        "share"
     );
     for r in rows {
         println!(
-            "{:<10} {:<10} {:<8} {:>6} {:>6.2} ns {:>7.2} ns {:>7.2} [{:>6.2}, {:>6.2}] ns {:>7.2} ns {:>+6.2} ns {:>+7.1} %",
+            "{:<10} {:<10} {:<8} {:>6} {:>6.2} ns {:>7.2} ns {:>7.2} [{:>6.2}, {:>6.2}] ns {:>7.2} ns {:>+6.2} ns {:>+7.1} % {:>7.2} ns {:>5.0} %",
             r.context,
             r.strategy,
             r.mode,
@@ -134,13 +141,16 @@ fn print_table(rows: &[Row], args: &Args) {
             r.in_place_high_ns,
             r.removed_ns,
             r.error_ns,
-            r.error_pct
+            r.error_pct,
+            r.kernel_ns,
+            r.kernel_pct
         );
     }
     println!(
         "(per event; repetitions of ~{} us, {} placement, more repetitions while an interval is wider than ±{} ns; in \
          place: median of (instrumented - plain) per repetition with its 95 % interval; removed: what compensation \
-         took out; error: removed - in place)",
+         took out; error: removed - in place; kernel: the kernel's compensated exclusive time per call, and its share of \
+         the plain time per event)",
         args.target_us, args.placement, args.until_ns
     );
 }
@@ -275,6 +285,8 @@ fn measure_with(
     let removed = (driver.stats.inclusive_ns as f64 - compensated)
         / (per_unit * harness.inst_units + harness.inst_calls);
     let plain: Vec<f64> = harness.reps.iter().map(|(plain, _)| plain / per_rep).collect();
+    let kernel_ns = kernel_exclusive(&profile, &driver_name);
+    let plain_ns = instrument_report::experiment::interval::median(&plain).unwrap_or(0.0);
     let calibrated = profile.compensation.as_ref().map_or(0.0, |c| c.routine.inclusive_overhead_ns);
     Some(Row {
         context: context.to_string(),
@@ -282,7 +294,7 @@ fn measure_with(
         mode,
         reps: in_place.len(),
         events_per_rep: per_rep,
-        plain_ns_per_event: instrument_report::experiment::interval::median(&plain).unwrap_or(0.0),
+        plain_ns_per_event: plain_ns,
         calibrated_ns: calibrated,
         in_place_ns: interval.median,
         in_place_low_ns: interval.low,
@@ -290,5 +302,16 @@ fn measure_with(
         removed_ns: removed,
         error_ns: removed - interval.median,
         error_pct: (removed - interval.median) / interval.median * 100.0,
+        kernel_ns,
+        kernel_pct: 100.0 * kernel_ns / plain_ns,
     })
+}
+
+/// The compensated exclusive time per call of every routine but the driver (the kernel's).
+fn kernel_exclusive(profile: &Profile, driver: &str) -> f64 {
+    let kernel = profile.functions.iter().filter(|f| f.name != driver);
+    let (ns, calls) = kernel.fold((0i64, 0u64), |(ns, calls), f| {
+        (ns + f.stats.compensated.map_or(0, |c| c.exclusive_ns), calls + f.stats.calls)
+    });
+    ns as f64 / calls.max(1) as f64
 }
