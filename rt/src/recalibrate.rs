@@ -31,9 +31,9 @@ pub(crate) const DEFAULT_PERIOD_MS: u64 = 50;
 
 /// The clock reading from which the next exit recalibrates (u64::MAX: never).
 pub(crate) static NEXT: AtomicU64 = AtomicU64::new(u64::MAX);
-/// The period in ns. It is turned into ticks at every deadline (`period_ticks`): at start-up the
-/// tick rate is not known yet (`clock::ticks_per_ns_estimate` needs a millisecond), and taking
-/// it as one tick per ns made the period 19 ms instead of 50 on a 2.6 GHz TSC.
+/// The period in ns. It is turned into ticks at every deadline (`period_ticks`), at the tick
+/// rate measured so far: a rate taken as one tick per ns before there was one made the period
+/// 19 ms instead of 50 on a 2.6 GHz TSC.
 static PERIOD_NS: AtomicU64 = AtomicU64::new(0);
 /// Whether the periodic work includes a round (compensation on), besides the re-estimation.
 static RECALIBRATING: AtomicBool = AtomicBool::new(false);
@@ -67,8 +67,9 @@ pub fn start(now: u64) {
     NEXT.store(now.saturating_add(period_ticks()), Relaxed);
 }
 
-/// The period in ticks at the tick rate measured so far (at start-up, before there is one, one
-/// tick per ns: the first deadline comes early, by the TSC's rate in GHz).
+/// The period in ticks at the tick rate measured so far (one tick per ns before there is one,
+/// which start-up, longer than `clock::ticks_per_ns_estimate` needs, leaves only to a start-up
+/// without its measurement: the first deadline then comes early).
 fn period_ticks() -> u64 {
     let ticks_per_ns = clock::ticks_per_ns_estimate().unwrap_or(1.0);
     (PERIOD_NS.load(Relaxed) as f64 * ticks_per_ns) as u64
