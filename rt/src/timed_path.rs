@@ -6,8 +6,8 @@
 //! do in the common case, in their order, and leave every other case to them with nothing
 //! written:
 //!
-//! - the clock is the TSC read with rdtscp, without fences, and compensation is off (`GATE`, one
-//!   byte set at start-up by `refresh`);
+//! - the clock is the TSC without fences (`rdtsc` at entries, `rdtscp` at exits: clock.rs) and
+//!   compensation is off (`GATE`, one byte set at start-up by `refresh`);
 //! - the thread has a state, its stack is neither busy nor full, the event has a record, and no
 //!   call counted inline waits to be charged to the frame on top (`ThreadState::pending_calls`);
 //! - in callpath mode, the parent's node has the step to this event cached (`Tree::step`'s
@@ -38,7 +38,7 @@ use crate::thread::{Frame, Record, ThreadState};
 use crate::trampolines::{exit_routed, exit_routed_pm};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
-/// Whether the paths here may run: the clock is the TSC read with rdtscp without fences, and
+/// Whether the paths here may run: the clock is the TSC without fences (`clock::plain_tsc`), and
 /// compensation is off. Closed until the start-up calibration decides both (`refresh`), so
 /// that the probes of constructors that run earlier take the bodies.
 pub static GATE: AtomicBool = AtomicBool::new(false);
