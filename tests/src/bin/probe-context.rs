@@ -80,8 +80,8 @@ struct Row {
     removed_ns: f64,
     error_ns: f64,
     error_pct: f64,
-    /// Attribution: the kernel's compensated exclusive time per call (every event but the
-    /// driver), and it over the plain time per event, in %. The plain time per event also holds
+    /// Attribution: the kernel's compensated exclusive time per call (every routine but the
+    /// driver, counted calls estimated), and it over the plain time per event, in %. The plain time per event also holds
     /// the driver's loop, so 100 % is the upper end where that loop hides in the kernel's shadow.
     kernel_ns: f64,
     kernel_pct: f64,
@@ -307,11 +307,13 @@ fn measure_with(
     })
 }
 
-/// The compensated exclusive time per call of every routine but the driver (the kernel's).
+/// The compensated exclusive time per call of every routine but the driver (the kernel's), its
+/// counted calls estimated where they were (`--env INSTRUMENT_THROTTLE=1`).
 fn kernel_exclusive(profile: &Profile, driver: &str) -> f64 {
     let kernel = profile.functions.iter().filter(|f| f.name != driver);
     let (ns, calls) = kernel.fold((0i64, 0u64), |(ns, calls), f| {
-        (ns + f.stats.compensated.map_or(0, |c| c.exclusive_ns), calls + f.stats.calls)
+        let compensated = f.stats.compensated.map_or(0, |c| c.exclusive_ns);
+        (ns + f.stats.estimated.map_or(compensated, |e| e.exclusive_ns), calls + f.stats.calls)
     });
     ns as f64 / calls.max(1) as f64
 }
