@@ -256,15 +256,14 @@ pub const THROTTLE_PERCALL_US: Setting = setting(
 );
 pub const LIVE: Setting =
     setting("INSTRUMENT_LIVE", Flag, "on", Run, "the live segment that instrument top reads and switches");
-pub const CLOCK: Setting =
-    setting(
-        "INSTRUMENT_CLOCK",
-        Choice(&["tsc", "tsc-unordered", "monotonic"]),
-        "tsc when invariant",
-        Run,
-        "the clock (tsc: rdtscp at exits, after the routine's work; tsc-unordered: rdtsc at both ends, about 6 ns \
-         a pair cheaper, but a dependency chain's time lands in the callers)",
-    );
+pub const CLOCK: Setting = setting(
+    "INSTRUMENT_CLOCK",
+    Choice(&["tsc", "tsc-unordered", "monotonic"]),
+    "tsc when invariant",
+    Run,
+    "the clock (tsc: rdtscp at exits, after the routine's work; tsc-unordered: rdtsc at both ends, for \
+         comparison: a dependency chain's time lands in the callers)",
+);
 pub const STACK_FRAMES: Setting =
     setting("INSTRUMENT_STACK_FRAMES", Number { min: 2 }, "65536", Run, "shadow-stack depth per thread");
 pub const SIGNALS: Setting =

@@ -16,7 +16,8 @@
 //! probes`), so entries keep `rdtsc`: what the caller left unfinished at a call then counts in
 //! the callee. Later instructions are not held back (that is the `fenced` strategy's `lfence`),
 //! so the probe's own work still overlaps what follows. `INSTRUMENT_CLOCK=tsc-unordered` reads
-//! `rdtsc` at both ends, as does a processor without `rdtscp`.
+//! `rdtsc` at both ends, as does a processor without `rdtscp`; the timed pair in assembly
+//! (timed_path.rs) reads `rdtscp`, so its gate stays closed then and the Rust bodies time.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
