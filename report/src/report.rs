@@ -339,8 +339,11 @@ fn header(profile: &Profile, view: View) -> String {
     }
     if let Some(c) = &profile.compensation {
         let _ = writeln!(out, "{}", compensation_note(c, view));
-        if let Some(note) = crate::uncertainty::note(profile).filter(|_| view == View::Compensated) {
-            let _ = writeln!(out, "{note}");
+        if view == View::Compensated {
+            let notes = [crate::uncertainty::note(profile), crate::uncertainty::split_note(profile)];
+            for note in notes.into_iter().flatten() {
+                let _ = writeln!(out, "{note}");
+            }
         }
     }
     if let Some(note) = overhead_note(profile) {

@@ -280,6 +280,26 @@ fn report_says_times_are_compensated_and_raw_shows_the_measured_ones() {
     assert_success(&run_flag, "instrument run --compensate");
 }
 
+/// Where compensation took more out of an event's own time than it left, the report says so:
+/// main's loop around `step` is about a nanosecond a call, from which the outer part of step's
+/// probe pair (some 15 ns a call) was taken. A raw report does not say it.
+#[test]
+fn the_report_names_events_whose_own_time_is_mostly_what_compensation_took_out() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "compensation", &[]);
+    main_times(dir.path(), &program, &["200000"], Some("1"));
+    let path = only_profile_path(dir.path());
+    let report = run(Command::new(bin("instrument")).arg("report").arg(&path));
+    let text = String::from_utf8_lossy(&report.stdout);
+    let note = text
+        .lines()
+        .find(|l| l.starts_with("note: compensation took more out of"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(note.contains("(main "), "{note}");
+    let raw = run(Command::new(bin("instrument")).args(["report", "--raw"]).arg(&path));
+    assert!(!String::from_utf8_lossy(&raw.stdout).contains("compensation took more out of"));
+}
+
 /// The calibrated cost of a counted-only routine probe pair, from the profile's overhead section.
 fn overhead_counted_ns(profile: &instrument_profile::Profile) -> f64 {
     profile.overhead.as_ref().expect("overhead section").costs.routine.counted_ns
