@@ -260,17 +260,25 @@ fn time_of(event: &instrument_profile::Function) -> f64 {
     stats.estimated.map_or(compensated, |e| e.inclusive_ns) as f64
 }
 
+/// `c-fixtures/compensation.c` built in `dir` and run with `arg` under the default compensation:
+/// the program, and `instrument report` of its profile, compensated and `--raw`.
+fn reports(dir: &std::path::Path, arg: &str) -> (std::path::PathBuf, String, String) {
+    let program = build_instrumented(dir, "compensation", &[]);
+    main_times(dir, &program, &[arg], Some("1"));
+    let path = only_profile_path(dir);
+    let report = |flags: &[&str]| {
+        let output = run(Command::new(bin("instrument")).arg("report").args(flags).arg(&path));
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    (program, report(&[]), report(&["--raw"]))
+}
+
 #[test]
 fn report_says_times_are_compensated_and_raw_shows_the_measured_ones() {
     let dir = scratch();
-    let program = build_instrumented(dir.path(), "compensation", &[]);
-    main_times(dir.path(), &program, &["10000"], Some("1"));
-    let path = only_profile_path(dir.path());
-    let report = run(Command::new(bin("instrument")).arg("report").arg(&path));
-    let text = String::from_utf8_lossy(&report.stdout);
+    let (program, text, raw) = reports(dir.path(), "10000");
     assert!(text.contains("times are compensated: probe cost"), "{text}");
-    let raw = run(Command::new(bin("instrument")).args(["report", "--raw"]).arg(&path));
-    assert!(String::from_utf8_lossy(&raw.stdout).contains("times are raw"));
+    assert!(raw.contains("times are raw"));
     let run_flag = run(Command::new(bin("instrument"))
         .args(["run", "--compensate", "--profile-dir"])
         .arg(dir.path())
@@ -286,18 +294,13 @@ fn report_says_times_are_compensated_and_raw_shows_the_measured_ones() {
 #[test]
 fn the_report_names_events_whose_own_time_is_mostly_what_compensation_took_out() {
     let dir = scratch();
-    let program = build_instrumented(dir.path(), "compensation", &[]);
-    main_times(dir.path(), &program, &["200000"], Some("1"));
-    let path = only_profile_path(dir.path());
-    let report = run(Command::new(bin("instrument")).arg("report").arg(&path));
-    let text = String::from_utf8_lossy(&report.stdout);
+    let (_, text, raw) = reports(dir.path(), "200000");
     let note = text
         .lines()
         .find(|l| l.starts_with("note: compensation took more out of"))
         .unwrap_or_else(|| panic!("{text}"));
     assert!(note.contains("(main "), "{note}");
-    let raw = run(Command::new(bin("instrument")).args(["report", "--raw"]).arg(&path));
-    assert!(!String::from_utf8_lossy(&raw.stdout).contains("compensation took more out of"));
+    assert!(!raw.contains("compensation took more out of"));
 }
 
 /// The calibrated cost of a counted-only routine probe pair, from the profile's overhead section.
