@@ -346,6 +346,11 @@ pub struct Totals {
     /// (included in their `untimed_calls`).
     #[serde(default, skip_serializing_if = "is_zero64")]
     pub inline_counted: u64,
+    /// Time the threads spent runnable but waiting for a core (the kernel's run delay), summed
+    /// over threads: other programs had the cores. It is inside the measured times (in whatever
+    /// event the thread was preempted in), compensated and estimated times too.
+    #[serde(default, skip_serializing_if = "is_zero64")]
+    pub waited_ns: u64,
 }
 
 /// A throttling rule: events called over `calls` times on a thread at under `per_call_us`

@@ -20,5 +20,6 @@ pub mod timeline;
 pub mod tree;
 mod uncertainty;
 pub mod view;
+mod waits;
 
 pub use error::{ReportError, Result};

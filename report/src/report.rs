@@ -557,6 +557,7 @@ fn anomalies(profile: &Profile) -> Vec<String> {
         }
         None => {}
     }
+    notes.extend(crate::waits::note(t));
     notes.extend(throttling_note(profile));
     notes.extend(below_zero_note(profile));
     let switched = profile.functions.iter().filter(|f| f.switched_off).count()

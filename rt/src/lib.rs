@@ -53,6 +53,7 @@ mod thread;
 mod timed_path;
 pub mod trampolines;
 mod untimed;
+mod waits;
 
 #[global_allocator]
 static ALLOCATOR: alloc::RuntimeAlloc = alloc::RuntimeAlloc;

@@ -146,6 +146,7 @@ extern "C" fn after_fork_in_child() {
     // SAFETY: a system call without arguments.
     FORKED_FROM.store(unsafe { libc::getppid() } as u32, Ordering::Relaxed);
     PID.store(std::process::id(), Ordering::Relaxed);
+    thread::adopt_current_after_fork();
     if let Some(mut locks) = FORK_LOCKS.with(|l| l.borrow_mut().take()) {
         live::after_fork_in_child(&mut locks.2);
     }

@@ -57,6 +57,7 @@ impl Snapshot {
             let ts = unsafe { &*(state as *const thread::ThreadState) };
             idle += u64::from(ts.depth == 0);
             thread::merge_into(&mut all, ts);
+            all.counters.waited_ns += ts.waited();
             callpaths.extend(thread::thread_paths(ts));
             per_thread.push(thread::thread_records(ts));
         }
@@ -363,6 +364,7 @@ fn totals(snapshot: &Snapshot, calibration: &Calibration, units: &assemble::Unit
         unmatched_exits: c.unmatched_exits,
         unregistered_events: c.unregistered,
         inline_counted: c.inlined,
+        waited_ns: c.waited_ns,
     }
 }
 

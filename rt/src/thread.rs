@@ -26,6 +26,8 @@ pub struct Counters {
     pub inlined: u64,
     /// Compensation: probe cost removed (scaled ticks), summed at each thread's root.
     pub overhead: u64,
+    /// Time the thread waited for a core while runnable (ns, waits.rs), once it ended.
+    pub waited_ns: u64,
 }
 
 impl Counters {
@@ -37,6 +39,7 @@ impl Counters {
         self.unregistered += o.unregistered;
         self.inlined += o.inlined;
         self.overhead += o.overhead;
+        self.waited_ns += o.waited_ns;
     }
 }
 
@@ -93,6 +96,10 @@ pub struct ThreadState {
     /// entry trampolines read both.
     pub tally: i64,
     pub tally_depth: usize,
+    /// The thread's process and kernel ids and its run delay when it attached (waits.rs).
+    pub pid: i32,
+    pub tid: i32,
+    pub wait_start: u64,
 }
 
 const _: () = {
@@ -143,7 +150,22 @@ impl ThreadState {
             reoffer_cursor: 0,
             tally: crate::tally::IDLE,
             tally_depth: usize::MAX,
+            pid: 0,
+            tid: 0,
+            wait_start: 0,
         }
+    }
+
+    /// How long the thread has waited for a core since it attached (ns, waits.rs).
+    pub fn waited(&self) -> u64 {
+        crate::waits::since(self.pid, self.tid, self.wait_start)
+    }
+
+    /// The calling thread became this state's owner in a forked child: a new kernel task,
+    /// whose run delay starts at nothing.
+    pub fn adopt_after_fork(&mut self) {
+        (self.pid, self.tid) = crate::waits::own_ids();
+        self.wait_start = 0;
     }
 
     /// Frames the shadow stack holds.
@@ -251,6 +273,7 @@ pub static MERGED: Lock<Merged> = Lock::new(Merged {
         unregistered: 0,
         inlined: 0,
         overhead: 0,
+        waited_ns: 0,
     },
     threads: 0,
     live: Vec::new(),
@@ -307,6 +330,8 @@ pub fn attach() -> *mut ThreadState {
         (*frames).node = callpath::ROOT;
     }
     let index = THREAD_INDEX.fetch_add(1, Relaxed);
+    let (pid, tid) = crate::waits::own_ids();
+    let wait_start = crate::waits::run_delay_ns(pid, tid).unwrap_or(0);
     let slot = live::publish_thread(&region, frame_cap, &records, record_cap, index);
     // SAFETY: the region starts with STATE_BYTES for the state (at least its size, asserted
     // above), page aligned, and nothing else refers to it yet.
@@ -328,6 +353,9 @@ pub fn attach() -> *mut ThreadState {
             reoffer_cursor: 0,
             tally: crate::tally::IDLE,
             tally_depth: usize::MAX,
+            pid,
+            tid,
+            wait_start,
         })
     };
     // SAFETY: frame 0 is inside the region (above), and the state was just written.
@@ -387,6 +415,7 @@ pub fn retire_current(now: u64) {
         crate::reconcile::close_all(ts, now);
         crate::inplace::retire(state);
         ts.counters.overhead += (*ts.frames).overhead;
+        ts.counters.waited_ns += ts.waited();
         let mut merged = lock_merged();
         merge_into(&mut merged, ts);
         if let Some(paths) = thread_paths(ts) {
@@ -405,6 +434,14 @@ pub fn retire_current(now: u64) {
         let (region, records) = (ts.region, ts.records_region);
         live::free(&records);
         live::free(&region); // the state itself: the last use of `ts`
+    }
+}
+
+/// In a forked child: the calling thread's state (if any) belongs to the child's new task.
+pub fn adopt_current_after_fork() {
+    // SAFETY: the calling thread's own state, outside any probe of it (the fork handler).
+    if let Some(ts) = unsafe { current().as_mut() } {
+        ts.adopt_after_fork();
     }
 }
 

@@ -52,6 +52,12 @@ fn facts(profile: &Profile) -> String {
         ("Events", t.events.to_string()),
         ("Clock", format!("{} at {:.3} GHz", profile.clock.source, profile.clock.ticks_per_second / 1e9)),
     ];
+    if t.waited_ns > 0 {
+        rows.push((
+            "Waited for a core",
+            format!("{:.3} ms (other programs had the cores)", t.waited_ns as f64 / 1e6),
+        ));
+    }
     for (name, value) in [
         ("Frames closed at exit", t.frames_closed_at_exit),
         ("Frames reconciled (longjmp, unwinding)", t.frames_reconciled),

@@ -1,0 +1,129 @@
+//! Where compensated time lands: in the routine that spent it, next to a dependency chain as
+//! elsewhere, and the report says where an event's own time is mostly what compensation took out.
+//!
+//! These tests hold shares of a run's time, which other programs disturb: a thread preempted
+//! inside an event has the wait in that event's time, and nothing removes it. The profile says
+//! how long the threads waited for a core (`totals.waited_ns`), so each test takes the first run
+//! that waited under a percent of its wall time, of up to five (the least disturbed if none did).
+
+use instrument_tests::*;
+use std::process::Command;
+
+/// A routine whose work is one dependency chain keeps its time. `step`'s eight dependent
+/// multiply-adds are nearly all of main's time: main's loop around the call runs in the chain's
+/// shadow. Exits read the clock with rdtscp, once the routine's work is done. With rdtsc at
+/// exits (`INSTRUMENT_CLOCK=tsc-unordered`) the timestamp is taken when the core issues it,
+/// long before the chain is done, and step came out at 14-27 % of main, compensated or
+/// throttled; about 75-90 % with rdtscp on a quiet machine.
+///
+/// With one busy loop on the same core, runs waited a third of their time and step came out at
+/// 38-51 % of main: which runs are disturbed the profile says (`quietest`).
+#[test]
+fn a_dependency_chains_time_stays_in_its_routine() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "compensation", &[]);
+    let runs = [("compensated", "1", "0"), ("throttled", "0", "1"), ("both", "1", "1")];
+    for (name, compensate, throttle) in runs {
+        let (share, tried) = quietest(|round| {
+            let run_dir = new_dir(dir.path(), &format!("{name}-{round}"));
+            let output = run(Command::new(&program)
+                .arg("1000000")
+                .current_dir(&run_dir)
+                .env("INSTRUMENT_PROFILE_DIR", &run_dir)
+                .env("INSTRUMENT_COMPENSATE", compensate)
+                .env("INSTRUMENT_THROTTLE", throttle));
+            assert_success(&output, name);
+            let profile = only_profile(&run_dir);
+            (time_of(function(&profile, "step")) / time_of(function(&profile, "main")), waited(&profile))
+        });
+        assert!(
+            (0.6..1.1).contains(&share),
+            "{name}: step took {share} of main (runs, share and wait: {tried:?})"
+        );
+    }
+}
+
+/// Runs tried before a quiet one: what each gave and the share of its wall time it waited.
+type Tried<T> = Vec<(T, f64)>;
+
+/// Calls `once(round)` (a run: what it gave and the share of its wall time it waited for a core)
+/// until a run waited under a percent, at most five times. Returns that run's result, else the
+/// least disturbed one's, and the runs tried.
+fn quietest<T: Clone>(mut once: impl FnMut(usize) -> (T, f64)) -> (T, Tried<T>) {
+    let mut tried = Vec::new();
+    for round in 0..5 {
+        let (value, waited) = once(round);
+        if waited < 0.01 {
+            return (value, tried);
+        }
+        tried.push((value, waited));
+    }
+    let least = tried.iter().min_by(|a, b| a.1.total_cmp(&b.1)).expect("five runs").0.clone();
+    (least, tried)
+}
+
+/// The share of the run's wall time its threads waited for a core.
+fn waited(profile: &instrument_profile::Profile) -> f64 {
+    profile.totals.waited_ns as f64 / profile.totals.wall_ns.max(1) as f64
+}
+
+/// An event's inclusive time as the report shows it: with its untimed calls estimated, else
+/// compensated, else as measured.
+fn time_of(event: &instrument_profile::Function) -> f64 {
+    let stats = &event.stats;
+    let compensated = stats.compensated.map_or(stats.inclusive_ns as i64, |c| c.inclusive_ns);
+    stats.estimated.map_or(compensated, |e| e.inclusive_ns) as f64
+}
+
+/// `program` (`c-fixtures/compensation.c` built) run in `dir` with `arg` under the default
+/// compensation: `instrument report` of its profile, compensated and `--raw`, and the share of
+/// the run it waited for a core.
+fn reports(dir: &std::path::Path, program: &std::path::Path, arg: &str) -> ((String, String), f64) {
+    for old in profile_paths(dir) {
+        std::fs::remove_file(old).unwrap();
+    }
+    let output = run(Command::new(program)
+        .arg(arg)
+        .current_dir(dir)
+        .env("INSTRUMENT_PROFILE_DIR", dir)
+        .env("INSTRUMENT_COMPENSATE", "1")
+        .env("INSTRUMENT_RECALIBRATE_MS", "0"));
+    assert_success(&output, "compensation fixture");
+    let path = only_profile_path(dir);
+    let report = |flags: &[&str]| {
+        let output = run(Command::new(bin("instrument")).arg("report").args(flags).arg(&path));
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    ((report(&[]), report(&["--raw"])), waited(&only_profile(dir)))
+}
+
+#[test]
+fn report_says_times_are_compensated_and_raw_shows_the_measured_ones() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "compensation", &[]);
+    let ((text, raw), _) = reports(dir.path(), &program, "10000");
+    assert!(text.contains("times are compensated: probe cost"), "{text}");
+    assert!(raw.contains("times are raw"));
+    let run_flag = run(Command::new(bin("instrument"))
+        .args(["run", "--compensate", "--profile-dir"])
+        .arg(dir.path())
+        .arg("--")
+        .arg(&program)
+        .arg("100"));
+    assert_success(&run_flag, "instrument run --compensate");
+}
+
+/// Where compensation took more out of an event's own time than it left, the report says so:
+/// main's loop around `step` is about a nanosecond a call, from which the outer part of step's
+/// probe pair (some 15 ns a call) was taken. A raw report does not say it. A wait for a core in
+/// main's own time hides the note (2 runs in 6 with a busy loop beside the suite): `quietest`.
+#[test]
+fn the_report_names_events_whose_own_time_is_mostly_what_compensation_took_out() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "compensation", &[]);
+    let ((text, raw), tried) = quietest(|_| reports(dir.path(), &program, "200000"));
+    assert!(!raw.contains("compensation took more out of"), "{raw}");
+    let note = text.lines().find(|l| l.starts_with("note: compensation took more out of"));
+    let names_main = |note: &str| note.contains("(main ") || note.contains(", main ");
+    assert!(note.is_some_and(names_main), "{text}\nruns before: {tried:#?}");
+}
