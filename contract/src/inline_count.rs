@@ -8,7 +8,7 @@
 //! probe and 10 % slower through switched-off probes, against the plain build (the note of
 //! issue 24). So at late placement on x86-64 the entry counts in place, in about twenty
 //! instructions, when four things hold, tested in this order, and calls the entry probe
-//! otherwise (a measured event's, mode 0, is `probes::ENTER_MEASURED`, which skips the mode
+//! otherwise (a measured event's, mode 0, is the probe set's `enter_measured`, which skips the mode
 //! lookup the code has just made):
 //!
 //! 1. the event id (from the routine's id slot) is below `TABLE_LEN`;

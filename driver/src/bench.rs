@@ -492,16 +492,13 @@ fn print_table(report: &Report) {
 }
 
 /// Which probes the instrumented builds call: the wrappers' placement (INSTRUMENT_PLACEMENT, late
-/// by default) decides the probe set (`instrument_contract::probes::set_for`).
+/// by default) and the probe set of this architecture (`instrument_contract::probes::set_for`).
 fn placement_line() -> String {
     let early = settings::PLACEMENT.choice().ok().flatten() == Some("early");
-    let set = probes::set_for(std::env::consts::ARCH, early);
+    let set = probes::set_for(std::env::consts::ARCH);
     let convention = if set.convention == probes::PRESERVE_MOST { "preserve_most" } else { "C" };
-    let other = if early { "late" } else { "early" };
-    format!(
-        "probes: {} placement's ({convention} convention); INSTRUMENT_PLACEMENT={other} measures the other set",
-        if early { "early" } else { "late" }
-    )
+    let (placement, other) = if early { ("early", "late") } else { ("late", "early") };
+    format!("probes: {placement} placement, {convention} convention; INSTRUMENT_PLACEMENT={other} measures the other placement")
 }
 
 /// The lines under the fixtures' table: the ratios against the targets and the cost model.

@@ -15,13 +15,14 @@ pub struct Globals<'ctx> {
     thread: GlobalValue<'ctx>,
     modes: GlobalValue<'ctx>,
     per_call: GlobalValue<'ctx>,
-    /// The entry for a measured event (`probes::ENTER_MEASURED`), declared as the entry probe.
+    /// The entry for a measured event (the probe set's `enter_measured`), declared as the entry
+    /// probe.
     enter_measured: FunctionValue<'ctx>,
 }
 
 impl<'ctx> Globals<'ctx> {
     /// The declarations (the module's own when an earlier run of the pass made them).
-    pub fn declare(module: &Module<'ctx>, enter: FunctionValue<'ctx>) -> Self {
+    pub fn declare(module: &Module<'ctx>, enter: FunctionValue<'ctx>, enter_measured: &str) -> Self {
         let ctx = module.get_context();
         let external = |name: &str, ty: inkwell::types::BasicTypeEnum<'ctx>| {
             module.get_global(name).unwrap_or_else(|| {
@@ -34,16 +35,14 @@ impl<'ctx> Globals<'ctx> {
         thread.set_thread_local_mode(Some(ThreadLocalMode::InitialExecTLSModel));
         let modes = external(abi::MODES, ctx.i8_type().into());
         let per_call = external(abi::PER_CALL, ctx.i64_type().into());
-        let enter_measured =
-            module.get_function(instrument_contract::probes::ENTER_MEASURED).unwrap_or_else(|| {
-                let declared =
-                    module.add_function(instrument_contract::probes::ENTER_MEASURED, enter.get_type(), None);
-                for attribute in enter.attributes(inkwell::attributes::AttributeLoc::Function) {
-                    declared.add_attribute(inkwell::attributes::AttributeLoc::Function, attribute);
-                }
-                declared.set_call_conventions(enter.get_call_conventions());
-                declared
-            });
+        let enter_measured = module.get_function(enter_measured).unwrap_or_else(|| {
+            let declared = module.add_function(enter_measured, enter.get_type(), None);
+            for attribute in enter.attributes(inkwell::attributes::AttributeLoc::Function) {
+                declared.add_attribute(inkwell::attributes::AttributeLoc::Function, attribute);
+            }
+            declared.set_call_conventions(enter.get_call_conventions());
+            declared
+        });
         Globals { thread, modes, per_call, enter_measured }
     }
 

@@ -97,12 +97,12 @@ pub fn instrument_module_with(module: &Module<'_>, options: &Options, guards: Gu
     }
     let slots = table::emit(module, &plans, language::of_module(module), options);
     let triple = module.get_triple().as_str().to_string_lossy().into_owned();
-    let set = instrument_contract::probes::set_for(&triple, options.placement == Placement::Early);
+    let set = instrument_contract::probes::set_for(&triple);
     let mut hooks = probes::Hooks::declare(module, set, guards == Guards::Deferred);
-    let inline = set == instrument_contract::probes::C
-        && options.placement == Placement::Late
-        && instrument_contract::inline_count::supported(&triple);
-    hooks.inline_count = inline.then(|| inline_count::Globals::declare(module, hooks.enter));
+    let inline =
+        options.placement == Placement::Late && instrument_contract::inline_count::supported(&triple);
+    hooks.inline_count =
+        inline.then(|| inline_count::Globals::declare(module, hooks.enter, set.enter_measured));
     let ctx = module.get_context();
     for (i, plan) in plans.iter().enumerate() {
         if plan.probe_routine {

@@ -78,7 +78,6 @@ pub fn measure() {
         return;
     }
     let precise = strategy.is_some();
-    trampolines::choose_set();
     // SAFETY: `state` is the calling thread's attached state (checked non-null), with only its
     // root frame open at start-up.
     let mut costs = switch::without_throttling(|| unsafe { measure_on(&mut *state, precise) });

@@ -348,7 +348,7 @@ timed_exit!(__instrument_exit, prologue: ["mov rsi, rsp"], save_early: [], save:
     done: ["ret"], tail: ["jmp r11"], late_miss: ["mov rdx, rax", "jmp {timed_at}"],
     early_miss: ["jmp {routed}"], routed = sym exit_routed, timed_at = sym exit_timed_at);
 
-/// The C set's entry for a measured event (`instrument_contract::probes::ENTER_MEASURED`): the
+/// The C set's entry for a measured event (`instrument_contract::probes::C.enter_measured`): the
 /// inline count's code has read the mode byte as measured, so this skips the trampoline's mode
 /// lookup and goes to the timed entry with what it expects (the id in `eax`, the caller's stack
 /// pointer in `rsi`). An event whose mode changed meanwhile is timed once more, as an activation
@@ -387,3 +387,17 @@ timed_exit!(__instrument_exit_pm,
         "jmp {routed}"],
     early_miss: ["jmp {routed}"],
     routed = sym exit_routed_pm);
+
+/// The `preserve_most` set's entry for a measured event (`PRESERVING.enter_measured`), as the C
+/// set's: the id in `eax` (the result register, free under the convention) and on to the timed
+/// entry, which saves what it uses and finds the caller's stack pointer above its saves, as
+/// when `__instrument_enter_pm` jumps to it.
+///
+/// # Safety
+/// The probe contract (`probes.rs`): called by instrumented code with an id slot.
+#[cfg(target_arch = "x86_64")]
+#[unsafe(naked)]
+#[no_mangle]
+pub unsafe extern "C" fn __instrument_enter_measured_pm(id_slot: *const u32) -> crate::probes::Opened {
+    core::arch::naked_asm!("mov eax, dword ptr [rdi]", "jmp {timed}", timed = sym enter_timed_fast_pm)
+}

@@ -11,15 +11,14 @@
 //! called under the probe contract stated in `probes.rs`.
 //!
 //! Each probe comes in the two sets of `instrument_contract::probes`: the C convention's, which
-//! jump to the bodies, and `preserve_most`'s (early placement's), which save the registers the
-//! caller keeps across the call, call the bodies and restore them (`save_and_call`).
+//! jump to the bodies, and `preserve_most`'s (what the pass calls on x86-64), which save the
+//! registers the caller keeps across the call, call the bodies and restore them (`save_and_call`).
 
 use crate::probes::{enter, enter_throttled, exit, exit_untimed, loop_exit, Opened};
 use crate::reconcile::unwind;
 use crate::switch;
 use crate::thread::{Frame, Record, ThreadState};
 use crate::timed_path::{__instrument_exit, __instrument_exit_pm, enter_timed_fast, enter_timed_fast_pm};
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 /// A loop exit's entry point with the C convention: a trampoline that passes the caller's stack
 /// pointer in `rdx` and jumps to `$body`. A probe of a switched-off event returns from here,
@@ -477,41 +476,26 @@ exit_if!(__instrument_exit_if, __instrument_exit);
 exit_if!(__instrument_exit_if_pm, __instrument_exit_pm);
 
 /// The entry points of one probe set, for the runtime's own measurements of what probes cost:
-/// `set_in_use` picks the set the program's modules call.
+/// `set_in_use` is the set the program's modules call.
 pub struct EntryPoints {
     pub enter: unsafe extern "C" fn(*const u32) -> Opened,
     pub exit: unsafe extern "C" fn(*const u32),
     pub loop_exit: unsafe extern "C" fn(*const u32, u64),
 }
 
-/// The C set (late placement's).
-pub const C_SET: EntryPoints =
-    EntryPoints { enter: __instrument_enter, exit: __instrument_exit, loop_exit: __instrument_loop_exit };
-/// The `preserve_most` set (early placement's); callable with the C convention too, since it
-/// preserves more registers than that asks.
-pub const PRESERVING_SET: EntryPoints = EntryPoints {
+/// The `preserve_most` set, which the pass calls on x86-64 under either placement
+/// (`instrument_contract::probes::set_for`); callable with the C convention too, since it
+/// preserves more registers than that asks. (The C set stays for what calls it: the ABI of
+/// other targets, objects instrumented before late placement called this set.)
+const PRESERVING_SET: EntryPoints = EntryPoints {
     enter: __instrument_enter_pm,
     exit: __instrument_exit_pm,
     loop_exit: __instrument_loop_exit_pm,
 };
 
-static PRESERVING_IN_USE: AtomicBool = AtomicBool::new(false);
-
-/// The set the measurements call: the `preserve_most` one when every module registered so far
-/// was instrumented early (it is called with that convention on x86-64), else the C one.
-/// Decided once, at start-up calibration (`choose_set`).
+/// The set the measurements call: the one the program's modules call.
 pub fn set_in_use() -> &'static EntryPoints {
-    if PRESERVING_IN_USE.load(Relaxed) {
-        &PRESERVING_SET
-    } else {
-        &C_SET
-    }
-}
-
-/// Chooses the set `set_in_use` returns from the modules registered so far.
-pub fn choose_set() {
-    let early = crate::registry::placement() == Some(instrument_profile::Placement::Early);
-    PRESERVING_IN_USE.store(early, Relaxed);
+    &PRESERVING_SET
 }
 
 /// A landing pad's probe: passes the stack pointer to `unwind`.

@@ -191,7 +191,9 @@ fn rewriting_twice_does_not_instrument_twice() {
     assert_success(&rewrite(&[once.to_str().unwrap(), "-o", twice.to_str().unwrap()]), "second");
     let probes = |path: &Path| {
         let text = run(Command::new("llvm-dis-22").arg(path).arg("-o").arg("-"));
-        String::from_utf8_lossy(&text.stdout).matches("call i32 @__instrument_enter(").count()
+        String::from_utf8_lossy(&text.stdout)
+            .matches("call preserve_mostcc i32 @__instrument_enter_pm(")
+            .count()
     };
     assert_eq!(probes(&once), 5, "main, a, b, c and gnu_off (clang marks need the wrapper); not skipped()");
     assert_eq!(probes(&twice), probes(&once));

@@ -21,12 +21,13 @@ pub const EXPORTED_SYMBOLS: &[&str] = &[
     probes::C.exit,
     probes::C.exit_if,
     probes::C.loop_exit,
+    probes::C.enter_measured,
     probes::PRESERVING.enter,
     probes::PRESERVING.exit,
     probes::PRESERVING.exit_if,
     probes::PRESERVING.loop_exit,
+    probes::PRESERVING.enter_measured,
     probes::UNWIND,
-    probes::ENTER_MEASURED,
     inline_count::THREAD,
     inline_count::MODES,
     inline_count::PER_CALL,
@@ -131,8 +132,8 @@ pub const HOT_SECTION: &str = ".text.instrument_probes";
 fn hot_input_sections() -> Vec<String> {
     let trampolines = probes::SETS
         .iter()
-        .flat_map(|set| [set.enter, set.exit, set.exit_if, set.loop_exit])
-        .chain([probes::UNWIND, probes::ENTER_MEASURED])
+        .flat_map(|set| [set.enter, set.exit, set.exit_if, set.loop_exit, set.enter_measured])
+        .chain([probes::UNWIND])
         .map(|symbol| format!(".text.{symbol}"));
     let modules = ["trampolines", "timed_path", "probes"]
         .iter()
