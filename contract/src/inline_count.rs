@@ -25,6 +25,11 @@
 //! top (the caller's) before that frame changes. The entry's result is then zero: the routine's
 //! exits are branched around, as for any counted call.
 //!
+//! A switched-off event's entry (mode byte `OFF`, after the first test) makes no call either:
+//! its result is zero at once, as the probe's is, and nothing is counted. Switching routines
+//! off at run time (`INSTRUMENT_RUNTIME_SELECT`, `instrument top --off`) then costs a load and
+//! two compares a call instead of a probe call.
+//!
 //! Every access is a plain load or a read-modify-write of one word: only the thread itself
 //! touches its state and records, and a signal handler that interrupts the sequence can at
 //! worst move one estimate between callers.
@@ -40,6 +45,9 @@ pub const PER_CALL: &str = "__instrument_per_call";
 pub const TABLE_LEN: u64 = 1 << 22;
 /// The mode byte that allows the inline count: the counted bit (`MODE_COUNTED`) and its own.
 pub const MODE: u8 = 16 | 1;
+/// The mode byte of a switched-off event (`MODE_OFF`): its entry's result is zero at once, as
+/// the probe's would be, and nothing is counted.
+pub const OFF: u8 = 2;
 
 /// Byte offsets in the thread state.
 pub const RECORDS_AT: u64 = 24;

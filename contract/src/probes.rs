@@ -11,9 +11,12 @@
 //!   registers or the stack around every probe. Vector registers stay caller-saved. The runtime
 //!   saves what its C-convention bodies may clobber, and only on the paths that reach them (a
 //!   switched-off probe touches `r11` and the flags alone). Late placement called the C set
-//!   until that was measured on Lua 5.4 (late placement, every probe switched off: 11.9 % slower
-//!   than the plain build against 17.8 % with the C set; the default throttled run 8.7 % against
-//!   11.0 %; compensated, main 6.6 % above the plain run against 11.3 %).
+//!   until 045a2df. With this set, IS-like key generation in one process (`instrument bench
+//!   probes`) ran 0.96-1.07 % slower than plain, with the overhead figure at 0.84-0.97 x that,
+//!   against 1.29-1.59 % and 0.47-0.53 x with C probes. A timed pair in a tight loop costs
+//!   1.5-2 ns more (the saves around the timed work). On Lua 5.4 built with functions and loops
+//!   aligned to 64 bytes, the two sets did not differ beyond the run-to-run spread: the layout of
+//!   the code moves Lua by some 4 % either way.
 //! - `C`: the C convention, for other targets (the runtime's assembly is x86-64's).
 
 /// One set of probe symbols and the convention they are called with.

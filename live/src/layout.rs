@@ -51,7 +51,7 @@ pub const MODE_MEASURED: u8 = 0;
 /// Calls counted exactly, neither timed nor put on the shadow stack.
 pub const MODE_COUNTED: u8 = 1;
 /// The probes return at once.
-pub const MODE_OFF: u8 = 2;
+pub const MODE_OFF: u8 = instrument_contract::inline_count::OFF;
 /// Measured, but an exit that finds no frame of its own on top is ignored instead of
 /// reconciled: the mode of an event switched on while the program runs, whose activations that
 /// began switched off still have their exits to come.

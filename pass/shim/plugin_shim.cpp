@@ -136,7 +136,8 @@ extern "C" LLVMValueRef instrument_inline_count(LLVMValueRef EnterCall, LLVMValu
         CountedAt,
         UntimedOwnAt,
         TableLen,
-        ModeValue
+        ModeValue,
+        OffValue
     };
     auto *Call = cast<CallInst>(unwrap(EnterCall));
     Value *Slot = Call->getArgOperand(0);
@@ -152,6 +153,7 @@ extern "C" LLVMValueRef instrument_inline_count(LLVMValueRef EnterCall, LLVMValu
     BasicBlock *Fast = BasicBlock::Create(Ctx, "instrument.count", F, Slow);
     BasicBlock *Other = BasicBlock::Create(Ctx, "instrument.count.other", F, Slow);
     BasicBlock *Measured = BasicBlock::Create(Ctx, "instrument.count.measured", F, Slow);
+    BasicBlock *OffCheck = BasicBlock::Create(Ctx, "instrument.count.off", F, Slow);
     Head->getTerminator()->eraseFromParent();
 
     // The mode first: a measured event's entry (the probe call) pays four instructions.
@@ -178,9 +180,13 @@ extern "C" LLVMValueRef instrument_inline_count(LLVMValueRef EnterCall, LLVMValu
     Value *Inline = B.CreateICmpEQ(ModeByte, B.getInt8(static_cast<uint8_t>(Abi[ModeValue])));
     B.CreateCondBr(Inline, StateCheck, Other);
 
-    // A measured event goes straight to the timed entry: its mode is read already.
+    // A measured event goes straight to the timed entry: its mode is read already. A
+    // switched-off one makes no call at all: its entry's result is zero, as the probe's is.
     B.SetInsertPoint(Other);
-    B.CreateCondBr(B.CreateICmpEQ(ModeByte, B.getInt8(0)), Measured, Slow);
+    B.CreateCondBr(B.CreateICmpEQ(ModeByte, B.getInt8(0)), Measured, OffCheck);
+    B.SetInsertPoint(OffCheck);
+    Value *SwitchedOff = B.CreateICmpEQ(ModeByte, B.getInt8(static_cast<uint8_t>(Abi[OffValue])));
+    B.CreateCondBr(SwitchedOff, Join, Slow);
     B.SetInsertPoint(Measured);
     CallInst *Timed = B.CreateCall(cast<Function>(unwrap(EnterMeasured)), {Slot});
     Timed->setCallingConv(Call->getCallingConv());
@@ -209,11 +215,12 @@ extern "C" LLVMValueRef instrument_inline_count(LLVMValueRef EnterCall, LLVMValu
     B.CreateBr(Join);
 
     B.SetInsertPoint(Join, Join->begin());
-    PHINode *Opened = B.CreatePHI(Call->getType(), 3, "instrument.opened");
+    PHINode *Opened = B.CreatePHI(Call->getType(), 4, "instrument.opened");
     Call->replaceAllUsesWith(Opened);
     Opened->addIncoming(Call, Slow);
     Opened->addIncoming(Timed, Measured);
     Opened->addIncoming(ConstantInt::get(Call->getType(), 0), Fast);
+    Opened->addIncoming(ConstantInt::get(Call->getType(), 0), OffCheck);
     // The routine now writes the runtime's globals itself.
     F->setMemoryEffects(F->getMemoryEffects() |
                         MemoryEffects(IRMemLocation::Other, ModRefInfo::ModRef));

@@ -120,3 +120,36 @@ fn inline_counts_survive_longjmp_and_fork() {
         }
     }
 }
+
+/// A routine switched off at run time makes no probe call at late placement: its entry code reads
+/// the mode byte as off and goes on with the exits branched around, as the probe would have it.
+/// Nothing is counted for it (a profile lists no event without calls), and the rest of the profile is what the probe path gives
+/// (`INSTRUMENT_INLINE_COUNT=0`, the same binary).
+#[test]
+fn a_routine_switched_off_at_run_time_is_skipped_by_its_own_entry_code() {
+    let dir = scratch();
+    let program = build(dir.path());
+    let selection = dir.path().join("no-step.txt");
+    std::fs::write(&selection, "BEGIN_EXCLUDE_LIST\nstep\nEND_EXCLUDE_LIST\n").unwrap();
+    let selection = selection.to_str().unwrap();
+    let inline =
+        profile_of(dir.path(), &program, "off-inline", "1", &[("INSTRUMENT_RUNTIME_SELECT", selection)]);
+    let called = profile_of(
+        dir.path(),
+        &program,
+        "off-called",
+        "1",
+        &[("INSTRUMENT_RUNTIME_SELECT", selection), ("INSTRUMENT_INLINE_COUNT", "0")],
+    );
+    for profile in [&inline, &called] {
+        assert!(
+            profile.functions.iter().all(|f| f.name != "step"),
+            "step has no call: {:?}",
+            profile.functions
+        );
+        assert_eq!(counts(profile, "outer"), (2, 0), "no child call of step is seen");
+        assert_eq!(counts(profile, "inner"), (1, 0));
+        assert_eq!(profile.totals.inline_counted, 0);
+        assert_eq!(profile.totals.unmatched_exits, 0);
+    }
+}
