@@ -23,7 +23,7 @@ pub fn run_delay_ns(pid: i32, tid: i32) -> Option<u64> {
     write!(cursor, "/proc/{pid}/task/{tid}/schedstat\0").ok()?;
     let mut text = [0u8; 128];
     // SAFETY: `path` is NUL-terminated (written above, within its 64 bytes: two i32 and the
-    // fixed text take at most 51); `text` is a live buffer of the length given to read.
+    // fixed text take at most 45); `text` is a live buffer of the length given to read.
     let read = unsafe {
         let fd = libc::open(path.as_ptr().cast(), libc::O_RDONLY | libc::O_CLOEXEC);
         if fd < 0 {
