@@ -126,11 +126,14 @@ impl crate::Profile {
     /// Every event (routine, loop, call statement) with its id, probe kind, activations and
     /// the activations counted without timing.
     pub fn activations(&self) -> impl Iterator<Item = (u32, ProbeKind, u64, u64)> + '_ {
-        let routines =
-            self.functions.iter().map(|f| (f.id, ProbeKind::Routine, f.stats.calls, f.stats.untimed_calls));
-        let loops = self.loops.iter().map(|l| (l.id, ProbeKind::Loop, l.stats.calls, l.stats.untimed_calls));
-        let sites =
-            self.callsites.iter().map(|c| (c.id, ProbeKind::Routine, c.stats.calls, c.stats.untimed_calls));
+        self.event_stats().map(|(id, kind, s)| (id, kind, s.calls, s.untimed_calls))
+    }
+
+    /// Every event (routine, loop, call statement) with its id, probe kind and statistics.
+    pub fn event_stats(&self) -> impl Iterator<Item = (u32, ProbeKind, &crate::Stats)> + '_ {
+        let routines = self.functions.iter().map(|f| (f.id, ProbeKind::Routine, &f.stats));
+        let loops = self.loops.iter().map(|l| (l.id, ProbeKind::Loop, &l.stats));
+        let sites = self.callsites.iter().map(|c| (c.id, ProbeKind::Routine, &c.stats));
         routines.chain(loops).chain(sites)
     }
 

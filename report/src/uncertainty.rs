@@ -51,11 +51,9 @@ pub fn note(profile: &Profile) -> Option<String> {
 /// split is off by 1-2 ns a call, the whole time of a 3 ns routine.
 pub fn split_note(profile: &Profile) -> Option<String> {
     let worth = WORTH_SAYING * profile.totals.wall_ns as f64;
-    let stats = (profile.functions.iter().map(|f| (f.id, &f.stats)))
-        .chain(profile.loops.iter().map(|l| (l.id, &l.stats)))
-        .chain(profile.callsites.iter().map(|c| (c.id, &c.stats)));
-    let mut events: Vec<(i64, u32, i64)> = stats
-        .filter_map(|(id, s)| {
+    let mut events: Vec<(i64, u32, i64)> = profile
+        .event_stats()
+        .filter_map(|(id, _, s)| {
             let left = s.compensated?.exclusive_ns;
             let removed = s.exclusive_ns as i64 - left;
             (removed as f64 > worth && left < removed).then_some((removed, id, left))

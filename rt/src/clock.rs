@@ -200,25 +200,24 @@ pub fn calibrate() -> Calibration {
 
 /// CPUID leaf 0x8000_0001, EDX bit 27: the processor has rdtscp.
 fn has_rdtscp() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use core::arch::x86_64::__cpuid;
-        if __cpuid(0x8000_0000).eax >= 0x8000_0001 {
-            return __cpuid(0x8000_0001).edx & (1 << 27) != 0;
-        }
-    }
-    false
+    extended_feature(0x8000_0001, 27)
 }
 
 /// CPUID leaf 0x8000_0007, EDX bit 8: the TSC runs at a constant rate in all power states.
 fn invariant_tsc() -> bool {
+    extended_feature(0x8000_0007, 8)
+}
+
+/// EDX bit `bit` of extended CPUID leaf `leaf`, false where the processor has no such leaf.
+fn extended_feature(leaf: u32, bit: u32) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         use core::arch::x86_64::__cpuid;
-        if __cpuid(0x8000_0000).eax >= 0x8000_0007 {
-            return __cpuid(0x8000_0007).edx & (1 << 8) != 0;
+        if __cpuid(0x8000_0000).eax >= leaf {
+            return __cpuid(leaf).edx & (1 << bit) != 0;
         }
     }
+    let _ = (leaf, bit);
     false
 }
 
