@@ -1,9 +1,9 @@
 /* OpenMP fixture with a known imbalance, for the OMPT tool. Three parallel regions on 2 threads:
  * thread 0 busy-waits 10 ms and thread 1 40 ms, so thread 0 waits about 30 ms in each region's
  * implicit barrier (90 ms). Between the regions the initial thread works alone for 20 ms, so the
- * worker is idle about 20 ms twice (40 ms). In a fourth region thread 1 holds a lock for 30 ms
- * while thread 0 waits for it, then both meet at an explicit barrier after thread 0 spent
- * 25 ms more, where thread 1 waits about 25 ms. */
+ * worker is idle about 20 ms twice (40 ms). In a fourth region thread 1 holds a lock for 40 ms
+ * while thread 0 waits for it (about 39 ms: it leaves the barrier 1 ms later), then both meet at
+ * an explicit barrier after thread 0 spent 25 ms more, where thread 1 waits about 25 ms. */
 #include <omp.h>
 #include <stdio.h>
 #include <time.h>
@@ -33,7 +33,7 @@ __attribute__((noinline)) void contended(void) {
         if (omp_get_thread_num() == 1) {
             omp_set_lock(&lock);
 #pragma omp barrier
-            spin(30);
+            spin(40);
             omp_unset_lock(&lock);
         } else {
 #pragma omp barrier
