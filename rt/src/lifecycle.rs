@@ -78,6 +78,7 @@ pub fn profile_before_exec() -> Option<PathBuf> {
     }
     let now = clock::now();
     let saved = thread::close_current_frames(now);
+    crate::inplace::resume_waiting();
     let calibration = clock::calibrate();
     let snapshot = output::Snapshot::take(now);
     let ending = Ending { pid: std::process::id(), ended_by: Some("exec"), forked_from: forked_from() };
@@ -109,6 +110,7 @@ fn finish_as(ending: Ending) {
     }
     let now = clock::now();
     thread::retire_current(now);
+    crate::inplace::resume_waiting();
     thread::FINISHED.store(true, Ordering::Relaxed);
     let calibration = clock::calibrate();
     let snapshot = output::Snapshot::take(now);

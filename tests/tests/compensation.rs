@@ -259,17 +259,27 @@ fn the_callers_work_between_calls_is_not_taken_for_probe_cost() {
 /// each reaches 2^14 and 2^16 calls within a call of the others) all get their probe cost
 /// measured in place: an offer that finds another estimation under way waits for it. Before,
 /// the first kernel won both offers and the other four kept the start-up calibration.
+///
+/// They wait counted (rt/src/inplace.rs, so that their differences add up to what timing all of
+/// them costs): the last in the queue is counted through the estimations of the four before it,
+/// the first only in its own counted windows. At the end every kernel is measured again, not
+/// reported throttled or switched off.
 #[test]
 fn kernels_that_become_hot_together_are_each_measured_in_place() {
     let profile = compensated_profile("kernels", "70000");
     let c = profile.compensation.as_ref().unwrap();
+    let mut untimed = Vec::new();
     for name in ["k1", "k2", "k3", "k4", "k5"] {
         let kernel = function(&profile, name);
         assert_eq!(kernel.stats.calls, 70000, "{name}");
+        assert!(!kernel.throttled && !kernel.switched_off, "{name} ends measured: {kernel:?}");
         let estimates = estimates_of(&profile, name);
         assert!(!estimates.is_empty(), "{name} measured in place: {:?}", c.in_place);
         assert!(estimates.iter().all(|e| e.pairs >= 24 && e.timed_ns > 0.0), "{estimates:?}");
+        untimed.push(kernel.stats.untimed_calls);
     }
+    let (least, most) = (untimed.iter().min().unwrap(), untimed.iter().max().unwrap());
+    assert!(*most >= 2 * *least, "the later kernels wait counted: untimed calls {untimed:?}");
     assert_eq!(function(&profile, "main").stats.child_calls, 5 * 70000);
     assert_eq!(profile.totals.unmatched_exits, 0);
 }
