@@ -363,13 +363,13 @@ unsafe fn offer_hot(ts: &mut ThreadState, id: u32, kind: usize, calls: u64, incl
     {
         // SAFETY: `id < record_cap` (offer's caller checked it), records left alone meanwhile.
         let record = unsafe { record_of(ts, id) };
-        let waits_counted = !reshapes_callpaths(record, switch::MEASURED);
-        if waits_counted {
+        // Not the event under estimation (hot on another thread too): its windows set its mode.
+        let waits_counted = !reshapes_callpaths(record, switch::MEASURED) && TARGET.load(Relaxed) != id;
+        let waiting = if waits_counted { pending::WAITING } else { 0 };
+        if pending::push(ts.index, kind | pending::MEASURED | waiting, id) && waits_counted {
             crate::untimed::hot(id, crate::untimed::basis(record), calls);
             switch::set(id, switch::COUNTED);
         }
-        let waiting = if waits_counted { pending::WAITING } else { 0 };
-        pending::push(ts.index, kind | pending::MEASURED | waiting, id);
     }
 }
 
@@ -1328,17 +1328,14 @@ mod pending {
     pub const WAITING: usize = 0x40;
 
     /// Queues an entry, once: an entry already waiting is not queued again (a hot event is
-    /// offered again at every power of four of its calls).
-    pub fn push(thread: u64, kind: usize, id: u32) {
+    /// offered again at every power of four of its calls). False when it was not queued now (it
+    /// waits already, or the queue is full).
+    pub fn push(thread: u64, kind: usize, id: u32) -> bool {
         let entry = pack(thread, kind, id);
         if QUEUE.iter().any(|slot| slot.load(Relaxed) == entry) {
-            return;
+            return false;
         }
-        for slot in &QUEUE {
-            if slot.compare_exchange(0, entry, Relaxed, Relaxed).is_ok() {
-                return;
-            }
-        }
+        QUEUE.iter().any(|slot| slot.compare_exchange(0, entry, Relaxed, Relaxed).is_ok())
     }
 
     /// The events of the entries that wait counted, on any thread.
