@@ -374,9 +374,9 @@ unsafe fn offer_hot(ts: &mut ThreadState, id: u32, kind: usize, calls: u64, incl
 }
 
 /// A measured event that waited counted in the queue (`offer_hot`) is measured again (unless
-/// something else switched it meanwhile: `instrument top`).
+/// something else switched it meanwhile: `instrument top`, or throttling after an estimation).
 fn resume(id: u32) {
-    if switch::mode(id) == switch::COUNTED {
+    if switch::mode(id) == switch::COUNTED && !switch::throttled(id) {
         crate::untimed::clear(id);
         switch::set(id, switch::MEASURED);
     }
@@ -1327,12 +1327,13 @@ mod pending {
     /// A flag in a measured entry's kind: the event waits counted (`offer_hot`).
     pub const WAITING: usize = 0x40;
 
-    /// Queues an entry, once: an entry already waiting is not queued again (a hot event is
-    /// offered again at every power of four of its calls). False when it was not queued now (it
-    /// waits already, or the queue is full).
+    /// Queues an entry, once: an entry already waiting (counted or not) is not queued again (a
+    /// hot event is offered again at every power of four of its calls). False when it was not
+    /// queued now (it waits already, or the queue is full).
     pub fn push(thread: u64, kind: usize, id: u32) -> bool {
         let entry = pack(thread, kind, id);
-        if QUEUE.iter().any(|slot| slot.load(Relaxed) == entry) {
+        let waiting = (WAITING as u64) << 32;
+        if QUEUE.iter().any(|slot| slot.load(Relaxed) & !waiting == entry & !waiting) {
             return false;
         }
         QUEUE.iter().any(|slot| slot.compare_exchange(0, entry, Relaxed, Relaxed).is_ok())

@@ -206,6 +206,11 @@ pub fn consider(id: u32, calls: u64, inclusive_ticks: u64) -> bool {
     throttle
 }
 
+/// Whether event `id` was throttled (it stays counted for the rest of the run).
+pub fn throttled(id: u32) -> bool {
+    THROTTLED.get(id)
+}
+
 /// What the profile says of event `id` at the end: (throttled during the run, switched off
 /// from outside). Only `instrument top` (or the run-time selection, before the event ran) sets
 /// a mode the runtime itself never does: `OFF`, `COUNTED` on an event that was not throttled,
