@@ -252,6 +252,9 @@ unsafe extern "C" fn counted_compensated(ts: &mut ThreadState, id: u32, sp: usiz
         ts.frame(depth).overhead += cost;
         ts.record(id).counted
     };
+    if inplace::waited_out(id, counted) {
+        inplace::resume(id);
+    }
     if inplace::at_end(counted) {
         // SAFETY: the contract, the counted entry's cost `cost`.
         return unsafe { counted_window_end(ts, id, sp, cost, estimate) };

@@ -261,9 +261,10 @@ fn the_callers_work_between_calls_is_not_taken_for_probe_cost() {
 /// the first kernel won both offers and the other four kept the start-up calibration.
 ///
 /// They wait counted (rt/src/inplace.rs, so that their differences add up to what timing all of
-/// them costs): the last in the queue is counted through the estimations of the four before it,
-/// the first only in its own counted windows. At the end every kernel is measured again, not
-/// reported throttled or switched off.
+/// them costs), for at most an eighth of their calls: each later kernel is counted while it
+/// waits and in its own counted windows, the first (k1, which never waits) only in its windows,
+/// so each later one has more untimed calls (before: 2112-3476 against k1's 3444; now 4464-5172).
+/// At the end every kernel is measured again, not reported throttled or switched off.
 #[test]
 fn kernels_that_become_hot_together_are_each_measured_in_place() {
     let profile = compensated_profile("kernels", "70000");
@@ -278,8 +279,10 @@ fn kernels_that_become_hot_together_are_each_measured_in_place() {
         assert!(estimates.iter().all(|e| e.pairs >= 24 && e.timed_ns > 0.0), "{estimates:?}");
         untimed.push(kernel.stats.untimed_calls);
     }
-    let (least, most) = (untimed.iter().min().unwrap(), untimed.iter().max().unwrap());
-    assert!(*most >= 2 * *least, "the later kernels wait counted: untimed calls {untimed:?}");
+    assert!(
+        untimed[1..].iter().all(|&later| later > untimed[0]),
+        "the later kernels wait counted: untimed calls {untimed:?}"
+    );
     assert_eq!(function(&profile, "main").stats.child_calls, 5 * 70000);
     assert_eq!(profile.totals.unmatched_exits, 0);
 }
