@@ -15,8 +15,9 @@ pub struct Stats {
     /// loop's and a call statement's `count`.
     #[serde(alias = "count")]
     pub calls: u64,
-    /// Calls counted without timing after the event was throttled (included in `calls`; the
-    /// times cover only the others).
+    /// Calls counted without timing (included in `calls`; the times cover only the others):
+    /// after the event was throttled, in the counted windows of its in-place estimation, and
+    /// while it waited counted for another event's (rt/src/inplace.rs).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub untimed_calls: u64,
     /// Calls this event made to instrumented events.
