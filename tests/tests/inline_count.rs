@@ -123,8 +123,8 @@ fn inline_counts_survive_longjmp_and_fork() {
 
 /// A routine switched off at run time makes no probe call at late placement: its entry code reads
 /// the mode byte as off and goes on with the exits branched around, as the probe would have it.
-/// Nothing is counted for it (a profile lists no event without calls), and the rest of the profile is what the probe path gives
-/// (`INSTRUMENT_INLINE_COUNT=0`, the same binary).
+/// Nothing is counted for it (a profile lists no event without calls), and the rest of the
+/// profile is what the probe path gives (`INSTRUMENT_INLINE_COUNT=0`, the same binary).
 #[test]
 fn a_routine_switched_off_at_run_time_is_skipped_by_its_own_entry_code() {
     let dir = scratch();

@@ -15,18 +15,9 @@ use instrument_contract::{inline_count, probes};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The runtime's C ABI: the only symbols left global.
-pub const EXPORTED_SYMBOLS: &[&str] = &[
-    probes::C.enter,
-    probes::C.exit,
-    probes::C.exit_if,
-    probes::C.loop_exit,
-    probes::C.enter_measured,
-    probes::PRESERVING.enter,
-    probes::PRESERVING.exit,
-    probes::PRESERVING.exit_if,
-    probes::PRESERVING.loop_exit,
-    probes::PRESERVING.enter_measured,
+/// The runtime's C ABI besides the probe sets' symbols (`exported_symbols` adds them): with
+/// them, the only symbols left global.
+const OTHER_EXPORTED_SYMBOLS: &[&str] = &[
     probes::UNWIND,
     inline_count::THREAD,
     inline_count::MODES,
@@ -123,6 +114,11 @@ fn is_newer(file: &Path, than: &Path) -> bool {
     matches!((modified(file), modified(than)), (Some(a), Some(b)) if a >= b)
 }
 
+/// The runtime's C ABI: the only symbols left global.
+pub fn exported_symbols() -> impl Iterator<Item = &'static str> {
+    probes::SETS.iter().flat_map(probes::ProbeSet::symbols).chain(OTHER_EXPORTED_SYMBOLS.iter().copied())
+}
+
 /// The output section of the probes' code in the sealed object.
 pub const HOT_SECTION: &str = ".text.instrument_probes";
 
@@ -132,7 +128,7 @@ pub const HOT_SECTION: &str = ".text.instrument_probes";
 fn hot_input_sections() -> Vec<String> {
     let trampolines = probes::SETS
         .iter()
-        .flat_map(|set| [set.enter, set.exit, set.exit_if, set.loop_exit, set.enter_measured])
+        .flat_map(probes::ProbeSet::symbols)
         .chain([probes::UNWIND])
         .map(|symbol| format!(".text.{symbol}"));
     let modules = ["trampolines", "timed_path", "probes"]
@@ -173,7 +169,7 @@ fn seal(archive: &Path, directory: &Path, sealed: &Path) -> Result<()> {
         .arg(&merged))?;
     let mut objcopy = Command::new(toolchain::OBJCOPY.find()?);
     objcopy.arg("--strip-debug");
-    for symbol in EXPORTED_SYMBOLS {
+    for symbol in exported_symbols() {
         objcopy.arg(format!("--keep-global-symbol={symbol}"));
     }
     for function in INTERCEPTED {
