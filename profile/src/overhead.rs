@@ -41,6 +41,20 @@ pub struct Overhead {
     /// cost, whichever is less.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub inline_share: f64,
+    /// What events without in-place costs of their own were charged: `costs` times this, the
+    /// events in `in_place` weighed by their calls, their cost over their calibration (shrunk
+    /// toward 1 by one average event of ratio 1; rt/src/population.rs). Compensation used the
+    /// same scale, as it stood at each exit. 1 in profiles that did not record it.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub unestimated_scale: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+fn is_one(x: &f64) -> bool {
+    *x == 1.0
 }
 
 /// One event's probe pair costs measured in place, in nanoseconds.
@@ -97,6 +111,12 @@ impl PairCosts {
     /// The cost of `timed` measured and `counted` counted activations.
     pub fn of(&self, timed: u64, counted: u64) -> f64 {
         timed as f64 * self.measured_ns + counted as f64 * self.counted_ns
+    }
+
+    /// These costs with the timed pair's scaled by `scale` (an unestimated event's,
+    /// `Overhead::unestimated_scale`).
+    pub fn timed_scaled(&self, scale: f64) -> PairCosts {
+        PairCosts { measured_ns: self.measured_ns * scale, ..*self }
     }
 }
 
@@ -155,7 +175,7 @@ impl Overhead {
     pub fn of_event(&self, id: u32, kind: ProbeKind, calls: u64, untimed: u64) -> f64 {
         let pair = match self.in_place_of(id) {
             Some(e) => e.pair(0.0),
-            None => *self.costs.kind(kind),
+            None => self.costs.kind(kind).timed_scaled(self.unestimated_scale),
         };
         let share = if kind == ProbeKind::Routine { self.inline_share.clamp(0.0, 1.0) } else { 0.0 };
         let inline = untimed as f64 * share;

@@ -29,7 +29,7 @@
 //! A compensated time that comes out negative is kept, counted and reported, never clamped.
 
 use crate::overhead::{Costs, SCALE};
-use crate::{clock, inplace};
+use crate::{clock, inplace, population};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 pub use crate::overhead::{LOOP, STANDARD};
@@ -128,11 +128,12 @@ pub fn calibrated_pair_cost(kind: usize) -> u64 {
 
 /// The probe pair cost (Δi, scaled) of event `id`, a probe of `kind`, and the part of it inside
 /// the event's own interval: the event's in-place estimate where there is one, else the
-/// calibrated cost of its kind.
+/// calibrated cost of its kind scaled as the run's estimated events moved from theirs
+/// (population.rs).
 #[inline(always)]
 pub fn pair_cost(id: u32, kind: usize) -> (u64, u64) {
     let cost = match inplace::costs(id).0 {
-        0 => OUTER[kind].load(Relaxed),
+        0 => (OUTER[kind].load(Relaxed) * population::scaled() + (1 << (SCALE - 1))) >> SCALE,
         estimate => estimate,
     };
     (cost, (cost * OWN_SHARE.load(Relaxed) + (1 << (SCALE - 1))) >> SCALE)

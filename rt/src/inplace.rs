@@ -312,6 +312,7 @@ pub fn start(hot: bool) {
     let bytes = switch::TABLE_LEN as usize * size_of::<Cost>();
     if let Some(table) = pages::map(bytes) {
         TABLE.store(table.as_ptr().cast(), Relaxed);
+        crate::population::start();
         HOT_OFFERS.store(u32::from(hot), Relaxed);
         ENABLED.store(1, Relaxed);
     }
@@ -1047,6 +1048,7 @@ unsafe fn publish(w: &mut Windows) {
         let cost = unsafe { &*table.add(w.id as usize) };
         cost.counted.store(used.counted, Relaxed);
         cost.timed.store(used.timed, Relaxed);
+        crate::population::add(w.id, w.budget, used.timed, crate::compensate::calibrated_pair_cost(w.kind));
         if w.after == switch::COUNTED {
             crate::untimed::measured_in_place(w.id, w.kind, throttled_mean(w), used.timed);
         }

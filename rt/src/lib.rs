@@ -40,6 +40,7 @@ mod overhead;
 mod pages;
 mod piggyback;
 mod pooling;
+mod population;
 pub mod probes;
 mod recalibrate;
 mod reconcile;

@@ -512,6 +512,7 @@ fn overhead_section(
         // Only a run whose code can count inline has that cost (instrument cost predicts with it).
         inline_count_ns: if crate::switch::inline_possible() { scaled_ns(costs.inline, units) } else { 0.0 },
         inline_share: 0.0,
+        unestimated_scale: crate::population::scale(),
     };
     let counted: u64 = profile
         .activations()

@@ -79,13 +79,15 @@ pub fn predict(profile: &Profile, costs: &Costs, setting: &Setting) -> Vec<Predi
 }
 
 /// Event `id`'s pair costs: those measured in place while the profiled program ran (a
-/// throttled event, or any hot one with compensation), else `calibrated`. A routine of a build
+/// throttled event, or any hot one with compensation), else `calibrated` with its timed pair
+/// scaled as the profile's estimated events moved from theirs (`unestimated_scale`). A routine of a build
 /// that counts throttled calls inline (the profile measured what an inline count costs) has
 /// its counted calls at that cost where it is the lesser.
 fn in_place(profile: &Profile, id: u32, routine: bool, calibrated: &PairCosts) -> PairCosts {
     let overhead = profile.overhead.as_ref();
     let measured = overhead.and_then(|o| o.in_place_of(id));
-    let mut costs = measured.map_or(*calibrated, |e| e.pair(calibrated.off_ns));
+    let scale = overhead.map_or(1.0, |o| o.unestimated_scale);
+    let mut costs = measured.map_or(calibrated.timed_scaled(scale), |e| e.pair(calibrated.off_ns));
     let inline = overhead.map_or(0.0, |o| o.inline_count_ns);
     if inline > 0.0 && routine {
         costs.counted_ns = costs.counted_ns.min(inline);
@@ -220,14 +222,15 @@ mod tests {
             in_place: vec![measured],
             inline_count_ns: 0.0,
             inline_share: 0.0,
+            unestimated_scale: 1.5,
         });
         let throttle = Some(Throttle { calls: 100000, per_call_ns: 10000.0 });
         let p = predict(&profile, &COSTS, &Setting { build: None, runtime: None, throttle });
         assert_eq!(by_id(&p, 1).overhead_ns, 100000.0 * 4.0 + 200000.0 * 0.5);
         assert_eq!(
             by_id(&p, 3).overhead_ns,
-            100000.0 * 30.0 + 200000.0 * 6.0,
-            "the others at the calibrated costs"
+            100000.0 * 30.0 * 1.5 + 200000.0 * 6.0,
+            "the others at the calibrated costs, the timed pair scaled as the measured events moved"
         );
     }
 
@@ -242,6 +245,7 @@ mod tests {
             in_place: Vec::new(),
             inline_count_ns: 0.75,
             inline_share: 1.0,
+            unestimated_scale: 1.0,
         });
         let throttle = Some(Throttle { calls: 100000, per_call_ns: 10000.0 });
         let p = predict(&profile, &COSTS, &Setting { build: None, runtime: None, throttle });
