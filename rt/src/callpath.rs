@@ -331,6 +331,8 @@ pub struct Tree {
     pub overflow: u64,
     /// Ticks spent creating nodes, kept out of every frame's time.
     pub cold_ticks: u64,
+    /// What this thread's steps that miss a node's cache cost (misses.rs).
+    pub misses: crate::misses::Misses,
 }
 
 /// The frames open on a thread, `frames[1..=top]` (frame 0 is the sentinel).
@@ -421,6 +423,7 @@ impl Tree {
             identity: Map::new(MAP_START, cap as usize * 2)?,
             overflow: 0,
             cold_ticks: 0,
+            misses: crate::misses::Misses::default(),
         };
         for (i, event) in [(ROOT, NONE), (OTHER, NONE)] {
             // SAFETY: ROOT and OTHER are below `len` = FIRST_NODE, and `len <= cap` (NODE_CAP
@@ -471,8 +474,9 @@ impl Tree {
         unsafe { &mut *self.slots.add(at as usize) }
     }
 
-    /// The node after `current` when event `id` enters; `open` are the frames open on the
-    /// thread, whose start times exclude a node's creation.
+    /// The node after `current` when event `id` enters, and whether the step missed the node's
+    /// cache (a sample of such misses is timed with compensation on: misses.rs); `open` are the
+    /// frames open on the thread, whose start times exclude a node's creation.
     ///
     /// # Safety
     /// - `current` is a node of this tree (`Tree::node`'s contract);
@@ -482,12 +486,35 @@ impl Tree {
     /// - `open` is as `OpenFrames::start_later` requires: frames of the calling thread's stack
     ///   that no reference used during the call points to.
     #[inline(always)]
-    pub unsafe fn step(&mut self, current: u32, id: u32, open: OpenFrames) -> u32 {
+    pub unsafe fn step(&mut self, current: u32, id: u32, open: OpenFrames) -> (u32, bool) {
         // SAFETY: `current` is a node of this tree (the contract).
         let node = unsafe { self.node_ref(current) };
         if node.last_event == id {
-            return node.last_child;
+            return (node.last_child, false);
         }
+        if !crate::compensate::enabled() || !self.misses.due() {
+            // SAFETY: this fn's contract, which `step_missed` shares.
+            return (unsafe { self.step_missed(current, id, open) }, true);
+        }
+        let mut misses = std::mem::take(&mut self.misses);
+        let next = misses.time(|| {
+            let cold = self.cold_ticks;
+            // SAFETY: as above.
+            let next = unsafe { self.step_missed(current, id, open) };
+            (next, self.cold_ticks != cold)
+        });
+        self.misses = misses;
+        (next, true)
+    }
+
+    /// `step` past the node's cache: the event's precomputed slot, else the transitions.
+    ///
+    /// # Safety
+    /// As `step`'s.
+    #[inline(always)]
+    unsafe fn step_missed(&mut self, current: u32, id: u32, open: OpenFrames) -> u32 {
+        // SAFETY: `current` is a node of this tree (the contract).
+        let node = unsafe { self.node_ref(current) };
         if node.slots != NONE {
             // SAFETY: a tree exists, so the statics table is mapped, and `id < MAX_EVENTS` (the
             // contract).

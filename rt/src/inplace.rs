@@ -214,6 +214,9 @@ struct Windows {
     largest: u64,
     budget: u64,
     spent: u64,
+    /// Executions in timed windows, and the callpath cache misses of the event's entries among
+    /// them (`note_miss`).
+    timed_spent: u64,
     /// Windows finished; window n is of the kind `window_kind(n, tallies)` says.
     done: u32,
     /// Whether this estimation still opens tally windows (tally.rs): not once `MAX_VOIDED` of
@@ -280,6 +283,7 @@ static WINDOWS: Owned = Owned(UnsafeCell::new(Windows {
     window: 0,
     largest: 0,
     budget: 0,
+    timed_spent: 0,
     spent: 0,
     done: 0,
     start: 0,
@@ -626,6 +630,8 @@ unsafe fn offer(
     let w = unsafe { &mut *WINDOWS.0.get() };
     (w.id, w.kind, w.window, w.largest, w.budget, w.after) = (id, kind, window, largest, budget, after);
     (w.spent, w.done, w.pairs, w.mean, w.timed_windows) = (0, 0, 0, 0, 0);
+    w.timed_spent = 0;
+    TARGET_MISSES.store(0, Relaxed);
     (w.tallies, w.voided, w.tally_pairs) = (TALLY_WINDOWS, 0, 0);
     w.start = now;
     defer(w, Deferred::Start, counted, id);
@@ -663,6 +669,33 @@ fn reshapes_callpaths(record: &Record, after: u8) -> bool {
 /// at every power of four.
 fn given_up(id: u32) -> bool {
     GIVEN_UP.load(Relaxed) == u64::from(id) + 1
+}
+
+/// The callpath cache misses of the estimated event's entries on its owner thread
+/// (`note_miss`), since the estimation started.
+static TARGET_MISSES: AtomicU64 = AtomicU64::new(0);
+
+/// A callpath step of an entry of event `id` on thread `ts` missed its node's cache, which
+/// compensation charges apart (misses.rs): counted for the event under estimation on its owner
+/// thread, whose timed windows measured the misses with its pairs.
+pub fn note_miss(ts: &ThreadState, id: u32) {
+    if TARGET.load(Relaxed) == id && std::ptr::eq(OWNER.load(Relaxed), ts) {
+        TARGET_MISSES.store(TARGET_MISSES.load(Relaxed) + 1, Relaxed);
+    }
+}
+
+/// What the misses of the event's timed executions are charged apart, per execution (scaled):
+/// its pair cost as measured has them inside. Runs on the owner thread.
+fn misses_charged(w: &Windows) -> u64 {
+    let owner = OWNER.load(Relaxed);
+    if owner.is_null() || w.timed_spent == 0 {
+        return 0;
+    }
+    // SAFETY: the owner is the calling thread (the estimation's only writer publishes), whose
+    // state and tree live as long as it; the tree is read only.
+    let Some(tree) = (unsafe { (*owner).tree() }) else { return 0 };
+    let misses = TARGET_MISSES.load(Relaxed).min(w.timed_spent);
+    (u128::from(tree.misses.charge()) * u128::from(misses) / u128::from(w.timed_spent)) as u64
 }
 
 /// The kinds of window.
@@ -851,7 +884,7 @@ unsafe fn close_window(w: &mut Windows, now: u64, count: u64) -> bool {
         w.window = (w.window * 2).min(w.largest);
     }
     match w.kind_of(w.done) {
-        Window::Timed => w.timed_per = per,
+        Window::Timed => (w.timed_per, w.timed_spent) = (per, w.timed_spent + executions),
         Window::Counted => w.counted_per = per,
         Window::Tally => w.tally_per = per,
     }
@@ -1040,7 +1073,8 @@ unsafe fn publish(w: &mut Windows) {
     let tally =
         (w.tally_pairs >= MIN_TALLY_PAIRS).then(|| trimmed_of(&mut w.tally_differences[..w.tally_pairs]));
     let counted_pooled = pool_counted_with(w.id, tally);
-    let used = split(pooled, pooled_se, counted_pooled, w.kind);
+    let mut used = split(pooled, pooled_se, counted_pooled, w.kind);
+    used.timed = used.timed.saturating_sub(misses_charged(w)).max(1);
     let table = TABLE.load(Relaxed);
     if !table.is_null() {
         debug_assert!(w.id < switch::TABLE_LEN);

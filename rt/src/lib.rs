@@ -34,6 +34,7 @@ mod inplace;
 mod lifecycle;
 mod live;
 mod lock;
+mod misses;
 mod mpi;
 mod output;
 mod overhead;

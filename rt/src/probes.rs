@@ -106,7 +106,12 @@ unsafe fn push(ts: &mut ThreadState, depth: usize, id: u32, sp: usize) {
         // it made; the open frames are 1..depth, below frame_cap.
         Some(tree) => unsafe {
             let open = crate::callpath::OpenFrames { frames: ts.frames(), top: depth - 1 };
-            let node = tree.step(parent.node, id, open);
+            let (node, missed) = tree.step(parent.node, id, open);
+            if missed && compensate::enabled() {
+                // The miss ran in the parent's time, before this frame's clock read.
+                parent.overhead += tree.misses.charge();
+                inplace::note_miss(ts, id);
+            }
             tree.node(node).record.active += 1;
             (node, tree.address(node))
         },
