@@ -291,6 +291,21 @@ pub struct ThreadCallpaths {
     /// Callpaths that could not get a node of their own.
     #[serde(default)]
     pub overflow_paths: u64,
+    /// With compensation on: entries whose step from their parent's node missed the node's
+    /// cache (the parent's previous child was another event), and what compensation charged
+    /// each of them at the end (ns), timed in place on a sample (rt/src/misses.rs).
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub step_misses: u64,
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub step_miss_ns: f64,
+}
+
+fn is_zero_u64(x: &u64) -> bool {
+    *x == 0
+}
+
+fn is_zero_f64(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// One callpath: event ids (routines, loops, call statements) from the oldest to the event it

@@ -46,6 +46,8 @@ pub fn callpaths(
             paths: t.paths.iter().filter(|(p, _)| visible(p)).map(|(p, r)| record(p, r)).collect(),
             other: (t.other.calls > 0).then(|| record(&[], &t.other)),
             overflow_paths: t.overflow,
+            step_misses: t.misses,
+            step_miss_ns: units.scaled_ns(t.miss_charge),
         })
         .collect();
     Some(Callpaths { depth, node_cap: callpath::node_cap(), threads })
@@ -83,6 +85,11 @@ pub struct Units {
 impl Units {
     pub fn ns(&self, ticks: u64) -> u64 {
         (ticks as f64 * 1e9 / self.ticks_per_second).round() as u64
+    }
+
+    /// Scaled ticks (2^SCALE per tick, as costs are kept) in nanoseconds.
+    pub fn scaled_ns(&self, scaled: u64) -> f64 {
+        scaled as f64 / f64::from(1u32 << crate::overhead::SCALE) * 1e9 / self.ticks_per_second
     }
 
     /// A record's statistics in nanoseconds.

@@ -34,8 +34,9 @@ pub struct Misses {
     /// Ticks of the sampled misses, each with one clock read, and of as many lone clock reads.
     full: u64,
     empty: u64,
-    /// What a miss is charged, scaled ticks (`charge`).
+    /// What a miss is charged, scaled ticks (`charge`), and the misses charged (`charged`).
     charge: u64,
+    count: u64,
 }
 
 impl Misses {
@@ -73,9 +74,20 @@ impl Misses {
     }
 
     /// What a miss is charged now (scaled ticks).
-    #[inline(always)]
     pub fn charge(&self) -> u64 {
         self.charge
+    }
+
+    /// A miss to charge: what it is charged (scaled ticks), counted.
+    #[inline(always)]
+    pub fn charged(&mut self) -> u64 {
+        self.count += 1;
+        self.charge
+    }
+
+    /// The misses charged so far.
+    pub fn count(&self) -> u64 {
+        self.count
     }
 }
 

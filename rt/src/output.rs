@@ -425,7 +425,7 @@ fn communication(
 
 /// Scaled ticks in nanoseconds.
 fn scaled_ns(scaled: u64, units: &assemble::Units) -> f64 {
-    scaled as f64 / f64::from(1u32 << overhead::SCALE) * 1e9 / units.ticks_per_second
+    units.scaled_ns(scaled)
 }
 
 /// Malony and Shende's Δi, δ and Δe of one probe kind.

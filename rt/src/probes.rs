@@ -109,7 +109,7 @@ unsafe fn push(ts: &mut ThreadState, depth: usize, id: u32, sp: usize) {
             let (node, missed) = tree.step(parent.node, id, open);
             if missed && compensate::enabled() {
                 // The miss ran in the parent's time, before this frame's clock read.
-                parent.overhead += tree.misses.charge();
+                parent.overhead += tree.misses.charged();
                 inplace::note_miss(ts, id);
             }
             tree.node(node).record.active += 1;

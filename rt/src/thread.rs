@@ -50,6 +50,10 @@ pub struct ThreadPaths {
     pub paths: Vec<(Vec<u32>, Record)>,
     pub other: Record,
     pub overflow: u64,
+    /// Steps that missed a node's cache with compensation on, and each one's charge (scaled
+    /// ticks) at the end (misses.rs).
+    pub misses: u64,
+    pub miss_charge: u64,
 }
 
 /// One thread's records (only the events it ran), kept when the thread ends.
@@ -552,7 +556,8 @@ pub fn thread_paths(ts: &ThreadState) -> Option<ThreadPaths> {
     // SAFETY: a state's tree is null or the one `attach` made for it.
     let tree = unsafe { ts.tree.as_ref()? };
     let (paths, other) = tree.paths();
-    Some(ThreadPaths { thread: ts.index, paths, other, overflow: tree.overflow })
+    let (misses, miss_charge) = (tree.misses.count(), tree.misses.charge());
+    Some(ThreadPaths { thread: ts.index, paths, other, overflow: tree.overflow, misses, miss_charge })
 }
 
 /// A copy of the records of the events the thread ran.

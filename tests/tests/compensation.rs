@@ -314,3 +314,35 @@ fn counting_is_measured_in_place_and_the_tally_windows_lose_no_call() {
         "counting a cache-missing call costs several calibrated counted pairs ({calibrated} ns): {measured:?}"
     );
 }
+
+/// In a callpath profile, an entry whose parent's node last stepped to another child misses the
+/// node's cache, which the calibration never does (its loop calls one event): each such miss is
+/// charged apart, at a cost timed in place (rt/src/misses.rs). c-fixtures/alternating.c: pair()
+/// calls left() and right() in turn, so every timed entry of either misses; a counted one (in its
+/// estimation's counted windows) steps nowhere.
+#[test]
+fn callpath_steps_that_miss_the_nodes_cache_are_counted_and_charged() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "alternating", &[]);
+    let n = 200_000u64;
+    let mut command = Command::new(&program);
+    command.arg(n.to_string()).current_dir(dir.path()).env("INSTRUMENT_PROFILE_DIR", dir.path());
+    command
+        .env("INSTRUMENT_COMPENSATE", "1")
+        .env("INSTRUMENT_CALLPATH", "all")
+        .env("INSTRUMENT_RECALIBRATE_MS", "0");
+    assert_success(&run(without_instrument_env(&mut command)), "alternating");
+    let profile = only_profile(dir.path());
+    let (left, right) = (function(&profile, "left"), function(&profile, "right"));
+    assert_eq!((left.stats.calls, right.stats.calls), (n, n));
+    let timed_children = 2 * n - left.stats.untimed_calls - right.stats.untimed_calls;
+    let thread = &profile.callpaths.as_ref().expect("callpaths").threads[0];
+    // Besides the children's, the first steps (from an empty cache) to main, to pair and to the
+    // start-up calibration's two hidden events miss.
+    assert!(
+        (timed_children..=timed_children + 4).contains(&thread.step_misses),
+        "{} misses for {timed_children} timed entries of the children",
+        thread.step_misses
+    );
+    assert!(thread.step_miss_ns > 0.0 && thread.step_miss_ns < 1000.0, "{} ns a miss", thread.step_miss_ns);
+}
