@@ -19,7 +19,8 @@ pub struct Overhead {
     pub costs: ProbeCosts,
     /// How long measuring the costs took at start-up (not part of `total_ns`).
     pub calibration_ns: u64,
-    /// Every event's activations times its probe costs, all threads.
+    /// Every event's activations times its probe costs, all threads, and with callpaths and
+    /// compensation the steps that missed their node's cache (`ThreadCallpaths::step_misses`).
     pub total_ns: f64,
     /// `total_ns` as a share of the run's wall time, in percent (threads add up, so a
     /// multi-threaded run can exceed 100).

@@ -522,10 +522,18 @@ fn overhead_section(
     if counted != 0 {
         section.inline_share = (profile.totals.inline_counted as f64 / counted as f64).min(1.0);
     }
-    section.total_ns = profile
-        .activations()
-        .map(|(id, kind, calls, untimed)| section.of_event(id, kind, calls, untimed))
+    // With callpaths and compensation, each step that missed its node's cache cost apart.
+    let misses: f64 = profile
+        .callpaths
+        .iter()
+        .flat_map(|c| &c.threads)
+        .map(|t| t.step_misses as f64 * t.step_miss_ns)
         .sum();
+    section.total_ns = misses
+        + profile
+            .activations()
+            .map(|(id, kind, calls, untimed)| section.of_event(id, kind, calls, untimed))
+            .sum::<f64>();
     let wall = profile.totals.wall_ns as f64;
     section.percent_of_run = if wall > 0.0 { 100.0 * section.total_ns / wall } else { 0.0 };
     section
