@@ -8,9 +8,10 @@
 //! parents with many children miss their cached step. inplace.rs measures hot events where they
 //! run; the others (too few calls, recursive, with children in a callpath profile) kept the
 //! calibration. On SQLite's shell (late placement, every routine timed) the estimated events'
-//! pairs cost 1.1 x their calibration in a flat profile and 1.3 x with callpaths, while the
-//! unestimated ones carried a quarter of the calls in the flat profile and three fifths with
-//! callpaths: compensated main came out 6-9 % and 40 % above the plain run's.
+//! pairs cost 1.1 x their calibration in a flat profile and 1.2-1.3 x with callpaths (their
+//! steps' cache misses included, which misses.rs now charges apart), while the unestimated ones
+//! carried a quarter of the calls in the flat profile and three fifths with callpaths:
+//! compensated main came out 6-9 % and 40 % above the plain run's.
 //!
 //! So an event without an estimate gets its kind's calibration times the estimated events' mean
 //! ratio of their cost to it, weighed by their calls: the best guess for an unmeasured event is
