@@ -423,11 +423,6 @@ fn communication(
         .collect()
 }
 
-/// Scaled ticks in nanoseconds.
-fn scaled_ns(scaled: u64, units: &assemble::Units) -> f64 {
-    units.scaled_ns(scaled)
-}
-
 /// Malony and Shende's Δi, δ and Δe of one probe kind.
 /// What piggybacking did, when this rank sent or received an overhead.
 fn piggyback(units: &assemble::Units) -> Option<Piggyback> {
@@ -444,23 +439,23 @@ fn recalibration(units: &assemble::Units) -> Option<Recalibration> {
     Some(Recalibration {
         rounds,
         cost_ns: units.ns(spent),
-        routine_low_ns: scaled_ns(low, units),
-        routine_high_ns: scaled_ns(high, units),
+        routine_low_ns: units.scaled_ns(low),
+        routine_high_ns: units.scaled_ns(high),
     })
 }
 
 /// The events whose probe costs were measured in place (canonical ids; hidden ones left out).
 fn in_place(canonical: &[u32], infos: &[registry::EventInfo], units: &assemble::Units) -> Vec<InPlaceCost> {
-    let signed_ns = |scaled: i64| scaled.signum() as f64 * scaled_ns(scaled.unsigned_abs(), units);
+    let signed_ns = |scaled: i64| scaled.signum() as f64 * units.scaled_ns(scaled.unsigned_abs());
     crate::inplace::estimates()
         .iter()
         .filter(|e| infos.get(e.id as usize).is_some_and(|i| !assemble::hidden(i)))
         .map(|e| InPlaceCost {
             id: canonical.get(e.id as usize).copied().unwrap_or(e.id),
-            timed_ns: scaled_ns(e.timed, units),
-            counted_ns: scaled_ns(e.counted, units),
+            timed_ns: units.scaled_ns(e.timed),
+            counted_ns: units.scaled_ns(e.counted),
             difference_ns: signed_ns(e.difference),
-            standard_error_ns: scaled_ns(e.standard_error, units),
+            standard_error_ns: units.scaled_ns(e.standard_error),
             pairs: e.pairs,
             window: e.window,
             counted_pairs: e.counted_pairs,
@@ -469,7 +464,7 @@ fn in_place(canonical: &[u32], infos: &[registry::EventInfo], units: &assemble::
 }
 
 fn probe_cost(costs: &overhead::Costs, kind: usize, units: &assemble::Units) -> ProbeCost {
-    let (outer, own) = (scaled_ns(costs.measured[kind], units), scaled_ns(costs.own[kind], units));
+    let (outer, own) = (units.scaled_ns(costs.measured[kind]), units.scaled_ns(costs.own[kind]));
     ProbeCost { inclusive_overhead_ns: outer, own_ns: own, exclusive_overhead_ns: outer - own }
 }
 
@@ -482,9 +477,9 @@ fn event_costs(canonical: &[u32], units: &assemble::Units) -> Vec<EventCosts> {
         if timed == 0 || list.iter().any(|e| e.id == canonical_id) {
             continue;
         }
-        let (measured_ns, counted_ns) = (scaled_ns(timed, units), scaled_ns(counted, units));
+        let (measured_ns, counted_ns) = (units.scaled_ns(timed), units.scaled_ns(counted));
         let standard_error = crate::inplace::used_standard_error(id as u32).unwrap_or(0);
-        let standard_error_ns = scaled_ns(standard_error, units);
+        let standard_error_ns = units.scaled_ns(standard_error);
         list.push(EventCosts { id: canonical_id, measured_ns, counted_ns, standard_error_ns });
     }
     list
@@ -499,9 +494,9 @@ fn overhead_section(
     units: &assemble::Units,
 ) -> Overhead {
     let pair = |kind: usize| PairCosts {
-        measured_ns: scaled_ns(costs.measured[kind], units),
-        counted_ns: scaled_ns(costs.counted[kind], units),
-        off_ns: scaled_ns(costs.off[kind], units),
+        measured_ns: units.scaled_ns(costs.measured[kind]),
+        counted_ns: units.scaled_ns(costs.counted[kind]),
+        off_ns: units.scaled_ns(costs.off[kind]),
     };
     let mut section = Overhead {
         costs: ProbeCosts { routine: pair(overhead::STANDARD), loop_probe: pair(overhead::LOOP) },
@@ -510,7 +505,7 @@ fn overhead_section(
         percent_of_run: 0.0,
         in_place: in_place.to_vec(),
         // Only a run whose code can count inline has that cost (instrument cost predicts with it).
-        inline_count_ns: if crate::switch::inline_possible() { scaled_ns(costs.inline, units) } else { 0.0 },
+        inline_count_ns: if crate::switch::inline_possible() { units.scaled_ns(costs.inline) } else { 0.0 },
         inline_share: 0.0,
         unestimated_scale: crate::population::scale(),
     };
