@@ -169,6 +169,10 @@ pub struct Node {
     pub record: Record,
 }
 
+/// Where a node's cached step lies, for the trampolines' counted path, which forgets it as
+/// `Node::forget_step` does.
+pub const LAST_EVENT_AT: usize = std::mem::offset_of!(Node, last_event);
+
 /// An open-addressing map from (node, event) to node, in kernel-provided zeroed memory. It
 /// starts small with its pages touched at once, and grows (at most to `max` slots) inside node
 /// creation, whose time no frame counts: a lookup never faults on a fresh page in a frame's time.

@@ -34,11 +34,13 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 pub use crate::overhead::{LOOP, STANDARD};
 
-static ENABLED: AtomicBool = AtomicBool::new(false);
+/// Whether compensation is on (the trampolines' counted path reads it too).
+pub(crate) static ENABLED: AtomicBool = AtomicBool::new(false);
 /// Δi per kind, in ticks (scaled by 2^16 for sub-tick precision).
 static OUTER: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
-/// A counted-only probe pair (a throttled event), scaled; charged to the frame on top.
-static COUNTED: AtomicU64 = AtomicU64::new(0);
+/// A counted-only probe pair (a throttled event), scaled; charged to the frame on top (by the
+/// trampolines' counted path too).
+pub(crate) static COUNTED: AtomicU64 = AtomicU64::new(0);
 /// δ / Δi from calibration, scaled by 2^16: the share of an estimated pair cost inside the
 /// event's own interval.
 static OWN_SHARE: AtomicU64 = AtomicU64::new(0);

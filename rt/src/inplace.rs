@@ -100,9 +100,12 @@ const MIN_TALLY_PAIRS: usize = MIN_PAIRS / 3;
 /// (u64::MAX: no estimation under way). The usual probe paths compare with it.
 static END: AtomicU64 = AtomicU64::new(u64::MAX);
 /// What the trampolines' counted path (trampolines.rs) compares a counted entry's new count
-/// with: END while compensation is off, 0 while it is on. An entry that finds it 0 or equal to
-/// its count takes the full counted path (`probes::enter_throttled`), which compensates and
-/// ends windows; one global word, so that the fast path reads one instead of two.
+/// with: END, or 0 in serialized mode (the fenced strategy, whose counted entries fence). An
+/// entry that finds it 0 or equal to its count takes the full counted path
+/// (`probes::enter_throttled`), which fences and ends windows; one global word, so that the
+/// fast path reads one instead of two. With compensation on, the fast path also charges the
+/// call's cost as `probes::counted_compensated` does, and leaves an event waiting in the queue
+/// to the full path.
 pub static COUNTED_GATE: AtomicU64 = AtomicU64::new(u64::MAX);
 
 /// Sets END, and the counted path's gate with it.
@@ -111,10 +114,10 @@ fn set_end(end: u64) {
     open_gate();
 }
 
-/// Sets the counted path's gate from END and whether compensation is on (also at start-up,
+/// Sets the counted path's gate from END and whether counted entries fence (also at start-up,
 /// once compensation is decided).
 pub fn open_gate() {
-    let gate = if crate::compensate::enabled() { 0 } else { END.load(Relaxed) };
+    let gate = if crate::clock::serialized() { 0 } else { END.load(Relaxed) };
     COUNTED_GATE.store(gate, Relaxed);
 }
 
@@ -126,7 +129,7 @@ pub fn open_gate() {
 pub struct Cost {
     pub timed: AtomicU64,
     pub counted: AtomicU64,
-    wait_until: AtomicU64,
+    pub(crate) wait_until: AtomicU64,
 }
 
 /// Event `id`'s entry of the table, if there is one.
@@ -140,7 +143,9 @@ fn cost_of(id: u32) -> Option<&'static Cost> {
     Some(unsafe { &*table.add(id as usize) })
 }
 
-static TABLE: AtomicPtr<Cost> = AtomicPtr::new(std::ptr::null_mut());
+/// The per-event costs (TABLE_LEN entries), or null before `start`; read by the trampolines'
+/// counted path too.
+pub(crate) static TABLE: AtomicPtr<Cost> = AtomicPtr::new(std::ptr::null_mut());
 static ENABLED: AtomicU32 = AtomicU32::new(0);
 /// Whether hot events that are measured are offered too (the `inplace` compensation strategy);
 /// otherwise only events being throttled are (their calls are counted only from then on anyway,

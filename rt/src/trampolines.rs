@@ -323,15 +323,20 @@ unsafe extern "C" fn exit_pm() {
 
 /// The counted path of an entry (a throttled event's call), jumped to by an entry trampoline
 /// with the id in `eax`, the id slot in `rdi` and the stack as the instrumented caller left it:
-/// what `probes::enter_counted` does without compensation and away from a window's end, in 30
-/// instructions instead of 60 (a counted call of a hot leaf in a memory-bound program cost about
-/// 4.5 ns more than a switched-off one through the Rust body, and each instruction counts there:
-/// the note of issue 24). With the stack marked busy as the body marks it, it counts the call
-/// in the event's record and as a counted child of the frame on top, and charges the event's
-/// untimed estimate to the event and to that frame's event (`probes::charge_untimed`). Every
-/// other case goes to `$miss` with nothing written: no thread state, a busy or full stack, an
-/// id past the records, compensation on or a count at the window's end
-/// (`inplace::COUNTED_GATE`, read before anything is written). The body uses `rcx`, `rdx`,
+/// what `probes::enter_counted` does away from a window's end, in 30 instructions instead of
+/// 60 (a counted call of a hot leaf in a memory-bound program cost about 4.5 ns more than a
+/// switched-off one through the Rust body, and each instruction counts there: the note of issue
+/// 24). With the stack marked busy as the body marks it, it counts the call in the event's
+/// record and as a counted child of the frame on top, and charges the event's untimed estimate
+/// to the event and to that frame's event (`probes::charge_untimed`). With compensation on it
+/// also does what `probes::counted_compensated` does but the fence: the call's cost to the
+/// frame on top, and the caller's node's cached step forgotten. Through the Rust body, that
+/// made a counted call cost 4 to 30 ns more than this path without compensation (issue 23's
+/// ground truth: 5.2 against 0.4 ns beside multiply-adds, 40.5 against 11.4 beside cache
+/// misses), which compensation then had to estimate. Every other case goes to `$miss` with
+/// nothing written: no thread state, a busy or full stack, an id past the records, serialized
+/// mode, an event waiting counted in the in-place queue (compensation on), or a count at the
+/// window's end (`inplace::COUNTED_GATE`, read before anything is written). The body uses `rcx`, `rdx`,
 /// `r8` to `r11` and the flags; `$save` and `$restore` keep what the convention asks.
 macro_rules! counted_path {
     ($name:ident, save: [$($save:literal),*], restore: [$($restore:literal),*], miss: [$($miss:literal),*]
@@ -359,6 +364,17 @@ macro_rules! counted_path {
                 "jae 9f",
                 "cmp eax, dword ptr [rdx + {record_cap}]",
                 "jae 9f",
+                // Compensation on: an event waiting counted in inplace.rs's queue takes the body,
+                // which measures it again when it has waited its share (`inplace::waited_out`).
+                "cmp byte ptr [rip + {compensating}], 0",
+                "je 7f",
+                "mov r9, qword ptr [rip + {costs}]",
+                "test r9, r9",
+                "jz 7f",
+                "lea r10, [rax + 2 * rax]",
+                "cmp qword ptr [r9 + 8 * r10 + {wait_until}], 0",
+                "jne 9f",
+                "7:",
                 "mov r10, qword ptr [rip + {gate}]",
                 "test r10, r10",
                 "jz 9f",
@@ -380,6 +396,29 @@ macro_rules! counted_path {
                 "add r11, qword ptr [rdx + {frames}]",
                 "movabs r9, {counted_child}",
                 "add qword ptr [r11 + {child_calls}], r9",
+                // Compensation on: the call's in-place cost to the frame on top
+                // (`compensate::counted_cost`: the event's estimate once it has one, else the
+                // calibrated cost), and the step its node cached forgotten (`Node::forget_step`).
+                "cmp byte ptr [rip + {compensating}], 0",
+                "je 4f",
+                "mov r9, qword ptr [rip + {costs}]",
+                "test r9, r9",
+                "jz 6f",
+                "lea r10, [rax + 2 * rax]",
+                "lea r9, [r9 + 8 * r10]",
+                "cmp qword ptr [r9 + {timed}], 0",
+                "je 6f",
+                "mov r10, qword ptr [r9 + {counted_cost}]",
+                "jmp 5f",
+                "6:",
+                "mov r10, qword ptr [rip + {calibrated}]",
+                "5:",
+                "add qword ptr [r11 + {overhead}], r10",
+                "mov r9, qword ptr [r11 + {node_at}]",
+                "test r9, r9",
+                "jz 4f",
+                "mov dword ptr [r9 + {last_event}], {no_event}",
+                "4:",
                 // The estimate, to the event and to the top frame's event unless it is the
                 // sentinel (`probes::charge_untimed`).
                 "lea r9, [rip + {per_call}]",
@@ -406,6 +445,16 @@ macro_rules! counted_path {
                 "8:",
                 $($miss,)*
                 gate = sym crate::inplace::COUNTED_GATE,
+                compensating = sym crate::compensate::ENABLED,
+                calibrated = sym crate::compensate::COUNTED,
+                costs = sym crate::inplace::TABLE,
+                timed = const core::mem::offset_of!(crate::inplace::Cost, timed),
+                counted_cost = const core::mem::offset_of!(crate::inplace::Cost, counted),
+                wait_until = const core::mem::offset_of!(crate::inplace::Cost, wait_until),
+                overhead = const core::mem::offset_of!(Frame, overhead),
+                node_at = const core::mem::offset_of!(Frame, node_at),
+                last_event = const crate::callpath::LAST_EVENT_AT,
+                no_event = const crate::callpath::NONE,
                 per_call = sym crate::untimed::PER_CALL,
                 depth = const core::mem::offset_of!(ThreadState, depth),
                 frame_cap = const ThreadState::FRAME_CAP_AT,

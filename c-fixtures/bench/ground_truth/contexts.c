@@ -15,7 +15,8 @@
  *   in_chain   a short routine called inside a long dependency chain of its caller (NPB IS's
  *              key generation: four randlc calls per key)
  *   block      a 5x5 block update called in a loop over blocks (NPB BT's matmul_sub)
- *   syscall    a routine that makes a system call */
+ *   syscall    a routine that makes a system call
+ *   nested     three routines each calling the next once (xz's match finder) */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -173,4 +174,44 @@ double GT(run_syscall)(long n) {
     for (long i = 0; i < n; i++)
         sum += GT(sys)();
     return (double)(sum != 0);
+}
+
+/* A chain of three routines each calling the next once, the last through a pointer (xz's
+ * match finder: lzma_lzma_optimum_fast -> lzma_mf_find -> mf->find): every caller returns after
+ * one call of its child, and the leaf walks a short hash chain in a 256 KiB table. */
+#define NEST_SLOTS (1u << 16)
+NOINLINE static unsigned GT(nest_leaf)(const unsigned *table, unsigned pos) {
+    unsigned best = 0;
+    for (int k = 0; k < 4; k++) {
+        unsigned v = table[pos & (NEST_SLOTS - 1)];
+        best += (v ^ pos) & 7;
+        pos = v;
+    }
+    return best;
+}
+
+typedef unsigned (*GT(finder))(const unsigned *, unsigned);
+static GT(finder) volatile GT(find_with) = GT(nest_leaf);
+
+NOINLINE static unsigned GT(nest_find)(const unsigned *table, unsigned pos) {
+    unsigned hash = (pos * 2654435761u) >> 16;
+    return GT(find_with)(table, hash) + (hash & 1);
+}
+
+NOINLINE static unsigned GT(nest_top)(const unsigned *table, unsigned pos) {
+    unsigned length = GT(nest_find)(table, pos);
+    return length > 12 ? length : length + (pos & 3);
+}
+
+double GT(run_nested)(long n) {
+    static unsigned table[NEST_SLOTS];
+    unsigned long seed = 7;
+    for (unsigned i = 0; i < NEST_SLOTS; i++) {
+        seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+        table[i] = (unsigned)(seed >> 33);
+    }
+    unsigned long sum = 0;
+    for (long i = 0; i < n; i++)
+        sum += GT(nest_top)(table, (unsigned)i * 7919u);
+    return (double)sum;
 }

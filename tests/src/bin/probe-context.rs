@@ -62,8 +62,8 @@ fn parse_env(text: &str) -> Result<(String, String), String> {
     Ok((name.to_string(), value.to_string()))
 }
 
-const CONTEXTS: [&str; 9] =
-    ["chain", "madd", "misses", "inlined", "branchy", "recursion", "in_chain", "block", "syscall"];
+const CONTEXTS: [&str; 10] =
+    ["chain", "madd", "misses", "inlined", "branchy", "recursion", "in_chain", "block", "syscall", "nested"];
 
 #[derive(serde::Serialize)]
 struct Row {
