@@ -45,8 +45,13 @@
 //! above MO. With the waiting ones counted, the k-th event of a queue is measured with the
 //! events before it timed and those after it counted, so the differences add up to the joint
 //! one exactly (a telescoping sum: each term is the change of one event, from counted to timed,
-//! in the state the term before it left): PA-comp went to within 1 % of MO. An event waits
-//! counted for at most an eighth of its calls (`waited_out`), and only in flat profiles: with
+//! in the state the term before it left): PA-comp went to within 1 % of MO. The sum telescopes
+//! only while every term is measured in that state, which takes three things: events are
+//! offered by their executions, timed and counted, so that those of one loop queue up at the
+//! same call (`before_timed_charge`); an estimation keeps within its budget (`PAIRS_IN_BUDGET`);
+//! and a waiting event waits as long as the estimations ahead of it, counted on the same path
+//! as a counted window's executions (trampolines.rs). An event waits counted for at most half
+//! its calls (`waited_out`), and only in flat profiles: with
 //! callpaths a counted call also makes its caller's node forget its cached step, which changes
 //! what its timed siblings' entries cost, and on BT's CA-comp the waiting moved main from -0.7 %
 //! to -2.2 % of MO (the means of five runs each) instead of closer.
@@ -60,8 +65,8 @@ use std::sync::atomic::{
     Ordering::{Acquire, Relaxed, Release},
 };
 
-/// Timed executions on a thread after which an event is offered for estimation (and again at
-/// every power of four after: see `due`).
+/// Executions on a thread (timed and counted) after which a measured event is offered for
+/// estimation (and again at every power of four after: see `due`).
 pub const HOT: u64 = 1 << 14;
 /// The executions one estimation may spend in its windows, as a share of the event's calls so
 /// far (1/BUDGET_SHARE): half of them are counted, so estimating leaves at most about one call
@@ -79,6 +84,16 @@ const MIN_THROTTLED_BUDGET: u64 = instrument_contract::throttle::TAU.calls / BUD
 /// Pairs of windows: at least, and at most.
 const MIN_PAIRS: usize = 24;
 const MAX_PAIRS: usize = 512;
+/// The most estimations an event waits counted for (`waited_out`): at most half the calls it had
+/// when queued.
+const MAX_WAITS: u64 = BUDGET_SHARE / 2;
+/// The pairs of windows the budget is to hold (sizing the windows): the least timed ones and the
+/// tally ones that come with them, one group in three (`window_kind`). Sized for the timed pairs
+/// alone, an estimation spent half its budget again, and an event of the same loop waiting
+/// counted behind it (`waited_out`) was timed again for the last third of its windows: on the
+/// ground truth's nested context, the first estimate of a parent then mixed its cost next to
+/// a counted child (45 ns) with its cost next to a timed one (35 ns).
+const PAIRS_IN_BUDGET: u64 = (MIN_PAIRS + MIN_PAIRS / 2) as u64;
 /// A window lasts about this long (in ns), with 16 to MAX_WINDOW executions, within the budget.
 const WINDOW_NS: f64 = 20_000.0;
 const MAX_WINDOW: u64 = 1 << 16;
@@ -343,6 +358,14 @@ pub fn costs(id: u32) -> (u64, u64) {
 /// thread's record of the event: the end of a timed window, or an offer, as of the counts the
 /// charge is about to give (one more call, one fewer open activation).
 ///
+/// An event is offered when its executions, timed and counted, reach each power of four. Its
+/// timed calls alone fell behind those of the other events of its loop by what its windows and
+/// its waits counted, each its own amount; so at the next power of four the event measured
+/// first started while the one to wait behind it was still timed, and its first pairs measured
+/// it next to a timed partner, the rest next to a counted one (ground truth, nested context:
+/// the first six of 24 pairs at 33 ns, the others at 44). Between estimations a measured
+/// event's counted calls do not move, so the sum passes every power of four at a timed exit.
+///
 /// # Safety
 /// As `probes::close_top`'s, before its charge: `ts` is the calling thread's attached state,
 /// `id` (below its `record_cap`) the event of the frame it pops and `record` its record of
@@ -353,7 +376,7 @@ pub unsafe fn before_timed_charge(ts: &mut ThreadState, id: u32, kind: usize, re
     if at_end(calls) {
         // SAFETY: a timed exit of `id` on this thread, records left alone meanwhile (the contract).
         unsafe { timed_boundary(ts, id, calls, u64::from(record.active.saturating_sub(1))) };
-    } else if due(calls) && HOT_OFFERS.load(Relaxed) != 0 {
+    } else if due(calls + record.counted) && HOT_OFFERS.load(Relaxed) != 0 {
         // SAFETY: this thread's state, `id` below its record_cap, records left alone meanwhile
         // (the contract).
         unsafe { offer_hot(ts, id, kind, calls, record.incl) };
@@ -387,9 +410,11 @@ unsafe fn offer_hot(ts: &mut ThreadState, id: u32, kind: usize, calls: u64, incl
         // Not the event under estimation (hot on another thread too): its windows set its mode.
         let waits_counted = crate::callpath::depth() == 0 && TARGET.load(Relaxed) != id;
         let waiting = if waits_counted { pending::WAITING } else { 0 };
+        let ahead = pending::waiting_on(ts.index) as u64;
         if pending::push(ts.index, kind | pending::MEASURED | waiting, id) && waits_counted {
             if let Some(cost) = cost_of(id) {
-                let limit = record.counted + budget(calls, switch::MEASURED).max(MIN_WINDOW);
+                let share = budget(calls, switch::MEASURED).max(MIN_WINDOW);
+                let limit = record.counted + share * (ahead + 1).min(MAX_WAITS);
                 cost.wait_until.store(limit, Relaxed);
             }
             crate::untimed::hot(id, crate::untimed::basis(record), calls);
@@ -399,10 +424,13 @@ unsafe fn offer_hot(ts: &mut ThreadState, id: u32, kind: usize, calls: u64, incl
 }
 
 /// Whether event `id`, waiting counted, has had its share (`counted` being its counted count on
-/// the calling thread): as many counted calls as its own estimation may spend, an eighth of its
-/// calls when it was queued. Waiting past that would leave most of its calls untimed behind a
-/// long queue (Lua 5.4: half of `singlematch`'s two million calls); it is then measured again
-/// and keeps its place in the queue, its differences telescoping only in part.
+/// the calling thread): as many counted calls as the estimations ahead of it may spend, each
+/// what its own may (an eighth of its calls when it was queued), up to `MAX_WAITS` of them.
+/// Waiting past that would leave most of its calls untimed behind a long queue (Lua 5.4: half
+/// of `singlematch`'s two million calls); it is then measured again and keeps its place in the
+/// queue, its differences telescoping only in part. A share of one estimation whatever the
+/// queue was too short: the third of three routines of one loop was timed again while the
+/// second was measured (ground truth, nested context).
 #[inline(always)]
 pub fn waited_out(id: u32, counted: u64) -> bool {
     cost_of(id).is_some_and(|cost| {
@@ -625,7 +653,7 @@ unsafe fn offer(
     OWNER.store(state, Relaxed);
     let ticks_per_ns = clock::ticks_per_ns_estimate().unwrap_or(1.0);
     let mean = (incl / calls.max(1)).max(1) as f64;
-    let largest = (budget / (2 * MIN_PAIRS as u64)).clamp(MIN_WINDOW, MAX_WINDOW);
+    let largest = (budget / (2 * PAIRS_IN_BUDGET)).clamp(MIN_WINDOW, MAX_WINDOW);
     let window = ((WINDOW_NS * ticks_per_ns / mean) as u64).clamp(MIN_WINDOW, largest);
     if after == switch::MEASURED {
         crate::untimed::hot(id, crate::untimed::basis(record), calls);
@@ -1409,6 +1437,16 @@ mod pending {
             return false;
         }
         QUEUE.iter().any(|slot| slot.compare_exchange(0, entry, Relaxed, Relaxed).is_ok())
+    }
+
+    /// How many of `thread`'s entries wait counted.
+    pub fn waiting_on(thread: u64) -> usize {
+        let mine = owner(thread);
+        QUEUE
+            .iter()
+            .map(|slot| slot.load(Relaxed))
+            .filter(|&e| e & THREAD == mine && (e >> 32) & WAITING as u64 != 0)
+            .count()
     }
 
     /// The events of the entries that wait counted, on any thread.

@@ -333,10 +333,13 @@ unsafe extern "C" fn exit_pm() {
 /// frame on top, and the caller's node's cached step forgotten. Through the Rust body, that
 /// made a counted call cost 4 to 30 ns more than this path without compensation (issue 23's
 /// ground truth: 5.2 against 0.4 ns beside multiply-adds, 40.5 against 11.4 beside cache
-/// misses), which compensation then had to estimate. Every other case goes to `$miss` with
+/// misses), which compensation then had to estimate; and an event waiting counted in the
+/// in-place queue was measured against the body's cost while its counted windows took this
+/// path, which broke the telescoping of inplace.rs (the ground truth's nested context: a parent
+/// measured 37.5 ns over counting where it costs 41.4). Every other case goes to `$miss` with
 /// nothing written: no thread state, a busy or full stack, an id past the records, serialized
-/// mode, an event waiting counted in the in-place queue (compensation on), or a count at the
-/// window's end (`inplace::COUNTED_GATE`, read before anything is written). The body uses `rcx`, `rdx`,
+/// mode, a waiting event that has had its share (compensation on), or a count at the window's
+/// end (`inplace::COUNTED_GATE`). The body uses `rcx`, `rdx`,
 /// `r8` to `r11` and the flags; `$save` and `$restore` keep what the convention asks.
 macro_rules! counted_path {
     ($name:ident, save: [$($save:literal),*], restore: [$($restore:literal),*], miss: [$($miss:literal),*]
@@ -364,17 +367,6 @@ macro_rules! counted_path {
                 "jae 9f",
                 "cmp eax, dword ptr [rdx + {record_cap}]",
                 "jae 9f",
-                // Compensation on: an event waiting counted in inplace.rs's queue takes the body,
-                // which measures it again when it has waited its share (`inplace::waited_out`).
-                "cmp byte ptr [rip + {compensating}], 0",
-                "je 7f",
-                "mov r9, qword ptr [rip + {costs}]",
-                "test r9, r9",
-                "jz 7f",
-                "lea r10, [rax + 2 * rax]",
-                "cmp qword ptr [r9 + 8 * r10 + {wait_until}], 0",
-                "jne 9f",
-                "7:",
                 "mov r10, qword ptr [rip + {gate}]",
                 "test r10, r10",
                 "jz 9f",
@@ -389,6 +381,20 @@ macro_rules! counted_path {
                 "add r9, 1",
                 "cmp r9, r10",
                 "je 2f",
+                // Compensation on: an event waiting counted in inplace.rs's queue that has had its
+                // share (`inplace::waited_out`) goes to the body, which measures it again.
+                "cmp byte ptr [rip + {compensating}], 0",
+                "je 7f",
+                "mov r11, qword ptr [rip + {costs}]",
+                "test r11, r11",
+                "jz 7f",
+                "lea r10, [rax + 2 * rax]",
+                "mov r10, qword ptr [r11 + 8 * r10 + {wait_until}]",
+                "test r10, r10",
+                "jz 7f",
+                "cmp r9, r10",
+                "jae 2f",
+                "7:",
                 "mov qword ptr [r8 + {counted}], r9",
                 // r11: the frame on top; one more counted child.
                 "mov r11, rcx",
@@ -437,7 +443,8 @@ macro_rules! counted_path {
                 $($restore,)*
                 "xor eax, eax",
                 "ret",
-                // At the window's end: unmarked, nothing written, and the body does it all.
+                // At the window's end or a waiting event's last wait: unmarked, nothing written, and
+                // the body does it all.
                 "2:",
                 "mov qword ptr [rdx + {depth}], rcx",
                 "9:",
