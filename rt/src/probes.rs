@@ -165,8 +165,8 @@ unsafe fn enter_full(id_slot: *const u32, sp: usize) -> Opened {
 /// Entry of a throttled event (or of one in a counted window of inplace.rs): its call is
 /// counted (for it and as a child of the frame on top), but no frame is pushed and the clock is
 /// not read. It opens a frame only where an in-place window ends and times this entry. The
-/// trampolines do the same in assembly away from a window's end, serialized mode and events
-/// waiting in the in-place queue (trampolines.rs, `counted_path!`): a change here is a change
+/// trampolines do the same in assembly away from a window's end, serialized mode and waiting
+/// events that have had their share (trampolines.rs, `counted_path!`): a change here is a change
 /// there. With callpaths, this path forgets the step the caller's node cached
 /// (`Node::forget_step`) whether or not compensation is on; the assembly one, only with
 /// compensation on (which the in-place windows need), so that a throttled call without it does
