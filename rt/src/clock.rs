@@ -100,11 +100,6 @@ pub fn set_serialized(on: bool) {
     SERIALIZED.store(on, Relaxed);
 }
 
-/// Whether serialized mode is on.
-pub fn serialized() -> bool {
-    SERIALIZED.load(Relaxed)
-}
-
 pub fn monotonic_ns() -> u64 {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: clock_gettime writes one timespec, which `ts` is.

@@ -132,7 +132,8 @@ fn set_end(end: u64) {
 /// Sets the counted path's gate from END and whether counted entries fence (also at start-up,
 /// once compensation is decided).
 pub fn open_gate() {
-    let gate = if crate::clock::serialized() { 0 } else { END.load(Relaxed) };
+    let fenced = crate::compensate::strategy() == crate::compensate::Strategy::Fenced;
+    let gate = if fenced { 0 } else { END.load(Relaxed) };
     COUNTED_GATE.store(gate, Relaxed);
 }
 
