@@ -411,7 +411,8 @@ unsafe fn offer_hot(ts: &mut ThreadState, id: u32, kind: usize, calls: u64, incl
         // Not the event under estimation (hot on another thread too): its windows set its mode.
         let waits_counted = crate::callpath::depth() == 0 && TARGET.load(Relaxed) != id;
         let waiting = if waits_counted { pending::WAITING } else { 0 };
-        let ahead = pending::waiting_on(ts.index) as u64;
+        // Counted before this entry joins them; only a waiting event's share needs it.
+        let ahead = if waits_counted { pending::waiting_on(ts.index) as u64 } else { 0 };
         if pending::push(ts.index, kind | pending::MEASURED | waiting, id) && waits_counted {
             if let Some(cost) = cost_of(id) {
                 let share = budget(calls, switch::MEASURED).max(MIN_WINDOW);
