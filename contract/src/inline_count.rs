@@ -16,7 +16,10 @@
 //!    compensation off, and not under in-place estimation;
 //! 3. the thread has a state: the thread-local pointer `THREAD` is not null (the runtime's
 //!    state is at the address it holds);
-//! 4. the id is below the state's `RECORD_CAP_AT` (a `u32`).
+//! 4. the id is below the state's `RECORD_CAP_AT` (a `u32`);
+//! 5. the event's record's `COUNTED_AT` word is not the state's `INLINE_END_AT` word: that is
+//!    where the runtime ends a window of inline counts of the event it is estimating, whose
+//!    cost it measures against counted probe calls (rt/src/inplace.rs); `u64::MAX` otherwise.
 //!
 //! It then adds 1 to the event's record's `COUNTED_AT` word and the event's estimate
 //! (`PER_CALL[id]`, a `u64`) to its `UNTIMED_OWN_AT` word, records being `1 << RECORD_SHIFT`
@@ -54,6 +57,7 @@ pub const RECORDS_AT: u64 = 24;
 pub const RECORD_CAP_AT: u64 = 32;
 pub const PENDING_CALLS_AT: u64 = 40;
 pub const PENDING_ESTIMATE_AT: u64 = 48;
+pub const INLINE_END_AT: u64 = 56;
 /// A record is `1 << RECORD_SHIFT` bytes; the offsets of its two words.
 pub const RECORD_SHIFT: u32 = 7;
 pub const COUNTED_AT: u64 = 8;

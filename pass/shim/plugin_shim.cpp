@@ -118,8 +118,9 @@ extern "C" size_t instrument_llvm_demangle(const char *Mangled, char *Out, size_
 }
 
 // The inline count (instrument_contract::inline_count) around the entry probe call `EnterCall`:
-// the id in the mode table, the mode, the thread's state and the id below its record capacity,
-// in that order, each failing to the call; where all hold, the entry counts the call itself in a
+// the id in the mode table, the mode, the thread's state, the id below its record capacity and
+// the record's count not where the runtime ends a window of inline counts, in that order, each
+// failing to the call; where all hold, the entry counts the call itself in a
 // block of its own, and its result is zero. Returns the phi that replaces the call's result.
 // `Abi` holds the contract's numbers: records, record_cap, pending calls and estimate offsets in
 // the state, the record shift, counted and untimed-own offsets in a record, the table length and
@@ -137,7 +138,8 @@ extern "C" LLVMValueRef instrument_inline_count(LLVMValueRef EnterCall, LLVMValu
         UntimedOwnAt,
         TableLen,
         ModeValue,
-        OffValue
+        OffValue,
+        InlineEndAt
     };
     auto *Call = cast<CallInst>(unwrap(EnterCall));
     Value *Slot = Call->getArgOperand(0);
@@ -150,6 +152,7 @@ extern "C" LLVMValueRef instrument_inline_count(LLVMValueRef EnterCall, LLVMValu
     BasicBlock *ModeCheck = BasicBlock::Create(Ctx, "instrument.count.mode", F, Slow);
     BasicBlock *StateCheck = BasicBlock::Create(Ctx, "instrument.count.state", F, Slow);
     BasicBlock *CapCheck = BasicBlock::Create(Ctx, "instrument.count.capacity", F, Slow);
+    BasicBlock *EndCheck = BasicBlock::Create(Ctx, "instrument.count.end", F, Slow);
     BasicBlock *Fast = BasicBlock::Create(Ctx, "instrument.count", F, Slow);
     BasicBlock *Other = BasicBlock::Create(Ctx, "instrument.count.other", F, Slow);
     BasicBlock *Measured = BasicBlock::Create(Ctx, "instrument.count.measured", F, Slow);
@@ -199,16 +202,24 @@ extern "C" LLVMValueRef instrument_inline_count(LLVMValueRef EnterCall, LLVMValu
 
     B.SetInsertPoint(CapCheck);
     Value *Cap = Load(I32, At(State, Abi[RecordCapAt]), 4);
-    B.CreateCondBr(B.CreateICmpULT(Id, Cap), Fast, Slow);
+    B.CreateCondBr(B.CreateICmpULT(Id, Cap), EndCheck, Slow);
+
+    // The runtime's window of inline counts ends at the call that finds this count: the probe
+    // then counts it and measures the window.
+    B.SetInsertPoint(EndCheck);
+    Value *Records = Load(Ptr, At(State, Abi[RecordsAt]), 8);
+    Value *Record = B.CreateInBoundsGEP(I8, Records, B.CreateShl(Index, Abi[RecordShift]));
+    Value *CountedWord = At(Record, Abi[CountedAt]);
+    Value *Counted = Load(I64, CountedWord, 8);
+    Value *End = Load(I64, At(State, Abi[InlineEndAt]), 8);
+    B.CreateCondBr(B.CreateICmpNE(Counted, End), Fast, Slow);
 
     B.SetInsertPoint(Fast);
     auto Add = [&](Value *Word, Value *Amount) {
         B.CreateAlignedStore(B.CreateAdd(Load(I64, Word, 8), Amount), Word, Align(8));
     };
-    Value *Records = Load(Ptr, At(State, Abi[RecordsAt]), 8);
-    Value *Record = B.CreateInBoundsGEP(I8, Records, B.CreateShl(Index, Abi[RecordShift]));
     Value *Estimate = Load(I64, B.CreateInBoundsGEP(I64, unwrap(PerCall), Index), 8, true);
-    Add(At(Record, Abi[CountedAt]), B.getInt64(1));
+    B.CreateAlignedStore(B.CreateAdd(Counted, B.getInt64(1)), CountedWord, Align(8));
     Add(At(Record, Abi[UntimedOwnAt]), Estimate);
     Add(At(State, Abi[PendingCallsAt]), B.getInt64(1));
     Add(At(State, Abi[PendingEstimateAt]), Estimate);

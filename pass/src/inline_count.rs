@@ -60,10 +60,11 @@ impl<'ctx> Globals<'ctx> {
             abi::TABLE_LEN,
             u64::from(abi::MODE),
             u64::from(abi::OFF),
+            abi::INLINE_END_AT,
         ];
         // SAFETY: `opened` is the result of a live call of the entry probe (its first argument
         // the id slot) in a function of the module these globals were declared in; the shim
-        // reads `numbers` (ten words, the order it names) only during the call, and returns a
+        // reads `numbers` (eleven words, the order it names) only during the call, and returns a
         // phi node of that function.
         unsafe {
             let phi = instrument_inline_count(

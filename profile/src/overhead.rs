@@ -71,6 +71,13 @@ pub struct EventCosts {
     /// estimates (rt/src/pooling.rs). 0 in profiles that did not record it.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub standard_error_ns: f64,
+    /// What one of its untimed activations cost in place in the way it was counted from its
+    /// estimation on: inline by its own entry code, or through the counted probe where its
+    /// windows measured the inline count dearer (rt/src/inplace.rs). Absent where no window
+    /// compared the two (its code cannot count inline, or the run does not): its untimed
+    /// activations then count inline in `Overhead::inline_share`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub untimed_ns: Option<f64>,
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -174,7 +181,11 @@ impl Overhead {
 
     /// [`crate::Profile::overhead_of`] with this section's costs.
     pub fn of_event(&self, id: u32, kind: ProbeKind, calls: u64, untimed: u64) -> f64 {
-        let pair = match self.in_place_of(id) {
+        let in_place = self.in_place_of(id);
+        if let Some((e, untimed_ns)) = in_place.and_then(|e| Some((e, e.untimed_ns?))) {
+            return e.pair(0.0).of(calls.saturating_sub(untimed), 0) + untimed as f64 * untimed_ns;
+        }
+        let pair = match in_place {
             Some(e) => e.pair(0.0),
             None => self.costs.kind(kind).timed_scaled(self.unestimated_scale),
         };
@@ -183,5 +194,43 @@ impl Overhead {
         pair.of(calls.saturating_sub(untimed), 0)
             + (untimed as f64 - inline) * pair.counted_ns
             + inline * self.inline_count_ns.min(pair.counted_ns)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn overhead(in_place: Vec<EventCosts>) -> Overhead {
+        let pair = PairCosts { measured_ns: 30.0, counted_ns: 5.0, off_ns: 2.0 };
+        Overhead {
+            costs: ProbeCosts { routine: pair, loop_probe: pair },
+            calibration_ns: 0,
+            total_ns: 0.0,
+            percent_of_run: 0.0,
+            in_place,
+            inline_count_ns: 1.0,
+            inline_share: 0.5,
+            unestimated_scale: 1.0,
+        }
+    }
+
+    #[test]
+    fn untimed_calls_cost_what_their_mode_measured_else_the_inline_share_splits_them() {
+        let event = |untimed_ns| EventCosts {
+            id: 3,
+            measured_ns: 20.0,
+            counted_ns: 0.25,
+            standard_error_ns: 0.0,
+            untimed_ns,
+        };
+        // 10 timed calls at 20 ns, 100 untimed at what their mode cost in place.
+        let settled = overhead(vec![event(Some(0.75))]);
+        assert_eq!(settled.of_event(3, ProbeKind::Routine, 110, 100), 200.0 + 75.0);
+        // Without that, half of them inline at the lesser of the inline and counted costs.
+        let shared = overhead(vec![event(None)]);
+        assert_eq!(shared.of_event(3, ProbeKind::Routine, 110, 100), 200.0 + 50.0 * 0.25 + 50.0 * 0.25);
+        // An event with no in-place costs: the calibration.
+        assert_eq!(shared.of_event(4, ProbeKind::Routine, 110, 100), 300.0 + 50.0 * 5.0 + 50.0 * 1.0);
     }
 }

@@ -55,6 +55,12 @@
 //! callpaths a counted call also makes its caller's node forget its cached step, which changes
 //! what its timed siblings' entries cost, and on BT's CA-comp the waiting moved main from -0.7 %
 //! to -2.2 % of MO (the means of five runs each) instead of closer.
+//!
+//! A throttled routine whose code counts inline (late placement, x86-64) is also measured
+//! counting inline against counting through the probe call (`Window::Inline`: its entry code
+//! counts itself until the count the thread's `inline_end` names, whose call ends the window),
+//! and settles in whichever costs less on the mean of its estimations (`settled_mode`); the
+//! profile charges its untimed calls at that mode's cost (`untimed_cost`).
 
 use crate::overhead::{self, SCALE, STANDARD};
 use crate::thread::{Record, ThreadState};
@@ -194,6 +200,11 @@ pub struct Estimate {
     /// The standard error of the cost compensation uses from this estimate on: the event's
     /// estimates pooled, weighed with the calibration.
     pub used_standard_error: u64,
+    /// An inline count minus a counted probe call per execution as the windows measured it
+    /// (scaled ticks, may be negative), and the pairs of windows (0: none measured: the event's
+    /// code cannot count inline, or the run does not).
+    pub inline_measured: i64,
+    pub inline_pairs: u32,
 }
 
 const MAX_ESTIMATES: usize = 4096;
@@ -222,6 +233,8 @@ impl Estimate {
             counted_error: 0,
             counted_pairs: 0,
             used_standard_error: 0,
+            inline_measured: 0,
+            inline_pairs: 0,
         }
     }
 }
@@ -238,12 +251,15 @@ struct Windows {
     /// Executions in timed windows, and the callpath cache misses of the event's entries among
     /// them (`note_miss`).
     timed_spent: u64,
-    /// Windows finished; window n is of the kind `window_kind(n, tallies)` says.
+    /// Windows finished; window n is of the kind `window_kind(n, tallies, inlines)` says.
     done: u32,
     /// Whether this estimation still opens tally windows (tally.rs): not once `MAX_VOIDED` of
     /// them more than it measured pairs of were interrupted.
     tallies: bool,
     voided: u32,
+    /// Whether this estimation opens inline windows: the event is throttled and its code counts
+    /// inline (`registry::counts_inline`) in a run that lets it.
+    inlines: bool,
     /// The current window's first clock reading and the event's count (timed or counted, as
     /// the window is) before its first execution.
     start: u64,
@@ -252,10 +268,14 @@ struct Windows {
     timed_per: i64,
     counted_per: i64,
     tally_per: i64,
+    inline_per: i64,
     pairs: usize,
     /// Counted minus tally per execution, by pair of windows.
     tally_differences: [i64; MAX_PAIRS],
     tally_pairs: usize,
+    /// An inline count minus a counted call per execution, by pair of windows.
+    inline_differences: [i64; MAX_PAIRS],
+    inline_pairs: usize,
     /// The current tally window's executions, and the executions the last one tallied.
     tally_window: u64,
     tallied: u64,
@@ -311,12 +331,16 @@ static WINDOWS: Owned = Owned(UnsafeCell::new(Windows {
     start_count: 0,
     tallies: false,
     voided: 0,
+    inlines: false,
     timed_per: 0,
     counted_per: 0,
     tally_per: 0,
+    inline_per: 0,
     pairs: 0,
     tally_differences: [0; MAX_PAIRS],
     tally_pairs: 0,
+    inline_differences: [0; MAX_PAIRS],
+    inline_pairs: 0,
     tally_window: 0,
     tallied: 0,
     after: switch::MEASURED,
@@ -338,6 +362,7 @@ pub fn start(hot: bool) {
     if let Some(table) = pages::map(bytes) {
         TABLE.store(table.as_ptr().cast(), Relaxed);
         crate::population::start();
+        crate::rests::start();
         HOT_OFFERS.store(u32::from(hot), Relaxed);
         ENABLED.store(1, Relaxed);
     }
@@ -509,7 +534,8 @@ pub unsafe fn reoffer(ts: &mut ThreadState, now: u64) {
         let id = (ts.reoffer_cursor + step) % used.max(1);
         // SAFETY: `id < used <= record_cap`, records left alone meanwhile (the contract).
         let record = unsafe { record_of(ts, id) };
-        if record.counted == 0 || !switch::settled_counted(switch::mode(id)) {
+        if record.counted == 0 || !switch::settled_counted(switch::mode(id)) || !crate::rests::rested(id, now)
+        {
             continue;
         }
         ts.reoffer_cursor = id;
@@ -519,8 +545,13 @@ pub unsafe fn reoffer(ts: &mut ThreadState, now: u64) {
     }
 }
 
-/// The period of `reoffer`, in ns.
+/// The period of `reoffer`, in ns: the shortest rest of a throttled event between its
+/// estimations (rests.rs).
 pub const REESTIMATE_NS: u64 = 50_000_000;
+
+fn reestimate_ticks() -> u64 {
+    (REESTIMATE_NS as f64 * clock::ticks_per_ns_estimate().unwrap_or(1.0)) as u64
+}
 
 /// An estimation just ended on `ts` (the stack marked busy): the next event this thread
 /// throttled while another was estimated starts its windows now, from its counted calls (its
@@ -655,7 +686,9 @@ unsafe fn offer(
     OWNER.store(state, Relaxed);
     let ticks_per_ns = clock::ticks_per_ns_estimate().unwrap_or(1.0);
     let mean = (incl / calls.max(1)).max(1) as f64;
-    let largest = (budget / (2 * PAIRS_IN_BUDGET)).clamp(MIN_WINDOW, MAX_WINDOW);
+    let inlines = after == switch::COUNTED && switch::inline_possible() && registry::counts_inline(id);
+    let pairs_in_budget = if inlines { PAIRS_IN_BUDGET + MIN_PAIRS as u64 / 2 } else { PAIRS_IN_BUDGET };
+    let largest = (budget / (2 * pairs_in_budget)).clamp(MIN_WINDOW, MAX_WINDOW);
     let window = ((WINDOW_NS * ticks_per_ns / mean) as u64).clamp(MIN_WINDOW, largest);
     if after == switch::MEASURED {
         crate::untimed::hot(id, crate::untimed::basis(record), calls);
@@ -668,6 +701,7 @@ unsafe fn offer(
     w.timed_spent = 0;
     TARGET_MISSES.store(0, Relaxed);
     (w.tallies, w.voided, w.tally_pairs) = (TALLY_WINDOWS, 0, 0);
+    (w.inlines, w.inline_pairs) = (inlines, 0);
     w.start = now;
     defer(w, Deferred::Start, counted, id);
     true
@@ -739,23 +773,30 @@ enum Window {
     Counted,
     Timed,
     Tally,
+    /// Counted inline by the event's own entry code (mode `INLINE`), throttled events only.
+    Inline,
 }
 
 /// Window n: groups of four in ABBA order, counted first; with tally windows, every third group
 /// pairs counted with tally windows instead of timed ones (C T T C C T T C C Y Y C ...): the
 /// tally difference is a correction of a few nanoseconds where the timed one is tens, and an
-/// estimation takes half as long again, not twice.
-fn window_kind(n: u32, tallies: bool) -> Window {
-    match n % 4 {
-        1 | 2 if tallies && n % 12 >= 8 => Window::Tally,
-        1 | 2 => Window::Timed,
-        _ => Window::Counted,
+/// estimation takes half as long again, not twice. With inline windows, a fourth group pairs
+/// counted with inline windows (... C Y Y C C I I C).
+fn window_kind(n: u32, tallies: bool, inlines: bool) -> Window {
+    if !matches!(n % 4, 1 | 2) {
+        return Window::Counted;
+    }
+    let group = if inlines { n % 16 / 4 } else { n % 12 / 4 };
+    match group {
+        3 => Window::Inline,
+        2 if tallies => Window::Tally,
+        _ => Window::Timed,
     }
 }
 
 impl Windows {
     fn kind_of(&self, n: u32) -> Window {
-        window_kind(n, self.tallies)
+        window_kind(n, self.tallies, self.inlines)
     }
 
     fn timed(&self, n: u32) -> bool {
@@ -922,13 +963,21 @@ unsafe fn close_window(w: &mut Windows, now: u64, count: u64) -> bool {
         Window::Timed => (w.timed_per, w.timed_spent) = (per, w.timed_spent + executions),
         Window::Counted => w.counted_per = per,
         Window::Tally => w.tally_per = per,
+        Window::Inline => w.inline_per = per,
     }
     if w.done % 2 == 1 {
-        let tally = w.kind_of(w.done) == Window::Tally || w.kind_of(w.done - 1) == Window::Tally;
-        if tally && w.tally_pairs < MAX_PAIRS {
+        // The pair's other kind than counted.
+        let other = match w.kind_of(w.done) {
+            Window::Counted => w.kind_of(w.done - 1),
+            kind => kind,
+        };
+        if other == Window::Tally && w.tally_pairs < MAX_PAIRS {
             w.tally_differences[w.tally_pairs] = w.counted_per - w.tally_per;
             w.tally_pairs += 1;
-        } else if !tally && w.pairs < MAX_PAIRS {
+        } else if other == Window::Inline && w.inline_pairs < MAX_PAIRS {
+            w.inline_differences[w.inline_pairs] = w.inline_per - w.counted_per;
+            w.inline_pairs += 1;
+        } else if other == Window::Timed && w.pairs < MAX_PAIRS {
             w.differences[w.pairs] = w.timed_per - w.counted_per;
             w.pairs += 1;
         }
@@ -963,7 +1012,11 @@ unsafe fn begin(w: &mut Windows, ts: &mut ThreadState, count: u64, id: u32) {
         Window::Timed => (switch::MEASURED, count + w.window),
         Window::Counted => (switch::COUNTED, count + w.window),
         Window::Tally => (switch::TALLY, count + 2),
+        Window::Inline => (switch::INLINE, count + w.window),
     };
+    // An inline window's executions count themselves until the one that finds the count before
+    // its end's: that one calls the probe, whose counted path reaches END.
+    ts.inline_end = if kind == Window::Inline { end - 1 } else { u64::MAX };
     if kind == Window::Tally {
         w.tally_window = w.window;
         // SAFETY: the contract; the top frame is the depth the stack is marked busy at.
@@ -1021,13 +1074,62 @@ unsafe fn give_up_stale(state: *mut ThreadState, now: u64) {
 /// touches the windows no more until it wins TARGET again: they are the next owner's.
 unsafe fn release(mode: u8) {
     set_end(u64::MAX);
+    let owner = OWNER.load(Relaxed);
+    if !owner.is_null() {
+        // SAFETY: the owner is the calling thread's live state (the contract: every caller runs
+        // on it, inside a probe or retiring before it is freed); only it reads this word.
+        unsafe { (*owner).inline_end = u64::MAX };
+    }
     let id = TARGET.load(Relaxed);
     if mode == switch::MEASURED {
         crate::untimed::clear(id);
     }
-    switch::set(id, if mode == switch::COUNTED { switch::settled() } else { mode });
+    switch::set(id, if mode == switch::COUNTED { settled_mode(id) } else { mode });
     OWNER.store(std::ptr::null_mut(), Relaxed);
     TARGET.store(NONE, Release);
+}
+
+/// The mode throttled event `id` settles in: the run's (`switch::settled`), except that an event
+/// whose inline count its windows measured dearer than a counted probe call, on the mean of its
+/// estimations, is counted through the probe. In a tight loop the inline count costs half the
+/// call; next to NPB's randlc (a chain of dependent multiplications) it cost more: IS-like key
+/// generation, every call counted, ran 4.0 to 5.2 % slower than its plain copy in the same
+/// process counting inline and 0.2 to 0.8 % slower through the probe (three runs of each).
+fn settled_mode(id: u32) -> u8 {
+    let mode = switch::settled();
+    if mode == switch::INLINE && inline_mean(id).is_some_and(|extra| extra > 0.0) {
+        switch::COUNTED
+    } else {
+        mode
+    }
+}
+
+/// The mean of event `id`'s inline-minus-counted measurements (scaled ticks), one per
+/// estimation that made one, if any. Not pooled as the pair costs are (`pooling`, which follows
+/// the latest): what the inline count costs over the call moves in phases of the machine as no
+/// pair cost does (next to randlc, estimations a few milliseconds apart measured either about
+/// -0.1 ns or +1.1 ns, in runs of either, whichever mode the event was in), and the mode that
+/// costs less over the run is the one whose mean is lower.
+fn inline_mean(id: u32) -> Option<f64> {
+    let n = COUNT.load(Acquire).min(MAX_ESTIMATES);
+    let (sum, count) = (0..n)
+        // SAFETY: slots below COUNT were written before its Release store (loaded with Acquire)
+        // and are not written again (see `Estimates`).
+        .map(|i| unsafe { *ESTIMATES.0[i].get() })
+        .filter(|e| e.id == id && e.inline_pairs != 0)
+        .fold((0.0, 0u32), |(sum, count), e| (sum + e.inline_measured as f64, count + 1));
+    (count != 0).then(|| sum / f64::from(count))
+}
+
+/// What one untimed call of event `id` costs in place in the way it is counted now (scaled),
+/// where its windows measured an inline count against a counted call: its counted pair's cost,
+/// plus that difference if it counts inline. None otherwise (the profile's overhead then takes
+/// the run's share of inline counts, `Overhead::inline_share`).
+pub fn untimed_cost(id: u32) -> Option<u64> {
+    let extra = inline_mean(id)?;
+    let (_, counted) = costs(id);
+    let inline = switch::mode(id) == switch::INLINE;
+    Some(if inline { (counted as f64 + extra).max(0.0).round() as u64 } else { counted })
 }
 
 /// Before a profile is written: every event waiting counted in any thread's queue is measured
@@ -1115,14 +1217,24 @@ unsafe fn publish(w: &mut Windows) {
         debug_assert!(w.id < switch::TABLE_LEN);
         // SAFETY: `w.id` is below TABLE_LEN (the contract), the table's length (`start`).
         let cost = unsafe { &*table.add(w.id as usize) };
+        let timed_before = cost.timed.load(Relaxed);
         cost.counted.store(used.counted, Relaxed);
         cost.timed.store(used.timed, Relaxed);
         crate::population::add(w.id, w.budget, used.timed, crate::compensate::calibrated_pair_cost(w.kind));
         if w.after == switch::COUNTED {
+            let id = w.id;
+            // SAFETY: `id` is below TABLE_LEN (the contract).
+            let per_call = || unsafe { crate::untimed::per_call_in_table(id) };
+            let before = per_call();
             crate::untimed::measured_in_place(w.id, w.kind, throttled_mean(w), used.timed);
+            let same = crate::rests::unchanged(before, per_call())
+                && crate::rests::unchanged(timed_before, used.timed);
+            crate::rests::estimated(id, same, clock::now(), reestimate_ticks());
         }
     }
     let alone = split(mean, se, tally, w.kind);
+    let inline =
+        (w.inline_pairs >= MIN_TALLY_PAIRS).then(|| trimmed_of(&mut w.inline_differences[..w.inline_pairs]));
     let used_se = weighed_se(pooled_se, w.kind).hypot(used.counted_se);
     let n = COUNT.load(Relaxed);
     if n < MAX_ESTIMATES {
@@ -1142,6 +1254,8 @@ unsafe fn publish(w: &mut Windows) {
                 counted_error: tally.map_or(0, |(_, e)| e.round() as u64),
                 counted_pairs: if tally.is_some() { w.tally_pairs as u32 } else { 0 },
                 used_standard_error: used_se.round() as u64,
+                inline_measured: inline.map_or(0, |(m, _)| m.round() as i64),
+                inline_pairs: if inline.is_some() { w.inline_pairs as u32 } else { 0 },
             };
         }
         COUNT.store(n + 1, Release);
@@ -1381,13 +1495,22 @@ mod tests {
     }
 
     #[test]
-    fn windows_alternate_abba_starting_counted_and_every_other_group_pairs_counted_with_tally() {
-        use Window::{Counted as C, Tally as Y, Timed as T};
-        let kinds = |tallies| (0..8).map(|n| window_kind(n, tallies)).collect::<Vec<_>>();
-        assert_eq!(kinds(false), [C, T, T, C, C, T, T, C]);
-        assert_eq!(kinds(true), [C, T, T, C, C, T, T, C]);
-        assert_eq!((8..12).map(|n| window_kind(n, true)).collect::<Vec<_>>(), [C, Y, Y, C]);
-        assert_eq!(window_kind(21, true), Y, "the cycle repeats");
+    fn windows_alternate_abba_starting_counted_and_later_groups_pair_counted_with_tally_and_inline() {
+        use Window::{Counted as C, Inline as I, Tally as Y, Timed as T};
+        let kinds = |tallies, inlines| (0..8).map(|n| window_kind(n, tallies, inlines)).collect::<Vec<_>>();
+        assert_eq!(kinds(false, false), [C, T, T, C, C, T, T, C]);
+        assert_eq!(kinds(true, false), [C, T, T, C, C, T, T, C]);
+        assert_eq!(kinds(true, true), [C, T, T, C, C, T, T, C]);
+        let group = |n: u32, tallies, inlines| {
+            (n..n + 4).map(|n| window_kind(n, tallies, inlines)).collect::<Vec<_>>()
+        };
+        assert_eq!(group(8, true, false), [C, Y, Y, C]);
+        assert_eq!(window_kind(21, true, false), Y, "the cycle repeats");
+        assert_eq!(group(8, true, true), [C, Y, Y, C]);
+        assert_eq!(group(12, true, true), [C, I, I, C]);
+        assert_eq!(group(16, true, true), [C, T, T, C], "the cycle of four groups repeats");
+        assert_eq!(group(8, false, true), [C, T, T, C]);
+        assert_eq!(group(12, false, true), [C, I, I, C]);
     }
 
     #[test]

@@ -47,6 +47,7 @@ mod recalibrate;
 mod reconcile;
 mod registry;
 mod reserve;
+mod rests;
 mod settings;
 mod signals;
 mod switch;

@@ -480,7 +480,8 @@ fn event_costs(canonical: &[u32], units: &assemble::Units) -> Vec<EventCosts> {
         let (measured_ns, counted_ns) = (units.scaled_ns(timed), units.scaled_ns(counted));
         let standard_error = crate::inplace::used_standard_error(id as u32).unwrap_or(0);
         let standard_error_ns = units.scaled_ns(standard_error);
-        list.push(EventCosts { id: canonical_id, measured_ns, counted_ns, standard_error_ns });
+        let untimed_ns = crate::inplace::untimed_cost(id as u32).map(|c| units.scaled_ns(c));
+        list.push(EventCosts { id: canonical_id, measured_ns, counted_ns, standard_error_ns, untimed_ns });
     }
     list
 }

@@ -124,6 +124,16 @@ pub fn nests(id: u32) -> bool {
     NESTS.get(id)
 }
 
+/// One bit per event id: a routine whose entry counts inline when its mode says so (late
+/// placement on x86-64 Linux: `instrument_contract::inline_count`); read by inplace.rs, which
+/// measures what an inline count costs against a counted probe call only for those.
+static COUNTS_INLINE: EventBits = EventBits::new();
+
+/// Whether event `id`'s code counts inline in mode `INLINE`.
+pub fn counts_inline(id: u32) -> bool {
+    COUNTS_INLINE.get(id)
+}
+
 /// One bit per event id: a loop (whose probes are of kind `overhead::LOOP`).
 static LOOPS: EventBits = EventBits::new();
 
@@ -211,6 +221,9 @@ unsafe fn read_events(table: &ModuleTable, base: u32, events: &mut Vec<EventInfo
         events.push(EventInfo { kind, file: unsafe { text(e.file) }, line: e.line });
         if e.flags & FLAG_RECURSIVE != 0 {
             NESTS.set(base + i as u32);
+        }
+        if e.flags & FLAG_LATE != 0 && cfg!(all(target_arch = "x86_64", target_os = "linux")) {
+            COUNTS_INLINE.set(base + i as u32);
         }
     }
     for i in 0..table.loops as usize {

@@ -83,6 +83,10 @@ pub struct ThreadState {
     /// share of those calls, which `inline::charge_pending` charges to that frame before it changes.
     pub pending_calls: u64,
     pub pending_estimate: u64,
+    /// The record count at which the instrumented code's inline count of the event whose
+    /// inline window this thread runs calls the probe instead, ending the window
+    /// (`inplace`); `u64::MAX` otherwise.
+    pub inline_end: u64,
     pub counters: Counters,
     /// The callpath graph (callpath mode), or null.
     tree: *mut Tree,
@@ -122,6 +126,10 @@ const _: () = {
         offset_of!(ThreadState, pending_estimate) as u64 == abi::PENDING_ESTIMATE_AT,
         "the inline count's state words"
     );
+    assert!(
+        offset_of!(ThreadState, inline_end) as u64 == abi::INLINE_END_AT,
+        "the inline count's state words"
+    );
 };
 
 impl ThreadState {
@@ -145,6 +153,7 @@ impl ThreadState {
             record_cap: records.len() as u32,
             pending_calls: 0,
             pending_estimate: 0,
+            inline_end: u64::MAX,
             counters: Counters::default(),
             tree: null_mut(),
             index: 0,
@@ -348,6 +357,7 @@ pub fn attach() -> *mut ThreadState {
             record_cap,
             pending_calls: 0,
             pending_estimate: 0,
+            inline_end: u64::MAX,
             counters: Counters::default(),
             tree: Tree::new().map_or(null_mut(), Box::into_raw),
             index,

@@ -50,12 +50,20 @@ fn inline_counts_are_exact_and_charge_their_callers_as_probe_calls_do() {
         assert!((100_000..=149_000).contains(&untimed), "{untimed} untimed");
         assert_inclusive_covers_exclusive(profile);
     }
-    // The estimation of step's in-place cost keeps its calls on the probe path for a while; the
-    // rest are inline counts.
+    // The estimation of step's in-place cost keeps its calls on the probe path for a while, and
+    // times its inline windows against counted ones: the rest are inline counts if the inline
+    // count came out cheaper here, probe calls if not. Either way the profile charges them at
+    // the mode's cost, which only a run that counts inline measures.
     let counted_inline = inline.totals.inline_counted;
     let untimed = function(&inline, "step").stats.untimed_calls;
-    assert!((100_000..untimed).contains(&counted_inline), "{counted_inline} of {untimed} counted inline");
+    assert!((1..untimed).contains(&counted_inline), "{counted_inline} of {untimed} counted inline");
     assert_eq!(called.totals.inline_counted, 0, "INSTRUMENT_INLINE_COUNT=0 calls the probe");
+    let untimed_ns = |profile: &Profile| {
+        let step = function(profile, "step").id;
+        profile.overhead.as_ref().and_then(|o| o.in_place_of(step)).map(|e| e.untimed_ns)
+    };
+    assert!(matches!(untimed_ns(&inline), Some(Some(ns)) if ns >= 0.0), "{:?}", untimed_ns(&inline));
+    assert!(matches!(untimed_ns(&called), Some(None)), "{:?}", untimed_ns(&called));
     for profile in [&inline, &called] {
         // The counted calls' estimates are step's time, and no longer its callers'.
         let step = function(profile, "step").stats.estimated.expect("step's calls are estimated");

@@ -82,12 +82,17 @@ pub fn predict(profile: &Profile, costs: &Costs, setting: &Setting) -> Vec<Predi
 /// throttled event, or any hot one with compensation), else `calibrated` with its timed pair
 /// scaled as the profile's estimated events moved from theirs (`unestimated_scale`). A routine of a build
 /// that counts throttled calls inline (the profile measured what an inline count costs) has
-/// its counted calls at that cost where it is the lesser.
+/// its counted calls at that cost where it is the lesser, or at what its windows measured its
+/// counted calls cost in the way it settled in (inline or through the probe) where they did.
 fn in_place(profile: &Profile, id: u32, routine: bool, calibrated: &PairCosts) -> PairCosts {
     let overhead = profile.overhead.as_ref();
     let measured = overhead.and_then(|o| o.in_place_of(id));
     let scale = overhead.map_or(1.0, |o| o.unestimated_scale);
     let mut costs = measured.map_or(calibrated.timed_scaled(scale), |e| e.pair(calibrated.off_ns));
+    if let Some(untimed_ns) = measured.and_then(|e| e.untimed_ns) {
+        costs.counted_ns = untimed_ns;
+        return costs;
+    }
     let inline = overhead.map_or(0.0, |o| o.inline_count_ns);
     if inline > 0.0 && routine {
         costs.counted_ns = costs.counted_ns.min(inline);
@@ -213,6 +218,7 @@ mod tests {
             measured_ns: 4.0,
             counted_ns: 0.5,
             standard_error_ns: 0.0,
+            untimed_ns: None,
         };
         profile.overhead = Some(instrument_profile::Overhead {
             costs: COSTS,
