@@ -72,12 +72,19 @@ pub struct EventCosts {
     #[serde(default, skip_serializing_if = "is_zero")]
     pub standard_error_ns: f64,
     /// What one of its untimed activations cost in place in the way it was counted from its
-    /// estimation on: inline by its own entry code, or through the counted probe where its
-    /// windows measured the inline count dearer (rt/src/inplace.rs). Absent where no window
+    /// estimation on: inline by its own entry code (at most `Overhead::inline_count_ns`), or
+    /// through the counted probe where its windows measured the inline count dearer
+    /// (rt/src/inplace.rs). Absent where no window
     /// compared the two (its code cannot count inline, or the run does not): its untimed
     /// activations then count inline in `Overhead::inline_share`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub untimed_ns: Option<f64>,
+    /// What counting one call inline cost over counting it through the probe, on the mean of
+    /// the event's estimations (may be negative), with that mean's standard error: the event
+    /// counts through the probe where this is over two standard errors above zero. Absent where
+    /// no window compared the two.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inline_extra_ns: Option<(f64, f64)>,
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -223,6 +230,7 @@ mod tests {
             counted_ns: 0.25,
             standard_error_ns: 0.0,
             untimed_ns,
+            inline_extra_ns: None,
         };
         // 10 timed calls at 20 ns, 100 untimed at what their mode cost in place.
         let settled = overhead(vec![event(Some(0.75))]);

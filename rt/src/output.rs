@@ -481,7 +481,17 @@ fn event_costs(canonical: &[u32], units: &assemble::Units) -> Vec<EventCosts> {
         let standard_error = crate::inplace::used_standard_error(id as u32).unwrap_or(0);
         let standard_error_ns = units.scaled_ns(standard_error);
         let untimed_ns = crate::inplace::untimed_cost(id as u32).map(|c| units.scaled_ns(c));
-        list.push(EventCosts { id: canonical_id, measured_ns, counted_ns, standard_error_ns, untimed_ns });
+        let signed_ns = |scaled: f64| scaled.signum() * units.scaled_ns(scaled.abs().round() as u64);
+        let inline_extra_ns =
+            crate::inplace::inline_extra(id as u32).map(|(m, se)| (signed_ns(m), signed_ns(se)));
+        list.push(EventCosts {
+            id: canonical_id,
+            measured_ns,
+            counted_ns,
+            standard_error_ns,
+            untimed_ns,
+            inline_extra_ns,
+        });
     }
     list
 }

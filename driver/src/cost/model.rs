@@ -219,6 +219,7 @@ mod tests {
             counted_ns: 0.5,
             standard_error_ns: 0.0,
             untimed_ns: None,
+            inline_extra_ns: None,
         };
         profile.overhead = Some(instrument_profile::Overhead {
             costs: COSTS,
