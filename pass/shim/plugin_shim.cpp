@@ -123,8 +123,8 @@ extern "C" size_t instrument_llvm_demangle(const char *Mangled, char *Out, size_
 // failing to the call; where all hold, the entry counts the call itself in a
 // block of its own, and its result is zero. Returns the phi that replaces the call's result.
 // `Abi` holds the contract's numbers: records, record_cap, pending calls and estimate offsets in
-// the state, the record shift, counted and untimed-own offsets in a record, the table length and
-// the mode.
+// the state, the record shift, counted and untimed-own offsets in a record, the table length,
+// the inline and switched-off modes, and the window end's offset in the state.
 extern "C" LLVMValueRef instrument_inline_count(LLVMValueRef EnterCall, LLVMValueRef Thread,
                                                 LLVMValueRef Modes, LLVMValueRef PerCall,
                                                 LLVMValueRef EnterMeasured, const uint64_t *Abi) {
