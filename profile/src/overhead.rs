@@ -189,7 +189,7 @@ impl Overhead {
     /// [`crate::Profile::overhead_of`] with this section's costs.
     pub fn of_event(&self, id: u32, kind: ProbeKind, calls: u64, untimed: u64) -> f64 {
         let in_place = self.in_place_of(id);
-        if let Some((e, untimed_ns)) = in_place.and_then(|e| Some((e, e.untimed_ns?))) {
+        if let Some((e, untimed_ns)) = in_place.and_then(|e| e.untimed_ns.map(|ns| (e, ns))) {
             return e.pair(0.0).of(calls.saturating_sub(untimed), 0) + untimed as f64 * untimed_ns;
         }
         let pair = match in_place {

@@ -1117,13 +1117,9 @@ fn settled_mode(id: u32) -> u8 {
 /// milliseconds apart measured either about -0.1 ns or +1.1 ns, in runs of either, whichever
 /// mode the event was in), and the mode that costs less over the run is the one whose mean is
 /// lower.
-fn inline_mean(id: u32) -> Option<(f64, f64)> {
-    let n = COUNT.load(Acquire).min(MAX_ESTIMATES);
-    let measured = (0..n)
-        // SAFETY: slots below COUNT were written before its Release store (loaded with Acquire)
-        // and are not written again (see `Estimates`).
-        .map(|i| unsafe { *ESTIMATES.0[i].get() })
-        .filter(move |e| e.id == id && e.inline_pairs != 0)
+pub fn inline_mean(id: u32) -> Option<(f64, f64)> {
+    let measured = estimates_of(id)
+        .filter(|e| e.inline_pairs != 0)
         .map(|e| (e.inline_measured as f64, e.inline_error as f64));
     mean_with_error(measured)
 }
@@ -1141,12 +1137,6 @@ fn mean_with_error(measured: impl Iterator<Item = (f64, f64)> + Clone) -> Option
     let spread = measured.map(|(m, _)| (m - mean).powi(2)).sum::<f64>() / (count - 1.0).max(1.0);
     let variance = if count > 1.0 { (errors / count).max(spread) } else { errors };
     Some((mean, (variance / count).sqrt()))
-}
-
-/// Event `id`'s inline-minus-counted difference on the mean of its estimations, and that mean's
-/// standard error (scaled ticks), for the profile.
-pub fn inline_extra(id: u32) -> Option<(f64, f64)> {
-    inline_mean(id)
 }
 
 /// What one untimed call of event `id` costs in place in the way it is counted now (scaled),
@@ -1344,12 +1334,8 @@ fn calibrated_off(kind: usize) -> Option<(i64, i64)> {
 /// earlier ones measured: next to cache misses that is 35 ns a call, where the slack model,
 /// blind to misses, says 5.
 fn pool_counted_with(id: u32, this: Option<(f64, f64)>) -> Option<(f64, f64)> {
-    let n = COUNT.load(Acquire).min(MAX_ESTIMATES);
-    let earlier = (0..n)
-        // SAFETY: slots below COUNT were written before its Release store (loaded with Acquire)
-        // and are not written again (see `Estimates`).
-        .map(|i| unsafe { *ESTIMATES.0[i].get() })
-        .filter(move |e| e.id == id && e.counted_pairs != 0)
+    let earlier = estimates_of(id)
+        .filter(|e| e.counted_pairs != 0)
         .map(|e| (e.counted_measured as f64, e.counted_error as f64));
     crate::pooling::pool(earlier.chain(this))
 }
@@ -1357,23 +1343,14 @@ fn pool_counted_with(id: u32, this: Option<(f64, f64)>) -> Option<(f64, f64)> {
 /// The event's earlier estimates and this one (`mean`, `se`) pooled (`pooling::pool`): the cost
 /// and its standard error (scaled ticks).
 fn pool_with(id: u32, mean: f64, se: f64) -> (f64, f64) {
-    let n = COUNT.load(Acquire).min(MAX_ESTIMATES);
-    let earlier = (0..n)
-        // SAFETY: slots below COUNT were written before its Release store (loaded with Acquire)
-        // and are not written again (see `Estimates`).
-        .map(|i| unsafe { *ESTIMATES.0[i].get() })
-        .filter(move |e| e.id == id)
-        .map(|e| (e.measured as f64, e.standard_error as f64));
+    let earlier = estimates_of(id).map(|e| (e.measured as f64, e.standard_error as f64));
     crate::pooling::pool(earlier.chain(std::iter::once((mean, se)))).unwrap_or((mean, se))
 }
 
 /// The standard error of the in-place cost compensation uses for event `id` (scaled ticks), for
 /// the profile: its latest estimate's.
 pub fn used_standard_error(id: u32) -> Option<u64> {
-    let n = COUNT.load(Acquire).min(MAX_ESTIMATES);
-    // SAFETY: slots below COUNT were written before its Release store (loaded with Acquire) and
-    // are not written again (see `Estimates`).
-    (0..n).rev().map(|i| unsafe { *ESTIMATES.0[i].get() }).find(|e| e.id == id).map(|e| e.used_standard_error)
+    estimates_of(id).last().map(|e| e.used_standard_error)
 }
 
 /// A throttled event's exclusive time per call for its estimate (scaled): the median of its
@@ -1487,10 +1464,20 @@ fn model(difference: i64, timed: i64, counted: i64) -> u64 {
 
 /// The finished estimates.
 pub fn estimates() -> Vec<Estimate> {
+    published().collect()
+}
+
+/// The finished estimates in the order they were published.
+fn published() -> impl Iterator<Item = Estimate> + Clone {
     let n = COUNT.load(Acquire).min(MAX_ESTIMATES);
     // SAFETY: slots below COUNT were written before its Release store (loaded with Acquire) and
     // are not written again (see `Estimates`).
-    (0..n).map(|i| unsafe { *ESTIMATES.0[i].get() }).collect()
+    (0..n).map(|i| unsafe { *ESTIMATES.0[i].get() })
+}
+
+/// Event `id`'s finished estimates, oldest first.
+fn estimates_of(id: u32) -> impl Iterator<Item = Estimate> + Clone {
+    published().filter(move |e| e.id == id)
 }
 
 #[cfg(test)]

@@ -483,7 +483,7 @@ fn event_costs(canonical: &[u32], units: &assemble::Units) -> Vec<EventCosts> {
         let untimed_ns = crate::inplace::untimed_cost(id as u32).map(|c| units.scaled_ns(c));
         let signed_ns = |scaled: f64| scaled.signum() * units.scaled_ns(scaled.abs().round() as u64);
         let inline_extra_ns =
-            crate::inplace::inline_extra(id as u32).map(|(m, se)| (signed_ns(m), signed_ns(se)));
+            crate::inplace::inline_mean(id as u32).map(|(m, se)| (signed_ns(m), signed_ns(se)));
         list.push(EventCosts {
             id: canonical_id,
             measured_ns,
