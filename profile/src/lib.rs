@@ -228,6 +228,21 @@ pub struct InPlaceCost {
     /// Pairs of counted and tally windows that measured `counted_ns` (0: the slack model's).
     #[serde(default)]
     pub counted_pairs: u32,
+    /// From windows whose entries fenced their timestamps (`fenced_windows` of them): the
+    /// event's own time per execution, and the part of its timed pair inside its interval,
+    /// which compensation takes from its time (the rest from its caller's). Absent where the
+    /// estimation opened none (loops, another clock, the fenced strategy), and the calibration's
+    /// share split the pair.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own_ns: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inside_ns: Option<f64>,
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub fenced_windows: u32,
+}
+
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
 }
 
 /// Recalibration while the program ran: how often, at what cost (removed as measurement

@@ -85,6 +85,11 @@ pub struct EventCosts {
     /// no window compared the two.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inline_extra_ns: Option<(f64, f64)>,
+    /// The part of `measured_ns` inside the event's own interval, as its windows with fenced
+    /// entries measured it (the mean of its estimations'), which compensation took from the
+    /// event's time; absent where they did not and the calibration's share split it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inside_ns: Option<f64>,
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -231,6 +236,7 @@ mod tests {
             standard_error_ns: 0.0,
             untimed_ns,
             inline_extra_ns: None,
+            inside_ns: None,
         };
         // 10 timed calls at 20 ns, 100 untimed at what their mode cost in place.
         let settled = overhead(vec![event(Some(0.75))]);

@@ -74,6 +74,34 @@ pub fn now_at_entry() -> u64 {
     now()
 }
 
+/// Reads the clock in ticks for an entry's timestamp once every earlier instruction has
+/// completed (`lfence`, then `rdtsc`): the entries of inplace.rs's split windows, whose timed
+/// interval then holds none of the caller's or the entry's own unfinished work.
+#[inline(always)]
+pub fn now_fenced_entry() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if USE_TSC.load(Relaxed) {
+        // SAFETY: lfence and rdtsc exist on every x86-64 processor.
+        return unsafe {
+            core::arch::x86_64::_mm_lfence();
+            core::arch::x86_64::_rdtsc()
+        };
+    }
+    now()
+}
+
+/// Waits until every earlier instruction has completed (`lfence`; nothing elsewhere): around
+/// the timed interval of an event in a split window, so that neither the probes' own work nor
+/// the caller's overlaps the event's (inplace.rs `splits`).
+#[inline(always)]
+pub fn fence_always() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: lfence exists on every x86-64 processor (SSE2 is part of the base ISA).
+    unsafe {
+        core::arch::x86_64::_mm_lfence()
+    };
+}
+
 /// Whether `now` is one rdtscp without fences (and `now_at_entry` one rdtsc): the timed path in
 /// assembly (timed_path.rs) reads the clock itself only then.
 pub fn plain_tsc() -> bool {

@@ -131,14 +131,16 @@ pub fn calibrated_pair_cost(kind: usize) -> u64 {
 /// The probe pair cost (Δi, scaled) of event `id`, a probe of `kind`, and the part of it inside
 /// the event's own interval: the event's in-place estimate where there is one, else the
 /// calibrated cost of its kind scaled as the run's estimated events moved from theirs
-/// (population.rs).
+/// (population.rs); the part inside as the event's split windows measured it (inplace.rs
+/// `splits`), else the calibration's share.
 #[inline(always)]
 pub fn pair_cost(id: u32, kind: usize) -> (u64, u64) {
-    let cost = match inplace::costs(id).0 {
-        0 => (OUTER[kind].load(Relaxed) * population::scaled() + (1 << (SCALE - 1))) >> SCALE,
+    let (cost, inside) = match inplace::split_cost(id) {
+        (0, _) => ((OUTER[kind].load(Relaxed) * population::scaled() + (1 << (SCALE - 1))) >> SCALE, None),
         estimate => estimate,
     };
-    (cost, (cost * OWN_SHARE.load(Relaxed) + (1 << (SCALE - 1))) >> SCALE)
+    let share = || (cost * OWN_SHARE.load(Relaxed) + (1 << (SCALE - 1))) >> SCALE;
+    (cost, inside.map_or_else(share, |inside| inside.min(cost)))
 }
 
 #[cfg(test)]

@@ -152,6 +152,9 @@ pub struct Cost {
     pub timed: AtomicU64,
     pub counted: AtomicU64,
     pub(crate) wait_until: AtomicU64,
+    /// The part of the timed pair inside the event's interval as its split windows measured it
+    /// (`split`), plus one; 0 where none did (compensation then splits by the calibration).
+    pub inside: AtomicU64,
 }
 
 /// Event `id`'s entry of the table, if there is one.
@@ -206,6 +209,12 @@ pub struct Estimate {
     pub inline_measured: i64,
     pub inline_error: u64,
     pub inline_pairs: u32,
+    /// From the split windows (`split`): the event's own time per execution with its entries
+    /// fenced, less the fenced pair's calibrated inside part, and the part of the timed pair
+    /// inside its interval (scaled ticks); the fenced windows (0: none measured).
+    pub own: u64,
+    pub inside: u64,
+    pub fenced_windows: u32,
 }
 
 const MAX_ESTIMATES: usize = 4096;
@@ -237,6 +246,9 @@ impl Estimate {
             inline_measured: 0,
             inline_error: 0,
             inline_pairs: 0,
+            own: 0,
+            inside: 0,
+            fenced_windows: 0,
         }
     }
 }
@@ -262,6 +274,8 @@ struct Windows {
     /// Whether this estimation opens inline windows: the event is throttled and its code counts
     /// inline (`registry::counts_inline`) in a run that lets it.
     inlines: bool,
+    /// Whether this estimation opens split windows (`Window::Fenced`, `splits`).
+    fenced: bool,
     /// The current window's first clock reading and the event's count (timed or counted, as
     /// the window is) before its first execution.
     start: u64,
@@ -292,6 +306,9 @@ struct Windows {
     children_start: u64,
     timed_means: [u64; MAX_PAIRS],
     timed_windows: usize,
+    /// The same of each fenced window.
+    fenced_means: [u64; MAX_PAIRS],
+    fenced_windows: usize,
     differences: [i64; MAX_PAIRS],
     /// A boundary reached at a timed exit, waiting for the event's next entry (`defer`).
     deferred: Deferred,
@@ -320,7 +337,10 @@ struct Owned(UnsafeCell<Windows>);
 // gives TARGET back (`release`); the CAS (Acquire) and that store (Release) order the hand-over.
 // `finish` touches them at exit, when no thread is to measure any more.
 unsafe impl Sync for Owned {}
-static WINDOWS: Owned = Owned(UnsafeCell::new(Windows {
+static WINDOWS: Owned = Owned(UnsafeCell::new(IDLE_WINDOWS));
+
+/// The windows of no estimation.
+const IDLE_WINDOWS: Windows = Windows {
     id: NONE,
     kind: STANDARD,
     window: 0,
@@ -334,6 +354,7 @@ static WINDOWS: Owned = Owned(UnsafeCell::new(Windows {
     tallies: false,
     voided: 0,
     inlines: false,
+    fenced: false,
     timed_per: 0,
     counted_per: 0,
     tally_per: 0,
@@ -351,9 +372,11 @@ static WINDOWS: Owned = Owned(UnsafeCell::new(Windows {
     children_start: 0,
     timed_means: [0; MAX_PAIRS],
     timed_windows: 0,
+    fenced_means: [0; MAX_PAIRS],
+    fenced_windows: 0,
     differences: [0; MAX_PAIRS],
     deferred: Deferred::None,
-}));
+};
 
 /// Maps the cost table and switches estimation on (start-up): for every hot event with the
 /// `inplace` compensation strategy (`hot`), else for events being throttled only, whose costs
@@ -689,7 +712,8 @@ unsafe fn offer(
     let ticks_per_ns = clock::ticks_per_ns_estimate().unwrap_or(1.0);
     let mean = (incl / calls.max(1)).max(1) as f64;
     let inlines = after == switch::COUNTED && switch::inline_possible() && registry::counts_inline(id);
-    let pairs_in_budget = if inlines { PAIRS_IN_BUDGET + MIN_PAIRS as u64 / 2 } else { PAIRS_IN_BUDGET };
+    let fenced = splits(kind);
+    let pairs_in_budget = PAIRS_IN_BUDGET + (u64::from(inlines) + u64::from(fenced)) * MIN_PAIRS as u64 / 2;
     let largest = (budget / (2 * pairs_in_budget)).clamp(MIN_WINDOW, MAX_WINDOW);
     let window = ((WINDOW_NS * ticks_per_ns / mean) as u64).clamp(MIN_WINDOW, largest);
     if after == switch::MEASURED {
@@ -699,11 +723,11 @@ unsafe fn offer(
     // SAFETY: this thread just won TARGET, so it alone touches the windows (see `Owned`).
     let w = unsafe { &mut *WINDOWS.0.get() };
     (w.id, w.kind, w.window, w.largest, w.budget, w.after) = (id, kind, window, largest, budget, after);
-    (w.spent, w.done, w.pairs, w.mean, w.timed_windows) = (0, 0, 0, 0, 0);
+    (w.spent, w.done, w.pairs, w.mean, w.timed_windows, w.fenced_windows) = (0, 0, 0, 0, 0, 0);
     w.timed_spent = 0;
     TARGET_MISSES.store(0, Relaxed);
     (w.tallies, w.voided, w.tally_pairs) = (TALLY_WINDOWS, 0, 0);
-    (w.inlines, w.inline_pairs) = (inlines, 0);
+    (w.inlines, w.inline_pairs, w.fenced) = (inlines, 0, fenced);
     w.start = now;
     defer(w, Deferred::Start, counted, id);
     true
@@ -777,20 +801,24 @@ enum Window {
     Tally,
     /// Counted inline by the event's own entry code (mode `INLINE`), throttled events only.
     Inline,
+    /// Timed with each entry's timestamp fenced (mode `FENCED`): a split window (`splits`).
+    Fenced,
 }
 
 /// Window n: groups of four in ABBA order, counted first; with tally windows, every third group
 /// pairs counted with tally windows instead of timed ones (C T T C C T T C C Y Y C ...): the
 /// tally difference is a correction of a few nanoseconds where the timed one is tens, and an
 /// estimation takes half as long again, not twice. With inline windows, a fourth group pairs
-/// counted with inline windows (... C Y Y C C I I C).
-fn window_kind(n: u32, tallies: bool, inlines: bool) -> Window {
+/// counted with inline windows (... C Y Y C C I I C); with split windows, a last group counted
+/// with fenced ones (... C F F C).
+fn window_kind(n: u32, tallies: bool, inlines: bool, fenced: bool) -> Window {
     if !matches!(n % 4, 1 | 2) {
         return Window::Counted;
     }
-    let group = if inlines { n % 16 / 4 } else { n % 12 / 4 };
-    match group {
-        3 => Window::Inline,
+    let groups = 3 + u32::from(inlines) + u32::from(fenced);
+    match n / 4 % groups {
+        3 if inlines => Window::Inline,
+        g if fenced && g == groups - 1 => Window::Fenced,
         2 if tallies => Window::Tally,
         _ => Window::Timed,
     }
@@ -798,11 +826,12 @@ fn window_kind(n: u32, tallies: bool, inlines: bool) -> Window {
 
 impl Windows {
     fn kind_of(&self, n: u32) -> Window {
-        window_kind(n, self.tallies, self.inlines)
+        window_kind(n, self.tallies, self.inlines, self.fenced)
     }
 
+    /// Whether window n times the event's executions (timed or fenced).
     fn timed(&self, n: u32) -> bool {
-        self.kind_of(n) == Window::Timed
+        matches!(self.kind_of(n), Window::Timed | Window::Fenced)
     }
 }
 
@@ -844,15 +873,20 @@ fn defer(w: &mut Windows, what: Deferred, counted: u64, id: u32) {
     set_end(counted + 1);
 }
 
-/// Keeps the exclusive time per execution of the timed window ending with the event's calls at
+/// Keeps the exclusive time per execution of the timed (or fenced) window ending with the event's calls at
 /// `calls` (its record as charged), less its children's untimed estimates.
 fn timed_window_mean(w: &mut Windows, record: &Record, calls: u64) {
     let executions = calls.saturating_sub(w.start_count).max(1);
     let excl = record.excl.saturating_sub(w.excl_start) << SCALE;
     let children = record.untimed_children.saturating_sub(w.children_start);
-    if w.timed_windows < MAX_PAIRS {
-        w.timed_means[w.timed_windows] = excl.saturating_sub(children) / executions;
-        w.timed_windows += 1;
+    let mean = excl.saturating_sub(children) / executions;
+    let (means, n) = match w.kind_of(w.done) {
+        Window::Fenced => (&mut w.fenced_means, &mut w.fenced_windows),
+        _ => (&mut w.timed_means, &mut w.timed_windows),
+    };
+    if *n < MAX_PAIRS {
+        means[*n] = mean;
+        *n += 1;
     }
 }
 
@@ -963,6 +997,8 @@ unsafe fn close_window(w: &mut Windows, now: u64, count: u64) -> bool {
     }
     match w.kind_of(w.done) {
         Window::Timed => (w.timed_per, w.timed_spent) = (per, w.timed_spent + executions),
+        // Its entries' callpath misses are among those `note_miss` counts.
+        Window::Fenced => w.timed_spent += executions,
         Window::Counted => w.counted_per = per,
         Window::Tally => w.tally_per = per,
         Window::Inline => w.inline_per = per,
@@ -1015,6 +1051,7 @@ unsafe fn begin(w: &mut Windows, ts: &mut ThreadState, count: u64, id: u32) {
         Window::Counted => (switch::COUNTED, count + w.window),
         Window::Tally => (switch::TALLY, count + 2),
         Window::Inline => (switch::INLINE, count + w.window),
+        Window::Fenced => (switch::FENCED, count + w.window),
     };
     // An inline window's executions count themselves until the one that finds the count before
     // its end's: that one calls the probe, whose counted path reaches END.
@@ -1238,6 +1275,8 @@ unsafe fn publish(w: &mut Windows) {
     let counted_pooled = pool_counted_with(w.id, tally);
     let mut used = split(pooled, pooled_se, counted_pooled, w.kind);
     used.timed = used.timed.saturating_sub(misses_charged(w)).max(1);
+    let parts = split_of(w);
+    let inside = pool_inside_with(w.id, parts.map(|(_, inside)| inside)).map(|i| i.min(used.timed));
     let table = TABLE.load(Relaxed);
     if !table.is_null() {
         debug_assert!(w.id < switch::TABLE_LEN);
@@ -1246,13 +1285,14 @@ unsafe fn publish(w: &mut Windows) {
         let timed_before = cost.timed.load(Relaxed);
         cost.counted.store(used.counted, Relaxed);
         cost.timed.store(used.timed, Relaxed);
+        cost.inside.store(inside.map_or(0, |i| i + 1), Relaxed);
         crate::population::add(w.id, w.budget, used.timed, crate::compensate::calibrated_pair_cost(w.kind));
         if w.after == switch::COUNTED {
             let id = w.id;
             // SAFETY: `id` is below TABLE_LEN (the contract).
             let per_call = || unsafe { crate::untimed::per_call_in_table(id) };
             let before = per_call();
-            crate::untimed::measured_in_place(w.id, w.kind, throttled_mean(w), used.timed);
+            crate::untimed::measured_in_place(w.id, w.kind, throttled_mean(w), used.timed, inside);
             let same = crate::rests::unchanged(before, per_call())
                 && crate::rests::unchanged(timed_before, used.timed);
             crate::rests::estimated(id, same, clock::now(), reestimate_ticks());
@@ -1283,6 +1323,9 @@ unsafe fn publish(w: &mut Windows) {
                 inline_measured: inline.map_or(0, |(m, _)| m.round() as i64),
                 inline_error: inline.map_or(0, |(_, e)| e.round() as u64),
                 inline_pairs: if inline.is_some() { w.inline_pairs as u32 } else { 0 },
+                own: parts.map_or(0, |(own, _)| own),
+                inside: parts.map_or(0, |(_, inside)| inside),
+                fenced_windows: if parts.is_some() { w.fenced_windows as u32 } else { 0 },
             };
         }
         COUNT.store(n + 1, Release);
@@ -1353,6 +1396,69 @@ pub fn used_standard_error(id: u32) -> Option<u64> {
     estimates_of(id).last().map(|e| e.used_standard_error)
 }
 
+/// Whether estimations of events with probes of `kind` open split windows (`Window::Fenced`):
+/// routine and call-statement probes, in a run whose exits read the TSC with an unfenced
+/// `rdtscp` (the fenced strategy's probes stay as calibrated in place, its split with them),
+/// once the fenced pair's inside part is calibrated.
+///
+/// Why they exist: the windows give an event's exclusive time with its timed pair (its own
+/// time and the pair's inside part) and the whole pair's cost over counting, never how that
+/// cost divides between the event and its caller, which compensation needs. The calibration's
+/// split (the part inside the interval in a tight loop, about half) is wrong in place: the
+/// inside part is mostly the entry's own unfinished work, which the exit's `rdtscp` waits for,
+/// and next to a dependency chain that work runs in the chain's shadow. A step of eight
+/// dependent multiply-adds, 1 M calls (`c-fixtures/compensation.c`), came out at 52 to 60 % of
+/// its caller compensated, where the chain is nearly all of it (AMD EPYC). With the entry's
+/// timestamp taken after an `lfence`, nothing of the caller's or the entry's work is left
+/// inside, and the inside part is what the fenced pair's calibration says (`fenced_own`): so
+/// the fenced windows give the event's own time, and the timed windows less that its pair's
+/// inside part, in place.
+fn splits(kind: usize) -> bool {
+    kind == STANDARD && clock::plain_tsc() && overhead::fenced_own() != 0
+}
+
+/// Fenced (and timed) windows below which an estimation has no split.
+const MIN_SPLIT: usize = MIN_PAIRS / 4;
+
+/// The split windows' measurement (`splits`), scaled ticks per execution: the event's own time
+/// (the fenced windows' median exclusive time less the fenced pair's calibrated inside part)
+/// and the timed pair's inside part (the timed windows' median less that own time). None
+/// without enough of both.
+fn split_of(w: &mut Windows) -> Option<(u64, u64)> {
+    let calibrated = overhead::fenced_own();
+    if w.fenced_windows < MIN_SPLIT || w.timed_windows < MIN_SPLIT {
+        return None;
+    }
+    let fenced = median(&mut w.fenced_means[..w.fenced_windows]);
+    let timed = median(&mut w.timed_means[..w.timed_windows]);
+    let own = fenced.saturating_sub(calibrated);
+    Some((own, timed.saturating_sub(own)))
+}
+
+/// The median of `values` (sorted in place), which are not empty.
+fn median(values: &mut [u64]) -> u64 {
+    values.sort_unstable();
+    values[values.len() / 2]
+}
+
+/// The inside part compensation uses for event `id`: the mean of what its estimations' split
+/// windows measured, this one's (`this`) included; None when none did.
+fn pool_inside_with(id: u32, this: Option<u64>) -> Option<u64> {
+    let earlier = estimates_of(id).filter(|e| e.fenced_windows != 0).map(|e| e.inside);
+    let (n, sum) = earlier.chain(this).fold((0u64, 0u128), |(n, sum), i| (n + 1, sum + u128::from(i)));
+    (n != 0).then(|| (sum / u128::from(n)) as u64)
+}
+
+/// Event `id`'s in-place pair cost (Δi, scaled) and the part of it inside the event's interval
+/// as its split windows measured it, if they did; (0, None) without an estimate.
+#[inline(always)]
+pub fn split_cost(id: u32) -> (u64, Option<u64>) {
+    cost_of(id).map_or((0, None), |cost| {
+        let inside = cost.inside.load(Relaxed);
+        (cost.timed.load(Relaxed), inside.checked_sub(1))
+    })
+}
+
 /// A throttled event's exclusive time per call for its estimate (scaled): the median of its
 /// timed windows' (a window a preemption hit is an outlier there), else the mean of the timed
 /// calls before throttling.
@@ -1361,8 +1467,7 @@ fn throttled_mean(w: &mut Windows) -> u64 {
     if means.len() < MIN_PAIRS / 2 {
         return w.mean;
     }
-    means.sort_unstable();
-    means[means.len() / 2]
+    median(means)
 }
 
 /// The counted pair's in-place cost from the measured difference, by the slack model of the
@@ -1521,20 +1626,57 @@ mod tests {
     #[test]
     fn windows_alternate_abba_starting_counted_and_later_groups_pair_counted_with_tally_and_inline() {
         use Window::{Counted as C, Inline as I, Tally as Y, Timed as T};
-        let kinds = |tallies, inlines| (0..8).map(|n| window_kind(n, tallies, inlines)).collect::<Vec<_>>();
+        let kinds =
+            |tallies, inlines| (0..8).map(|n| window_kind(n, tallies, inlines, false)).collect::<Vec<_>>();
         assert_eq!(kinds(false, false), [C, T, T, C, C, T, T, C]);
         assert_eq!(kinds(true, false), [C, T, T, C, C, T, T, C]);
         assert_eq!(kinds(true, true), [C, T, T, C, C, T, T, C]);
         let group = |n: u32, tallies, inlines| {
-            (n..n + 4).map(|n| window_kind(n, tallies, inlines)).collect::<Vec<_>>()
+            (n..n + 4).map(|n| window_kind(n, tallies, inlines, false)).collect::<Vec<_>>()
         };
         assert_eq!(group(8, true, false), [C, Y, Y, C]);
-        assert_eq!(window_kind(21, true, false), Y, "the cycle repeats");
+        assert_eq!(window_kind(21, true, false, false), Y, "the cycle repeats");
         assert_eq!(group(8, true, true), [C, Y, Y, C]);
         assert_eq!(group(12, true, true), [C, I, I, C]);
         assert_eq!(group(16, true, true), [C, T, T, C], "the cycle of four groups repeats");
         assert_eq!(group(8, false, true), [C, T, T, C]);
         assert_eq!(group(12, false, true), [C, I, I, C]);
+    }
+
+    #[test]
+    fn split_windows_close_the_cycle_of_groups() {
+        use Window::{Counted as C, Fenced as F, Inline as I, Tally as Y, Timed as T};
+        let group = |n: u32, tallies, inlines| {
+            (n..n + 4).map(|n| window_kind(n, tallies, inlines, true)).collect::<Vec<_>>()
+        };
+        assert_eq!(group(0, true, false), [C, T, T, C]);
+        assert_eq!(group(8, true, false), [C, Y, Y, C]);
+        assert_eq!(group(12, true, false), [C, F, F, C]);
+        assert_eq!(group(16, true, false), [C, T, T, C], "the cycle of four groups repeats");
+        assert_eq!(group(12, true, true), [C, I, I, C]);
+        assert_eq!(group(16, true, true), [C, F, F, C]);
+        assert_eq!(group(20, true, true), [C, T, T, C], "the cycle of five groups repeats");
+        assert_eq!(group(8, false, false), [C, T, T, C], "no tally windows: timed ones");
+        assert_eq!(group(12, false, false), [C, F, F, C]);
+    }
+
+    #[test]
+    fn the_split_is_the_timed_windows_less_the_fenced_ones_own_time() {
+        overhead::set_fenced_own(40 << SCALE);
+        let mut w = Box::new(IDLE_WINDOWS);
+        // Too few fenced windows: no split.
+        w.fenced_windows = MIN_SPLIT - 1;
+        w.timed_windows = MIN_SPLIT;
+        assert_eq!(split_of(&mut w), None);
+        // Fenced windows at 52 ns (an outlier at 90), timed ones at 28 ns (one at 70): the
+        // event's own time is 52 - 40 = 12 ns, and 28 - 12 = 16 ns of the timed pair is inside.
+        w.fenced_windows = MIN_SPLIT;
+        w.fenced_means[..MIN_SPLIT].copy_from_slice(&[52, 90, 52, 51, 53, 52].map(|ns: u64| ns << SCALE));
+        w.timed_means[..MIN_SPLIT].copy_from_slice(&[28, 28, 70, 27, 29, 28].map(|ns: u64| ns << SCALE));
+        assert_eq!(split_of(&mut w), Some((12 << SCALE, 16 << SCALE)));
+        // Fenced windows cheaper than the calibration: no own time, the whole of it inside.
+        w.fenced_means[..MIN_SPLIT].copy_from_slice(&[30 << SCALE; MIN_SPLIT]);
+        assert_eq!(split_of(&mut w), Some((0, 28 << SCALE)));
     }
 
     #[test]

@@ -459,6 +459,9 @@ fn in_place(canonical: &[u32], infos: &[registry::EventInfo], units: &assemble::
             pairs: e.pairs,
             window: e.window,
             counted_pairs: e.counted_pairs,
+            own_ns: (e.fenced_windows != 0).then(|| units.scaled_ns(e.own)),
+            inside_ns: (e.fenced_windows != 0).then(|| units.scaled_ns(e.inside)),
+            fenced_windows: e.fenced_windows,
         })
         .collect()
 }
@@ -491,6 +494,7 @@ fn event_costs(canonical: &[u32], units: &assemble::Units) -> Vec<EventCosts> {
             standard_error_ns,
             untimed_ns,
             inline_extra_ns,
+            inside_ns: crate::inplace::split_cost(id as u32).1.map(|i| units.scaled_ns(i)),
         });
     }
     list

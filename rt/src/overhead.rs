@@ -15,7 +15,7 @@
 
 use crate::thread::{self, ThreadState};
 use crate::{clock, compensate, probes, registry, switch, trampolines};
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::OnceLock;
 
 /// Probe kinds with their own costs: routine and call-statement probes share code.
@@ -35,6 +35,10 @@ pub struct Costs {
     pub off: [u64; 2],
     /// One inline count of a throttled routine (inline.rs's replica of the pass's code).
     pub inline: u64,
+    /// The part of a routine's timed pair inside its interval when its entry fences
+    /// (`switch::FENCED`, inplace.rs's split windows): no unfinished work before the entry's
+    /// timestamp, so about this much in place too.
+    pub fenced_own: u64,
     /// How long the measurement took, in ticks.
     pub ticks: u64,
 }
@@ -87,6 +91,7 @@ pub fn measure() {
         compensate::set_costs(&costs);
     }
     costs.ticks = clock::now().saturating_sub(started);
+    set_fenced_own(costs.fenced_own);
     let _ = COSTS.set(costs);
     // Throttled events are estimated in every run without a fixed-cost strategy (their honest
     // overhead), every hot event with the inplace one.
@@ -152,8 +157,11 @@ unsafe fn measure_on(state: &mut ThreadState, precise: bool) -> Costs {
         counted: [0; 2],
         off: [0; 2],
         inline: 0,
+        fenced_own: 0,
         ticks: 0,
     };
+    // SAFETY: inside the parent's activation, on the measuring thread.
+    costs.fenced_own = unsafe { fenced_inner(if precise { ROUND } else { QUICK }, own) };
     for kind in [STANDARD, LOOP] {
         for (mode, cost) in [(switch::COUNTED, &mut costs.counted), (switch::OFF, &mut costs.off)] {
             switch::set(child_id, mode);
@@ -177,6 +185,32 @@ unsafe fn measure_on(state: &mut ThreadState, precise: bool) -> Costs {
     // SAFETY: closes the parent's activation opened above.
     unsafe { (trampolines::set_in_use().exit)(parent) };
     costs
+}
+
+/// The inside part of a routine's timed pair whose entry fences (`Costs::fenced_own`), scaled:
+/// the hidden child's own time per pair, the least over `budget`'s repetitions.
+///
+/// # Safety
+/// As `pair`'s: on the measuring thread, inside the hidden parent's activation.
+pub unsafe fn fenced_inner(budget: Budget, own: impl Fn() -> u64) -> u64 {
+    let child_id = CHILD.load(Relaxed);
+    switch::set(child_id, switch::FENCED);
+    // SAFETY: the caller's contract is `pair`'s.
+    let inner = min_pair(budget, || unsafe { pair(STANDARD) }, own).1;
+    switch::set(child_id, switch::MEASURED);
+    inner
+}
+
+/// The fenced pair's inside part in use (scaled): the start-up one, or the lower of the last
+/// two recalibration rounds' (recalibrate.rs), as for the other costs.
+static FENCED_OWN: AtomicU64 = AtomicU64::new(0);
+
+pub fn fenced_own() -> u64 {
+    FENCED_OWN.load(Relaxed)
+}
+
+pub fn set_fenced_own(scaled: u64) {
+    FENCED_OWN.store(scaled, Relaxed);
 }
 
 /// Minima of the timed measurement, scaled ticks per iteration: the empty loop, and per kind

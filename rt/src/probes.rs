@@ -82,17 +82,23 @@ pub unsafe extern "C" fn enter(id_slot: *const u32, sp: usize) -> Opened {
         }
         return NOTHING;
     }
+    let fenced = mode == switch::FENCED;
     // SAFETY: 1 <= depth < frame_cap and id < record_cap, checked above.
-    unsafe { push(ts, depth, id, sp) };
+    unsafe { push(ts, depth, id, sp, fenced) };
+    if fenced {
+        // The entry's own work after its timestamp done before the event's starts.
+        clock::fence_always();
+    }
     OPENED
 }
 
-/// Pushes frame `depth` for event `id`, its clock read last.
+/// Pushes frame `depth` for event `id`, its clock read last (`fenced`: once every earlier
+/// instruction has completed, `clock::now_fenced_entry`).
 ///
 /// # Safety
 /// `ts` is the calling thread's state, 1 <= depth < frame_cap, id < record_cap.
 #[inline(always)]
-unsafe fn push(ts: &mut ThreadState, depth: usize, id: u32, sp: usize) {
+unsafe fn push(ts: &mut ThreadState, depth: usize, id: u32, sp: usize, fenced: bool) {
     mark_busy(ts, depth - 1);
     // SAFETY: depth - 1 < frame_cap and id < record_cap (the contract).
     let parent = unsafe { ts.frame(depth - 1) };
@@ -126,7 +132,7 @@ unsafe fn push(ts: &mut ThreadState, depth: usize, id: u32, sp: usize) {
     frame.child_incl = 0;
     frame.overhead = 0;
     frame.comp_child = 0;
-    frame.start = clock::now_at_entry();
+    frame.start = if fenced { clock::now_fenced_entry() } else { clock::now_at_entry() };
     commit(ts, depth);
 }
 
@@ -300,7 +306,7 @@ unsafe extern "C" fn counted_window_end(
     // (the contract) for the pushed frame.
     unsafe {
         charge_untimed(ts, id, caller, estimate, true);
-        push(ts, depth + 1, id, sp);
+        push(ts, depth + 1, id, sp, switch::mode(id) == switch::FENCED);
     }
     OPENED
 }
@@ -332,7 +338,7 @@ unsafe fn enter_cold(ts: &mut ThreadState, id: u32, depth: usize, sp: usize) -> 
         NOTHING
     } else {
         // SAFETY: depth < frame_cap here, and grow_records made id < record_cap.
-        unsafe { push(ts, depth, id, sp) };
+        unsafe { push(ts, depth, id, sp, switch::mode(id) == switch::FENCED) };
         OPENED
     }
 }
@@ -347,6 +353,26 @@ unsafe fn enter_cold(ts: &mut ThreadState, id: u32, depth: usize, sp: usize) -> 
 pub unsafe extern "C" fn exit(id_slot: *const u32, sp: usize) {
     // SAFETY: the probe contract.
     unsafe { exit_at(clock::now(), id_slot, sp, STANDARD) }
+}
+
+/// Exit of an event in a mode the exit trampolines do not route themselves: a measured one whose
+/// entries fence (`FENCED`, an in-place split window) exits as a measured event, any other
+/// (switched on again from outside) as `exit_untimed`.
+///
+/// # Safety
+/// The probe contract (module comment).
+pub unsafe extern "C" fn exit_other(id_slot: *const u32, sp: usize) {
+    // SAFETY: the probe contract.
+    // The trampoline fenced a fenced event's exit: the event's work is done before the exit's
+    // own starts, which would otherwise overlap it (the `rdtscp` waits for the work before it,
+    // but does not keep the exit's own from running in the event's shadow).
+    if switch::mode(unsafe { load_id(id_slot) }) == switch::FENCED {
+        // SAFETY: the probe contract.
+        unsafe { exit(id_slot, sp) }
+    } else {
+        // SAFETY: the probe contract.
+        unsafe { exit_untimed(id_slot, sp) }
+    }
 }
 
 /// Exit of an event that is not measured (throttled, or switched on again from outside), from
@@ -466,7 +492,7 @@ unsafe fn exit_at(now: u64, id_slot: *const u32, sp: usize, kind: usize) {
         // SAFETY: the top frame is stored and was pushed for `id`, so 1 <= depth (the sentinel
         // never matches a real id) and its id is below record_cap.
         unsafe { close_top(ts, depth, now, kind) };
-    } else if switch::mode(id) == switch::MEASURED {
+    } else if switch::measured(switch::mode(id)) {
         // SAFETY: this thread's state, its depth below frame_cap.
         unsafe { reconcile::exit_mismatch(ts, id, sp, now, kind) };
     }
@@ -582,7 +608,7 @@ pub(crate) unsafe extern "C" fn exit_recalibrate(ts: *mut ThreadState, now: u64)
 /// The probe contract (module comment).
 pub(crate) unsafe extern "C" fn exit_timed_at(id_slot: *const u32, sp: usize, now: u64) {
     // SAFETY: the probe contract.
-    if switch::mode(unsafe { load_id(id_slot) }) == switch::MEASURED {
+    if switch::measured(switch::mode(unsafe { load_id(id_slot) })) {
         // SAFETY: the probe contract.
         unsafe { exit_at(now, id_slot, sp, STANDARD) }
     } else {

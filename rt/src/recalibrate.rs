@@ -44,6 +44,8 @@ static LOW: AtomicU64 = AtomicU64::new(u64::MAX);
 static HIGH: AtomicU64 = AtomicU64::new(0);
 /// The previous round's Δi per kind and routine δ (scaled); at first the start-up ones.
 static PREVIOUS: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
+/// The previous round's fenced pair inside part (scaled); at first the start-up one.
+static PREVIOUS_FENCED: AtomicU64 = AtomicU64::new(0);
 
 /// After the start-up measurement: schedules the first round, with compensation on, and the
 /// periodic re-estimation of throttled events (`inplace::reoffer`) when they are estimated.
@@ -61,6 +63,7 @@ pub fn start(now: u64) {
         for (previous, value) in PREVIOUS.iter().zip(start) {
             previous.store(value, Relaxed);
         }
+        PREVIOUS_FENCED.store(costs.fenced_own, Relaxed);
     }
     RECALIBRATING.store(recalibrating, Relaxed);
     PERIOD_NS.store(period_ns, Relaxed);
@@ -104,13 +107,13 @@ pub unsafe fn run(state: *mut ThreadState, now: u64) {
         // SAFETY: `depth` is below frame_cap (checked), a frame of the mapped stack.
         let saved = unsafe { *ts.frame(depth) };
         // SAFETY: the round pushes at most two frames above `depth` (depth + 3 < frame_cap).
-        let timed = unsafe { measure(state) };
+        let (timed, fenced) = unsafe { measure(state) };
         // SAFETY: as above; `measure` is done with the state.
         let ts = unsafe { &mut *state };
         // SAFETY: the same frame as `saved`, restored as it was.
         unsafe { *ts.frame(depth) = saved };
         ts.depth = depth;
-        record(&timed);
+        record(&timed, fenced);
         let spent = clock::now().saturating_sub(started);
         // SAFETY: the same frame; the round's time is charged to it as overhead.
         unsafe { ts.frame(depth).overhead += spent << SCALE };
@@ -119,11 +122,12 @@ pub unsafe fn run(state: *mut ThreadState, now: u64) {
     NEXT.store(clock::now().saturating_add(period_ticks()), Relaxed);
 }
 
-/// One round on the hidden events, whose records are then cleared.
+/// One round on the hidden events, whose records are then cleared: the timed costs, and the
+/// fenced pair's inside part (`overhead::fenced_inner`).
 ///
 /// # Safety
 /// As `run`'s, with room for two frames above the top.
-unsafe fn measure(state: *mut ThreadState) -> overhead::Timed {
+unsafe fn measure(state: *mut ThreadState) -> (overhead::Timed, u64) {
     let (parent, child) = overhead::hidden_events();
     // SAFETY: the hidden events' id slots are statics.
     let (parent_id, child_id) =
@@ -134,18 +138,23 @@ unsafe fn measure(state: *mut ThreadState) -> overhead::Timed {
     unsafe { (trampolines::set_in_use().enter)(parent) };
     // SAFETY: inside the parent's activation; the child's id is below the record capacity
     // (registered before the first event, the records grew to hold it).
-    let timed = unsafe { overhead::timed_round(BUDGET, || (*records.add(child_id as usize)).incl) };
+    let own = || unsafe { (*records.add(child_id as usize)).incl };
+    // SAFETY: as above.
+    let timed = unsafe { overhead::timed_round(BUDGET, own) };
+    // SAFETY: as above.
+    let fenced = unsafe { overhead::fenced_inner(BUDGET, own) };
     // SAFETY: closes the parent's activation opened above.
     unsafe { (trampolines::set_in_use().exit)(parent) };
     // SAFETY: this thread's attached state.
     unsafe { thread::forget_records(&mut *state, &[parent_id, child_id]) };
-    timed
+    (timed, fenced)
 }
 
-/// Hands the round's costs to compensation, unless they are implausible against the start-up
-/// ones (under half or over four times: a round cut short by a preemption, say), which are
-/// then kept until the next round.
-fn record(timed: &overhead::Timed) {
+/// Hands the round's costs to compensation (and the fenced pair's inside part to the split
+/// windows, inplace.rs), unless they are implausible against the start-up ones (under half or
+/// over four times: a round cut short by a preemption, say), which are then kept until the next
+/// round.
+fn record(timed: &overhead::Timed, fenced: u64) {
     let measured = timed.pair_costs();
     let Some(start) = overhead::costs() else { return };
     let plausible =
@@ -158,6 +167,9 @@ fn record(timed: &overhead::Timed) {
     let lower = |kind: usize| round[kind].min(previous[kind]);
     let own = if lower(STANDARD) == round[STANDARD] { round[2] } else { previous[2] };
     compensate::set_pair_costs([lower(0), lower(1)], own);
+    if fenced > start.fenced_own / 2 && fenced < start.fenced_own.saturating_mul(4) {
+        overhead::set_fenced_own(fenced.min(PREVIOUS_FENCED.swap(fenced, Relaxed)));
+    }
     ROUNDS.fetch_add(1, Relaxed);
     LOW.fetch_min(lower(STANDARD), Relaxed);
     HIGH.fetch_max(lower(STANDARD), Relaxed);

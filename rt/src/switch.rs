@@ -4,7 +4,8 @@
 //! the clock nor the shadow stack is touched: a throttled event) or `OFF`; `TALLY` is `COUNTED`
 //! with a shorter path on the thread that measures the event's cost in place (tally.rs), and
 //! `INLINE` is `COUNTED` that late placement's code counts itself, without a probe call
-//! (inline.rs; a throttled event settles in it, `settled`). An exit whose frame
+//! (inline.rs; a throttled event settles in it, `settled`); `FENCED` is `MEASURED` with a fence
+//! before each entry's timestamp (inplace.rs's split windows). An exit whose frame
 //! is not on top reads the mode before reconciling and returns at once for an event that is not
 //! measured, so an activation that began measured still ends measured, and one that began
 //! switched off costs only that check.
@@ -35,8 +36,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::OnceLock;
 
 pub use instrument_live::{
-    MODE_COUNTED as COUNTED, MODE_INLINE as INLINE, MODE_MEASURED as MEASURED, MODE_OFF as OFF,
-    MODE_TALLY as TALLY,
+    MODE_COUNTED as COUNTED, MODE_FENCED as FENCED, MODE_INLINE as INLINE, MODE_MEASURED as MEASURED,
+    MODE_OFF as OFF, MODE_TALLY as TALLY,
 };
 /// The bits that make an entry unmeasured (`COUNTED`, `OFF`).
 pub const UNTIMED: u8 = COUNTED | OFF;
@@ -140,6 +141,13 @@ pub fn inline_possible() -> bool {
     INLINE_ALLOWED.load(Relaxed) && matches!(crate::registry::placement(), Some(Late | Mixed))
 }
 
+/// Whether an exit of an event in `mode` is a measured one: `MEASURED`, or `FENCED` (a measured
+/// event whose entries fence, for an in-place window).
+#[inline(always)]
+pub fn measured(mode: u8) -> bool {
+    mode == MEASURED || mode == FENCED
+}
+
 /// Whether `mode` is one a throttled event settles in (`COUNTED` or `INLINE`).
 pub fn settled_counted(mode: u8) -> bool {
     mode == COUNTED || mode == INLINE
@@ -218,7 +226,7 @@ pub fn throttled(id: u32) -> bool {
 pub fn ending(id: u32) -> (bool, bool) {
     let throttled = THROTTLED.get(id);
     let mode = mode(id);
-    (throttled, mode != MEASURED && !(mode & COUNTED != 0 && throttled))
+    (throttled, !(measured(mode) || mode & COUNTED != 0 && throttled))
 }
 
 #[cfg(test)]

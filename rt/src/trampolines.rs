@@ -14,7 +14,7 @@
 //! jump to the bodies, and `preserve_most`'s (what the pass calls on x86-64), which save the
 //! registers the caller keeps across the call, call the bodies and restore them (`save_and_call`).
 
-use crate::probes::{enter, enter_throttled, exit, exit_untimed, loop_exit, Opened};
+use crate::probes::{enter, enter_throttled, exit, exit_other, exit_untimed, loop_exit, Opened};
 use crate::reconcile::unwind;
 use crate::switch;
 use crate::thread::{Frame, Record, ThreadState};
@@ -98,7 +98,9 @@ macro_rules! preserving_trampoline {
 /// functions that save no registers, instead of the timed bodies' prologues (six pushes and pops
 /// each way). A measured event (mode 0) goes to `$body` after one test; a switched-off one
 /// returns (`NOTHING` opened, for the entry); a counted one (`INLINE` included) goes to `$routed`, and any other
-/// mode (lenient) to `$other`; a tallied one (tally.rs) to `$tallied`.
+/// mode (lenient, fenced) to `$other`, after an `lfence` for a fenced one (its entry or exit
+/// waits for the work before it: inplace.rs's split windows); a tallied one (tally.rs) to
+/// `$tallied`.
 macro_rules! routed_trampoline {
     ($(#[$attr:meta])* $vis:vis $name:ident -> $ret:ty, $body:path, $routed:path, $tallied:path, $other:path) => {
         /// A probe's entry point (see the macro).
@@ -128,15 +130,22 @@ macro_rules! routed_trampoline {
                 "cmp ecx, {tally}",
                 "je {tallied}",
                 "cmp ecx, {off}",
-                "jne {other}",
+                "jne 5f",
                 "xor eax, eax",
                 "ret",
+                // A split window's event (inplace.rs): its work, or the caller's, done first.
+                "5:",
+                "cmp ecx, {fenced}",
+                "jne {other}",
+                "lfence",
+                "jmp {other}",
                 max = const switch::TABLE_LEN,
                 modes = sym switch::MODES,
                 counted = const switch::COUNTED,
                 routed_bits = const switch::ROUTED,
                 tally = const switch::TALLY,
                 off = const switch::OFF,
+                fenced = const switch::FENCED,
                 routed = sym $routed,
                 tallied = sym $tallied,
                 other = sym $other,
@@ -185,7 +194,12 @@ macro_rules! preserving_routed_trampoline {
                 "jne 5f",
                 $off,
                 "ret",
+                // A split window's event (inplace.rs): its work, or the caller's, done first.
                 "5:",
+                "cmp r11d, {fenced}",
+                "jne 6f",
+                "lfence",
+                "6:",
                 "lea r11, [rip + {other}]",
                 "jmp {save}",
                 max = const switch::TABLE_LEN,
@@ -194,6 +208,7 @@ macro_rules! preserving_routed_trampoline {
                 routed_bits = const switch::ROUTED,
                 tally = const switch::TALLY,
                 off = const switch::OFF,
+                fenced = const switch::FENCED,
                 routed = sym $routed,
                 tallied = sym $tallied,
                 other = sym $other,
@@ -501,11 +516,11 @@ const _: () =
     assert!(instrument_live::DEPTH_BUSY.is_power_of_two(), "the counted path marks busy with one bit");
 
 routed_trampoline!(#[no_mangle] pub __instrument_enter -> Opened, enter_timed_fast, enter_counted_fast, enter_tally, enter);
-routed_trampoline!(pub(crate) exit_routed -> (), exit, exit_untimed, exit_untimed, exit_untimed);
+routed_trampoline!(pub(crate) exit_routed -> (), exit, exit_untimed, exit_untimed, exit_other);
 trampoline!(__instrument_loop_exit(id_slot: *const u32, iterations: u64), loop_exit);
 preserving_routed_trampoline!(#[no_mangle] pub __instrument_enter_pm -> Opened, enter_timed_fast_pm, enter_counted_fast_pm, enter_tally_pm, enter,
     prologue: "", off: "xor eax, eax", save: save_rsi, counted: ["je {routed}"]);
-preserving_routed_trampoline!(pub(crate) exit_routed_pm -> (), exit_pm, exit_untimed, exit_tally_pm, exit_untimed,
+preserving_routed_trampoline!(pub(crate) exit_routed_pm -> (), exit_pm, exit_untimed, exit_tally_pm, exit_other,
     prologue: "push rax", off: "pop rax", save: save_rax_rsi,
     counted: ["jne 4f", "lea r11, [rip + {routed}]", "jmp {save}", "4:"]);
 preserving_trampoline!(__instrument_loop_exit_pm(id_slot: *const u32, iterations: u64), loop_exit);

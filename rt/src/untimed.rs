@@ -87,13 +87,22 @@ fn child_excess(costs: &crate::overhead::Costs) -> u64 {
 }
 
 /// The in-place cost of a throttled event's timed probe pair (scaled ticks, inplace.rs) was
-/// measured: its estimate becomes `mean` less the part of that cost inside the event's interval
-/// (the start-up pair's share), instead of the start-up part, which a probe pair next to a
-/// dependency chain does not cost. Compensated means have their probe cost removed already.
-pub fn measured_in_place(id: u32, kind: usize, mean: u64, timed: u64) {
-    let Some(costs) = crate::overhead::costs().filter(|_| !crate::compensate::enabled()) else { return };
-    let inside = (timed as u128 * costs.own[kind] as u128 / costs.measured[kind].max(1) as u128) as u64;
-    set(id, mean.saturating_sub(inside));
+/// measured, with `mean` its timed windows' exclusive time per execution as measured: its
+/// estimate becomes `mean` less the part of that cost inside the event's interval, as the split
+/// windows measured it (`inside`), else the start-up pair's share of it, instead of the start-up
+/// part, which a probe pair next to a dependency chain does not cost.
+///
+/// With compensation on, only a measured split replaces the estimate, which is otherwise the
+/// compensated mean of the calls timed before throttling (`throttled`): that mean comes from
+/// the run's first calls, which on the dependency-chain fixture ran up to a third slower in
+/// some processes than the windows later measured.
+pub fn measured_in_place(id: u32, kind: usize, mean: u64, timed: u64, inside: Option<u64>) {
+    let Some(costs) = crate::overhead::costs() else { return };
+    if crate::compensate::enabled() && inside.is_none() {
+        return;
+    }
+    let share = || (timed as u128 * costs.own[kind] as u128 / costs.measured[kind].max(1) as u128) as u64;
+    set(id, mean.saturating_sub(inside.unwrap_or_else(share)));
 }
 
 /// The exclusive ticks of an event's timed calls that its untimed calls are estimated from:

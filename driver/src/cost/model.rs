@@ -220,6 +220,7 @@ mod tests {
             standard_error_ns: 0.0,
             untimed_ns: None,
             inline_extra_ns: None,
+            inside_ns: None,
         };
         profile.overhead = Some(instrument_profile::Overhead {
             costs: COSTS,
