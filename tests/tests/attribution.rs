@@ -5,9 +5,18 @@
 //! inside an event has the wait in that event's time, and nothing removes it. The profile says
 //! how long the threads waited for a core (`totals.waited_ns`), so each test takes the first run
 //! that waited under a percent of its wall time, of up to five (the least disturbed if none did).
+//! A program running beside them slows them without a wait (a core's sibling thread, the shared
+//! cache): they run one at a time (`one_at_a_time`), not beside each other.
 
 use instrument_tests::*;
 use std::process::Command;
+use std::sync::{Mutex, MutexGuard};
+
+/// Holds the other tests of this file off while it lives.
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    static SERIAL: Mutex<()> = Mutex::new(());
+    SERIAL.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 /// A routine whose work is one dependency chain keeps its time. `step`'s eight dependent
 /// multiply-adds are nearly all of what a call takes: main's loop around the call runs in the
@@ -28,6 +37,7 @@ use std::process::Command;
 /// disturbed the profile says (`quietest`).
 #[test]
 fn a_dependency_chains_time_stays_in_its_routine() {
+    let _serial = one_at_a_time();
     const CALLS: u64 = 1_000_000;
     let dir = scratch();
     let late = ["--instrument-placement=late", "--instrument-min-instructions=0"];
@@ -127,6 +137,7 @@ fn reports(dir: &std::path::Path, program: &std::path::Path, arg: &str) -> ((Str
 
 #[test]
 fn report_says_times_are_compensated_and_raw_shows_the_measured_ones() {
+    let _serial = one_at_a_time();
     let dir = scratch();
     let program = build_instrumented(dir.path(), "compensation", &[]);
     let ((text, raw), _) = reports(dir.path(), &program, "10000");
@@ -147,6 +158,7 @@ fn report_says_times_are_compensated_and_raw_shows_the_measured_ones() {
 /// main's own time hides the note (2 runs in 6 with a busy loop beside the suite): `quietest`.
 #[test]
 fn the_report_names_events_whose_own_time_is_mostly_what_compensation_took_out() {
+    let _serial = one_at_a_time();
     let dir = scratch();
     let program = build_instrumented(dir.path(), "compensation", &[]);
     let ((text, raw), tried) = quietest(|_| reports(dir.path(), &program, "200000"));
