@@ -137,9 +137,25 @@ pub fn settled() -> u8 {
 /// Whether throttled calls may have been counted inline in this run: `INLINE` is allowed and a
 /// module was instrumented late (only late placement's code counts inline).
 pub fn inline_possible() -> bool {
-    use instrument_profile::Placement::{Late, Mixed};
-    INLINE_ALLOWED.load(Relaxed) && matches!(crate::registry::placement(), Some(Late | Mixed))
+    INLINE_ALLOWED.load(Relaxed) && late_code()
 }
+
+/// Whether inline counts may run in in-place windows (inplace.rs), which measure a counted call
+/// against them: on x86-64 unless `INSTRUMENT_INLINE_COUNT=0`, compensated or not, where a module
+/// was instrumented late. Under compensation only the windows count inline: a counted call
+/// there charges its cost in the runtime, which an inline count cannot.
+pub fn inline_windows_possible() -> bool {
+    INLINE_WINDOWS.load(Relaxed) && late_code()
+}
+
+/// Whether a module was instrumented late (only late placement's code counts inline).
+fn late_code() -> bool {
+    use instrument_profile::Placement::{Late, Mixed};
+    matches!(crate::registry::placement(), Some(Late | Mixed))
+}
+
+/// Whether inline windows may run (`inline_windows_possible`).
+static INLINE_WINDOWS: AtomicBool = AtomicBool::new(false);
 
 /// Whether an exit of an event in `mode` is a measured one: `MEASURED`, or `FENCED` (a measured
 /// event whose entries fence, for an in-place window).
@@ -158,8 +174,9 @@ pub fn configure() {
     // Callpaths describe every call, and compensation gives every event its true time, so
     // neither is throttled unless asked for.
     let compensating = crate::compensate::requested().is_some();
-    let inline = cfg!(target_arch = "x86_64") && !compensating;
-    INLINE_ALLOWED.store(inline && settings::flag(&settings::INLINE_COUNT).unwrap_or(true), Relaxed);
+    let inline = cfg!(target_arch = "x86_64") && settings::flag(&settings::INLINE_COUNT).unwrap_or(true);
+    INLINE_WINDOWS.store(inline, Relaxed);
+    INLINE_ALLOWED.store(inline && !compensating, Relaxed);
     let default = crate::callpath::depth() == 0 && !compensating;
     if !settings::flag(&settings::THROTTLE).unwrap_or(default) {
         return;

@@ -96,7 +96,11 @@ fn compensation_and_early_placement_call_the_probe() {
     ];
     let compensated = profile_of(dir.path(), &program, "compensated", "0", &env);
     assert_eq!(counts(&compensated, "step"), (150_000, 0));
-    assert_eq!(compensated.totals.inline_counted, 0);
+    // Only the in-place windows that measure a counted call against an inline count count
+    // inline (a sixth of the windows, which spend a share of the calls): every other counted
+    // call goes through the probe, which charges its cost.
+    let inline = compensated.totals.inline_counted;
+    assert!(inline > 0 && inline < 150_000 / 20, "{inline} counted inline");
     let source = fixtures().join(format!("{FIXTURE}.c"));
     let early = compile(&bin("instrument-cc"), dir.path(), "early", &[source], &["-O2", "-pthread"]);
     let profile = profile_of(dir.path(), &early, "early-run", "0", &[]);
