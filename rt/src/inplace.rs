@@ -732,7 +732,8 @@ unsafe fn offer(
         && registry::counts_inline(id)
         && (leaf || after == switch::COUNTED);
     let fenced = splits(kind);
-    let pairs_in_budget = PAIRS_IN_BUDGET + u64::from(fenced) * MIN_PAIRS as u64 / 2;
+    let both = inlines && !leaf;
+    let pairs_in_budget = PAIRS_IN_BUDGET + (u64::from(both) + u64::from(fenced)) * MIN_PAIRS as u64 / 2;
     let largest = (budget / (2 * pairs_in_budget)).clamp(MIN_WINDOW, MAX_WINDOW);
     let window = ((WINDOW_NS * ticks_per_ns / mean) as u64).clamp(MIN_WINDOW, largest);
     if after == switch::MEASURED {
@@ -830,23 +831,27 @@ enum Window {
 /// timed ones: inline windows where the event's code counts inline, else tally windows
 /// (C T T C C T T C C I I C ..., or C Y Y C): that difference is a correction of a few
 /// nanoseconds where the timed one is tens, and an estimation takes half as long again, not
-/// twice. With split windows, a fourth group pairs counted with fenced ones (... C F F C).
-/// With neither inline nor tally windows, the third group is timed too.
-fn window_kind(n: u32, tallies: bool, inlines: bool, fenced: bool) -> Window {
+/// twice. With split windows, a last group pairs counted with fenced ones (... C F F C).
+/// With neither inline nor tally windows, the third group is timed too. A throttled routine
+/// that calls others has both (`both`): tally windows to measure its counted path against, and a
+/// fourth group of inline ones to choose how it is counted (`settled_mode`).
+fn window_kind(n: u32, tallies: bool, inlines: bool, both: bool, fenced: bool) -> Window {
     if !matches!(n % 4, 1 | 2) {
         return Window::Counted;
     }
-    match n / 4 % (3 + u32::from(fenced)) {
-        2 if inlines => Window::Inline,
+    let groups = 3 + u32::from(both) + u32::from(fenced);
+    match n / 4 % groups {
+        2 if inlines && !both => Window::Inline,
         2 if tallies => Window::Tally,
-        3 => Window::Fenced,
+        3 if both => Window::Inline,
+        g if fenced && g == groups - 1 => Window::Fenced,
         _ => Window::Timed,
     }
 }
 
 impl Windows {
     fn kind_of(&self, n: u32) -> Window {
-        window_kind(n, self.tallies, self.inlines, self.fenced)
+        window_kind(n, self.tallies, self.inlines, self.inlines && !self.leaf, self.fenced)
     }
 
     /// Whether window n times the event's executions (timed or fenced).
@@ -1710,16 +1715,17 @@ mod tests {
     #[test]
     fn windows_alternate_abba_starting_counted_and_later_groups_pair_counted_with_tally_and_inline() {
         use Window::{Counted as C, Inline as I, Tally as Y, Timed as T};
-        let kinds =
-            |tallies, inlines| (0..8).map(|n| window_kind(n, tallies, inlines, false)).collect::<Vec<_>>();
+        let kinds = |tallies, inlines| {
+            (0..8).map(|n| window_kind(n, tallies, inlines, false, false)).collect::<Vec<_>>()
+        };
         assert_eq!(kinds(false, false), [C, T, T, C, C, T, T, C]);
         assert_eq!(kinds(true, false), [C, T, T, C, C, T, T, C]);
         assert_eq!(kinds(true, true), [C, T, T, C, C, T, T, C]);
         let group = |n: u32, tallies, inlines| {
-            (n..n + 4).map(|n| window_kind(n, tallies, inlines, false)).collect::<Vec<_>>()
+            (n..n + 4).map(|n| window_kind(n, tallies, inlines, false, false)).collect::<Vec<_>>()
         };
         assert_eq!(group(8, true, false), [C, Y, Y, C]);
-        assert_eq!(window_kind(21, true, false, false), Y, "the cycle repeats");
+        assert_eq!(window_kind(21, true, false, false, false), Y, "the cycle repeats");
         assert_eq!(group(8, true, true), [C, I, I, C], "inline windows instead of tally ones");
         assert_eq!(group(12, true, true), [C, T, T, C], "the cycle of three groups repeats");
         assert_eq!(group(8, false, true), [C, I, I, C]);
@@ -1730,7 +1736,7 @@ mod tests {
     fn split_windows_close_the_cycle_of_groups() {
         use Window::{Counted as C, Fenced as F, Inline as I, Tally as Y, Timed as T};
         let group = |n: u32, tallies, inlines| {
-            (n..n + 4).map(|n| window_kind(n, tallies, inlines, true)).collect::<Vec<_>>()
+            (n..n + 4).map(|n| window_kind(n, tallies, inlines, false, true)).collect::<Vec<_>>()
         };
         assert_eq!(group(0, true, false), [C, T, T, C]);
         assert_eq!(group(8, true, false), [C, Y, Y, C]);
@@ -1740,6 +1746,11 @@ mod tests {
         assert_eq!(group(12, true, true), [C, F, F, C]);
         assert_eq!(group(8, false, false), [C, T, T, C], "no tally windows: timed ones");
         assert_eq!(group(12, false, false), [C, F, F, C]);
+        let both = |n: u32| (n..n + 4).map(|n| window_kind(n, true, true, true, true)).collect::<Vec<_>>();
+        assert_eq!(both(8), [C, Y, Y, C], "a throttled caller: tally windows");
+        assert_eq!(both(12), [C, I, I, C], "and inline ones");
+        assert_eq!(both(16), [C, F, F, C]);
+        assert_eq!(both(20), [C, T, T, C], "the cycle of five groups repeats");
     }
 
     #[test]
