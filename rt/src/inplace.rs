@@ -62,7 +62,8 @@
 //! and settles in whichever costs less on the mean of its estimations (`settled_mode`); the
 //! profile charges its untimed calls at that mode's cost (`untimed_cost`). A leaf routine's
 //! inline windows, compensated or not, are also what its counted path's cost is measured
-//! against (`Reference`): what no window sees is then an inline count, not a probe call.
+//! against where the inline count is the cheaper (`Reference`): what no window sees is then an
+//! inline count, not a probe call.
 //!
 //! How a timed pair's cost divides between the event and its caller (what compensation takes
 //! from each) is measured too, by windows whose entries fence their timestamps (`splits`).
