@@ -362,10 +362,10 @@ pub unsafe extern "C" fn exit(id_slot: *const u32, sp: usize) {
 /// # Safety
 /// The probe contract (module comment).
 pub unsafe extern "C" fn exit_other(id_slot: *const u32, sp: usize) {
-    // SAFETY: the probe contract.
     // The trampoline fenced a fenced event's exit: the event's work is done before the exit's
     // own starts, which would otherwise overlap it (the `rdtscp` waits for the work before it,
     // but does not keep the exit's own from running in the event's shadow).
+    // SAFETY: the probe contract.
     if switch::mode(unsafe { load_id(id_slot) }) == switch::FENCED {
         // SAFETY: the probe contract.
         unsafe { exit(id_slot, sp) }

@@ -24,7 +24,7 @@ fn one_at_a_time() -> MutexGuard<'static, ()> {
 /// call of an uninstrumented copy of it takes in the same process, in rounds alternated with
 /// step's (`plain_ns`). Late placement, the default: step's code is the plain build's (early
 /// placement's probe calls change the code of both step and its caller). The median of three
-/// runs: in about one run in eight the machine slowed down for part of it.
+/// runs: in about one run in six the machine slowed down for part of it.
 ///
 /// Where the pair's cost goes, the event or its caller, the windows whose entries fence their
 /// timestamps measure in place (rt/src/inplace.rs `splits`). With the calibration's split
