@@ -1195,10 +1195,7 @@ fn settled_mode(id: u32) -> u8 {
 /// mode the event was in), and the mode that costs less over the run is the one whose mean is
 /// lower.
 pub fn inline_mean(id: u32) -> Option<(f64, f64)> {
-    let measured = estimates_of(id)
-        .filter(|e| e.inline_pairs != 0)
-        .map(|e| (e.inline_measured as f64, e.inline_error as f64));
-    mean_with_error(measured)
+    pool_inline_with(id, None)
 }
 
 /// The mean of measurements (value, standard error) and its standard error: from their own
@@ -1391,10 +1388,10 @@ struct Split {
 /// where its code has one (late placement, x86-64) and it is a leaf: about twenty instructions
 /// and no call, so that what no window sees is the least (a routine that calls others leaves
 /// its inline counts to the next probe to charge, which the windows would take for its cost);
-/// else the tally path (a call and ten instructions, tally.rs); else nothing (the slack model). Next to the dependency-chain fixture at late
-/// placement, a counted call cost 2.5 ns over the plain loop and the tally path as much as the
-/// counted one: the tally measurement charged it nothing, and compensated main kept about
-/// 3 ns a call.
+/// else the tally path (a call and ten instructions, tally.rs); else nothing (the slack model).
+/// Next to the dependency-chain fixture at late placement, a counted call cost 2.5 ns over the
+/// plain loop and the tally path as much as the counted one: the tally measurement charged it
+/// nothing, and compensated main kept about 3 ns a call.
 #[derive(Clone, Copy)]
 enum Reference {
     Inline(f64, f64),
@@ -1459,7 +1456,8 @@ fn calibrated_references(kind: usize) -> Option<(i64, i64, i64)> {
 }
 
 /// The mean of event `id`'s earlier inline-minus-counted measurements and this one (if this
-/// estimation made one), as `inline_mean`; None when none was ever made.
+/// estimation made one), with its standard error (`mean_with_error`); None when none was ever
+/// made.
 fn pool_inline_with(id: u32, this: Option<(f64, f64)>) -> Option<(f64, f64)> {
     let earlier = estimates_of(id)
         .filter(|e| e.inline_pairs != 0)

@@ -157,8 +157,8 @@ unsafe fn measure(state: *mut ThreadState) -> (overhead::Timed, u64) {
 fn record(timed: &overhead::Timed, fenced: u64) {
     let measured = timed.pair_costs();
     let Some(start) = overhead::costs() else { return };
-    let plausible =
-        (0..2).all(|k| measured[k] > start.measured[k] / 2 && measured[k] < start.measured[k] * 4);
+    let near = |value: u64, start: u64| value > start / 2 && value < start.saturating_mul(4);
+    let plausible = (0..2).all(|k| near(measured[k], start.measured[k]));
     if !plausible {
         return;
     }
@@ -167,7 +167,7 @@ fn record(timed: &overhead::Timed, fenced: u64) {
     let lower = |kind: usize| round[kind].min(previous[kind]);
     let own = if lower(STANDARD) == round[STANDARD] { round[2] } else { previous[2] };
     compensate::set_pair_costs([lower(0), lower(1)], own);
-    if fenced > start.fenced_own / 2 && fenced < start.fenced_own.saturating_mul(4) {
+    if near(fenced, start.fenced_own) {
         overhead::set_fenced_own(fenced.min(PREVIOUS_FENCED.swap(fenced, Relaxed)));
     }
     ROUNDS.fetch_add(1, Relaxed);
