@@ -147,8 +147,10 @@ fn a_run_time_selection_switches_routines_off_in_the_same_binary() {
 /// what they cost where they ran, not what a probe pair costs back to back. next_random is a
 /// dependency chain; whether its latency hides part of a probe pair depends on the processor
 /// (in place 17 ns against 19.7 back to back on one machine, 29 against 25 on another, with
-/// standard errors near 0.02 ns), so the test asks only that the figure was measured: away
-/// from the start-up one by many standard errors, and within a factor of two of it.
+/// standard errors near 0.02 ns, and as close as 36 against 30.5 with a 1.5 ns error on a
+/// third), so the test asks only that the figure was measured: it carries the windows'
+/// standard error, which the start-up figure has not, small beside the cost, and it is within
+/// a factor of two of the start-up one.
 #[test]
 fn a_throttled_routine_has_its_probe_cost_measured_where_it_runs() {
     let dir = scratch();
@@ -161,7 +163,7 @@ fn a_throttled_routine_has_its_probe_cost_measured_where_it_runs() {
     let calibrated = overhead.costs.routine.measured_ns;
     let (cost, error) = (measured.measured_ns, measured.standard_error_ns);
     assert!(
-        (cost - calibrated).abs() > 5.0 * error && error > 0.0,
+        error > 0.0 && error < 0.25 * cost,
         "the in-place figure is measured, not the start-up one: {measured:?} against {calibrated}"
     );
     assert!((0.5 * calibrated..2.0 * calibrated).contains(&cost), "{measured:?} against {calibrated}");
