@@ -65,7 +65,8 @@ pub struct EventCosts {
     pub id: u32,
     /// A timed activation.
     pub measured_ns: f64,
-    /// A counted-only activation.
+    /// A counted-only activation, over the run: the mean of the event's estimations (compensation
+    /// used the latest ones pooled as the run went).
     pub counted_ns: f64,
     /// The standard error of `measured_ns`: the uncertainty of the event's pooled in-place
     /// estimates (rt/src/pooling.rs). 0 in profiles that did not record it.

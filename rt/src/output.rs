@@ -476,7 +476,8 @@ fn probe_cost(costs: &overhead::Costs, kind: usize, units: &assemble::Units) -> 
 fn event_costs(canonical: &[u32], units: &assemble::Units) -> Vec<EventCosts> {
     let mut list: Vec<EventCosts> = Vec::new();
     for (id, &canonical_id) in canonical.iter().enumerate() {
-        let (timed, counted) = crate::inplace::costs(id as u32);
+        let (timed, counted) =
+            (crate::inplace::costs(id as u32).0, crate::inplace::run_counted_cost(id as u32));
         if timed == 0 || list.iter().any(|e| e.id == canonical_id) {
             continue;
         }

@@ -87,9 +87,9 @@ pub fn measure() {
     let mut costs = switch::without_throttling(|| unsafe { measure_on(&mut *state, precise) });
     // SAFETY: as above, after the calibration events closed.
     unsafe { thread::forget_calibration(&mut *state, &[base, base + 1]) };
-    if strategy.is_some() {
-        compensate::set_costs(&costs);
-    }
+    // Also without compensation: the in-place estimates of throttled events weigh their
+    // measurements with these costs and model what no window sees from them (inplace.rs).
+    compensate::set_costs(&costs);
     costs.ticks = clock::now().saturating_sub(started);
     set_fenced_own(costs.fenced_own);
     let _ = COSTS.set(costs);
