@@ -19,7 +19,7 @@
 //! 4. the id is below the state's `RECORD_CAP_AT` (a `u32`);
 //! 5. the event's record's `COUNTED_AT` word is not the state's `INLINE_END_AT` word: that is
 //!    where the runtime ends a window of inline counts of the event it is estimating, whose
-//!    cost it measures against counted probe calls (rt/src/inplace.rs); `u64::MAX` otherwise.
+//!    cost it measures against counted probe calls (rt/src/inplace/); `u64::MAX` otherwise.
 //!
 //! It then adds 1 to the event's record's `COUNTED_AT` word and the event's estimate
 //! (`PER_CALL[id]`, a `u64`) to its `UNTIMED_OWN_AT` word, records being `1 << RECORD_SHIFT`

@@ -5,7 +5,7 @@
 /// TAU's rule with a shorter timed prefix: TAU_THROTTLE_PERCALL's 10 us, but 10^3 calls where
 /// TAU_THROTTLE_NUMCALLS has 10^5. TAU stops measuring a throttled event, so its prefix is all
 /// the event gets; here a throttled event keeps its exact count and an estimated time that the
-/// in-place windows measure again while the program runs (rt/src/inplace.rs), so the prefix
+/// in-place windows measure again while the program runs (rt/src/inplace/), so the prefix
 /// only has to decide the rule and give that estimation a basis: 10^3 calls put the mean's
 /// standard error near 3 % of the calls' spread (the least basis untimed.rs takes, its
 /// `MIN_CALLS`), and the estimation keeps the budget 10^5 calls gave it (rt's

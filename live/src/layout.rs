@@ -67,7 +67,7 @@ pub const MODE_INLINE: u8 = instrument_contract::inline_count::MODE;
 const _: () = assert!(MODE_INLINE & MODE_COUNTED != 0 && MODE_INLINE != MODE_TALLY);
 /// Measured, with each entry's timestamp taken once every earlier instruction has completed:
 /// the in-place windows that measure how a probe pair's cost divides between the event and its
-/// caller (the runtime's inplace.rs). Exits are those of a measured event.
+/// caller (the runtime's inplace). Exits are those of a measured event.
 pub const MODE_FENCED: u8 = 32;
 const _: () = assert!(MODE_FENCED & (MODE_COUNTED | MODE_OFF | MODE_LENIENT | MODE_TALLY | MODE_INLINE) == 0);
 

@@ -17,7 +17,7 @@ pub struct Stats {
     pub calls: u64,
     /// Calls counted without timing (included in `calls`; the times cover only the others):
     /// after the event was throttled, in the counted windows of its in-place estimation, and
-    /// while it waited counted for another event's (rt/src/inplace.rs).
+    /// while it waited counted for another event's (rt/src/inplace/).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub untimed_calls: u64,
     /// Calls this event made to instrumented events.

@@ -204,7 +204,7 @@ pub struct Compensation {
 }
 
 /// One event's probe costs measured where its probes ran, from alternating windows of timed
-/// and counted executions (the runtime's inplace.rs).
+/// and counted executions (the runtime's inplace).
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InPlaceCost {

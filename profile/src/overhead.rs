@@ -25,7 +25,7 @@ pub struct Overhead {
     /// `total_ns` as a share of the run's wall time, in percent (threads add up, so a
     /// multi-threaded run can exceed 100).
     pub percent_of_run: f64,
-    /// Events whose probe costs were measured in place while the program ran (rt/src/inplace.rs:
+    /// Events whose probe costs were measured in place while the program ran (rt/src/inplace/:
     /// hot events with compensation on, throttled events always): `total_ns` counts their
     /// activations at these costs instead of `costs`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -75,7 +75,7 @@ pub struct EventCosts {
     /// What one of its untimed activations cost in place in the way it was counted from its
     /// estimation on: inline by its own entry code (at most `Overhead::inline_count_ns`), or
     /// through the counted probe where its windows measured the inline count dearer
-    /// (rt/src/inplace.rs). Absent where no window
+    /// (rt/src/inplace/). Absent where no window
     /// compared the two (its code cannot count inline, or the run does not): its untimed
     /// activations then count inline in `Overhead::inline_share`.
     #[serde(default, skip_serializing_if = "Option::is_none")]

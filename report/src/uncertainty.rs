@@ -1,5 +1,5 @@
 //! How well the compensated times are known. They rest on the probe costs measured in place
-//! (rt/src/inplace.rs), each with the standard error of its pooled estimates; an event's cost is
+//! (rt/src/inplace/), each with the standard error of its pooled estimates; an event's cost is
 //! uncertain by that much on every timed call, all of it taken out of the times of the routines
 //! it runs under. The report says so in one line where it matters: when the uncertainty adds up
 //! to more than a thousandth of the run. A second line names the events whose own time is mostly

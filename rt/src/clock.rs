@@ -75,7 +75,7 @@ pub fn now_at_entry() -> u64 {
 }
 
 /// Reads the clock in ticks for an entry's timestamp once every earlier instruction has
-/// completed (`lfence`, then `rdtsc`): the entries of inplace.rs's split windows, whose timed
+/// completed (`lfence`, then `rdtsc`): the entries of inplace's split windows, whose timed
 /// interval then holds none of the caller's or the entry's own unfinished work.
 #[inline(always)]
 pub fn now_fenced_entry() -> u64 {
@@ -92,7 +92,7 @@ pub fn now_fenced_entry() -> u64 {
 
 /// Waits until every earlier instruction has completed (`lfence`; nothing elsewhere): around
 /// the timed interval of an event in a split window, so that neither the probes' own work nor
-/// the caller's overlaps the event's (inplace.rs `splits`).
+/// the caller's overlaps the event's (inplace `splits`).
 #[inline(always)]
 pub fn fence_always() {
     #[cfg(target_arch = "x86_64")]

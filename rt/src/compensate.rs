@@ -13,7 +13,7 @@
 //! dependency chain (IS's randlc) it runs in the chain's shadow almost for free, next to short
 //! independent work (BT's block routines, fib) it costs everything, so a fixed Δi
 //! over-compensates latency-bound code badly. The default strategy, `inplace`, keeps the probes
-//! unfenced and measures each hot event's Δi where its probes run (inplace.rs); events without
+//! unfenced and measures each hot event's Δi where its probes run (inplace); events without
 //! an estimate use the calibration. `fenced` serializes the probes (see
 //! `clock::set_serialized`): their cost in place is then close to the calibrated one, at about
 //! four times the cost of an unfenced probe. (Sampling the in-place cost with injected null
@@ -131,7 +131,7 @@ pub fn calibrated_pair_cost(kind: usize) -> u64 {
 /// The probe pair cost (Δi, scaled) of event `id`, a probe of `kind`, and the part of it inside
 /// the event's own interval: the event's in-place estimate where there is one, else the
 /// calibrated cost of its kind scaled as the run's estimated events moved from theirs
-/// (population.rs); the part inside as the event's split windows measured it (inplace.rs
+/// (population.rs); the part inside as the event's split windows measured it (inplace
 /// `splits`), else the calibration's share.
 #[inline(always)]
 pub fn pair_cost(id: u32, kind: usize) -> (u64, u64) {

@@ -471,7 +471,7 @@ fn probe_cost(costs: &overhead::Costs, kind: usize, units: &assemble::Units) -> 
     ProbeCost { inclusive_overhead_ns: outer, own_ns: own, exclusive_overhead_ns: outer - own }
 }
 
-/// The in-place costs of the events that have them (inplace.rs's table, as compensation uses
+/// The in-place costs of the events that have them (inplace's table, as compensation uses
 /// them), under their canonical ids.
 fn event_costs(canonical: &[u32], units: &assemble::Units) -> Vec<EventCosts> {
     let mut list: Vec<EventCosts> = Vec::new();

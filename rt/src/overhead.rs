@@ -36,7 +36,7 @@ pub struct Costs {
     /// One inline count of a throttled routine (inline.rs's replica of the pass's code).
     pub inline: u64,
     /// The part of a routine's timed pair inside its interval when its entry fences
-    /// (`switch::FENCED`, inplace.rs's split windows): no unfinished work before the entry's
+    /// (`switch::FENCED`, inplace's split windows): no unfinished work before the entry's
     /// timestamp, so about this much in place too.
     pub fenced_own: u64,
     /// How long the measurement took, in ticks.
@@ -88,7 +88,7 @@ pub fn measure() {
     // SAFETY: as above, after the calibration events closed.
     unsafe { thread::forget_calibration(&mut *state, &[base, base + 1]) };
     // Also without compensation: the in-place estimates of throttled events weigh their
-    // measurements with these costs and model what no window sees from them (inplace.rs).
+    // measurements with these costs and model what no window sees from them (inplace).
     compensate::set_costs(&costs);
     costs.ticks = clock::now().saturating_sub(started);
     set_fenced_own(costs.fenced_own);

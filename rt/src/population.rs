@@ -5,7 +5,7 @@
 //! (the runtime's records, frames and callpath nodes, their code) stays in the nearest caches
 //! and a callpath node always has its child's step cached. In a real program those costs differ
 //! from it for reasons the run's events share: the program's own data evicts the runtime's,
-//! parents with many children miss their cached step. inplace.rs measures hot events where they
+//! parents with many children miss their cached step. inplace measures hot events where they
 //! run; the others (too few calls, recursive, with children in a callpath profile) kept the
 //! calibration. On SQLite's shell (late placement, every routine timed) the estimated events'
 //! pairs cost 1.1 x their calibration in a flat profile and 1.2-1.3 x with callpaths (their
@@ -20,7 +20,7 @@
 //! way, twenty almost all the way), so a single event in an unusual context (a dependency chain
 //! where a pair costs a quarter of its calibration) does not set every other event's cost.
 //!
-//! Only the thread that owns an estimation writes here (inplace.rs publishes one estimate at a
+//! Only the thread that owns an estimation writes here (inplace publishes one estimate at a
 //! time); every exit with compensation on reads `scale`.
 
 use crate::overhead::SCALE;
@@ -60,7 +60,7 @@ pub fn scale() -> f64 {
 /// Event `id`'s newest estimate: its pair cost `used` against its kind's calibration
 /// `calibrated` (both scaled), weighed by `weight` (its calls).
 ///
-/// Must only be called by the thread that owns the estimation (inplace.rs), one at a time.
+/// Must only be called by the thread that owns the estimation (inplace), one at a time.
 pub fn add(id: u32, weight: u64, used: u64, calibrated: u64) {
     let table = LAST.load(Relaxed);
     if table.is_null() || id >= TABLE_LEN || calibrated == 0 || weight == 0 {

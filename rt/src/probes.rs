@@ -168,7 +168,7 @@ unsafe fn enter_full(id_slot: *const u32, sp: usize) -> Opened {
     unsafe { enter(id_slot, sp) }
 }
 
-/// Entry of a throttled event (or of one in a counted window of inplace.rs): its call is
+/// Entry of a throttled event (or of one in a counted window of inplace): its call is
 /// counted (for it and as a child of the frame on top), but no frame is pushed and the clock is
 /// not read. It opens a frame only where an in-place window ends and times this entry. The
 /// trampolines do the same in assembly away from a window's end, serialized mode and waiting
@@ -275,7 +275,7 @@ unsafe extern "C" fn counted_compensated(ts: &mut ThreadState, id: u32, sp: usiz
     NOTHING
 }
 
-/// A counted entry that reached inplace.rs's window end (the stack still marked busy): when the
+/// A counted entry that reached inplace's window end (the stack still marked busy): when the
 /// next window is timed, this entry (whose counting charged `cost` and the untimed `estimate`)
 /// is taken back and timed instead.
 ///
@@ -520,7 +520,7 @@ pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64, kind: usiz
     // SAFETY: the frame's id is below record_cap (the contract).
     let record = unsafe { ts.record(frame.id) };
     let compensated = if compensate::enabled() {
-        // Hot events are offered for in-place estimation only with compensation (inplace.rs).
+        // Hot events are offered for in-place estimation only with compensation (inplace).
         // SAFETY: at a timed exit on `ts`, before the charge, as it asks.
         unsafe { inplace::before_timed_charge(ts, frame.id, kind, record) };
         let (outer, own) = compensate::pair_cost(frame.id, kind);
@@ -639,7 +639,7 @@ fn charge(record: &mut Record, frame: &Frame, inclusive: u64, compensated: Optio
 }
 
 /// A timed exit of event `id` (probe `kind`, its record just charged) on a thread where it has
-/// reached the throttling check: the end of one of its in-place timed windows (inplace.rs
+/// reached the throttling check: the end of one of its in-place timed windows (inplace
 /// estimates events without compensation only from their throttling on, on the thread that
 /// throttled them, so only here), else TAU's rule, and an offer when that throttles it.
 ///

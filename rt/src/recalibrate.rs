@@ -151,7 +151,7 @@ unsafe fn measure(state: *mut ThreadState) -> (overhead::Timed, u64) {
 }
 
 /// Hands the round's costs to compensation (and the fenced pair's inside part to the split
-/// windows, inplace.rs), unless they are implausible against the start-up ones (under half or
+/// windows, inplace), unless they are implausible against the start-up ones (under half or
 /// over four times: a round cut short by a preemption, say), which are then kept until the next
 /// round.
 fn record(timed: &overhead::Timed, fenced: u64) {

@@ -116,7 +116,7 @@ pub fn events() -> Vec<EventInfo> {
 }
 
 /// One bit per event id: a routine in a recursive cycle of its module's call graph, or a loop
-/// or call statement of one (their activations can nest); read by inplace.rs.
+/// or call statement of one (their activations can nest); read by inplace.
 static NESTS: EventBits = EventBits::new();
 
 /// Whether activations of event `id` can nest (recursion the static call graph shows).
@@ -125,7 +125,7 @@ pub fn nests(id: u32) -> bool {
 }
 
 /// One bit per event id: a routine whose entry counts inline when its mode says so (late
-/// placement on x86-64 Linux: `instrument_contract::inline_count`); read by inplace.rs, which
+/// placement on x86-64 Linux: `instrument_contract::inline_count`); read by inplace, which
 /// measures what an inline count costs against a counted probe call only for those.
 static COUNTS_INLINE: EventBits = EventBits::new();
 

@@ -5,7 +5,7 @@
 //! with a shorter path on the thread that measures the event's cost in place (tally.rs), and
 //! `INLINE` is `COUNTED` that late placement's code counts itself, without a probe call
 //! (inline.rs; a throttled event settles in it, `settled`); `FENCED` is `MEASURED` with a fence
-//! before each entry's timestamp (inplace.rs's split windows). An exit whose frame
+//! before each entry's timestamp (inplace's split windows). An exit whose frame
 //! is not on top reads the mode before reconciling and returns at once for an event that is not
 //! measured, so an activation that began measured still ends measured, and one that began
 //! switched off costs only that check.
@@ -140,7 +140,7 @@ pub fn inline_possible() -> bool {
     INLINE_ALLOWED.load(Relaxed) && late_code()
 }
 
-/// Whether inline counts may run in in-place windows (inplace.rs), which measure a counted call
+/// Whether inline counts may run in in-place windows (inplace), which measure a counted call
 /// against them: on x86-64 unless `INSTRUMENT_INLINE_COUNT=0`, compensated or not, where a module
 /// was instrumented late. Under compensation only the windows count inline: a counted call
 /// there charges its cost in the runtime, which an inline count cannot.

@@ -1,6 +1,6 @@
 //! Tally windows: what counting an event costs in place, measured.
 //!
-//! inplace.rs measures what timing an event costs over counting it (timed against counted
+//! inplace measures what timing an event costs over counting it (timed against counted
 //! windows). What counting itself costs there was a model, and the ground truth showed where it
 //! fails: next to cache misses a counted call costs 47 ns in place against 2 ns calibrated, and
 //! after a system call 16 ns. So the windows have a third kind: in a tally window the estimating
@@ -8,7 +8,7 @@
 //! (the thread pointer, two depth words, one decrement) instead of the counted body, and the
 //! counted minus the tally windows' time per execution is what counting costs over that path.
 //! What is left unseen is the tally path itself, about a switched-off pair: a call and a few
-//! loads, not the records' cache lines. inplace.rs takes it from its calibration, the
+//! loads, not the records' cache lines. inplace takes it from its calibration, the
 //! switched-off pair's, scaled down as the counted path's part measured over it moved below its
 //! own (`tally_path`: nothing where counting hid in the event's shadow, the calibration at
 //! most).
@@ -25,7 +25,7 @@
 //!   exit go on. So do unwinding, reconciling and the thread's end.
 //!
 //! A window ended that way (not at an entry of the event) is void for the measurement, and an
-//! estimation whose tally windows keep being interrupted stops opening them (inplace.rs).
+//! estimation whose tally windows keep being interrupted stops opening them (inplace).
 
 use crate::probes::{charge_untimed, commit, mark_busy, BUSY};
 use crate::thread::ThreadState;
@@ -92,7 +92,7 @@ pub unsafe fn close(ts: &mut ThreadState, id: u32, cost: u64, executions: u64) -
 
 /// A probe on `ts` found its top frame's match failing, or is about to change frames without
 /// one (unwinding, reconciling, the thread's end): if `ts` runs a tally window, it is ended
-/// (inplace.rs counts its executions and voids it) and the trapped frame is mended. True when
+/// (inplace counts its executions and voids it) and the trapped frame is mended. True when
 /// it did, so that the caller matches again.
 ///
 /// Also where the estimation ends elsewhere than at a boundary (given up, or its thread

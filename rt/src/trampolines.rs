@@ -99,7 +99,7 @@ macro_rules! preserving_trampoline {
 /// each way). A measured event (mode 0) goes to `$body` after one test; a switched-off one
 /// returns (`NOTHING` opened, for the entry); a counted one (`INLINE` included) goes to `$routed`, and any other
 /// mode (lenient, fenced) to `$other`, after an `lfence` for a fenced one (its entry or exit
-/// waits for the work before it: inplace.rs's split windows); a tallied one (tally.rs) to
+/// waits for the work before it: inplace's split windows); a tallied one (tally.rs) to
 /// `$tallied`.
 macro_rules! routed_trampoline {
     ($(#[$attr:meta])* $vis:vis $name:ident -> $ret:ty, $body:path, $routed:path, $tallied:path, $other:path) => {
@@ -133,7 +133,7 @@ macro_rules! routed_trampoline {
                 "jne 5f",
                 "xor eax, eax",
                 "ret",
-                // A split window's event (inplace.rs): its work, or the caller's, done first.
+                // A split window's event (inplace): its work, or the caller's, done first.
                 "5:",
                 "cmp ecx, {fenced}",
                 "jne {other}",
@@ -194,7 +194,7 @@ macro_rules! preserving_routed_trampoline {
                 "jne 5f",
                 $off,
                 "ret",
-                // A split window's event (inplace.rs): its work, or the caller's, done first.
+                // A split window's event (inplace): its work, or the caller's, done first.
                 "5:",
                 "cmp r11d, {fenced}",
                 "jne 6f",
@@ -350,7 +350,7 @@ unsafe extern "C" fn exit_pm() {
 /// ground truth: 5.2 against 0.4 ns beside multiply-adds, 40.5 against 11.4 beside cache
 /// misses), which compensation then had to estimate; and an event waiting counted in the
 /// in-place queue was measured against the body's cost while its counted windows took this
-/// path, which broke the telescoping of inplace.rs (the ground truth's nested context: a parent
+/// path, which broke the telescoping of inplace (the ground truth's nested context: a parent
 /// measured 37.5 ns over counting where it costs 41.4). Every other case goes to `$miss` with
 /// nothing written: no thread state, a busy or full stack, an id past the records, serialized
 /// mode, a waiting event that has had its share (compensation on), or a count at the window's
@@ -396,7 +396,7 @@ macro_rules! counted_path {
                 "add r9, 1",
                 "cmp r9, r10",
                 "je 2f",
-                // Compensation on: an event waiting counted in inplace.rs's queue that has had its
+                // Compensation on: an event waiting counted in inplace's queue that has had its
                 // share (`inplace::waited_out`) goes to the body, which measures it again.
                 "cmp byte ptr [rip + {compensating}], 0",
                 "je 7f",

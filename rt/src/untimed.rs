@@ -7,9 +7,9 @@
 //! thread becomes its per-call estimate, less three things: the estimates of its own throttled
 //! children's untimed calls (those stay theirs), the part of a timed probe pair inside its
 //! interval, which would otherwise make a tiny routine's estimate several times its time (the
-//! start-up part at first, the inside share of the pair's in-place cost once inplace.rs has
+//! start-up part at first, the inside share of the pair's in-place cost once inplace has
 //! measured it), and what its timed children's probe pairs left in its exclusive time beyond
-//! the counted entry those children cost once throttled (`child_excess`). Once inplace.rs has
+//! the counted entry those children cost once throttled (`child_excess`). Once inplace has
 //! measured the event, the basis is also its timed windows' median exclusive time per
 //! execution, which a preemption cannot inflate as it can the mean of a tiny routine's first
 //! calls (its children are then mostly counted already). Every counted call adds the estimate
@@ -19,7 +19,7 @@
 //! estimated at, each caller loses the same. With compensation on, the compensated mean is used
 //! as it is.
 //!
-//! A hot event that is measured (compensation on) gets the same treatment while inplace.rs
+//! A hot event that is measured (compensation on) gets the same treatment while inplace
 //! estimates it: its counted windows leave some of its calls untimed, each estimated at the
 //! compensated mean of its calls timed before (`hot`), until the estimation ends (`clear`).
 
@@ -86,7 +86,7 @@ fn child_excess(costs: &crate::overhead::Costs) -> u64 {
     costs.measured[standard].saturating_sub(costs.own[standard]).saturating_sub(costs.counted[standard])
 }
 
-/// The in-place cost of a throttled event's timed probe pair (scaled ticks, inplace.rs) was
+/// The in-place cost of a throttled event's timed probe pair (scaled ticks, inplace) was
 /// measured, with `mean` its timed windows' exclusive time per execution as measured: its
 /// estimate becomes `mean` less the part of that cost inside the event's interval, as the split
 /// windows measured it (`inside`), else the start-up pair's share of it, instead of the start-up
@@ -113,7 +113,7 @@ pub fn basis(record: &crate::thread::Record) -> i64 {
     measured - crate::compensate::scaled_to_ticks(record.untimed_children) as i64
 }
 
-/// A hot event that is measured goes into in-place estimation (inplace.rs, compensation on),
+/// A hot event that is measured goes into in-place estimation (inplace, compensation on),
 /// whose counted windows leave some of its calls untimed (up to one in twelve): each is
 /// estimated at the compensated mean of its `calls` timed calls (`exclusive` ticks, `basis`),
 /// so that their time is the event's and not its callers' exclusive time. `clear` ends it.

@@ -27,7 +27,7 @@ fn one_at_a_time() -> MutexGuard<'static, ()> {
 /// runs: in about one run in six the machine slowed down for part of it.
 ///
 /// Where the pair's cost goes, the event or its caller, the windows whose entries fence their
-/// timestamps measure in place (rt/src/inplace.rs `splits`). With the calibration's split
+/// timestamps measure in place (rt/src/inplace/ `splits`). With the calibration's split
 /// instead, step came out at 38 to 60 % of main on an AMD EPYC, compensated or throttled. Exits
 /// read the clock with rdtscp, once the routine's work is done; with rdtsc at exits
 /// (`INSTRUMENT_CLOCK=tsc-unordered`) the timestamp is taken when the core issues it, long

@@ -260,7 +260,7 @@ fn the_callers_work_between_calls_is_not_taken_for_probe_cost() {
 /// measured in place: an offer that finds another estimation under way waits for it. Before,
 /// the first kernel won both offers and the other four kept the start-up calibration.
 ///
-/// They wait counted (rt/src/inplace.rs, so that their differences add up to what timing all of
+/// They wait counted (rt/src/inplace/, so that their differences add up to what timing all of
 /// them costs), for at most an eighth of their calls: each later kernel is counted while it
 /// waits and in its own counted windows, the first (k1, which never waits) only in its windows,
 /// so each later one has more untimed calls (before: 2112-3476 against k1's 3444; now 4464-5172).

@@ -142,7 +142,7 @@ fn a_run_time_selection_switches_routines_off_in_the_same_binary() {
     assert_eq!(function(&all, "next_random").stats.calls, 1000);
 }
 
-/// Once throttled, a routine is estimated in place (rt/src/inplace.rs: windows of counted and
+/// Once throttled, a routine is estimated in place (rt/src/inplace/: windows of counted and
 /// timed executions), even without compensation: the profile's overhead then charges its calls
 /// what they cost where they ran, not what a probe pair costs back to back. next_random is a
 /// dependency chain; whether its latency hides part of a probe pair depends on the processor

@@ -68,12 +68,26 @@
 //! How a timed pair's cost divides between the event and its caller (what compensation takes
 //! from each) is measured too, by windows whose entries fence their timestamps (`splits`).
 
+mod history;
+mod model;
+mod offers;
+mod pending;
+mod split;
+
+pub use history::{estimates, inline_mean, run_counted_cost, used_standard_error, Estimate};
+
+pub use offers::{before_timed_charge, offer_throttled, reoffer, resume, waited_out, REESTIMATE_NS};
+
 use crate::overhead::{self, SCALE, STANDARD};
 use crate::thread::{Record, ThreadState};
-use crate::{clock, pages, registry, switch};
+use crate::{clock, pages, switch};
+use history::{pool_counted_with, pool_inline_with, pool_inside_with, pool_with};
+use model::{split, weighed_se, Reference};
+use offers::{reestimate_ticks, start_pending};
+use split::{median, split_of};
 use std::cell::UnsafeCell;
 use std::sync::atomic::{
-    AtomicPtr, AtomicU32, AtomicU64, AtomicUsize,
+    AtomicPtr, AtomicU32, AtomicU64,
     Ordering::{Acquire, Relaxed, Release},
 };
 
@@ -186,78 +200,8 @@ static HOT_OFFERS: AtomicU32 = AtomicU32::new(0);
 static TARGET: AtomicU32 = AtomicU32::new(NONE);
 static OWNER: AtomicPtr<ThreadState> = AtomicPtr::new(std::ptr::null_mut());
 
-/// One finished estimate, for the profile.
-#[derive(Clone, Copy, Default)]
-pub struct Estimate {
-    pub id: u32,
-    /// Timed minus counted per execution as the windows measured it (scaled ticks, may be
-    /// negative), with its standard error; and weighed with the calibration (`weighed`).
-    pub measured: i64,
-    pub difference: i64,
-    pub standard_error: u64,
-    /// The counted pair's cost (measured against tally windows, else from the slack model), and
-    /// Δi = difference + counted.
-    pub counted: u64,
-    pub timed: u64,
-    pub pairs: u32,
-    pub window: u32,
-    /// Counted minus tally per execution as the windows measured it (scaled ticks), its
-    /// standard error, and the pairs of windows (0: none measured).
-    pub counted_measured: i64,
-    pub counted_error: u64,
-    pub counted_pairs: u32,
-    /// The standard error of the cost compensation uses from this estimate on: the event's
-    /// estimates pooled, weighed with the calibration.
-    pub used_standard_error: u64,
-    /// An inline count minus a counted probe call per execution as the windows measured it
-    /// (scaled ticks, may be negative), its standard error, and the pairs of windows (0: none
-    /// measured: the event's code cannot count inline, or the run does not).
-    pub inline_measured: i64,
-    pub inline_error: u64,
-    pub inline_pairs: u32,
-    /// From the split windows (`split`): the event's own time per execution with its entries
-    /// fenced, less the fenced pair's calibrated inside part, and the part of the timed pair
-    /// inside its interval (scaled ticks); the fenced windows (0: none measured).
-    pub own: u64,
-    pub inside: u64,
-    pub fenced_windows: u32,
-}
-
-const MAX_ESTIMATES: usize = 4096;
-struct Estimates([UnsafeCell<Estimate>; MAX_ESTIMATES]);
-// SAFETY: a slot is written once, by the one thread that owns the estimation (TARGET's CAS
-// makes it the only writer) or by `finish` when no thread measures, before `COUNT` publishes it
-// (its Release store; readers load it with Acquire); readers read only published slots.
-unsafe impl Sync for Estimates {}
-static ESTIMATES: Estimates = Estimates([const { UnsafeCell::new(Estimate::zero()) }; MAX_ESTIMATES]);
-static COUNT: AtomicUsize = AtomicUsize::new(0);
 /// Events given up (recursive, or never called again): not offered again.
 static GIVEN_UP: AtomicU64 = AtomicU64::new(0);
-
-impl Estimate {
-    const fn zero() -> Estimate {
-        Estimate {
-            id: 0,
-            measured: 0,
-            difference: 0,
-            standard_error: 0,
-            counted: 0,
-            timed: 0,
-            pairs: 0,
-            window: 0,
-            counted_measured: 0,
-            counted_error: 0,
-            counted_pairs: 0,
-            used_standard_error: 0,
-            inline_measured: 0,
-            inline_error: 0,
-            inline_pairs: 0,
-            own: 0,
-            inside: 0,
-            fenced_windows: 0,
-        }
-    }
-}
 
 /// The windows of the estimation under way, touched only by the owner thread.
 struct Windows {
@@ -423,242 +367,6 @@ pub fn costs(id: u32) -> (u64, u64) {
     cost_of(id).map_or((0, 0), |cost| (cost.timed.load(Relaxed), cost.counted.load(Relaxed)))
 }
 
-/// At a timed exit of event `id` (probe `kind`), before it is charged to `record`, this
-/// thread's record of the event: the end of a timed window, or an offer, as of the counts the
-/// charge is about to give (one more call, one fewer open activation).
-///
-/// An event is offered when its executions, timed and counted, reach each power of four. Its
-/// timed calls alone fell behind those of the other events of its loop by what its windows and
-/// its waits counted, each its own amount; so at the next power of four the event measured
-/// first started while the one to wait behind it was still timed, and its first pairs measured
-/// it next to a timed partner, the rest next to a counted one (ground truth, nested context:
-/// the first six of 24 pairs at 33 ns, the others at 44). Between estimations a measured
-/// event's counted calls do not move, so the sum passes every power of four at a timed exit.
-///
-/// # Safety
-/// As `probes::close_top`'s, before its charge: `ts` is the calling thread's attached state,
-/// `id` (below its `record_cap`) the event of the frame it pops and `record` its record of
-/// `id`; the caller writes none of its records until this returns.
-#[inline(always)]
-pub unsafe fn before_timed_charge(ts: &mut ThreadState, id: u32, kind: usize, record: &Record) {
-    let calls = record.calls + 1;
-    if at_end(calls) {
-        // SAFETY: a timed exit of `id` on this thread, records left alone meanwhile (the contract).
-        unsafe { timed_boundary(ts, id, calls, u64::from(record.active.saturating_sub(1))) };
-    } else if due(calls + record.counted) && HOT_OFFERS.load(Relaxed) != 0 {
-        // SAFETY: this thread's state, `id` below its record_cap, records left alone meanwhile
-        // (the contract).
-        unsafe { offer_hot(ts, id, kind, calls, record.incl) };
-    }
-}
-
-/// Offers measured event `id` (probe `kind`, its counts as charged: `calls`, `incl`), hot on
-/// `ts`. When another event holds the estimation, it waits in this thread's queue and starts
-/// when that estimation ends: events that become hot together (the kernels of one loop, called
-/// equally often) reach each power of four within a few calls of each other, and without the
-/// queue whether one of them was ever measured depended on whether an estimation happened to
-/// end before its offer (on BT.W, two builds of the same sources: all three kernels measured
-/// in one, none in the other, which kept the start-up calibration for 20 M calls).
-///
-/// In a flat profile it waits counted (module comment), at its mean so far as the untimed calls
-/// of a throttled event are; `resume` measures it again when its turn comes, when it had its
-/// share (`waited_out`), or when its thread retires.
-///
-/// # Safety
-/// As `offer`'s.
-#[cold]
-#[inline(never)]
-unsafe fn offer_hot(ts: &mut ThreadState, id: u32, kind: usize, calls: u64, incl: u64) {
-    // SAFETY: the contract.
-    if !unsafe { offer(ts, id, kind, calls, incl, switch::MEASURED, budget(calls, switch::MEASURED)) }
-        && eligible(id, switch::MEASURED)
-        && TARGET.load(Relaxed) != NONE
-    {
-        // SAFETY: `id < record_cap` (offer's caller checked it), records left alone meanwhile.
-        let record = unsafe { record_of(ts, id) };
-        // Not the event under estimation (hot on another thread too): its windows set its mode.
-        let waits_counted = crate::callpath::depth() == 0 && TARGET.load(Relaxed) != id;
-        let waiting = if waits_counted { pending::WAITING } else { 0 };
-        // Counted before this entry joins them; only a waiting event's share needs it.
-        let ahead = if waits_counted { pending::waiting_on(ts.index) as u64 } else { 0 };
-        if pending::push(ts.index, kind | pending::MEASURED | waiting, id) && waits_counted {
-            if let Some(cost) = cost_of(id) {
-                let share = budget(calls, switch::MEASURED).max(MIN_WINDOW);
-                let limit = record.counted + share * (ahead + 1).min(MAX_WAITS);
-                cost.wait_until.store(limit, Relaxed);
-            }
-            crate::untimed::hot(id, crate::untimed::basis(record), calls);
-            switch::set(id, switch::COUNTED);
-        }
-    }
-}
-
-/// Whether event `id`, waiting counted, has had its share (`counted` being its counted count on
-/// the calling thread): as many counted calls as the estimations ahead of it may spend, each
-/// what its own may (an eighth of its calls when it was queued), up to `MAX_WAITS` of them.
-/// Waiting past that would leave most of its calls untimed behind a long queue (Lua 5.4: half
-/// of `singlematch`'s two million calls); it is then measured again and keeps its place in the
-/// queue, its differences telescoping only in part. A share of one estimation whatever the
-/// queue was too short: the third of three routines of one loop was timed again while the
-/// second was measured (ground truth, nested context).
-#[inline(always)]
-pub fn waited_out(id: u32, counted: u64) -> bool {
-    cost_of(id).is_some_and(|cost| {
-        let until = cost.wait_until.load(Relaxed);
-        until != 0 && counted >= until
-    })
-}
-
-/// A measured event that waited counted in the queue (`offer_hot`) is measured again (unless
-/// something else switched it meanwhile: `instrument top`, or throttling after an estimation).
-pub fn resume(id: u32) {
-    if let Some(cost) = cost_of(id) {
-        cost.wait_until.store(0, Relaxed);
-    }
-    if switch::mode(id) == switch::COUNTED && !switch::throttled(id) {
-        crate::untimed::clear(id);
-        switch::set(id, switch::MEASURED);
-    }
-}
-
-/// Offers event `id` (probe `kind`), which its timed exit on `state` (its counts as charged:
-/// `calls`, `incl`) has just throttled: estimated, it goes back to being counted.
-///
-/// # Safety
-/// `state` is the calling thread's attached state, at a timed exit of `id` (below its
-/// `record_cap`) whose charge has just throttled it (`probes::past_throttle_calls`); the
-/// caller writes none of its records until this returns.
-#[cold]
-#[inline(never)]
-pub unsafe fn offer_throttled(
-    state: *mut ThreadState,
-    id: u32,
-    kind: usize,
-    calls: u64,
-    incl: u64,
-    mean: u64,
-) {
-    // SAFETY: this thread's state, `id` below its record_cap, records left alone meanwhile (the
-    // contract).
-    if unsafe { offer(state, id, kind, calls, incl, switch::COUNTED, budget(calls, switch::COUNTED)) } {
-        // SAFETY: `offer` returned true: this thread just won TARGET, so it alone touches the
-        // windows (see `Owned`).
-        unsafe { (*WINDOWS.0.get()).mean = mean };
-    } else if eligible(id, switch::COUNTED) && TARGET.load(Relaxed) != NONE {
-        // SAFETY: `state` is this thread's attached state (the contract).
-        pending::push(unsafe { (*state).index }, kind, id);
-    }
-}
-
-/// Every `REESTIMATE_NS` (recalibrate.rs's deadline, at a timed exit on `ts`) when no
-/// estimation is under way: the next event counted on this thread (round robin over its
-/// records) is estimated again, so that its untimed calls from then on are charged at what a
-/// call costs in this phase of the run, not at what it cost just after it was throttled (a
-/// compressor's match finder slows down as its dictionary fills).
-///
-/// An estimation left stale on this thread (its event no longer called) is given up first, and
-/// events waiting since they were throttled come before those estimated already.
-///
-/// # Safety
-/// `ts` is the calling thread's attached state, at the end of a timed exit
-/// (`recalibrate::run`); the caller writes none of its records until this returns.
-pub unsafe fn reoffer(ts: &mut ThreadState, now: u64) {
-    if !enabled() {
-        return;
-    }
-    // SAFETY: `ts` is this thread's state (the contract).
-    unsafe { give_up_stale(ts, now) };
-    // SAFETY: this thread's state, records left alone meanwhile (the contract).
-    if TARGET.load(Relaxed) != NONE || unsafe { start_pending(ts) } {
-        return;
-    }
-    let used = registry::count().min(ts.record_cap()).min(switch::TABLE_LEN);
-    for step in 1..=used {
-        let id = (ts.reoffer_cursor + step) % used.max(1);
-        // SAFETY: `id < used <= record_cap`, records left alone meanwhile (the contract).
-        let record = unsafe { record_of(ts, id) };
-        if record.counted == 0 || !switch::settled_counted(switch::mode(id)) || !crate::rests::rested(id, now)
-        {
-            continue;
-        }
-        ts.reoffer_cursor = id;
-        // SAFETY: as above: this thread's state, `id` below its record_cap.
-        unsafe { offer_counted(ts, id, registry::probe_kind(id), true) };
-        return;
-    }
-}
-
-/// The period of `reoffer`, in ns: the shortest rest of a throttled event between its
-/// estimations (rests.rs).
-pub const REESTIMATE_NS: u64 = 50_000_000;
-
-fn reestimate_ticks() -> u64 {
-    (REESTIMATE_NS as f64 * clock::ticks_per_ns_estimate().unwrap_or(1.0)) as u64
-}
-
-/// An estimation just ended on `ts` (the stack marked busy): the next event this thread
-/// throttled while another was estimated starts its windows now, from its counted calls (its
-/// timed ones stay what they were at throttling). True when one started.
-///
-/// # Safety
-/// `ts` is the calling thread's attached state; the caller writes none of its records until this
-/// returns.
-unsafe fn start_pending(ts: &mut ThreadState) -> bool {
-    while let Some((kind, id)) = pending::take(ts.index) {
-        if id >= ts.record_cap() {
-            continue;
-        }
-        let started = if kind & pending::MEASURED != 0 {
-            if kind & pending::WAITING != 0 {
-                resume(id);
-            }
-            // SAFETY: `id < record_cap` (checked), records left alone meanwhile (the contract).
-            let record = unsafe { record_of(ts, id) };
-            let budget = budget(record.calls, switch::MEASURED);
-            let kind = kind & !(pending::MEASURED | pending::WAITING);
-            // SAFETY: as above, this thread's state; `offer` checks the event is still measured.
-            unsafe { offer(ts, id, kind, record.calls, record.incl, switch::MEASURED, budget) }
-        } else {
-            // SAFETY: as above.
-            switch::settled_counted(switch::mode(id)) && unsafe { offer_counted(ts, id, kind, false) }
-        };
-        if started {
-            return true;
-        }
-    }
-    false
-}
-
-/// Offers event `id` (probe `kind`), throttled on `ts`, for estimation from its counted calls:
-/// its first (`again` false: it waited while another was estimated) with the budget it had when
-/// throttled, a share of its timed calls; a re-estimation (`reoffer`) with the least budget,
-/// `MIN_THROTTLED_BUDGET`. A share of all its calls would let the windows of a tiny routine,
-/// timed at many times its cost, take a tenth of the run at every re-estimation; a share of its
-/// timed calls grew with every re-estimation too, since each adds its timed windows to them: NPB
-/// IS's randlc, throttled under an instrumented caller, was timed in 12.5 M of its 180 M calls
-/// in a 6.9 s run, and the kernel ran 10 % slower than its plain copy in the same process
-/// (`instrument bench probes`, its IS-like line in one process), against 4 % in the first 1 s.
-///
-/// # Safety
-/// `ts` is the calling thread's attached state and `id < record_cap`; the caller writes none of
-/// its records until this returns.
-unsafe fn offer_counted(ts: &mut ThreadState, id: u32, kind: usize, again: bool) -> bool {
-    // SAFETY: `id < record_cap`, records left alone meanwhile (the contract).
-    let record = unsafe { record_of(ts, id) };
-    let budget = if again { MIN_THROTTLED_BUDGET } else { budget(record.calls, switch::COUNTED) };
-    // SAFETY: this function's contract is `offer`'s.
-    if !unsafe { offer(ts, id, kind, record.calls, record.incl, switch::COUNTED, budget) } {
-        return false;
-    }
-    // The fallback for too few timed windows (`throttled_mean`): the estimate it has, with the
-    // inside part of a timed pair (that `measured_in_place` takes off) put back.
-    let inside = crate::overhead::costs().map_or(0, |c| c.own[kind]);
-    // SAFETY: `offer` returned true: this thread just won TARGET, so it alone touches the
-    // windows (see `Owned`).
-    unsafe { (*WINDOWS.0.get()).mean = crate::untimed::per_call_in_table(id) + inside };
-    true
-}
-
 /// Event `id`'s record on `ts`, shared (with the debug-build bounds check of
 /// `ThreadState::record`): this module only reads records, and the probes that call into it
 /// hold references to the record they charge (`close_top`'s, `past_throttle_calls`'), which the
@@ -693,101 +401,6 @@ pub fn due(calls: u64) -> bool {
 #[inline(always)]
 pub fn at_end(count: u64) -> bool {
     count == END.load(Relaxed)
-}
-
-/// Offers event `id` (probe `kind`), at a timed exit on `state` that brings its calls to
-/// `calls`, for estimation, whose windows may spend `budget` of its executions; the
-/// first window (counted) starts here, and the event is left in mode `after` when the estimation
-/// ends. True when the estimation started.
-///
-/// # Safety
-/// `state` is the calling thread's attached state (it becomes the windows' owner) and
-/// `id < record_cap`; the caller writes none of its records until this returns.
-#[cold]
-#[inline(never)]
-unsafe fn offer(
-    state: *mut ThreadState,
-    id: u32,
-    kind: usize,
-    calls: u64,
-    incl: u64,
-    after: u8,
-    budget: u64,
-) -> bool {
-    // SAFETY: `state` is this thread's attached state and `id` below its record_cap, records left
-    // alone meanwhile (the contract).
-    let record = unsafe { record_of(&*state, id) };
-    if !eligible(id, after) || reshapes_callpaths(record, after) {
-        return false;
-    }
-    let now = clock::now();
-    // SAFETY: `state` is this thread's (the contract).
-    unsafe { give_up_stale(state, now) };
-    if TARGET.compare_exchange(NONE, id, Acquire, Relaxed).is_err() {
-        return false;
-    }
-    OWNER.store(state, Relaxed);
-    let ticks_per_ns = clock::ticks_per_ns_estimate().unwrap_or(1.0);
-    let mean = (incl / calls.max(1)).max(1) as f64;
-    // A leaf's inline windows measure its counted call against its inline count; a throttled
-    // event's, whatever it calls, also which of the two it settles in (`settled_mode`).
-    let leaf = record.child_calls == 0;
-    let inlines = switch::inline_windows_possible()
-        && registry::counts_inline(id)
-        && (leaf || after == switch::COUNTED);
-    let fenced = splits(kind);
-    let pairs_in_budget = PAIRS_IN_BUDGET + (u64::from(inlines) + u64::from(fenced)) * MIN_PAIRS as u64 / 2;
-    let largest = (budget / (2 * pairs_in_budget)).clamp(MIN_WINDOW, MAX_WINDOW);
-    let window = ((WINDOW_NS * ticks_per_ns / mean) as u64).clamp(MIN_WINDOW, largest);
-    if after == switch::MEASURED {
-        crate::untimed::hot(id, crate::untimed::basis(record), calls);
-    }
-    let counted = record.counted;
-    // SAFETY: this thread just won TARGET, so it alone touches the windows (see `Owned`).
-    let w = unsafe { &mut *WINDOWS.0.get() };
-    (w.id, w.kind, w.window, w.largest, w.budget, w.after) = (id, kind, window, largest, budget, after);
-    (w.spent, w.done, w.pairs, w.mean, w.timed_windows, w.fenced_windows) = (0, 0, 0, 0, 0, 0);
-    w.counted_windows = 0;
-    w.timed_spent = 0;
-    TARGET_MISSES.store(0, Relaxed);
-    (w.tallies, w.voided, w.tally_pairs) = (TALLY_WINDOWS, 0, 0);
-    (w.inlines, w.inline_pairs, w.fenced, w.leaf) = (inlines, 0, fenced, leaf);
-    w.start = now;
-    defer(w, Deferred::Start, counted, id);
-    true
-}
-
-/// The executions an estimation of an event with `calls` timed calls, left in mode `after`, may
-/// spend in its windows: a share of those calls, and at least `MIN_THROTTLED_BUDGET` for a
-/// throttled event.
-fn budget(calls: u64, after: u8) -> u64 {
-    match after {
-        switch::COUNTED => (calls / BUDGET_SHARE).max(MIN_THROTTLED_BUDGET),
-        _ => calls / BUDGET_SHARE,
-    }
-}
-
-/// Whether event `id`, in mode `after`, may be estimated (when no other estimation holds the
-/// windows): estimation is on, the event is in the tables, not given up, and cannot nest.
-fn eligible(id: u32, after: u8) -> bool {
-    let mode = switch::mode(id);
-    let in_mode = mode == after || (after == switch::COUNTED && switch::settled_counted(mode));
-    enabled() && id < switch::TABLE_LEN && !given_up(id) && !registry::nests(id) && in_mode
-}
-
-/// Whether estimating a measured event with children (`record`, its record on the offering
-/// thread) would change the callpaths the profile shows: with callpaths on, a counted event is
-/// not on its children's paths, so in its counted windows their calls would go to paths that
-/// skip it (BT.W: x_solve => binvcrhs, 54000 calls of a call the program never makes). Such an
-/// event keeps the calibrated cost. A throttled event is counted from then on anyway.
-fn reshapes_callpaths(record: &Record, after: u8) -> bool {
-    after == switch::MEASURED && crate::callpath::depth() != 0 && record.child_calls != 0
-}
-
-/// The last event given up (recursive, or no longer called), so that it is not offered again
-/// at every power of four.
-fn given_up(id: u32) -> bool {
-    GIVEN_UP.load(Relaxed) == u64::from(id) + 1
 }
 
 /// The callpath cache misses of the estimated event's entries on its owner thread
@@ -1186,33 +799,6 @@ fn settled_mode(id: u32) -> u8 {
     }
 }
 
-/// The mean of event `id`'s inline-minus-counted measurements (scaled ticks), one per
-/// estimation that made one, and its standard error, if any estimation made one: the larger of
-/// what the estimations' own errors give and what their spread gives. Not pooled as the pair
-/// costs are (`pooling`, which follows the latest): what the inline count costs over the call
-/// moves in phases of the machine as no pair cost does (next to randlc, estimations a few
-/// milliseconds apart measured either about -0.1 ns or +1.1 ns, in runs of either, whichever
-/// mode the event was in), and the mode that costs less over the run is the one whose mean is
-/// lower.
-pub fn inline_mean(id: u32) -> Option<(f64, f64)> {
-    pool_inline_with(id, None)
-}
-
-/// The mean of measurements (value, standard error) and its standard error: from their own
-/// errors, or from their spread where that is larger (two or more).
-fn mean_with_error(measured: impl Iterator<Item = (f64, f64)> + Clone) -> Option<(f64, f64)> {
-    let (count, sum, errors) = measured
-        .clone()
-        .fold((0.0, 0.0, 0.0), |(n, sum, errors), (m, se)| (n + 1.0, sum + m, errors + se * se));
-    if count == 0.0 {
-        return None;
-    }
-    let mean = sum / count;
-    let spread = measured.map(|(m, _)| (m - mean).powi(2)).sum::<f64>() / (count - 1.0).max(1.0);
-    let variance = if count > 1.0 { (errors / count).max(spread) } else { errors };
-    Some((mean, (variance / count).sqrt()))
-}
-
 /// What one untimed call of event `id` costs in place in the way it is counted now (scaled),
 /// where its windows measured an inline count against a counted call: its counted pair's cost,
 /// plus that difference if it counts inline, but not more than an inline count's calibration
@@ -1230,21 +816,6 @@ pub fn untimed_cost(id: u32) -> Option<u64> {
     let measured = (counted as f64 + extra).max(0.0).round() as u64;
     let calibrated = overhead::costs().map_or(u64::MAX, |c| c.inline).max(1);
     Some(measured.min(calibrated))
-}
-
-/// What a counted call of event `id` cost over the run (scaled), for the profile's overhead: the
-/// mean of its estimations' own measurements, which are spread evenly over its run (a throttled
-/// event is estimated again every period), else the cost compensation uses now. That one
-/// follows the latest estimates (`pooling`), right for the calls to come and not for the total:
-/// next to NPB's randlc, whose counted call costs about 0.05 ns, the last estimates of a run
-/// moved it between 0.03 and 0.16 ns where the run's mean was 0.07 to 0.09, and the overhead
-/// figure with it.
-pub fn run_counted_cost(id: u32) -> u64 {
-    let (count, sum) = estimates_of(id).fold((0u64, 0u64), |(n, sum), e| (n + 1, sum + e.counted));
-    match count {
-        0 => costs(id).1,
-        n => (sum + n / 2) / n,
-    }
 }
 
 /// Before a profile is written: every event waiting counted in any thread's queue is measured
@@ -1356,213 +927,29 @@ unsafe fn publish(w: &mut Windows) {
     }
     let alone = split(mean, se, Reference::of(reference, tally), w.kind);
     let used_se = weighed_se(pooled_se, w.kind).hypot(used.counted_se);
-    let n = COUNT.load(Relaxed);
-    if n < MAX_ESTIMATES {
-        // SAFETY: slot n (below MAX_ESTIMATES, checked) is not published yet (COUNT is n), and this
-        // thread is the estimates' only writer (the contract).
-        unsafe {
-            *ESTIMATES.0[n].get() = Estimate {
-                id: w.id,
-                measured: mean.round() as i64,
-                difference: alone.difference,
-                standard_error: se.round() as u64,
-                counted: alone.counted,
-                timed: alone.timed,
-                pairs: w.pairs as u32,
-                window: w.window as u32,
-                counted_measured: tally.map_or(0, |(m, _)| m.round() as i64),
-                counted_error: tally.map_or(0, |(_, e)| e.round() as u64),
-                counted_pairs: if tally.is_some() { w.tally_pairs as u32 } else { 0 },
-                used_standard_error: used_se.round() as u64,
-                inline_measured: inline.map_or(0, |(m, _)| m.round() as i64),
-                inline_error: inline.map_or(0, |(_, e)| e.round() as u64),
-                inline_pairs: if inline.is_some() { w.inline_pairs as u32 } else { 0 },
-                own: parts.map_or(0, |(own, _)| own),
-                inside: parts.map_or(0, |(_, inside)| inside),
-                fenced_windows: if parts.is_some() { w.fenced_windows as u32 } else { 0 },
-            };
-        }
-        COUNT.store(n + 1, Release);
+    // SAFETY: this thread is the estimates' only writer (the contract).
+    unsafe {
+        history::record(Estimate {
+            id: w.id,
+            measured: mean.round() as i64,
+            difference: alone.difference,
+            standard_error: se.round() as u64,
+            counted: alone.counted,
+            timed: alone.timed,
+            pairs: w.pairs as u32,
+            window: w.window as u32,
+            counted_measured: tally.map_or(0, |(m, _)| m.round() as i64),
+            counted_error: tally.map_or(0, |(_, e)| e.round() as u64),
+            counted_pairs: if tally.is_some() { w.tally_pairs as u32 } else { 0 },
+            used_standard_error: used_se.round() as u64,
+            inline_measured: inline.map_or(0, |(m, _)| m.round() as i64),
+            inline_error: inline.map_or(0, |(_, e)| e.round() as u64),
+            inline_pairs: if inline.is_some() { w.inline_pairs as u32 } else { 0 },
+            own: parts.map_or(0, |(own, _)| own),
+            inside: parts.map_or(0, |(_, inside)| inside),
+            fenced_windows: if parts.is_some() { w.fenced_windows as u32 } else { 0 },
+        });
     }
-}
-
-/// A measured difference (standard error `se`) as compensation uses it: weighed with the
-/// calibration; the counted pair's cost (with its standard error) from what a counted call
-/// measured over a cheaper path to the same count (`Reference`: weighed with the calibration
-/// likewise, plus what that path itself costs, `tally_path`), else from the slack model on the
-/// timed minus counted difference; and Δi = difference + counted.
-struct Split {
-    difference: i64,
-    counted: u64,
-    counted_se: f64,
-    timed: u64,
-}
-
-/// What the counted path's cost is measured against in place (scaled ticks per execution, with
-/// its standard error), the cheapest measured: an inline count of the routine's own entry code,
-/// where its code has one (late placement, x86-64) and it is a leaf: about twenty instructions
-/// and no call, so that what no window sees is the least (a routine that calls others leaves
-/// its inline counts to the next probe to charge, which the windows would take for its cost);
-/// else the tally path (a call and ten instructions, tally.rs); else nothing (the slack model).
-/// Next to the dependency-chain fixture at late placement, a counted call cost 2.5 ns over the
-/// plain loop and the tally path as much as the counted one: the tally measurement charged it
-/// nothing, and compensated main kept about 3 ns a call.
-#[derive(Clone, Copy)]
-enum Reference {
-    Inline(f64, f64),
-    Tally(f64, f64),
-    None,
-}
-
-impl Reference {
-    /// From the inline windows' inline-minus-counted measurement (a leaf's) and the tally
-    /// windows' counted-minus-tally one, if made: the inline count where it cost less than the
-    /// counted call. Next to NPB's randlc (a chain of dependent multiplications) it cost more
-    /// (0.2 ns a call), which left nothing to charge the counted call over it (IS-like key
-    /// generation: the overhead figure 0.07 x the slowdown): the tally windows measure that
-    /// call there.
-    fn of(inline: Option<(f64, f64)>, tally: Option<(f64, f64)>) -> Reference {
-        match (inline, tally) {
-            (Some((extra, error)), _) if extra < 0.0 => Reference::Inline(-extra, error),
-            (_, Some((measured, error))) => Reference::Tally(measured, error),
-            (Some((extra, error)), None) => Reference::Inline(-extra, error),
-            (None, None) => Reference::None,
-        }
-    }
-}
-
-fn split(mean: f64, se: f64, reference: Reference, kind: usize) -> Split {
-    let difference = weighed(mean, se, kind).round() as i64;
-    let (counted, counted_se) = match (reference, calibrated_references(kind)) {
-        (Reference::None, _) => (counted_model(difference, kind), 0.0),
-        (Reference::Inline(measured, error) | Reference::Tally(measured, error), None) => {
-            (measured.max(0.0).round() as u64, error)
-        }
-        (Reference::Inline(measured, error), Some((counted, _, inline))) => {
-            (over_reference(measured, error, difference, counted, inline), error)
-        }
-        (Reference::Tally(measured, error), Some((counted, off, _))) => {
-            (over_reference(measured, error, difference, counted, off), error)
-        }
-    };
-    Split { difference, counted, counted_se, timed: (difference + counted as i64).max(1) as u64 }
-}
-
-/// The counted pair's cost from what it measured over a reference path (`measured`, standard
-/// error `error`) and the calibrated costs of both (`counted`, `reference`): the measurement
-/// weighed with the calibrated difference, plus the reference path's own cost (`tally_path`).
-/// Counting costs seven to nine times its calibrated cost in place next to cache misses (ground
-/// truth), about as timing's difference grows: the prior's spread is that difference, so that a
-/// clear measurement keeps its value.
-fn over_reference(measured: f64, error: f64, difference: i64, counted: i64, reference: i64) -> u64 {
-    let spread = difference.max(counted - reference) as f64;
-    let weighed = weighed_toward(measured, error, (counted - reference) as f64, spread).round() as i64;
-    (weighed + tally_path(weighed, counted, reference) as i64).max(0) as u64
-}
-
-/// The calibrated counted pair, switched-off pair and inline count costs of `kind` (scaled),
-/// scaled as the timed pair moved since start-up (as `calibrated`'s).
-fn calibrated_references(kind: usize) -> Option<(i64, i64, i64)> {
-    let costs = overhead::costs()?;
-    let (_, counted) = calibrated(kind)?;
-    let (start, now) = (costs.measured[kind], crate::compensate::calibrated_pair_cost(kind));
-    let scaled = |cost: u64| (u128::from(cost) * u128::from(now) / u128::from(start.max(1))) as i64;
-    Some((counted, scaled(costs.off[kind]), scaled(costs.inline)))
-}
-
-/// The mean of event `id`'s earlier inline-minus-counted measurements and this one (if this
-/// estimation made one), with its standard error (`mean_with_error`); None when none was ever
-/// made.
-fn pool_inline_with(id: u32, this: Option<(f64, f64)>) -> Option<(f64, f64)> {
-    let earlier = estimates_of(id)
-        .filter(|e| e.inline_pairs != 0)
-        .map(|e| (e.inline_measured as f64, e.inline_error as f64));
-    mean_with_error(earlier.chain(this))
-}
-
-/// The event's earlier counted-minus-tally measurements and this one (if this estimation made
-/// one) pooled, as `pool_with`; None when none was ever made. An estimation whose tally windows
-/// were all interrupted (windows grown long against how often the caller returns) keeps what
-/// earlier ones measured: next to cache misses that is 35 ns a call, where the slack model,
-/// blind to misses, says 5.
-fn pool_counted_with(id: u32, this: Option<(f64, f64)>) -> Option<(f64, f64)> {
-    let earlier = estimates_of(id)
-        .filter(|e| e.counted_pairs != 0)
-        .map(|e| (e.counted_measured as f64, e.counted_error as f64));
-    crate::pooling::pool(earlier.chain(this))
-}
-
-/// The event's earlier estimates and this one (`mean`, `se`) pooled (`pooling::pool`): the cost
-/// and its standard error (scaled ticks).
-fn pool_with(id: u32, mean: f64, se: f64) -> (f64, f64) {
-    let earlier = estimates_of(id).map(|e| (e.measured as f64, e.standard_error as f64));
-    crate::pooling::pool(earlier.chain(std::iter::once((mean, se)))).unwrap_or((mean, se))
-}
-
-/// The standard error of the in-place cost compensation uses for event `id` (scaled ticks), for
-/// the profile: its latest estimate's.
-pub fn used_standard_error(id: u32) -> Option<u64> {
-    estimates_of(id).last().map(|e| e.used_standard_error)
-}
-
-/// Whether estimations of events with probes of `kind` open split windows (`Window::Fenced`):
-/// routine and call-statement probes, in a run whose exits read the TSC with an unfenced
-/// `rdtscp` (the fenced strategy's probes stay as calibrated in place, its split with them),
-/// once the fenced pair's inside part is calibrated.
-///
-/// Why they exist: the windows give an event's exclusive time with its timed pair (its own
-/// time and the pair's inside part) and the whole pair's cost over counting, never how that
-/// cost divides between the event and its caller, which compensation needs. The calibration's
-/// split (the part inside the interval in a tight loop, about half) is wrong in place: the
-/// inside part is mostly the entry's own unfinished work, which the exit's `rdtscp` waits for,
-/// and next to a dependency chain that work runs in the chain's shadow. A step of eight
-/// dependent multiply-adds, 1 M calls (`c-fixtures/compensation.c`), came out at 52 to 60 % of
-/// its caller compensated, where the chain is nearly all of it (AMD EPYC). With the entry's
-/// timestamp taken after an `lfence`, nothing of the caller's or the entry's work is left
-/// inside, and the inside part is what the fenced pair's calibration says (`fenced_own`): so
-/// the fenced windows give the event's own time, and the timed windows less that its pair's
-/// inside part, in place.
-fn splits(kind: usize) -> bool {
-    kind == STANDARD && clock::plain_tsc() && overhead::fenced_own() != 0
-}
-
-/// Fenced (and timed) windows below which an estimation has no split.
-const MIN_SPLIT: usize = MIN_PAIRS / 4;
-
-/// The split windows' measurement (`splits`), scaled ticks per execution: the event's own time
-/// (the fenced windows' median exclusive time less the fenced pair's calibrated inside part)
-/// and the timed pair's inside part (the timed windows' median less that own time). None
-/// without enough of both.
-///
-/// The own time is at most the counted windows' median time per execution (the event's own
-/// time, its caller's between two calls, and the counted pair's cost): where the program's data
-/// evicts the probes' (the ground truth's cache-miss context), the fenced pair's inside part
-/// misses the cache in place as it never does in calibration, and the fenced windows alone
-/// gave a 45 ns routine 210 to 230 ns of its own.
-fn split_of(w: &mut Windows) -> Option<(u64, u64)> {
-    let calibrated = overhead::fenced_own();
-    if w.fenced_windows < MIN_SPLIT || w.timed_windows < MIN_SPLIT || w.counted_windows < MIN_SPLIT {
-        return None;
-    }
-    let fenced = median(&mut w.fenced_means[..w.fenced_windows]);
-    let timed = median(&mut w.timed_means[..w.timed_windows]);
-    let counted = median(&mut w.counted_means[..w.counted_windows]);
-    let own = fenced.saturating_sub(calibrated).min(counted);
-    Some((own, timed.saturating_sub(own)))
-}
-
-/// The median of `values` (sorted in place), which are not empty.
-fn median(values: &mut [u64]) -> u64 {
-    values.sort_unstable();
-    values[values.len() / 2]
-}
-
-/// The inside part compensation uses for event `id`: the mean of what its estimations' split
-/// windows measured, this one's (`this`) included; None when none did.
-fn pool_inside_with(id: u32, this: Option<u64>) -> Option<u64> {
-    let earlier = estimates_of(id).filter(|e| e.fenced_windows != 0).map(|e| e.inside);
-    let (n, sum) = earlier.chain(this).fold((0u64, 0u128), |(n, sum), i| (n + 1, sum + u128::from(i)));
-    (n != 0).then(|| (sum / u128::from(n)) as u64)
 }
 
 /// Event `id`'s in-place pair cost (Δi, scaled) and the part of it inside the event's interval
@@ -1586,158 +973,9 @@ fn throttled_mean(w: &mut Windows) -> u64 {
     median(means)
 }
 
-/// The counted pair's in-place cost from the measured difference, by the slack model of the
-/// module comment: none below the calibrated timed-minus-counted difference, the calibrated
-/// counted cost at it. The step is a linear ramp over the last eighth below it, the spread of
-/// the calibration between rounds here. The calibrated costs are the latest recalibration's
-/// (the counted one scaled as the timed one moved since start-up), since start-up is often a
-/// slow phase of the core that would put the step too high.
-pub fn counted_model(difference: i64, kind: usize) -> u64 {
-    let Some((timed, counted)) = calibrated(kind) else { return 0 };
-    model(difference, timed, counted)
-}
-
-/// The calibrated timed and counted pair costs of `kind` (scaled): the latest recalibration's
-/// timed one, the counted one scaled as the timed one moved since start-up.
-fn calibrated(kind: usize) -> Option<(i64, i64)> {
-    let costs = overhead::costs()?;
-    let (start, now) = (costs.measured[kind], crate::compensate::calibrated_pair_cost(kind));
-    let counted = (u128::from(costs.counted[kind]) * u128::from(now) / u128::from(start.max(1))) as i64;
-    Some((now as i64, counted))
-}
-
-/// The measured difference `mean` (standard error `se`) weighed with the calibrated one by
-/// their precisions (inverse-variance weighting). The calibration's spread in place is taken as
-/// its own size: in place a pair costs from a quarter to several times its calibrated cost. So
-/// a precise measurement keeps its value, while one buried in its event's noise (a routine
-/// whose own work varies by far more than a probe costs, where 25 window pairs measured
-/// 196 ± 303 ns for a 20 ns pair) moves to the calibration instead of charging that noise to
-/// every call.
-fn weighed(mean: f64, se: f64, kind: usize) -> f64 {
-    match calibrated(kind) {
-        Some((timed, counted)) => precision_weighted(mean, se, (timed - counted) as f64),
-        None => mean,
-    }
-}
-
-/// The standard error of `weighed`'s result: the measurement's and the calibration's precisions
-/// add up.
-fn weighed_se(se: f64, kind: usize) -> f64 {
-    match calibrated(kind) {
-        Some((timed, counted)) if timed > counted && se > 0.0 => {
-            (se.powi(-2) + ((timed - counted) as f64).powi(-2)).powf(-0.5)
-        }
-        _ => se,
-    }
-}
-
-/// `mean` (standard error `se`) and `prior` (spread `prior`), weighed by their precisions.
-fn precision_weighted(mean: f64, se: f64, prior: f64) -> f64 {
-    weighed_toward(mean, se, prior, prior)
-}
-
-/// `mean` (standard error `se`) and `prior` (spread `spread`), weighed by their precisions.
-fn weighed_toward(mean: f64, se: f64, prior: f64, spread: f64) -> f64 {
-    if spread <= 0.0 || se <= 0.0 {
-        return mean;
-    }
-    let (measured, calibration) = (se.powi(-2), spread.powi(-2));
-    (mean * measured + prior * calibration) / (measured + calibration)
-}
-
-/// What the tally path itself costs in place (scaled), which no window sees: its calibrated
-/// cost, that of the switched-off pair (`off`: a probe call and a few loads), scaled as the
-/// counted path's cost over it moved from its calibration (`measured` in place against
-/// `counted - off` calibrated) where that shrank it, and at most that measured part. Both are
-/// the same kind of work (calls, loads of the runtime's lines), which costs nothing in a
-/// dependency chain's shadow and about its calibration beside independent work.
-///
-/// Never more than the calibration, though the counted path can cost ten times its own: what
-/// it adds there is its per-event lines (the record, the cost and estimate tables, the caller's
-/// record), which miss the cache where the program's own data evicts them, while the tally
-/// path touches only what every probe touches (the mode table, the thread's state, the top
-/// frame). Scaled up like the counted path, it charged 10 to 17 ns where the counted path in
-/// assembly (2.3 ns calibrated over the switched-off pair) measured 20 to 40 in place, and
-/// compensated main came out 6 % low on xz and 10 % low on SQLite (12 paired rounds, against
-/// PA-off); capped, -0.8 and -0.9 %. The ground truth disagrees: capped, its cache-miss, branchy
-/// and system-call contexts fall 6 to 10 % short of their in-place cost, 2 to 5 points more than
-/// scaled (three runs of each, issue 23's notes). Neither model sees the tally path; measuring it
-/// would settle which is right where.
-fn tally_path(measured: i64, counted: i64, off: i64) -> u64 {
-    let full = counted - off;
-    if full <= 0 || off <= 0 || measured <= 0 {
-        return 0;
-    }
-    let scaled = i128::from(off) * i128::from(measured) / i128::from(full);
-    scaled.min(i128::from(off)).min(i128::from(measured)) as u64
-}
-
-/// `counted_model` on the calibrated timed and counted pair costs.
-fn model(difference: i64, timed: i64, counted: i64) -> u64 {
-    let full = timed - counted;
-    if counted <= 0 || full <= 0 {
-        return 0;
-    }
-    let ramp = (full / 8).max(1);
-    let share = (difference - (full - ramp)).clamp(0, ramp);
-    (counted * share / ramp) as u64
-}
-
-/// The finished estimates.
-pub fn estimates() -> Vec<Estimate> {
-    published().collect()
-}
-
-/// The finished estimates in the order they were published.
-fn published() -> impl Iterator<Item = Estimate> + Clone {
-    let n = COUNT.load(Acquire).min(MAX_ESTIMATES);
-    // SAFETY: slots below COUNT were written before its Release store (loaded with Acquire) and
-    // are not written again (see `Estimates`).
-    (0..n).map(|i| unsafe { *ESTIMATES.0[i].get() })
-}
-
-/// Event `id`'s finished estimates, oldest first.
-fn estimates_of(id: u32) -> impl Iterator<Item = Estimate> + Clone {
-    published().filter(move |e| e.id == id)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_counted_pair_hides_where_the_timed_pair_costs_less_than_calibrated() {
-        // Calibrated: timed 2100, counted 700, so T - C = 1400 and the ramp is 1225..1400.
-        assert_eq!(model(500, 2100, 700), 0, "a dependency chain's shadow");
-        assert_eq!(model(1225, 2100, 700), 0);
-        assert_eq!(model(1400, 2100, 700), 700);
-        assert_eq!(model(9000, 2100, 700), 700, "cache misses: at most the calibrated cost");
-        assert_eq!(model(1300, 2100, 700), 300, "linear on the ramp");
-        assert_eq!(model(1400, 2100, 0), 0);
-    }
-
-    #[test]
-    fn the_tally_path_costs_its_calibration_scaled_as_the_measured_counted_path() {
-        // Calibrated: counted 700, switched off 200, so the counted path over the tally path is 500.
-        assert_eq!(tally_path(500, 700, 200), 200, "as calibrated");
-        assert_eq!(tally_path(0, 700, 200), 0, "a dependency chain's shadow");
-        assert_eq!(tally_path(250, 700, 200), 100, "half hidden");
-        assert_eq!(tally_path(5000, 700, 200), 200, "next to cache misses: at most the calibration");
-        assert_eq!(tally_path(-40, 700, 200), 0, "a noisy negative measurement");
-        assert_eq!(tally_path(500, 200, 200), 0, "no calibration to scale");
-        assert_eq!(tally_path(100, 700, 650), 100, "at most the measured part");
-    }
-
-    #[test]
-    fn a_precise_measurement_keeps_its_value_and_a_noisy_one_moves_to_the_calibration() {
-        // Without a calibration (no start-up measurement in unit tests) the measurement stands.
-        assert_eq!(weighed(196.0, 303.0, STANDARD), 196.0);
-        let flux_jacobian = precision_weighted(19.0, 2.0, 20.0);
-        assert!((flux_jacobian - 19.01).abs() < 0.01, "{flux_jacobian}");
-        let binvrhs = precision_weighted(196.0, 303.0, 20.0);
-        assert!((binvrhs - 20.77).abs() < 0.01, "{binvrhs}");
-        assert_eq!(precision_weighted(-126.0, 0.0, 20.0), -126.0, "no spread: nothing to weigh");
-    }
 
     #[test]
     fn windows_alternate_abba_starting_counted_and_later_groups_pair_counted_with_tally_and_inline() {
@@ -1777,161 +1015,9 @@ mod tests {
     }
 
     #[test]
-    fn the_split_is_the_timed_windows_less_the_fenced_ones_own_time() {
-        overhead::set_fenced_own(40 << SCALE);
-        let mut w = Box::new(IDLE_WINDOWS);
-        // Too few fenced windows: no split.
-        w.fenced_windows = MIN_SPLIT - 1;
-        (w.timed_windows, w.counted_windows) = (MIN_SPLIT, MIN_SPLIT);
-        w.counted_means[..MIN_SPLIT].copy_from_slice(&[15 << SCALE; MIN_SPLIT]);
-        assert_eq!(split_of(&mut w), None);
-        // Fenced windows at 52 ns (an outlier at 90), timed ones at 28 ns (one at 70): the
-        // event's own time is 52 - 40 = 12 ns, and 28 - 12 = 16 ns of the timed pair is inside.
-        w.fenced_windows = MIN_SPLIT;
-        w.fenced_means[..MIN_SPLIT].copy_from_slice(&[52, 90, 52, 51, 53, 52].map(|ns: u64| ns << SCALE));
-        w.timed_means[..MIN_SPLIT].copy_from_slice(&[28, 28, 70, 27, 29, 28].map(|ns: u64| ns << SCALE));
-        assert_eq!(split_of(&mut w), Some((12 << SCALE, 16 << SCALE)));
-        // Fenced windows cheaper than the calibration: no own time, the whole of it inside.
-        w.fenced_means[..MIN_SPLIT].copy_from_slice(&[30 << SCALE; MIN_SPLIT]);
-        assert_eq!(split_of(&mut w), Some((0, 28 << SCALE)));
-        // Fenced windows dearer than a whole counted execution: the own time is that at most.
-        w.fenced_means[..MIN_SPLIT].copy_from_slice(&[90 << SCALE; MIN_SPLIT]);
-        assert_eq!(split_of(&mut w), Some((15 << SCALE, 13 << SCALE)));
-    }
-
-    #[test]
-    fn the_inline_difference_is_clear_only_against_the_larger_of_its_errors_and_its_spread() {
-        assert_eq!(mean_with_error(std::iter::empty()), None);
-        assert_eq!(mean_with_error([(1.1, 0.02)].into_iter()), Some((1.1, 0.02)), "one: its own error");
-        // Estimations in two phases (randlc): the spread, not their small errors, says how well
-        // the mean is known.
-        let (mean, se) = mean_with_error([(-0.1, 0.02), (1.1, 0.02)].into_iter()).unwrap();
-        assert!((mean - 0.5).abs() < 1e-9 && (se - 0.6).abs() < 1e-9, "{mean} {se}");
-        let phases = [(-0.1, 0.02), (1.1, 0.02)].repeat(8);
-        let (mean, se) = mean_with_error(phases.into_iter()).unwrap();
-        assert!(mean > 2.0 * se, "sixteen of them make it clear: {mean} {se}");
-        // Agreeing values with large errors (a noisy routine): their errors say it.
-        let (_, se) = mean_with_error([(3.0, 8.0), (3.0, 8.0)].into_iter()).unwrap();
-        assert!((se - 8.0 / 2f64.sqrt()).abs() < 1e-9, "{se}");
-    }
-
-    #[test]
-    fn a_clear_counted_minus_tally_measurement_keeps_its_value_and_a_noisy_one_does_not() {
-        // Calibrated counted minus switched off: 1 ns; timing's difference in place: 130 ns.
-        let misses = weighed_toward(40.0, 1.0, 1.0, 130.0);
-        assert!((misses - 40.0).abs() < 0.01, "{misses}");
-        let noisy = weighed_toward(40.0, 500.0, 1.0, 2.0);
-        assert!((noisy - 1.0).abs() < 0.01, "{noisy}");
-    }
-
-    #[test]
     fn events_are_offered_at_powers_of_four_from_hot_on() {
         assert!(
             !due(HOT / 4) && due(HOT) && !due(HOT + 1) && !due(HOT * 2) && due(HOT * 4) && due(HOT << 20)
         );
-    }
-}
-
-/// Events throttled, or hot with compensation on, while another was under estimation, by
-/// thread: each is estimated when the estimation under way on its thread ends (`start_pending`)
-/// or at the thread's next re-offer. Only offers touch it, off the hot path; a full queue drops
-/// the event (a throttled one keeps the mean of its timed calls until `reoffer` reaches it, a
-/// hot one is offered again at the next power of four of its calls).
-mod pending {
-    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-
-    const SLOTS: usize = 256;
-    static QUEUE: [AtomicU64; SLOTS] = [const { AtomicU64::new(0) }; SLOTS];
-
-    /// The bits of an entry that name its thread.
-    const THREAD: u64 = 0xff_ffff << 40;
-
-    /// `thread`'s part of an entry: its index plus one (24 bits), so that 0 is a free slot.
-    fn owner(thread: u64) -> u64 {
-        ((thread + 1) << 40) & THREAD
-    }
-
-    /// An entry: the thread, the probe kind (8 bits) and the event id.
-    fn pack(thread: u64, kind: usize, id: u32) -> u64 {
-        owner(thread) | ((kind as u64) & 0xff) << 32 | u64::from(id)
-    }
-
-    /// A flag in an entry's kind: the event is measured (hot), not throttled.
-    pub const MEASURED: usize = 0x80;
-    /// A flag in a measured entry's kind: the event waits counted (`offer_hot`).
-    pub const WAITING: usize = 0x40;
-
-    /// Queues an entry, once: an entry already waiting (counted or not) is not queued again (a
-    /// hot event is offered again at every power of four of its calls). False when it was not
-    /// queued now (it waits already, or the queue is full).
-    pub fn push(thread: u64, kind: usize, id: u32) -> bool {
-        let entry = pack(thread, kind, id);
-        let waiting = (WAITING as u64) << 32;
-        if QUEUE.iter().any(|slot| slot.load(Relaxed) & !waiting == entry & !waiting) {
-            return false;
-        }
-        QUEUE.iter().any(|slot| slot.compare_exchange(0, entry, Relaxed, Relaxed).is_ok())
-    }
-
-    /// How many of `thread`'s entries wait counted.
-    pub fn waiting_on(thread: u64) -> usize {
-        let mine = owner(thread);
-        QUEUE
-            .iter()
-            .map(|slot| slot.load(Relaxed))
-            .filter(|&e| e & THREAD == mine && (e >> 32) & WAITING as u64 != 0)
-            .count()
-    }
-
-    /// The events of the entries that wait counted, on any thread.
-    pub fn waiting() -> impl Iterator<Item = u32> {
-        QUEUE
-            .iter()
-            .map(|slot| slot.load(Relaxed))
-            .filter(|&e| e != 0 && (e >> 32) & WAITING as u64 != 0)
-            .map(|e| e as u32)
-    }
-
-    /// An entry of `thread` (the first slot holding one), taken out of the queue.
-    pub fn take(thread: u64) -> Option<(usize, u32)> {
-        let mine = owner(thread);
-        for slot in &QUEUE {
-            let entry = slot.load(Relaxed);
-            if entry != 0
-                && entry & THREAD == mine
-                && slot.compare_exchange(entry, 0, Relaxed, Relaxed).is_ok()
-            {
-                return Some((((entry >> 32) & 0xff) as usize, entry as u32));
-            }
-        }
-        None
-    }
-
-    #[cfg(test)]
-    mod tests {
-        #[test]
-        fn a_thread_counts_only_its_own_entries_that_wait_counted() {
-            let waiting = super::WAITING | super::MEASURED;
-            super::push(11, waiting, 50);
-            super::push(11, super::MEASURED, 51);
-            super::push(12, waiting, 52);
-            super::push(11, waiting, 53);
-            assert_eq!((super::waiting_on(11), super::waiting_on(12), super::waiting_on(13)), (2, 1, 0));
-            while super::take(11).is_some() {}
-            assert_eq!((super::waiting_on(11), super::waiting_on(12)), (0, 1));
-            assert_eq!(super::take(12), Some((waiting, 52)));
-        }
-
-        #[test]
-        fn each_thread_takes_its_own_entries() {
-            super::push(7, 1, 42);
-            super::push(8, 0, 43);
-            super::push(7, 0, 44);
-            assert_eq!(super::take(8), Some((0, 43)));
-            assert_eq!(super::take(8), None);
-            assert_eq!(super::take(7), Some((1, 42)));
-            assert_eq!(super::take(7), Some((0, 44)));
-            assert_eq!(super::take(7), None);
-        }
     }
 }

@@ -1,0 +1,223 @@
+//! The event's finished in-place estimates, in the order they were made, and what is pooled
+//! from them: the cost compensation uses now (`pooling`), the means over the run (the inline
+//! count's difference, the counted call's cost for the profile), the split's inside part.
+
+use super::costs;
+use std::cell::UnsafeCell;
+use std::sync::atomic::{
+    AtomicUsize,
+    Ordering::{Acquire, Relaxed, Release},
+};
+
+/// One finished estimate, for the profile.
+#[derive(Clone, Copy, Default)]
+pub struct Estimate {
+    pub id: u32,
+    /// Timed minus counted per execution as the windows measured it (scaled ticks, may be
+    /// negative), with its standard error; and weighed with the calibration (`weighed`).
+    pub measured: i64,
+    pub difference: i64,
+    pub standard_error: u64,
+    /// The counted pair's cost (measured against tally windows, else from the slack model), and
+    /// Δi = difference + counted.
+    pub counted: u64,
+    pub timed: u64,
+    pub pairs: u32,
+    pub window: u32,
+    /// Counted minus tally per execution as the windows measured it (scaled ticks), its
+    /// standard error, and the pairs of windows (0: none measured).
+    pub counted_measured: i64,
+    pub counted_error: u64,
+    pub counted_pairs: u32,
+    /// The standard error of the cost compensation uses from this estimate on: the event's
+    /// estimates pooled, weighed with the calibration.
+    pub used_standard_error: u64,
+    /// An inline count minus a counted probe call per execution as the windows measured it
+    /// (scaled ticks, may be negative), its standard error, and the pairs of windows (0: none
+    /// measured: the event's code cannot count inline, or the run does not).
+    pub inline_measured: i64,
+    pub inline_error: u64,
+    pub inline_pairs: u32,
+    /// From the split windows (`split`): the event's own time per execution with its entries
+    /// fenced, less the fenced pair's calibrated inside part, and the part of the timed pair
+    /// inside its interval (scaled ticks); the fenced windows (0: none measured).
+    pub own: u64,
+    pub inside: u64,
+    pub fenced_windows: u32,
+}
+
+const MAX_ESTIMATES: usize = 4096;
+
+struct Estimates([UnsafeCell<Estimate>; MAX_ESTIMATES]);
+// SAFETY: a slot is written once, by the one thread that owns the estimation (TARGET's CAS
+// makes it the only writer) or by `finish` when no thread measures, before `COUNT` publishes it
+// (its Release store; readers load it with Acquire); readers read only published slots.
+unsafe impl Sync for Estimates {}
+
+static ESTIMATES: Estimates = Estimates([const { UnsafeCell::new(Estimate::zero()) }; MAX_ESTIMATES]);
+
+static COUNT: AtomicUsize = AtomicUsize::new(0);
+
+/// Publishes an estimate (the first MAX_ESTIMATES of the run are kept).
+///
+/// # Safety
+/// The calling thread is the estimates' only writer: it owns the estimation, or no thread
+/// measures any more (see `Estimates`).
+pub(super) unsafe fn record(estimate: Estimate) {
+    let n = COUNT.load(Relaxed);
+    if n < MAX_ESTIMATES {
+        // SAFETY: slot n (below MAX_ESTIMATES, checked) is not published yet (COUNT is n), and this
+        // thread is the estimates' only writer (the contract).
+        unsafe { *ESTIMATES.0[n].get() = estimate };
+        COUNT.store(n + 1, Release);
+    }
+}
+
+impl Estimate {
+    const fn zero() -> Estimate {
+        Estimate {
+            id: 0,
+            measured: 0,
+            difference: 0,
+            standard_error: 0,
+            counted: 0,
+            timed: 0,
+            pairs: 0,
+            window: 0,
+            counted_measured: 0,
+            counted_error: 0,
+            counted_pairs: 0,
+            used_standard_error: 0,
+            inline_measured: 0,
+            inline_error: 0,
+            inline_pairs: 0,
+            own: 0,
+            inside: 0,
+            fenced_windows: 0,
+        }
+    }
+}
+
+/// The mean of event `id`'s inline-minus-counted measurements (scaled ticks), one per
+/// estimation that made one, and its standard error, if any estimation made one: the larger of
+/// what the estimations' own errors give and what their spread gives. Not pooled as the pair
+/// costs are (`pooling`, which follows the latest): what the inline count costs over the call
+/// moves in phases of the machine as no pair cost does (next to randlc, estimations a few
+/// milliseconds apart measured either about -0.1 ns or +1.1 ns, in runs of either, whichever
+/// mode the event was in), and the mode that costs less over the run is the one whose mean is
+/// lower.
+pub fn inline_mean(id: u32) -> Option<(f64, f64)> {
+    pool_inline_with(id, None)
+}
+
+/// The mean of measurements (value, standard error) and its standard error: from their own
+/// errors, or from their spread where that is larger (two or more).
+pub(super) fn mean_with_error(measured: impl Iterator<Item = (f64, f64)> + Clone) -> Option<(f64, f64)> {
+    let (count, sum, errors) = measured
+        .clone()
+        .fold((0.0, 0.0, 0.0), |(n, sum, errors), (m, se)| (n + 1.0, sum + m, errors + se * se));
+    if count == 0.0 {
+        return None;
+    }
+    let mean = sum / count;
+    let spread = measured.map(|(m, _)| (m - mean).powi(2)).sum::<f64>() / (count - 1.0).max(1.0);
+    let variance = if count > 1.0 { (errors / count).max(spread) } else { errors };
+    Some((mean, (variance / count).sqrt()))
+}
+
+/// What a counted call of event `id` cost over the run (scaled), for the profile's overhead: the
+/// mean of its estimations' own measurements, which are spread evenly over its run (a throttled
+/// event is estimated again every period), else the cost compensation uses now. That one
+/// follows the latest estimates (`pooling`), right for the calls to come and not for the total:
+/// next to NPB's randlc, whose counted call costs about 0.05 ns, the last estimates of a run
+/// moved it between 0.03 and 0.16 ns where the run's mean was 0.07 to 0.09, and the overhead
+/// figure with it.
+pub fn run_counted_cost(id: u32) -> u64 {
+    let (count, sum) = estimates_of(id).fold((0u64, 0u64), |(n, sum), e| (n + 1, sum + e.counted));
+    match count {
+        0 => costs(id).1,
+        n => (sum + n / 2) / n,
+    }
+}
+
+/// The mean of event `id`'s earlier inline-minus-counted measurements and this one (if this
+/// estimation made one), with its standard error (`mean_with_error`); None when none was ever
+/// made.
+pub(super) fn pool_inline_with(id: u32, this: Option<(f64, f64)>) -> Option<(f64, f64)> {
+    let earlier = estimates_of(id)
+        .filter(|e| e.inline_pairs != 0)
+        .map(|e| (e.inline_measured as f64, e.inline_error as f64));
+    mean_with_error(earlier.chain(this))
+}
+
+/// The event's earlier counted-minus-tally measurements and this one (if this estimation made
+/// one) pooled, as `pool_with`; None when none was ever made. An estimation whose tally windows
+/// were all interrupted (windows grown long against how often the caller returns) keeps what
+/// earlier ones measured: next to cache misses that is 35 ns a call, where the slack model,
+/// blind to misses, says 5.
+pub(super) fn pool_counted_with(id: u32, this: Option<(f64, f64)>) -> Option<(f64, f64)> {
+    let earlier = estimates_of(id)
+        .filter(|e| e.counted_pairs != 0)
+        .map(|e| (e.counted_measured as f64, e.counted_error as f64));
+    crate::pooling::pool(earlier.chain(this))
+}
+
+/// The event's earlier estimates and this one (`mean`, `se`) pooled (`pooling::pool`): the cost
+/// and its standard error (scaled ticks).
+pub(super) fn pool_with(id: u32, mean: f64, se: f64) -> (f64, f64) {
+    let earlier = estimates_of(id).map(|e| (e.measured as f64, e.standard_error as f64));
+    crate::pooling::pool(earlier.chain(std::iter::once((mean, se)))).unwrap_or((mean, se))
+}
+
+/// The standard error of the in-place cost compensation uses for event `id` (scaled ticks), for
+/// the profile: its latest estimate's.
+pub fn used_standard_error(id: u32) -> Option<u64> {
+    estimates_of(id).last().map(|e| e.used_standard_error)
+}
+
+/// The inside part compensation uses for event `id`: the mean of what its estimations' split
+/// windows measured, this one's (`this`) included; None when none did.
+pub(super) fn pool_inside_with(id: u32, this: Option<u64>) -> Option<u64> {
+    let earlier = estimates_of(id).filter(|e| e.fenced_windows != 0).map(|e| e.inside);
+    let (n, sum) = earlier.chain(this).fold((0u64, 0u128), |(n, sum), i| (n + 1, sum + u128::from(i)));
+    (n != 0).then(|| (sum / u128::from(n)) as u64)
+}
+
+/// The finished estimates.
+pub fn estimates() -> Vec<Estimate> {
+    published().collect()
+}
+
+/// The finished estimates in the order they were published.
+pub(super) fn published() -> impl Iterator<Item = Estimate> + Clone {
+    let n = COUNT.load(Acquire).min(MAX_ESTIMATES);
+    // SAFETY: slots below COUNT were written before its Release store (loaded with Acquire) and
+    // are not written again (see `Estimates`).
+    (0..n).map(|i| unsafe { *ESTIMATES.0[i].get() })
+}
+
+/// Event `id`'s finished estimates, oldest first.
+pub(super) fn estimates_of(id: u32) -> impl Iterator<Item = Estimate> + Clone {
+    published().filter(move |e| e.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_inline_difference_is_clear_only_against_the_larger_of_its_errors_and_its_spread() {
+        assert_eq!(mean_with_error(std::iter::empty()), None);
+        assert_eq!(mean_with_error([(1.1, 0.02)].into_iter()), Some((1.1, 0.02)), "one: its own error");
+        // Estimations in two phases (randlc): the spread, not their small errors, says how well
+        // the mean is known.
+        let (mean, se) = mean_with_error([(-0.1, 0.02), (1.1, 0.02)].into_iter()).unwrap();
+        assert!((mean - 0.5).abs() < 1e-9 && (se - 0.6).abs() < 1e-9, "{mean} {se}");
+        let phases = [(-0.1, 0.02), (1.1, 0.02)].repeat(8);
+        let (mean, se) = mean_with_error(phases.into_iter()).unwrap();
+        assert!(mean > 2.0 * se, "sixteen of them make it clear: {mean} {se}");
+        // Agreeing values with large errors (a noisy routine): their errors say it.
+        let (_, se) = mean_with_error([(3.0, 8.0), (3.0, 8.0)].into_iter()).unwrap();
+        assert!((se - 8.0 / 2f64.sqrt()).abs() < 1e-9, "{se}");
+    }
+}

@@ -1,0 +1,345 @@
+//! Which events are estimated, and when: hot events at powers of four of their calls (with
+//! compensation), throttled ones from their throttling and again every period, one at a time,
+//! the others waiting in the queue (`pending`), counted where their estimation would otherwise
+//! change what the ones ahead of them measure.
+
+use super::split::splits;
+use super::{
+    at_end, cost_of, defer, due, enabled, give_up_stale, pending, record_of, timed_boundary, Deferred,
+    BUDGET_SHARE, GIVEN_UP, HOT_OFFERS, MAX_WAITS, MAX_WINDOW, MIN_PAIRS, MIN_THROTTLED_BUDGET, MIN_WINDOW,
+    NONE, OWNER, PAIRS_IN_BUDGET, TALLY_WINDOWS, TARGET, TARGET_MISSES, WINDOWS, WINDOW_NS,
+};
+use crate::thread::{Record, ThreadState};
+use crate::{clock, registry, switch};
+use std::sync::atomic::Ordering::{Acquire, Relaxed};
+
+/// At a timed exit of event `id` (probe `kind`), before it is charged to `record`, this
+/// thread's record of the event: the end of a timed window, or an offer, as of the counts the
+/// charge is about to give (one more call, one fewer open activation).
+///
+/// An event is offered when its executions, timed and counted, reach each power of four. Its
+/// timed calls alone fell behind those of the other events of its loop by what its windows and
+/// its waits counted, each its own amount; so at the next power of four the event measured
+/// first started while the one to wait behind it was still timed, and its first pairs measured
+/// it next to a timed partner, the rest next to a counted one (ground truth, nested context:
+/// the first six of 24 pairs at 33 ns, the others at 44). Between estimations a measured
+/// event's counted calls do not move, so the sum passes every power of four at a timed exit.
+///
+/// # Safety
+/// As `probes::close_top`'s, before its charge: `ts` is the calling thread's attached state,
+/// `id` (below its `record_cap`) the event of the frame it pops and `record` its record of
+/// `id`; the caller writes none of its records until this returns.
+#[inline(always)]
+pub unsafe fn before_timed_charge(ts: &mut ThreadState, id: u32, kind: usize, record: &Record) {
+    let calls = record.calls + 1;
+    if at_end(calls) {
+        // SAFETY: a timed exit of `id` on this thread, records left alone meanwhile (the contract).
+        unsafe { timed_boundary(ts, id, calls, u64::from(record.active.saturating_sub(1))) };
+    } else if due(calls + record.counted) && HOT_OFFERS.load(Relaxed) != 0 {
+        // SAFETY: this thread's state, `id` below its record_cap, records left alone meanwhile
+        // (the contract).
+        unsafe { offer_hot(ts, id, kind, calls, record.incl) };
+    }
+}
+
+/// Offers measured event `id` (probe `kind`, its counts as charged: `calls`, `incl`), hot on
+/// `ts`. When another event holds the estimation, it waits in this thread's queue and starts
+/// when that estimation ends: events that become hot together (the kernels of one loop, called
+/// equally often) reach each power of four within a few calls of each other, and without the
+/// queue whether one of them was ever measured depended on whether an estimation happened to
+/// end before its offer (on BT.W, two builds of the same sources: all three kernels measured
+/// in one, none in the other, which kept the start-up calibration for 20 M calls).
+///
+/// In a flat profile it waits counted (module comment), at its mean so far as the untimed calls
+/// of a throttled event are; `resume` measures it again when its turn comes, when it had its
+/// share (`waited_out`), or when its thread retires.
+///
+/// # Safety
+/// As `offer`'s.
+#[cold]
+#[inline(never)]
+pub(super) unsafe fn offer_hot(ts: &mut ThreadState, id: u32, kind: usize, calls: u64, incl: u64) {
+    // SAFETY: the contract.
+    if !unsafe { offer(ts, id, kind, calls, incl, switch::MEASURED, budget(calls, switch::MEASURED)) }
+        && eligible(id, switch::MEASURED)
+        && TARGET.load(Relaxed) != NONE
+    {
+        // SAFETY: `id < record_cap` (offer's caller checked it), records left alone meanwhile.
+        let record = unsafe { record_of(ts, id) };
+        // Not the event under estimation (hot on another thread too): its windows set its mode.
+        let waits_counted = crate::callpath::depth() == 0 && TARGET.load(Relaxed) != id;
+        let waiting = if waits_counted { pending::WAITING } else { 0 };
+        // Counted before this entry joins them; only a waiting event's share needs it.
+        let ahead = if waits_counted { pending::waiting_on(ts.index) as u64 } else { 0 };
+        if pending::push(ts.index, kind | pending::MEASURED | waiting, id) && waits_counted {
+            if let Some(cost) = cost_of(id) {
+                let share = budget(calls, switch::MEASURED).max(MIN_WINDOW);
+                let limit = record.counted + share * (ahead + 1).min(MAX_WAITS);
+                cost.wait_until.store(limit, Relaxed);
+            }
+            crate::untimed::hot(id, crate::untimed::basis(record), calls);
+            switch::set(id, switch::COUNTED);
+        }
+    }
+}
+
+/// Whether event `id`, waiting counted, has had its share (`counted` being its counted count on
+/// the calling thread): as many counted calls as the estimations ahead of it may spend, each
+/// what its own may (an eighth of its calls when it was queued), up to `MAX_WAITS` of them.
+/// Waiting past that would leave most of its calls untimed behind a long queue (Lua 5.4: half
+/// of `singlematch`'s two million calls); it is then measured again and keeps its place in the
+/// queue, its differences telescoping only in part. A share of one estimation whatever the
+/// queue was too short: the third of three routines of one loop was timed again while the
+/// second was measured (ground truth, nested context).
+#[inline(always)]
+pub fn waited_out(id: u32, counted: u64) -> bool {
+    cost_of(id).is_some_and(|cost| {
+        let until = cost.wait_until.load(Relaxed);
+        until != 0 && counted >= until
+    })
+}
+
+/// A measured event that waited counted in the queue (`offer_hot`) is measured again (unless
+/// something else switched it meanwhile: `instrument top`, or throttling after an estimation).
+pub fn resume(id: u32) {
+    if let Some(cost) = cost_of(id) {
+        cost.wait_until.store(0, Relaxed);
+    }
+    if switch::mode(id) == switch::COUNTED && !switch::throttled(id) {
+        crate::untimed::clear(id);
+        switch::set(id, switch::MEASURED);
+    }
+}
+
+/// Offers event `id` (probe `kind`), which its timed exit on `state` (its counts as charged:
+/// `calls`, `incl`) has just throttled: estimated, it goes back to being counted.
+///
+/// # Safety
+/// `state` is the calling thread's attached state, at a timed exit of `id` (below its
+/// `record_cap`) whose charge has just throttled it (`probes::past_throttle_calls`); the
+/// caller writes none of its records until this returns.
+#[cold]
+#[inline(never)]
+pub unsafe fn offer_throttled(
+    state: *mut ThreadState,
+    id: u32,
+    kind: usize,
+    calls: u64,
+    incl: u64,
+    mean: u64,
+) {
+    // SAFETY: this thread's state, `id` below its record_cap, records left alone meanwhile (the
+    // contract).
+    if unsafe { offer(state, id, kind, calls, incl, switch::COUNTED, budget(calls, switch::COUNTED)) } {
+        // SAFETY: `offer` returned true: this thread just won TARGET, so it alone touches the
+        // windows (see `Owned`).
+        unsafe { (*WINDOWS.0.get()).mean = mean };
+    } else if eligible(id, switch::COUNTED) && TARGET.load(Relaxed) != NONE {
+        // SAFETY: `state` is this thread's attached state (the contract).
+        pending::push(unsafe { (*state).index }, kind, id);
+    }
+}
+
+/// Every `REESTIMATE_NS` (recalibrate.rs's deadline, at a timed exit on `ts`) when no
+/// estimation is under way: the next event counted on this thread (round robin over its
+/// records) is estimated again, so that its untimed calls from then on are charged at what a
+/// call costs in this phase of the run, not at what it cost just after it was throttled (a
+/// compressor's match finder slows down as its dictionary fills).
+///
+/// An estimation left stale on this thread (its event no longer called) is given up first, and
+/// events waiting since they were throttled come before those estimated already.
+///
+/// # Safety
+/// `ts` is the calling thread's attached state, at the end of a timed exit
+/// (`recalibrate::run`); the caller writes none of its records until this returns.
+pub unsafe fn reoffer(ts: &mut ThreadState, now: u64) {
+    if !enabled() {
+        return;
+    }
+    // SAFETY: `ts` is this thread's state (the contract).
+    unsafe { give_up_stale(ts, now) };
+    // SAFETY: this thread's state, records left alone meanwhile (the contract).
+    if TARGET.load(Relaxed) != NONE || unsafe { start_pending(ts) } {
+        return;
+    }
+    let used = registry::count().min(ts.record_cap()).min(switch::TABLE_LEN);
+    for step in 1..=used {
+        let id = (ts.reoffer_cursor + step) % used.max(1);
+        // SAFETY: `id < used <= record_cap`, records left alone meanwhile (the contract).
+        let record = unsafe { record_of(ts, id) };
+        if record.counted == 0 || !switch::settled_counted(switch::mode(id)) || !crate::rests::rested(id, now)
+        {
+            continue;
+        }
+        ts.reoffer_cursor = id;
+        // SAFETY: as above: this thread's state, `id` below its record_cap.
+        unsafe { offer_counted(ts, id, registry::probe_kind(id), true) };
+        return;
+    }
+}
+
+/// The period of `reoffer`, in ns: the shortest rest of a throttled event between its
+/// estimations (rests.rs).
+pub const REESTIMATE_NS: u64 = 50_000_000;
+
+pub(super) fn reestimate_ticks() -> u64 {
+    (REESTIMATE_NS as f64 * clock::ticks_per_ns_estimate().unwrap_or(1.0)) as u64
+}
+
+/// An estimation just ended on `ts` (the stack marked busy): the next event this thread
+/// throttled while another was estimated starts its windows now, from its counted calls (its
+/// timed ones stay what they were at throttling). True when one started.
+///
+/// # Safety
+/// `ts` is the calling thread's attached state; the caller writes none of its records until this
+/// returns.
+pub(super) unsafe fn start_pending(ts: &mut ThreadState) -> bool {
+    while let Some((kind, id)) = pending::take(ts.index) {
+        if id >= ts.record_cap() {
+            continue;
+        }
+        let started = if kind & pending::MEASURED != 0 {
+            if kind & pending::WAITING != 0 {
+                resume(id);
+            }
+            // SAFETY: `id < record_cap` (checked), records left alone meanwhile (the contract).
+            let record = unsafe { record_of(ts, id) };
+            let budget = budget(record.calls, switch::MEASURED);
+            let kind = kind & !(pending::MEASURED | pending::WAITING);
+            // SAFETY: as above, this thread's state; `offer` checks the event is still measured.
+            unsafe { offer(ts, id, kind, record.calls, record.incl, switch::MEASURED, budget) }
+        } else {
+            // SAFETY: as above.
+            switch::settled_counted(switch::mode(id)) && unsafe { offer_counted(ts, id, kind, false) }
+        };
+        if started {
+            return true;
+        }
+    }
+    false
+}
+
+/// Offers event `id` (probe `kind`), throttled on `ts`, for estimation from its counted calls:
+/// its first (`again` false: it waited while another was estimated) with the budget it had when
+/// throttled, a share of its timed calls; a re-estimation (`reoffer`) with the least budget,
+/// `MIN_THROTTLED_BUDGET`. A share of all its calls would let the windows of a tiny routine,
+/// timed at many times its cost, take a tenth of the run at every re-estimation; a share of its
+/// timed calls grew with every re-estimation too, since each adds its timed windows to them: NPB
+/// IS's randlc, throttled under an instrumented caller, was timed in 12.5 M of its 180 M calls
+/// in a 6.9 s run, and the kernel ran 10 % slower than its plain copy in the same process
+/// (`instrument bench probes`, its IS-like line in one process), against 4 % in the first 1 s.
+///
+/// # Safety
+/// `ts` is the calling thread's attached state and `id < record_cap`; the caller writes none of
+/// its records until this returns.
+pub(super) unsafe fn offer_counted(ts: &mut ThreadState, id: u32, kind: usize, again: bool) -> bool {
+    // SAFETY: `id < record_cap`, records left alone meanwhile (the contract).
+    let record = unsafe { record_of(ts, id) };
+    let budget = if again { MIN_THROTTLED_BUDGET } else { budget(record.calls, switch::COUNTED) };
+    // SAFETY: this function's contract is `offer`'s.
+    if !unsafe { offer(ts, id, kind, record.calls, record.incl, switch::COUNTED, budget) } {
+        return false;
+    }
+    // The fallback for too few timed windows (`throttled_mean`): the estimate it has, with the
+    // inside part of a timed pair (that `measured_in_place` takes off) put back.
+    let inside = crate::overhead::costs().map_or(0, |c| c.own[kind]);
+    // SAFETY: `offer` returned true: this thread just won TARGET, so it alone touches the
+    // windows (see `Owned`).
+    unsafe { (*WINDOWS.0.get()).mean = crate::untimed::per_call_in_table(id) + inside };
+    true
+}
+
+/// Offers event `id` (probe `kind`), at a timed exit on `state` that brings its calls to
+/// `calls`, for estimation, whose windows may spend `budget` of its executions; the
+/// first window (counted) starts here, and the event is left in mode `after` when the estimation
+/// ends. True when the estimation started.
+///
+/// # Safety
+/// `state` is the calling thread's attached state (it becomes the windows' owner) and
+/// `id < record_cap`; the caller writes none of its records until this returns.
+#[cold]
+#[inline(never)]
+pub(super) unsafe fn offer(
+    state: *mut ThreadState,
+    id: u32,
+    kind: usize,
+    calls: u64,
+    incl: u64,
+    after: u8,
+    budget: u64,
+) -> bool {
+    // SAFETY: `state` is this thread's attached state and `id` below its record_cap, records left
+    // alone meanwhile (the contract).
+    let record = unsafe { record_of(&*state, id) };
+    if !eligible(id, after) || reshapes_callpaths(record, after) {
+        return false;
+    }
+    let now = clock::now();
+    // SAFETY: `state` is this thread's (the contract).
+    unsafe { give_up_stale(state, now) };
+    if TARGET.compare_exchange(NONE, id, Acquire, Relaxed).is_err() {
+        return false;
+    }
+    OWNER.store(state, Relaxed);
+    let ticks_per_ns = clock::ticks_per_ns_estimate().unwrap_or(1.0);
+    let mean = (incl / calls.max(1)).max(1) as f64;
+    // A leaf's inline windows measure its counted call against its inline count; a throttled
+    // event's, whatever it calls, also which of the two it settles in (`settled_mode`).
+    let leaf = record.child_calls == 0;
+    let inlines = switch::inline_windows_possible()
+        && registry::counts_inline(id)
+        && (leaf || after == switch::COUNTED);
+    let fenced = splits(kind);
+    let pairs_in_budget = PAIRS_IN_BUDGET + (u64::from(inlines) + u64::from(fenced)) * MIN_PAIRS as u64 / 2;
+    let largest = (budget / (2 * pairs_in_budget)).clamp(MIN_WINDOW, MAX_WINDOW);
+    let window = ((WINDOW_NS * ticks_per_ns / mean) as u64).clamp(MIN_WINDOW, largest);
+    if after == switch::MEASURED {
+        crate::untimed::hot(id, crate::untimed::basis(record), calls);
+    }
+    let counted = record.counted;
+    // SAFETY: this thread just won TARGET, so it alone touches the windows (see `Owned`).
+    let w = unsafe { &mut *WINDOWS.0.get() };
+    (w.id, w.kind, w.window, w.largest, w.budget, w.after) = (id, kind, window, largest, budget, after);
+    (w.spent, w.done, w.pairs, w.mean, w.timed_windows, w.fenced_windows) = (0, 0, 0, 0, 0, 0);
+    w.counted_windows = 0;
+    w.timed_spent = 0;
+    TARGET_MISSES.store(0, Relaxed);
+    (w.tallies, w.voided, w.tally_pairs) = (TALLY_WINDOWS, 0, 0);
+    (w.inlines, w.inline_pairs, w.fenced, w.leaf) = (inlines, 0, fenced, leaf);
+    w.start = now;
+    defer(w, Deferred::Start, counted, id);
+    true
+}
+
+/// The executions an estimation of an event with `calls` timed calls, left in mode `after`, may
+/// spend in its windows: a share of those calls, and at least `MIN_THROTTLED_BUDGET` for a
+/// throttled event.
+pub(super) fn budget(calls: u64, after: u8) -> u64 {
+    match after {
+        switch::COUNTED => (calls / BUDGET_SHARE).max(MIN_THROTTLED_BUDGET),
+        _ => calls / BUDGET_SHARE,
+    }
+}
+
+/// Whether event `id`, in mode `after`, may be estimated (when no other estimation holds the
+/// windows): estimation is on, the event is in the tables, not given up, and cannot nest.
+pub(super) fn eligible(id: u32, after: u8) -> bool {
+    let mode = switch::mode(id);
+    let in_mode = mode == after || (after == switch::COUNTED && switch::settled_counted(mode));
+    enabled() && id < switch::TABLE_LEN && !given_up(id) && !registry::nests(id) && in_mode
+}
+
+/// Whether estimating a measured event with children (`record`, its record on the offering
+/// thread) would change the callpaths the profile shows: with callpaths on, a counted event is
+/// not on its children's paths, so in its counted windows their calls would go to paths that
+/// skip it (BT.W: x_solve => binvcrhs, 54000 calls of a call the program never makes). Such an
+/// event keeps the calibrated cost. A throttled event is counted from then on anyway.
+pub(super) fn reshapes_callpaths(record: &Record, after: u8) -> bool {
+    after == switch::MEASURED && crate::callpath::depth() != 0 && record.child_calls != 0
+}
+
+/// The last event given up (recursive, or no longer called), so that it is not offered again
+/// at every power of four.
+pub(super) fn given_up(id: u32) -> bool {
+    GIVEN_UP.load(Relaxed) == u64::from(id) + 1
+}

@@ -1,0 +1,99 @@
+//! Events throttled, or hot with compensation on, while another was under estimation, by
+//! thread: each is estimated when the estimation under way on its thread ends (`start_pending`)
+//! or at the thread's next re-offer. Only offers touch it, off the hot path; a full queue drops
+//! the event (a throttled one keeps the mean of its timed calls until `reoffer` reaches it, a
+//! hot one is offered again at the next power of four of its calls).
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+const SLOTS: usize = 256;
+static QUEUE: [AtomicU64; SLOTS] = [const { AtomicU64::new(0) }; SLOTS];
+
+/// The bits of an entry that name its thread.
+const THREAD: u64 = 0xff_ffff << 40;
+
+/// `thread`'s part of an entry: its index plus one (24 bits), so that 0 is a free slot.
+fn owner(thread: u64) -> u64 {
+    ((thread + 1) << 40) & THREAD
+}
+
+/// An entry: the thread, the probe kind (8 bits) and the event id.
+fn pack(thread: u64, kind: usize, id: u32) -> u64 {
+    owner(thread) | ((kind as u64) & 0xff) << 32 | u64::from(id)
+}
+
+/// A flag in an entry's kind: the event is measured (hot), not throttled.
+pub const MEASURED: usize = 0x80;
+/// A flag in a measured entry's kind: the event waits counted (`offer_hot`).
+pub const WAITING: usize = 0x40;
+
+/// Queues an entry, once: an entry already waiting (counted or not) is not queued again (a
+/// hot event is offered again at every power of four of its calls). False when it was not
+/// queued now (it waits already, or the queue is full).
+pub fn push(thread: u64, kind: usize, id: u32) -> bool {
+    let entry = pack(thread, kind, id);
+    let waiting = (WAITING as u64) << 32;
+    if QUEUE.iter().any(|slot| slot.load(Relaxed) & !waiting == entry & !waiting) {
+        return false;
+    }
+    QUEUE.iter().any(|slot| slot.compare_exchange(0, entry, Relaxed, Relaxed).is_ok())
+}
+
+/// How many of `thread`'s entries wait counted.
+pub fn waiting_on(thread: u64) -> usize {
+    let mine = owner(thread);
+    QUEUE
+        .iter()
+        .map(|slot| slot.load(Relaxed))
+        .filter(|&e| e & THREAD == mine && (e >> 32) & WAITING as u64 != 0)
+        .count()
+}
+
+/// The events of the entries that wait counted, on any thread.
+pub fn waiting() -> impl Iterator<Item = u32> {
+    QUEUE
+        .iter()
+        .map(|slot| slot.load(Relaxed))
+        .filter(|&e| e != 0 && (e >> 32) & WAITING as u64 != 0)
+        .map(|e| e as u32)
+}
+
+/// An entry of `thread` (the first slot holding one), taken out of the queue.
+pub fn take(thread: u64) -> Option<(usize, u32)> {
+    let mine = owner(thread);
+    for slot in &QUEUE {
+        let entry = slot.load(Relaxed);
+        if entry != 0 && entry & THREAD == mine && slot.compare_exchange(entry, 0, Relaxed, Relaxed).is_ok() {
+            return Some((((entry >> 32) & 0xff) as usize, entry as u32));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_thread_counts_only_its_own_entries_that_wait_counted() {
+        let waiting = super::WAITING | super::MEASURED;
+        super::push(11, waiting, 50);
+        super::push(11, super::MEASURED, 51);
+        super::push(12, waiting, 52);
+        super::push(11, waiting, 53);
+        assert_eq!((super::waiting_on(11), super::waiting_on(12), super::waiting_on(13)), (2, 1, 0));
+        while super::take(11).is_some() {}
+        assert_eq!((super::waiting_on(11), super::waiting_on(12)), (0, 1));
+        assert_eq!(super::take(12), Some((waiting, 52)));
+    }
+
+    #[test]
+    fn each_thread_takes_its_own_entries() {
+        super::push(7, 1, 42);
+        super::push(8, 0, 43);
+        super::push(7, 0, 44);
+        assert_eq!(super::take(8), Some((0, 43)));
+        assert_eq!(super::take(8), None);
+        assert_eq!(super::take(7), Some((1, 42)));
+        assert_eq!(super::take(7), Some((0, 44)));
+        assert_eq!(super::take(7), None);
+    }
+}
