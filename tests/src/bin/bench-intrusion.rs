@@ -4,7 +4,10 @@
 //! early placement; then every round runs each build once, in turn, on the same input, and the
 //! ratio to the plain run of the same round is kept. The table gives each build's median ratio
 //! with its 95 % interval (sign-test order statistics), checks that every run printed exactly
-//! what the plain build printed, and says what the default build's profile holds.
+//! what the plain build printed, and says what the default build's profile holds. Each
+//! instrumented run's profiles also say what their probes cost (`overhead.total_ns`), which is
+//! set against what that run took over the round's plain run: the "figure" column, the median
+//! of those ratios (issue 23's honest overhead: 1 is right).
 //!
 //! `cargo run --release -p instrument-tests --bin bench-intrusion -- [--rounds N] [--only lz4,xz]`
 //! (after `cargo build --release --workspace`; target: the default build under 1.10 on each).
@@ -191,6 +194,9 @@ struct Row {
     build: &'static str,
     median_s: f64,
     ratio: Interval,
+    /// The profiles' probe cost over the run's extra time (median over the rounds), where the
+    /// variant writes profiles and ran slower.
+    figure: Option<Interval>,
     placement: Option<String>,
     routines: usize,
     calls: u64,
@@ -214,7 +220,7 @@ fn measure(project: &Project, args: &Args, scratch: &Path, input: &Path) -> Vec<
     for round in 0..args.rounds {
         eprintln!("running {} ({}/{})", project.name, round + 1, args.rounds);
         for (i, (v, program)) in VARIANTS.iter().zip(&programs).enumerate() {
-            let profiles = scratch.join(format!("profiles-{}-{}", project.name, v.name));
+            let profiles = round_profiles(scratch, project, v, round);
             std::fs::create_dir_all(&profiles).unwrap();
             let mut command = v.command(&program.display().to_string(), &profiles);
             command.args(&workload).env("INSTRUMENT_PROFILE_DIR", &profiles);
@@ -234,13 +240,38 @@ fn measure(project: &Project, args: &Args, scratch: &Path, input: &Path) -> Vec<
     rows(project, scratch, &seconds)
 }
 
+/// Where the profiles of a variant's run in a round go.
+fn round_profiles(scratch: &Path, project: &Project, v: &Variant, round: u32) -> PathBuf {
+    scratch.join(format!("profiles-{}-{}-{round}", project.name, v.name))
+}
+
+/// The probe cost the profiles of a run say (ns, summed over its processes), if it wrote any.
+fn overhead_ns(profiles: &Path) -> Option<f64> {
+    let paths = instrument_tests::profile_paths(profiles);
+    let costs = paths.iter().map(|p| instrument_tests::load_profile(p).overhead.map(|o| o.total_ns));
+    costs.sum::<Option<f64>>().filter(|_| !paths.is_empty())
+}
+
+/// Per round, what a variant's profiles say their probes cost over what the run took more than
+/// the round's plain run (rounds where it took no more are left out).
+fn figures(project: &Project, scratch: &Path, v: &Variant, seconds: &[f64], plain: &[f64]) -> Vec<f64> {
+    (0..seconds.len())
+        .filter(|&r| seconds[r] > plain[r])
+        .filter_map(|r| {
+            let said = overhead_ns(&round_profiles(scratch, project, v, r as u32))?;
+            Some(said / ((seconds[r] - plain[r]) * 1e9))
+        })
+        .collect()
+}
+
 fn rows(project: &Project, scratch: &Path, seconds: &[Vec<f64>]) -> Vec<Row> {
     VARIANTS
         .iter()
         .enumerate()
         .map(|(i, v)| {
             let ratios: Vec<f64> = seconds[i].iter().zip(&seconds[0]).map(|(s, p)| s / p).collect();
-            let profiles = scratch.join(format!("profiles-{}-{}", project.name, v.name));
+            let profiles = round_profiles(scratch, project, v, 0);
+            let figure = figures(project, scratch, v, &seconds[i], &seconds[0]);
             let profile =
                 instrument_tests::profile_paths(&profiles).first().map(|p| instrument_tests::load_profile(p));
             Row {
@@ -248,6 +279,8 @@ fn rows(project: &Project, scratch: &Path, seconds: &[Vec<f64>]) -> Vec<Row> {
                 build: v.name,
                 median_s: instrument_report::experiment::interval::median(&seconds[i]).unwrap_or(0.0),
                 ratio: median_interval(&ratios).unwrap_or_else(|| whole_range(&ratios)),
+                figure: (!figure.is_empty())
+                    .then(|| median_interval(&figure).unwrap_or_else(|| whole_range(&figure))),
                 placement: profile.as_ref().and_then(|p| p.placement.map(|p| p.to_string())),
                 routines: profile.as_ref().map_or(0, |p| p.functions.len()),
                 calls: profile.as_ref().map_or(0, |p| p.functions.iter().map(|f| f.stats.calls).sum()),
@@ -291,17 +324,28 @@ fn main() {
         "Run time against the plain build, median of {} paired rounds [95 % interval; the range below 6]",
         args.rounds
     );
-    println!("(target: the default build under 1.10; identical output checked on every run)\n");
+    println!("(target: the default build under 1.10; identical output checked on every run)");
     println!(
-        "{:<6} {:<8} {:>9} {:>26} {:>10} {:>9} {:>12}",
-        "", "build", "median s", "ratio", "placement", "routines", "calls"
+        "figure: the profile's probe cost over the run's extra time, median over the rounds (1: honest)\n"
     );
+    println!(
+        "{:<6} {:<8} {:>9} {:>26} {:>24} {:>10} {:>9} {:>12}",
+        "", "build", "median s", "ratio", "figure", "placement", "routines", "calls"
+    );
+    let interval = |i: &Interval| format!("{:.3} [{:.3}, {:.3}]", i.median, i.low, i.high);
     for r in &rows {
-        let ratio = format!("{:.3} [{:.3}, {:.3}]", r.ratio.median, r.ratio.low, r.ratio.high);
+        let figure = r.figure.as_ref().map_or_else(|| "-".to_string(), interval);
         let placement = r.placement.as_deref().unwrap_or("-");
         println!(
-            "{:<6} {:<8} {:>9.3} {:>26} {:>10} {:>9} {:>12}",
-            r.project, r.build, r.median_s, ratio, placement, r.routines, r.calls
+            "{:<6} {:<8} {:>9.3} {:>26} {:>24} {:>10} {:>9} {:>12}",
+            r.project,
+            r.build,
+            r.median_s,
+            interval(&r.ratio),
+            figure,
+            placement,
+            r.routines,
+            r.calls
         );
     }
 }
