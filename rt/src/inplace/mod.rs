@@ -948,6 +948,7 @@ unsafe fn publish(w: &mut Windows) {
             own: parts.map_or(0, |(own, _)| own),
             inside: parts.map_or(0, |(_, inside)| inside),
             fenced_windows: if parts.is_some() { w.fenced_windows as u32 } else { 0 },
+            at: 0,
         });
     }
 }
