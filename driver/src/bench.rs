@@ -121,7 +121,7 @@ struct Report {
     switched: Switched,
     is_like: IsLike,
     /// The same pattern's slowdown measured in one process, against the overhead figure.
-    is_like_paired: crate::bench_paired::Paired,
+    is_like_paired: Vec<crate::bench_paired::Paired>,
 }
 
 /// IS's key generation (4 randlc calls per key) plainly and with TAU's throttling (the
@@ -173,7 +173,10 @@ pub fn probes(settings: &Settings) -> Result<()> {
 
     let clang = toolchain::CLANG.find()?;
     let rounds = paired_rounds(settings.repeat);
-    let steps = (FIXTURES.len() as u64 * 2 + 7) * u64::from(settings.repeat) + 3 * u64::from(rounds) + 14;
+    let steps = (FIXTURES.len() as u64 * 2 + 7) * u64::from(settings.repeat)
+        + 3 * u64::from(rounds)
+        + 13
+        + crate::bench_paired::PROCESSES as u64;
     let progress = progress_bar(settings, steps);
     progress.set_message("building");
     let clock_pair = build(&clang, dir, "clock_pair", "plain", &[])?;
@@ -541,7 +544,7 @@ fn print_summary(report: &Report) {
         is.overhead_percent,
         is.model_percent
     );
-    println!("{}", report.is_like_paired.summary());
+    println!("{}", crate::bench_paired::summary(&report.is_like_paired));
     println!(
         "cost model (probe pairs measured at start-up): off {:.2} ns, counted {:.2} ns; model/real per fixture in \
          the table (instrument cost predicts with these)",
