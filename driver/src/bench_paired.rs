@@ -80,10 +80,10 @@ pub fn summary(runs: &[Paired]) -> String {
     let mut ratios: Vec<f64> = runs.iter().map(Paired::ratio).collect();
     ratios.sort_by(f64::total_cmp);
     let mut text = format!(
-        "IS-like in one process ({} rounds of {} keys, plain and instrumented alternated), {} processes:\n",
+        "IS-like, plain and instrumented alternated inside each of {} processes ({} rounds of {} keys):\n",
+        runs.len(),
         first.rounds,
-        first.keys_per_round,
-        runs.len()
+        first.keys_per_round
     );
     for (i, run) in runs.iter().enumerate() {
         text.push_str(&format!("  process {}: {}\n", i + 1, run.summary()));
