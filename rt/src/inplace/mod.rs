@@ -72,6 +72,7 @@ mod history;
 mod model;
 mod offers;
 mod pending;
+mod series;
 mod split;
 
 pub use history::{estimates, inline_mean, run_counted_cost, used_standard_error, Estimate};
@@ -84,6 +85,7 @@ use crate::{clock, pages, switch};
 use history::{pool_counted_with, pool_inline_with, pool_inside_with, pool_with};
 use model::{split, weighed_se, Reference};
 use offers::{reestimate_ticks, start_pending};
+use series::Series;
 use split::{median, split_of};
 use std::cell::UnsafeCell;
 use std::sync::atomic::{
@@ -238,13 +240,10 @@ struct Windows {
     counted_per: i64,
     tally_per: i64,
     inline_per: i64,
-    pairs: usize,
     /// Counted minus tally per execution, by pair of windows.
-    tally_differences: [i64; MAX_PAIRS],
-    tally_pairs: usize,
+    tally_differences: Series<i64>,
     /// An inline count minus a counted call per execution, by pair of windows.
-    inline_differences: [i64; MAX_PAIRS],
-    inline_pairs: usize,
+    inline_differences: Series<i64>,
     /// The current tally window's executions, and the executions the last one tallied.
     tally_window: u64,
     tallied: u64,
@@ -259,15 +258,13 @@ struct Windows {
     children_start: u64,
     /// The event's counted children's calls at the start of the current timed window.
     counted_children_start: u32,
-    timed_means: [u64; MAX_PAIRS],
-    timed_windows: usize,
+    timed_means: Series<u64>,
     /// The same of each fenced window.
-    fenced_means: [u64; MAX_PAIRS],
-    fenced_windows: usize,
+    fenced_means: Series<u64>,
     /// Each counted window's ticks per execution (scaled): the event's own time is not more.
-    counted_means: [u64; MAX_PAIRS],
-    counted_windows: usize,
-    differences: [i64; MAX_PAIRS],
+    counted_means: Series<u64>,
+    /// Timed minus counted per execution, by pair of windows (their number: the pairs).
+    differences: Series<i64>,
     /// A boundary reached at a timed exit, waiting for the event's next entry (`defer`).
     deferred: Deferred,
 }
@@ -318,11 +315,8 @@ const IDLE_WINDOWS: Windows = Windows {
     counted_per: 0,
     tally_per: 0,
     inline_per: 0,
-    pairs: 0,
-    tally_differences: [0; MAX_PAIRS],
-    tally_pairs: 0,
-    inline_differences: [0; MAX_PAIRS],
-    inline_pairs: 0,
+    tally_differences: Series::new(0),
+    inline_differences: Series::new(0),
     tally_window: 0,
     tallied: 0,
     after: switch::MEASURED,
@@ -330,13 +324,10 @@ const IDLE_WINDOWS: Windows = Windows {
     excl_start: 0,
     children_start: 0,
     counted_children_start: 0,
-    timed_means: [0; MAX_PAIRS],
-    timed_windows: 0,
-    fenced_means: [0; MAX_PAIRS],
-    fenced_windows: 0,
-    counted_means: [0; MAX_PAIRS],
-    counted_windows: 0,
-    differences: [0; MAX_PAIRS],
+    timed_means: Series::new(0),
+    fenced_means: Series::new(0),
+    counted_means: Series::new(0),
+    differences: Series::new(0),
     deferred: Deferred::None,
 };
 
@@ -526,13 +517,9 @@ fn timed_window_mean(w: &mut Windows, record: &Record, calls: u64) {
     let counted = u64::from(record.counted_children.saturating_sub(w.counted_children_start));
     let counted_cost = counted.saturating_mul(overhead::costs().map_or(0, |c| c.counted[STANDARD]));
     let mean = excl.saturating_sub(children).saturating_sub(counted_cost) / executions;
-    let (means, n) = match w.kind_of(w.done) {
-        Window::Fenced => (&mut w.fenced_means, &mut w.fenced_windows),
-        _ => (&mut w.timed_means, &mut w.timed_windows),
-    };
-    if *n < MAX_PAIRS {
-        means[*n] = mean;
-        *n += 1;
+    match w.kind_of(w.done) {
+        Window::Fenced => w.fenced_means.push(mean),
+        _ => w.timed_means.push(mean),
     }
 }
 
@@ -615,7 +602,7 @@ pub unsafe fn tally_interrupted(ts: &mut ThreadState) {
     // SAFETY: the contract.
     unsafe { close_tally(ts, w) };
     w.voided += 1;
-    w.tallies &= w.voided < MAX_VOIDED + w.tally_pairs as u32;
+    w.tallies &= w.voided < MAX_VOIDED + w.tally_differences.len() as u32;
     w.spent += w.tallied + 1;
     // The next group of windows (timed against counted) starts at the event's next entry: a
     // caller that returns after fewer executions than the tally group takes would otherwise void
@@ -648,10 +635,7 @@ unsafe fn close_window(w: &mut Windows, now: u64, count: u64) -> bool {
         Window::Fenced => w.timed_spent += executions,
         Window::Counted => {
             w.counted_per = per;
-            if w.counted_windows < MAX_PAIRS {
-                w.counted_means[w.counted_windows] = per.max(0) as u64;
-                w.counted_windows += 1;
-            }
+            w.counted_means.push(per.max(0) as u64);
         }
         Window::Tally => w.tally_per = per,
         Window::Inline => w.inline_per = per,
@@ -662,21 +646,17 @@ unsafe fn close_window(w: &mut Windows, now: u64, count: u64) -> bool {
             Window::Counted => w.kind_of(w.done - 1),
             kind => kind,
         };
-        if other == Window::Tally && w.tally_pairs < MAX_PAIRS {
-            w.tally_differences[w.tally_pairs] = w.counted_per - w.tally_per;
-            w.tally_pairs += 1;
-        } else if other == Window::Inline && w.inline_pairs < MAX_PAIRS {
-            w.inline_differences[w.inline_pairs] = w.inline_per - w.counted_per;
-            w.inline_pairs += 1;
-        } else if other == Window::Timed && w.pairs < MAX_PAIRS {
-            w.differences[w.pairs] = w.timed_per - w.counted_per;
-            w.pairs += 1;
+        match other {
+            Window::Tally => w.tally_differences.push(w.counted_per - w.tally_per),
+            Window::Inline => w.inline_differences.push(w.inline_per - w.counted_per),
+            Window::Timed => w.differences.push(w.timed_per - w.counted_per),
+            Window::Counted | Window::Fenced => {}
         }
     }
     w.done += 1;
     w.spent += executions;
-    let exhausted = w.pairs >= MAX_PAIRS || w.spent >= w.budget;
-    if w.done.is_multiple_of(2) && w.pairs >= MIN_PAIRS && (exhausted || settled(w)) {
+    let exhausted = w.differences.len() >= MAX_PAIRS || w.spent >= w.budget;
+    if w.done.is_multiple_of(2) && w.differences.len() >= MIN_PAIRS && (exhausted || settled(w)) {
         // SAFETY: this thread owns the estimation, whose id `offer` checked (the contract); it
         // touches the windows no more once released (the contract too).
         unsafe {
@@ -745,7 +725,7 @@ unsafe fn give_up_stale(state: *mut ThreadState, now: u64) {
     unsafe { crate::tally::interrupted(&mut *state) };
     // SAFETY: as above; no other reference to the windows is held.
     let w = unsafe { &mut *WINDOWS.0.get() };
-    if w.pairs >= MIN_PAIRS {
+    if w.differences.len() >= MIN_PAIRS {
         // SAFETY: this thread owns the estimation, whose id `offer` checked.
         unsafe { publish(w) };
     } else {
@@ -851,7 +831,7 @@ pub unsafe fn retire(state: *mut ThreadState) {
     // boundary of it is under way and no other thread touches the windows (see `Owned`).
     unsafe {
         let w = &mut *WINDOWS.0.get();
-        if w.pairs >= MIN_PAIRS {
+        if w.differences.len() >= MIN_PAIRS {
             publish(w);
         }
         release(w.after);
@@ -862,7 +842,7 @@ pub unsafe fn retire(state: *mut ThreadState) {
 /// outlier) and its standard error, in ticks per window. Sorts the differences in place (their
 /// order means nothing) rather than allocate inside a probe.
 fn trimmed(w: &mut Windows) -> (f64, f64) {
-    trimmed_of(&mut w.differences[..w.pairs])
+    trimmed_of(w.differences.values())
 }
 
 /// `trimmed` of any differences.
@@ -894,9 +874,9 @@ unsafe fn publish(w: &mut Windows) {
     let (mean, se) = trimmed(w);
     let (pooled, pooled_se) = pool_with(w.id, mean, se);
     let tally =
-        (w.tally_pairs >= MIN_TALLY_PAIRS).then(|| trimmed_of(&mut w.tally_differences[..w.tally_pairs]));
+        (w.tally_differences.len() >= MIN_TALLY_PAIRS).then(|| trimmed_of(w.tally_differences.values()));
     let inline =
-        (w.inline_pairs >= MIN_TALLY_PAIRS).then(|| trimmed_of(&mut w.inline_differences[..w.inline_pairs]));
+        (w.inline_differences.len() >= MIN_TALLY_PAIRS).then(|| trimmed_of(w.inline_differences.values()));
     let reference = inline.filter(|_| w.leaf);
     let counted_pooled =
         Reference::of(reference.and(pool_inline_with(w.id, reference)), pool_counted_with(w.id, tally));
@@ -936,18 +916,18 @@ unsafe fn publish(w: &mut Windows) {
             standard_error: se.round() as u64,
             counted: alone.counted,
             timed: alone.timed,
-            pairs: w.pairs as u32,
+            pairs: w.differences.len() as u32,
             window: w.window as u32,
             counted_measured: tally.map_or(0, |(m, _)| m.round() as i64),
             counted_error: tally.map_or(0, |(_, e)| e.round() as u64),
-            counted_pairs: if tally.is_some() { w.tally_pairs as u32 } else { 0 },
+            counted_pairs: if tally.is_some() { w.tally_differences.len() as u32 } else { 0 },
             used_standard_error: used_se.round() as u64,
             inline_measured: inline.map_or(0, |(m, _)| m.round() as i64),
             inline_error: inline.map_or(0, |(_, e)| e.round() as u64),
-            inline_pairs: if inline.is_some() { w.inline_pairs as u32 } else { 0 },
+            inline_pairs: if inline.is_some() { w.inline_differences.len() as u32 } else { 0 },
             own: parts.map_or(0, |(own, _)| own),
             inside: parts.map_or(0, |(_, inside)| inside),
-            fenced_windows: if parts.is_some() { w.fenced_windows as u32 } else { 0 },
+            fenced_windows: if parts.is_some() { w.fenced_means.len() as u32 } else { 0 },
             at: 0,
         });
     }
@@ -967,7 +947,7 @@ pub fn split_cost(id: u32) -> (u64, Option<u64>) {
 /// timed windows' (a window a preemption hit is an outlier there), else the mean of the timed
 /// calls before throttling.
 fn throttled_mean(w: &mut Windows) -> u64 {
-    let means = &mut w.timed_means[..w.timed_windows];
+    let means = w.timed_means.values();
     if means.len() < MIN_PAIRS / 2 {
         return w.mean;
     }

@@ -300,12 +300,17 @@ pub(super) unsafe fn offer(
     // SAFETY: this thread just won TARGET, so it alone touches the windows (see `Owned`).
     let w = unsafe { &mut *WINDOWS.0.get() };
     (w.id, w.kind, w.window, w.largest, w.budget, w.after) = (id, kind, window, largest, budget, after);
-    (w.spent, w.done, w.pairs, w.mean, w.timed_windows, w.fenced_windows) = (0, 0, 0, 0, 0, 0);
-    w.counted_windows = 0;
+    (w.spent, w.done, w.mean) = (0, 0, 0);
+    for series in [&mut w.timed_means, &mut w.fenced_means, &mut w.counted_means] {
+        series.clear();
+    }
+    for series in [&mut w.differences, &mut w.tally_differences, &mut w.inline_differences] {
+        series.clear();
+    }
     w.timed_spent = 0;
     TARGET_MISSES.store(0, Relaxed);
-    (w.tallies, w.voided, w.tally_pairs) = (TALLY_WINDOWS, 0, 0);
-    (w.inlines, w.inline_pairs, w.fenced, w.leaf) = (inlines, 0, fenced, leaf);
+    (w.tallies, w.voided) = (TALLY_WINDOWS, 0);
+    (w.inlines, w.fenced, w.leaf) = (inlines, fenced, leaf);
     w.start = now;
     defer(w, Deferred::Start, counted, id);
     true

@@ -41,12 +41,12 @@ pub(super) const MIN_SPLIT: usize = MIN_PAIRS / 4;
 /// gave a 45 ns routine 210 to 230 ns of its own.
 pub(super) fn split_of(w: &mut Windows) -> Option<(u64, u64)> {
     let calibrated = overhead::fenced_own();
-    if w.fenced_windows < MIN_SPLIT || w.timed_windows < MIN_SPLIT || w.counted_windows < MIN_SPLIT {
+    if [w.fenced_means.len(), w.timed_means.len(), w.counted_means.len()].into_iter().any(|n| n < MIN_SPLIT) {
         return None;
     }
-    let fenced = median(&mut w.fenced_means[..w.fenced_windows]);
-    let timed = median(&mut w.timed_means[..w.timed_windows]);
-    let counted = median(&mut w.counted_means[..w.counted_windows]);
+    let fenced = median(w.fenced_means.values());
+    let timed = median(w.timed_means.values());
+    let counted = median(w.counted_means.values());
     let own = fenced.saturating_sub(calibrated).min(counted);
     Some((own, timed.saturating_sub(own)))
 }
@@ -60,29 +60,36 @@ pub(super) fn median(values: &mut [u64]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::inplace::series::Series;
     use crate::inplace::IDLE_WINDOWS;
     use crate::overhead::SCALE;
+
+    /// A series of window means (ns, scaled).
+    fn means(ns: &[u64]) -> Series<u64> {
+        let mut series = Series::new(0);
+        ns.iter().for_each(|&ns| series.push(ns << SCALE));
+        series
+    }
 
     #[test]
     fn the_split_is_the_timed_windows_less_the_fenced_ones_own_time() {
         overhead::set_fenced_own(40 << SCALE);
         let mut w = Box::new(IDLE_WINDOWS);
         // Too few fenced windows: no split.
-        w.fenced_windows = MIN_SPLIT - 1;
-        (w.timed_windows, w.counted_windows) = (MIN_SPLIT, MIN_SPLIT);
-        w.counted_means[..MIN_SPLIT].copy_from_slice(&[15 << SCALE; MIN_SPLIT]);
+        w.fenced_means = means(&[52; MIN_SPLIT - 1]);
+        w.timed_means = means(&[28; MIN_SPLIT]);
+        w.counted_means = means(&[15; MIN_SPLIT]);
         assert_eq!(split_of(&mut w), None);
         // Fenced windows at 52 ns (an outlier at 90), timed ones at 28 ns (one at 70): the
         // event's own time is 52 - 40 = 12 ns, and 28 - 12 = 16 ns of the timed pair is inside.
-        w.fenced_windows = MIN_SPLIT;
-        w.fenced_means[..MIN_SPLIT].copy_from_slice(&[52, 90, 52, 51, 53, 52].map(|ns: u64| ns << SCALE));
-        w.timed_means[..MIN_SPLIT].copy_from_slice(&[28, 28, 70, 27, 29, 28].map(|ns: u64| ns << SCALE));
+        w.fenced_means = means(&[52, 90, 52, 51, 53, 52]);
+        w.timed_means = means(&[28, 28, 70, 27, 29, 28]);
         assert_eq!(split_of(&mut w), Some((12 << SCALE, 16 << SCALE)));
         // Fenced windows cheaper than the calibration: no own time, the whole of it inside.
-        w.fenced_means[..MIN_SPLIT].copy_from_slice(&[30 << SCALE; MIN_SPLIT]);
+        w.fenced_means = means(&[30; MIN_SPLIT]);
         assert_eq!(split_of(&mut w), Some((0, 28 << SCALE)));
         // Fenced windows dearer than a whole counted execution: the own time is that at most.
-        w.fenced_means[..MIN_SPLIT].copy_from_slice(&[90 << SCALE; MIN_SPLIT]);
+        w.fenced_means = means(&[90; MIN_SPLIT]);
         assert_eq!(split_of(&mut w), Some((15 << SCALE, 13 << SCALE)));
     }
 }
