@@ -89,10 +89,19 @@ pub(super) fn over_reference(
 /// scaled as the timed pair moved since start-up (as `calibrated`'s).
 pub(super) fn calibrated_references(kind: usize) -> Option<(i64, i64, i64)> {
     let costs = overhead::costs()?;
-    let (_, counted) = calibrated(kind)?;
+    let counted = moved_with_timed(costs, kind, costs.counted[kind]);
+    Some((
+        counted,
+        moved_with_timed(costs, kind, costs.off[kind]),
+        moved_with_timed(costs, kind, costs.inline),
+    ))
+}
+
+/// A start-up cost of `kind`'s probes (scaled), scaled as their timed pair moved since start-up
+/// (the latest recalibration's against the start-up one).
+fn moved_with_timed(costs: &overhead::Costs, kind: usize, cost: u64) -> i64 {
     let (start, now) = (costs.measured[kind], crate::compensate::calibrated_pair_cost(kind));
-    let scaled = |cost: u64| (u128::from(cost) * u128::from(now) / u128::from(start.max(1))) as i64;
-    Some((counted, scaled(costs.off[kind]), scaled(costs.inline)))
+    (u128::from(cost) * u128::from(now) / u128::from(start.max(1))) as i64
 }
 
 /// The counted pair's in-place cost from the measured difference, by the slack model of the
@@ -110,9 +119,8 @@ pub(super) fn counted_model(difference: i64, kind: usize) -> u64 {
 /// timed one, the counted one scaled as the timed one moved since start-up.
 pub(super) fn calibrated(kind: usize) -> Option<(i64, i64)> {
     let costs = overhead::costs()?;
-    let (start, now) = (costs.measured[kind], crate::compensate::calibrated_pair_cost(kind));
-    let counted = (u128::from(costs.counted[kind]) * u128::from(now) / u128::from(start.max(1))) as i64;
-    Some((now as i64, counted))
+    let now = crate::compensate::calibrated_pair_cost(kind);
+    Some((now as i64, moved_with_timed(costs, kind, costs.counted[kind])))
 }
 
 /// The measured difference `mean` (standard error `se`) weighed with the calibrated one by
