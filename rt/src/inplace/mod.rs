@@ -771,31 +771,35 @@ unsafe fn release(mode: u8) {
 /// interpreter's small routines the call costs far more (Lua, `bench-intrusion`'s workload: 1.26 x
 /// the plain run through the probe, 1.10 x counting inline).
 fn settled_mode(id: u32) -> u8 {
+    settled_mode_with(inline_mean(id))
+}
+
+/// `settled_mode` given the event's inline-minus-counted mean and its standard error.
+fn settled_mode_with(inline: Option<(f64, f64)>) -> u8 {
     let mode = switch::settled();
-    if mode == switch::INLINE && inline_mean(id).is_some_and(|(extra, se)| extra > 2.0 * se) {
+    if mode == switch::INLINE && inline.is_some_and(|(extra, se)| extra > 2.0 * se) {
         switch::COUNTED
     } else {
         mode
     }
 }
 
-/// What one untimed call of event `id` costs in place in the way it is counted now (scaled),
-/// where its windows measured an inline count against a counted call: its counted pair's cost,
-/// plus that difference if it counts inline, but not more than an inline count's calibration
-/// there. Next to a routine whose own time varies by tens of nanoseconds (xz's range coder,
-/// match finder) both measurements carry that noise (standard errors of 8 to 35 ns for a
-/// difference of a few) and charged each inline count 20 to 57 ns: the profile said 18 to 29 %
-/// of the run where xz ran 8 % slower. None where nothing compared the two (the profile's
-/// overhead then takes the run's share of inline counts, `Overhead::inline_share`).
+/// What one untimed call of event `id` costs in place (scaled), where its windows measured an
+/// inline count against a counted call: its counted pair's cost, and for the share of its
+/// throttled time it counted inline (`inline_share`) that plus the difference, but not more
+/// than an inline count's calibration there. Next to a routine whose own time varies by tens of
+/// nanoseconds (xz's range coder, match finder) both measurements carry that noise (standard
+/// errors of 8 to 35 ns for a difference of a few) and charged each inline count 20 to 57 ns:
+/// the profile said 18 to 29 % of the run where xz ran 8 % slower. None where nothing compared
+/// the two (the profile's overhead then takes the run's share of inline counts,
+/// `Overhead::inline_share`).
 pub fn untimed_cost(id: u32) -> Option<u64> {
     let (extra, _) = inline_mean(id)?;
-    let counted = run_counted_cost(id);
-    if switch::mode(id) != switch::INLINE {
-        return Some(counted);
-    }
-    let measured = (counted as f64 + extra).max(0.0).round() as u64;
-    let calibrated = overhead::costs().map_or(u64::MAX, |c| c.inline).max(1);
-    Some(measured.min(calibrated))
+    let counted = run_counted_cost(id) as f64;
+    let calibrated = overhead::costs().map_or(u64::MAX, |c| c.inline).max(1) as f64;
+    let inline = (counted + extra).max(0.0).min(calibrated);
+    let share = history::inline_share(id).unwrap_or(0.0);
+    Some((counted + share * (inline - counted)).round() as u64)
 }
 
 /// Before a profile is written: every event waiting counted in any thread's queue is measured
@@ -929,6 +933,11 @@ unsafe fn publish(w: &mut Windows) {
             inside: parts.map_or(0, |(_, inside)| inside),
             fenced_windows: if parts.is_some() { w.fenced_means.len() as u32 } else { 0 },
             at: 0,
+            mode: if w.after == switch::COUNTED {
+                settled_mode_with(pool_inline_with(w.id, inline))
+            } else {
+                w.after
+            },
         });
     }
 }
