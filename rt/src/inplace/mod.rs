@@ -60,7 +60,8 @@
 //! counting inline against counting through the probe call (`Window::Inline`: its entry code
 //! counts itself until the count the thread's `inline_end` names, whose call ends the window),
 //! and settles in whichever costs less on the mean of its estimations (`settled_mode`); the
-//! profile charges its untimed calls at that mode's cost (`untimed_cost`). A leaf routine's
+//! profile charges its untimed calls each mode's cost for the share of the time it held
+//! (`untimed_cost`). A leaf routine's
 //! inline windows, compensated or not, are also what its counted path's cost is measured
 //! against where the inline count is the cheaper (`Reference`): what no window sees is then an
 //! inline count, not a probe call.
