@@ -403,8 +403,9 @@ macro_rules! counted_path {
                 "mov r11, qword ptr [rip + {costs}]",
                 "test r11, r11",
                 "jz 7f",
-                "lea r10, [rax + 2 * rax]",
-                "mov r10, qword ptr [r11 + 8 * r10 + {wait_until}]",
+                "mov r10, rax",
+                "shl r10, {cost_shift}",
+                "mov r10, qword ptr [r11 + r10 + {wait_until}]",
                 "test r10, r10",
                 "jz 7f",
                 "cmp r9, r10",
@@ -425,8 +426,9 @@ macro_rules! counted_path {
                 "mov r9, qword ptr [rip + {costs}]",
                 "test r9, r9",
                 "jz 6f",
-                "lea r10, [rax + 2 * rax]",
-                "lea r9, [r9 + 8 * r10]",
+                "mov r10, rax",
+                "shl r10, {cost_shift}",
+                "add r9, r10",
                 "cmp qword ptr [r9 + {timed}], 0",
                 "je 6f",
                 "mov r10, qword ptr [r9 + {counted_cost}]",
@@ -473,6 +475,7 @@ macro_rules! counted_path {
                 timed = const core::mem::offset_of!(crate::inplace::Cost, timed),
                 counted_cost = const core::mem::offset_of!(crate::inplace::Cost, counted),
                 wait_until = const core::mem::offset_of!(crate::inplace::Cost, wait_until),
+                cost_shift = const size_of::<crate::inplace::Cost>().trailing_zeros(),
                 overhead = const core::mem::offset_of!(Frame, overhead),
                 node_at = const core::mem::offset_of!(Frame, node_at),
                 last_event = const crate::callpath::LAST_EVENT_AT,
@@ -512,6 +515,10 @@ counted_path!(enter_counted_fast_pm,
     full = sym enter_throttled, save = sym save_rsi);
 
 const _: () = assert!(size_of::<Record>().is_power_of_two(), "the counted path indexes records by a shift");
+const _: () = assert!(
+    size_of::<crate::inplace::Cost>().is_power_of_two(),
+    "the counted path indexes the costs by a shift"
+);
 const _: () =
     assert!(instrument_live::DEPTH_BUSY.is_power_of_two(), "the counted path marks busy with one bit");
 
