@@ -13,6 +13,10 @@
 //! round, so they never reach a throttling threshold worth speaking of, and a round that a
 //! throttled probe would make implausibly cheap is not used.
 //!
+//! Each round also rescales the estimated events' in-place costs as the calibration moved since
+//! they were measured (`inplace::follow_phase`), as unestimated events follow it through their
+//! calibrated cost.
+//!
 //! The same deadline, every `inplace::REESTIMATE_NS` without compensation (every period with
 //! it), offers the calling thread's next throttled event for estimation again
 //! (`inplace::reoffer`), so that throttled events' estimates follow the phases of the run.
@@ -167,6 +171,7 @@ fn record(timed: &overhead::Timed, fenced: u64) {
     let lower = |kind: usize| round[kind].min(previous[kind]);
     let own = if lower(STANDARD) == round[STANDARD] { round[2] } else { previous[2] };
     compensate::set_pair_costs([lower(0), lower(1)], own);
+    crate::inplace::follow_phase();
     if near(fenced, start.fenced_own) {
         overhead::set_fenced_own(fenced.min(PREVIOUS_FENCED.swap(fenced, Relaxed)));
     }

@@ -73,12 +73,14 @@ mod history;
 mod model;
 mod offers;
 mod pending;
+mod phase;
 mod series;
 mod split;
 
 pub use history::{estimates, inline_mean, run_counted_cost, used_standard_error, Estimate};
 
 pub use offers::{before_timed_charge, offer_throttled, reoffer, resume, waited_out, REESTIMATE_NS};
+pub use phase::follow as follow_phase;
 
 use crate::overhead::{self, SCALE, STANDARD};
 use crate::thread::{Record, ThreadState};
@@ -178,6 +180,12 @@ pub struct Cost {
     /// The part of the timed pair inside the event's interval as its split windows measured it
     /// (`split`), plus one; 0 where none did (compensation then splits by the calibration).
     pub inside: AtomicU64,
+    /// The three costs above as the estimation measured them, and the calibration then: the ones
+    /// above follow the calibration from these (`phase`).
+    base_timed: AtomicU64,
+    base_counted: AtomicU64,
+    base_inside: AtomicU64,
+    base_calibration: AtomicU64,
 }
 
 /// Event `id`'s entry of the table, if there is one.
@@ -894,10 +902,8 @@ unsafe fn publish(w: &mut Windows) {
         debug_assert!(w.id < switch::TABLE_LEN);
         // SAFETY: `w.id` is below TABLE_LEN (the contract), the table's length (`start`).
         let cost = unsafe { &*table.add(w.id as usize) };
-        let timed_before = cost.timed.load(Relaxed);
-        cost.counted.store(used.counted, Relaxed);
-        cost.timed.store(used.timed, Relaxed);
-        cost.inside.store(inside.map_or(0, |i| i + 1), Relaxed);
+        let timed_before = phase::measured_timed(cost);
+        phase::set(cost, w.id, used.timed, used.counted, inside.map_or(0, |i| i + 1));
         crate::population::add(w.id, w.budget, used.timed, crate::compensate::calibrated_pair_cost(w.kind));
         if w.after == switch::COUNTED {
             let id = w.id;

@@ -1,0 +1,133 @@
+//! In-place costs that follow the machine's phases.
+//!
+//! A shared machine changes what the probes cost under the program for hundreds of
+//! milliseconds at a time: on NPB BT.W here, recalibration (recalibrate.rs) measured the routine
+//! pair at 102 ticks for most of a run, then 135 for half a second, and 147 for a third of a
+//! second later on. An event is estimated in place at powers of four of its calls, so most of
+//! its estimates come early and the last one may be a second old; compensation kept charging
+//! each event what it cost in the phase of its last estimate (BT PA-comp +4.9 % of main
+//! against PA-off, 95 % interval [+3.3, +6.6]). Unestimated events follow the phases already:
+//! their cost is the latest calibration times the population's scale (population.rs). Here an
+//! estimated event's costs are kept as measured (`Base`), with the calibration of that moment,
+//! and every recalibration sets the costs compensation reads to the measured ones times how the
+//! calibration moved since: the same proportional model, one event at a time.
+
+use super::{Cost, TABLE};
+use crate::overhead::STANDARD;
+use std::sync::atomic::{
+    AtomicU32, AtomicUsize,
+    Ordering::{Acquire, Relaxed, Release, SeqCst},
+};
+
+/// Events whose costs follow the phases: the first MAX_TRACKED estimated ones (the others keep
+/// their measured costs).
+const MAX_TRACKED: usize = 4096;
+static TRACKED: [AtomicU32; MAX_TRACKED] = [const { AtomicU32::new(0) }; MAX_TRACKED];
+static COUNT: AtomicUsize = AtomicUsize::new(0);
+
+/// The phase indicator: the routine pair's calibrated cost now (scaled; the start-up one, or the
+/// latest recalibration's).
+fn calibration() -> u64 {
+    crate::compensate::calibrated_pair_cost(STANDARD).max(1)
+}
+
+/// Sets event `id`'s costs as an estimation measured them (scaled; `inside` plus one, 0: none),
+/// in the phase of now, and the costs compensation reads from them.
+///
+/// Must only be called by the thread that owns the estimation (inplace), one at a time.
+pub(super) fn set(cost: &Cost, id: u32, timed: u64, counted: u64, inside: u64) {
+    let first = cost.base_calibration.load(Relaxed) == 0;
+    cost.base_timed.store(timed, SeqCst);
+    cost.base_counted.store(counted, SeqCst);
+    cost.base_inside.store(inside, SeqCst);
+    cost.base_calibration.store(calibration(), SeqCst);
+    if first {
+        let n = COUNT.load(Relaxed);
+        if n < MAX_TRACKED {
+            TRACKED[n].store(id, Relaxed);
+            COUNT.store(n + 1, Release);
+        }
+    }
+    apply(cost);
+}
+
+/// After a recalibration: every tracked event's costs follow the calibration.
+pub fn follow() {
+    let table = TABLE.load(Relaxed);
+    if table.is_null() {
+        return;
+    }
+    for slot in &TRACKED[..COUNT.load(Acquire)] {
+        // SAFETY: a tracked id had an estimate, so it is below TABLE_LEN, the table's length
+        // (mapped by `start`, never unmapped).
+        apply(unsafe { &*table.add(slot.load(Relaxed) as usize) });
+    }
+}
+
+/// Sets the costs compensation reads from the measured ones, scaled as the calibration moved
+/// since they were measured. The estimating thread (`set`) and a recalibrating one (`follow`)
+/// may apply one event at once: each checks after its stores that the measured costs did not
+/// change meanwhile, and applies them again if they did, so the last stores are of the newest.
+fn apply(cost: &Cost) {
+    loop {
+        let base = Base::of(cost);
+        let (timed, counted, inside) = base.at(calibration());
+        cost.counted.store(counted, Relaxed);
+        cost.timed.store(timed, Relaxed);
+        cost.inside.store(inside, Relaxed);
+        if Base::of(cost) == base {
+            return;
+        }
+    }
+}
+
+/// An event's costs as measured, and the calibration then.
+#[derive(PartialEq, Eq)]
+struct Base {
+    timed: u64,
+    counted: u64,
+    inside: u64,
+    calibration: u64,
+}
+
+impl Base {
+    fn of(cost: &Cost) -> Base {
+        Base {
+            timed: cost.base_timed.load(SeqCst),
+            counted: cost.base_counted.load(SeqCst),
+            inside: cost.base_inside.load(SeqCst),
+            calibration: cost.base_calibration.load(SeqCst),
+        }
+    }
+
+    /// The costs (timed, counted, inside plus one) where the calibration is `now`: as measured,
+    /// times how the calibration moved since.
+    fn at(&self, now: u64) -> (u64, u64, u64) {
+        let scaled = |v: u64| (u128::from(v) * u128::from(now) / u128::from(self.calibration.max(1))) as u64;
+        (
+            scaled(self.timed).max(1),
+            scaled(self.counted),
+            self.inside.checked_sub(1).map_or(0, |i| scaled(i) + 1),
+        )
+    }
+}
+
+/// Event `cost`'s timed pair cost as measured (scaled), whatever the phase now.
+pub(super) fn measured_timed(cost: &Cost) -> u64 {
+    cost.base_timed.load(Relaxed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn costs_follow_the_calibration_in_proportion() {
+        let base = Base { timed: 1000, counted: 60, inside: 401, calibration: 100 };
+        assert_eq!(base.at(100), (1000, 60, 401), "the phase it was measured in");
+        assert_eq!(base.at(135), (1350, 81, 541), "a slower phase");
+        assert_eq!(base.at(50), (500, 30, 201));
+        let unsplit = Base { inside: 0, ..base };
+        assert_eq!(unsplit.at(135).2, 0, "no split measured stays none");
+    }
+}
