@@ -5,8 +5,9 @@
 //! pair at 102 ticks for most of a run, then 135 for half a second, and 147 for a third of a
 //! second later on. An event is estimated in place at powers of four of its calls, so most of
 //! its estimates come early and the last one may be a second old; compensation kept charging
-//! each event what it cost in the phase of its last estimate (BT PA-comp +4.9 % of main
-//! against PA-off, 95 % interval [+3.3, +6.6]). Unestimated events follow the phases already:
+//! each event what it cost in the phase of its last estimate, though estimates made inside such
+//! a phase came out 10 to 16 % higher (four BT kernels, eight runs). Unestimated events follow
+//! the phases already:
 //! their cost is the latest calibration times the population's scale (population.rs). Here an
 //! estimated event's costs are kept as measured (`Base`), with the calibration of that moment,
 //! and every recalibration sets the costs compensation reads to the measured ones times how the
