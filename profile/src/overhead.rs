@@ -72,10 +72,10 @@ pub struct EventCosts {
     /// estimates (rt/src/pooling.rs). 0 in profiles that did not record it.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub standard_error_ns: f64,
-    /// What one of its untimed activations cost in place in the way it was counted from its
-    /// estimation on: inline by its own entry code (at most `Overhead::inline_count_ns`), or
-    /// through the counted probe where its windows measured the inline count dearer
-    /// (rt/src/inplace/). Absent where no window
+    /// What one of its untimed activations cost in place, on the mean over the ways it was
+    /// counted from its first estimation on, each for the share of the time it held: inline by
+    /// its own entry code (at most `Overhead::inline_count_ns`), or through the counted probe
+    /// while its windows measured the inline count dearer (rt/src/inplace/). Absent where no window
     /// compared the two (its code cannot count inline, or the run does not): its untimed
     /// activations then count inline in `Overhead::inline_share`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
