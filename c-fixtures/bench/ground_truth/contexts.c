@@ -16,7 +16,9 @@
  *              key generation: four randlc calls per key)
  *   block      a 5x5 block update called in a loop over blocks (NPB BT's matmul_sub)
  *   syscall    a routine that makes a system call
- *   nested     three routines each calling the next once (xz's match finder) */
+ *   nested     three routines each calling the next once (xz's match finder)
+ *   siblings   a line routine calling three different block routines in turn at each point
+ *              (NPB BT's solve_line: matvec_sub, matmul_sub, binvcrhs) */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -214,4 +216,53 @@ double GT(run_nested)(long n) {
     for (long i = 0; i < n; i++)
         sum += GT(nest_top)(table, (unsigned)i * 7919u);
     return (double)sum;
+}
+
+/* A line of LINE points, each calling three different block routines in turn (NPB BT's
+ * solve_line: matvec_sub, matmul_sub, binvcrhs): siblings under one caller, so that every
+ * call steps to another callpath node than the call before it. Each update keeps its values
+ * bounded (half the old value plus a source term), so nothing drifts towards subnormals. */
+#define LINE 8
+NOINLINE static void GT(sib_matvec)(double a[5][5], const double *x, double *y) {
+    for (int i = 0; i < 5; i++)
+        y[i] = 0.5 * y[i] + 1.0 -
+               1e-3 * (a[i][0] * x[0] + a[i][1] * x[1] + a[i][2] * x[2] + a[i][3] * x[3] + a[i][4] * x[4]);
+}
+
+NOINLINE static void GT(sib_matmul)(double a[5][5], double b[5][5], double c[5][5]) {
+    for (int j = 0; j < 5; j++)
+        for (int i = 0; i < 5; i++)
+            c[i][j] = 0.5 * c[i][j] + 1.0 -
+                      1e-3 * (a[i][0] * b[0][j] + a[i][1] * b[1][j] + a[i][2] * b[2][j] +
+                              a[i][3] * b[3][j] + a[i][4] * b[4][j]);
+}
+
+NOINLINE static void GT(sib_solve)(double b[5][5], double *r) {
+    for (int p = 0; p < 5; p++) {
+        r[p] = (r[p] + 1.0) / (4.0 + b[p][p] * b[p][p]);
+        for (int i = p + 1; i < 5; i++)
+            r[i] -= 1e-3 * b[i][p] * r[p];
+    }
+}
+
+NOINLINE static void GT(sib_line)(double a[][5][5], double c[][5][5], double r[][5]) {
+    for (int i = 1; i < LINE; i++) {
+        GT(sib_matvec)(a[i], r[i - 1], r[i]);
+        GT(sib_matmul)(a[i], c[i - 1], c[i]);
+        GT(sib_solve)(c[i], r[i]);
+    }
+}
+
+/* n lines: 1 + 3 (LINE - 1) calls each. */
+double GT(run_siblings)(long n) {
+    static double a[LINE][5][5], c[LINE][5][5], r[LINE][5];
+    for (int k = 0; k < LINE; k++)
+        for (int i = 0; i < 5; i++) {
+            r[k][i] = 0.5;
+            for (int j = 0; j < 5; j++)
+                a[k][i][j] = 1e-2 * (i + j + k), c[k][i][j] = 1e-2 * (i * j);
+        }
+    for (long i = 0; i < n; i++)
+        GT(sib_line)(a, c, r);
+    return r[3][2] + c[5][1][2];
 }

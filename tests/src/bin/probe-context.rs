@@ -62,8 +62,19 @@ fn parse_env(text: &str) -> Result<(String, String), String> {
     Ok((name.to_string(), value.to_string()))
 }
 
-const CONTEXTS: [&str; 10] =
-    ["chain", "madd", "misses", "inlined", "branchy", "recursion", "in_chain", "block", "syscall", "nested"];
+const CONTEXTS: [&str; 11] = [
+    "chain",
+    "madd",
+    "misses",
+    "inlined",
+    "branchy",
+    "recursion",
+    "in_chain",
+    "block",
+    "syscall",
+    "nested",
+    "siblings",
+];
 
 #[derive(serde::Serialize)]
 struct Row {
