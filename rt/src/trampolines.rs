@@ -586,3 +586,65 @@ pub fn set_in_use() -> &'static EntryPoints {
 pub unsafe extern "C" fn __instrument_unwind(id_slot: *const u32) {
     core::arch::naked_asm!("mov rsi, rsp", "jmp {}", sym unwind)
 }
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use super::*;
+    use crate::compensate::{COUNTED, ENABLED};
+    use instrument_live::COUNTED_CHILD;
+    use std::sync::atomic::Ordering::Relaxed;
+
+    /// This test's events: no other test's records or cost-table entries reach them.
+    const FIRST: u32 = 100;
+
+    /// What `enter` charged the frame on top for a counted call of each of this test's three
+    /// events, with compensation on.
+    fn charged_by(enter: unsafe extern "C" fn(*const u32) -> Opened) -> Vec<u64> {
+        // SAFETY: frames are plain integers, valid when zeroed.
+        let mut frames: Vec<Frame> = (0..4).map(|_| unsafe { std::mem::zeroed() }).collect();
+        let mut records = vec![Record::default(); FIRST as usize + 3];
+        frames[0].id = crate::thread::SENTINEL_ID;
+        frames[1].id = 2;
+        let mut ts = ThreadState::over(&mut frames, &mut records);
+        ts.depth = 1;
+        crate::current::set(&mut ts);
+        let mut charged = Vec::new();
+        for id in FIRST..FIRST + 3 {
+            switch::set(id, switch::COUNTED);
+            let before = frames[1].overhead;
+            // SAFETY: the probe contract: this thread's state is `ts` (frame 1 on top, the
+            // records past every id here), and the ids are inside the mode table.
+            let opened = unsafe { enter(&id) };
+            assert_eq!(opened, crate::probes::NOTHING, "a counted call opens nothing");
+            charged.push(frames[1].overhead - before);
+        }
+        crate::current::set(std::ptr::null_mut());
+        assert_eq!(ts.depth, 1, "the stack unmarked");
+        assert_eq!(frames[1].child_calls, 3 * COUNTED_CHILD);
+        assert!(records[FIRST as usize..].iter().all(|r| r.counted == 1));
+        charged
+    }
+
+    /// The counted path in assembly reads each event's own entry of the in-place cost table (a
+    /// stride of 24 bytes where entries had grown to 32 once made every event but the first read
+    /// another's fields, and no test saw it).
+    #[test]
+    fn the_counted_path_charges_each_event_its_own_in_place_counted_cost() {
+        let table = crate::inplace::table_for_tests();
+        // Two estimated events and one without an estimate (its timed cost 0), whose counted
+        // call costs the calibrated counted pair. Every other field holds a large value no
+        // charge below equals (and that, read as a wait, keeps the call on the assembly path).
+        table[FIRST as usize].fill_for_tests(1000, 111, 0, 5000);
+        table[FIRST as usize + 1].fill_for_tests(2000, 222, 0, 6000);
+        table[FIRST as usize + 2].fill_for_tests(0, 333, 0, 7000);
+        COUNTED.store(444, Relaxed);
+        ENABLED.store(true, Relaxed);
+        for (set, enter) in [("C", __instrument_enter as _), ("preserve_most", __instrument_enter_pm as _)] {
+            assert_eq!(
+                charged_by(enter),
+                [111, 222, 444],
+                "{set} set: each event's own cost, else the calibrated one"
+            );
+        }
+    }
+}

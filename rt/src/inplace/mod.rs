@@ -188,6 +188,38 @@ pub struct Cost {
     base_calibration: AtomicU64,
 }
 
+#[cfg(test)]
+impl Cost {
+    /// Sets every field: the three costs the probes read, and `junk` (plus 0 to 4) in the others,
+    /// so that a test reading at a wrong offset or stride finds a value no field above has.
+    pub(crate) fn fill_for_tests(&self, timed: u64, counted: u64, wait_until: u64, junk: u64) {
+        self.timed.store(timed, Relaxed);
+        self.counted.store(counted, Relaxed);
+        self.wait_until.store(wait_until, Relaxed);
+        for (k, field) in
+            [&self.inside, &self.base_timed, &self.base_counted, &self.base_inside, &self.base_calibration]
+                .into_iter()
+                .enumerate()
+        {
+            field.store(junk + k as u64, Relaxed);
+        }
+    }
+}
+
+/// The cost table for unit tests that read it as the probes do: mapped as `start` maps it (and
+/// never unmapped), without switching estimation on. Entries nobody filled are zero: no estimate.
+#[cfg(test)]
+pub(crate) fn table_for_tests() -> &'static [Cost] {
+    if TABLE.load(Relaxed).is_null() {
+        let mapped = pages::map(switch::TABLE_LEN as usize * size_of::<Cost>()).expect("the cost table");
+        // A test that lost the race leaves its mapping unused.
+        let _ = TABLE.compare_exchange(std::ptr::null_mut(), mapped.as_ptr().cast(), Relaxed, Relaxed);
+    }
+    // SAFETY: the table has TABLE_LEN zeroed entries, is never unmapped, and is only read and
+    // written through atomics.
+    unsafe { std::slice::from_raw_parts(TABLE.load(Relaxed), switch::TABLE_LEN as usize) }
+}
+
 /// Event `id`'s entry of the table, if there is one.
 fn cost_of(id: u32) -> Option<&'static Cost> {
     let table = TABLE.load(Relaxed);
