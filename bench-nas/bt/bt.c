@@ -93,6 +93,13 @@ void error_norm(double rms[5]);
 void rhs_norm(double rms[5]);
 void verify(double xcr[5], double xce[5], logical *verified);
 
+/* A time step. The paired harness (scripts/nas-paired) builds a plain and an
+ * instrumented copy of this program into one process and defines NAS_STEP to time each step
+ * and hand the turn to the other copy, so that the two alternate step by step. */
+#ifndef NAS_STEP
+#define NAS_STEP(call) call
+#endif
+
 int main(void) {
     int niter = NITER_DEFAULT, step;
     double tmax, n3, mflops, calls;
@@ -124,7 +131,7 @@ int main(void) {
     exact_rhs();
 
     /* One untimed time step to touch all code and data, then restart. */
-    adi();
+    NAS_STEP(adi());
     initialize();
 
     timer_clear(1);
@@ -132,7 +139,7 @@ int main(void) {
     for (step = 1; step <= niter; step++) {
         if ((step % 20) == 0 || step == 1)
             printf(" Time step %4d\n", step);
-        adi();
+        NAS_STEP(adi());
     }
     timer_stop(1);
     tmax = timer_read(1);
