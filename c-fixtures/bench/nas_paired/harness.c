@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -28,7 +29,7 @@ static long long step_ns[2][MAX_STEPS];
 static int steps[2];
 /* turn[c]: copy c may run its next step. */
 static sem_t turn[2];
-static volatile int finished[2];
+static atomic_int finished[2];
 static __thread int copy = -1;
 static __thread long long started;
 
