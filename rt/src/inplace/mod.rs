@@ -382,6 +382,7 @@ pub fn start(hot: bool) {
         TABLE.store(table.as_ptr().cast(), Relaxed);
         crate::population::start();
         crate::rests::start();
+        history::start();
         HOT_OFFERS.store(u32::from(hot), Relaxed);
         ENABLED.store(1, Relaxed);
     }
