@@ -27,6 +27,7 @@ mod callpath;
 pub mod clock;
 mod compensate;
 mod current;
+mod event_table;
 mod exec;
 mod hint;
 mod inline;

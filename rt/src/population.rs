@@ -23,10 +23,9 @@
 //! Only the thread that owns an estimation writes here (inplace publishes one estimate at a
 //! time); every exit with compensation on reads `scale`.
 
+use crate::event_table::EventTable;
 use crate::overhead::SCALE;
-use crate::pages;
-use crate::switch::TABLE_LEN;
-use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// The scale for unestimated events' calibrated costs, scaled by 2^SCALE (1.0 until an estimate).
 static SCALED: AtomicU64 = AtomicU64::new(1 << SCALE);
@@ -37,13 +36,11 @@ static SUM_WR: AtomicU64 = AtomicU64::new(0);
 static EVENTS: AtomicU64 = AtomicU64::new(0);
 /// Per event id, its contribution so far (weight, weight times ratio, as f64 bits): a new
 /// estimate of the event replaces it.
-static LAST: AtomicPtr<[AtomicU64; 2]> = AtomicPtr::new(std::ptr::null_mut());
+static LAST: EventTable<[AtomicU64; 2]> = EventTable::new();
 
 /// Maps the per-event table (start-up, when events are estimated); without it the scale stays 1.
 pub fn start() {
-    if let Some(table) = pages::map(TABLE_LEN as usize * size_of::<[AtomicU64; 2]>()) {
-        LAST.store(table.as_ptr().cast(), Relaxed);
-    }
+    LAST.map();
 }
 
 /// The scale of unestimated events' calibrated pair costs (scaled by 2^SCALE).
@@ -62,13 +59,7 @@ pub fn scale() -> f64 {
 ///
 /// Must only be called by the thread that owns the estimation (inplace), one at a time.
 pub fn add(id: u32, weight: u64, used: u64, calibrated: u64) {
-    let table = LAST.load(Relaxed);
-    if table.is_null() || id >= TABLE_LEN || calibrated == 0 || weight == 0 {
-        return;
-    }
-    // SAFETY: the table has TABLE_LEN entries (mapped zeroed by `start`, never unmapped) and `id`
-    // is below that (checked).
-    let last = unsafe { &*table.add(id as usize) };
+    let Some(last) = LAST.get(id).filter(|_| calibrated != 0 && weight != 0) else { return };
     let (old_w, old_wr) = (f64::from_bits(last[0].load(Relaxed)), f64::from_bits(last[1].load(Relaxed)));
     let (w, wr) = (weight as f64, weight as f64 * used as f64 / calibrated as f64);
     last[0].store(w.to_bits(), Relaxed);

@@ -10,9 +10,8 @@
 //! it changed (a compressor's match finder slowing down as its dictionary fills) brings the
 //! rest back to the period, and the phase is tracked as closely as before.
 
-use crate::pages;
-use crate::switch::TABLE_LEN;
-use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering::Relaxed};
+use crate::event_table::EventTable;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// The most times a rest doubles: 32 periods (1.6 s at 50 ms).
 pub const MAX_DOUBLINGS: u64 = 5;
@@ -23,24 +22,16 @@ const DOUBLING_BITS: u32 = 8;
 
 /// Per event: the clock tick from which it may be estimated again (high bits) and how often
 /// its rest has doubled (low bits); 0 for an event never estimated. Null before `start`.
-static TABLE: AtomicPtr<AtomicU64> = AtomicPtr::new(std::ptr::null_mut());
+static TABLE: EventTable<AtomicU64> = EventTable::new();
 
 /// Maps the table (start-up, when events are estimated); without it every event rests one
 /// period, as before.
 pub fn start() {
-    if let Some(table) = pages::map(TABLE_LEN as usize * size_of::<AtomicU64>()) {
-        TABLE.store(table.as_ptr().cast(), Relaxed);
-    }
+    TABLE.map();
 }
 
 fn entry(id: u32) -> Option<&'static AtomicU64> {
-    let table = TABLE.load(Relaxed);
-    if table.is_null() || id >= TABLE_LEN {
-        return None;
-    }
-    // SAFETY: the table has TABLE_LEN entries (mapped zeroed by `start`, never unmapped) and `id`
-    // is below that (checked).
-    Some(unsafe { &*table.add(id as usize) })
+    TABLE.get(id)
 }
 
 /// Whether event `id` has rested long enough at tick `now` to be estimated again.

@@ -630,13 +630,13 @@ mod tests {
     /// another's fields, and no test saw it).
     #[test]
     fn the_counted_path_charges_each_event_its_own_in_place_counted_cost() {
-        let table = crate::inplace::table_for_tests();
+        let cost = crate::inplace::cost_for_tests;
         // Two estimated events and one without an estimate (its timed cost 0), whose counted
         // call costs the calibrated counted pair. Every other field holds a large value no
         // charge below equals (and that, read as a wait, keeps the call on the assembly path).
-        table[FIRST as usize].fill_for_tests(1000, 111, 0, 5000);
-        table[FIRST as usize + 1].fill_for_tests(2000, 222, 0, 6000);
-        table[FIRST as usize + 2].fill_for_tests(0, 333, 0, 7000);
+        cost(FIRST).fill_for_tests(1000, 111, 0, 5000);
+        cost(FIRST + 1).fill_for_tests(2000, 222, 0, 6000);
+        cost(FIRST + 2).fill_for_tests(0, 333, 0, 7000);
         COUNTED.store(444, Relaxed);
         ENABLED.store(true, Relaxed);
         for (set, enter) in [("C", __instrument_enter as _), ("preserve_most", __instrument_enter_pm as _)] {

@@ -3,10 +3,11 @@
 //! count's difference, the counted call's cost for the profile), the split's inside part.
 
 use super::costs;
-use crate::{pages, switch};
+use crate::event_table::EventTable;
+use crate::switch;
 use std::cell::UnsafeCell;
 use std::sync::atomic::{
-    AtomicPtr, AtomicU32, AtomicU64, AtomicUsize,
+    AtomicU32, AtomicU64, AtomicUsize,
     Ordering::{Acquire, Relaxed, Release},
 };
 
@@ -73,27 +74,11 @@ static COUNT: AtomicUsize = AtomicUsize::new(0);
 /// (a table mapped by `start`, none without it: estimates are then found by a scan), one plus
 /// its first slot in the high half and one plus its last in the low half (0: none).
 static NEXT: [AtomicU32; MAX_ESTIMATES] = [const { AtomicU32::new(0) }; MAX_ESTIMATES];
-static CHAINS: AtomicPtr<AtomicU64> = AtomicPtr::new(std::ptr::null_mut());
+static CHAINS: EventTable<AtomicU64> = EventTable::new();
 
 /// Maps the per-event chain table (start-up, when events are estimated).
 pub(super) fn start() {
-    if CHAINS.load(Relaxed).is_null() {
-        if let Some(table) = pages::map(switch::TABLE_LEN as usize * size_of::<AtomicU64>()) {
-            // A second start (unit tests) leaves its mapping unused.
-            let _ = CHAINS.compare_exchange(std::ptr::null_mut(), table.as_ptr().cast(), Relaxed, Relaxed);
-        }
-    }
-}
-
-/// Event `id`'s entry of the chain table, if there is one.
-fn chain(id: u32) -> Option<&'static AtomicU64> {
-    let table = CHAINS.load(Relaxed);
-    if table.is_null() || id >= switch::TABLE_LEN {
-        return None;
-    }
-    // SAFETY: the table has TABLE_LEN entries (mapped zeroed by `start`, never unmapped) and `id`
-    // is below that (checked).
-    Some(unsafe { &*table.add(id as usize) })
+    CHAINS.map();
 }
 
 /// Publishes an estimate (the first MAX_ESTIMATES of the run are kept).
@@ -108,7 +93,7 @@ pub(super) unsafe fn record(estimate: Estimate) {
         // SAFETY: slot n (below MAX_ESTIMATES, checked) is not published yet (COUNT is n), and this
         // thread is the estimates' only writer (the contract).
         unsafe { *ESTIMATES.0[n].get() = estimate };
-        if let Some(entry) = chain(estimate.id) {
+        if let Some(entry) = CHAINS.get(estimate.id) {
             // The chain is written before COUNT publishes the slot; a reader stops at a link to a
             // slot it does not see published yet.
             let links = entry.load(Relaxed);
@@ -284,7 +269,7 @@ pub(super) fn published() -> impl Iterator<Item = Estimate> + Clone {
 /// scan of all.
 pub(super) fn estimates_of(id: u32) -> impl Iterator<Item = Estimate> + Clone {
     let count = COUNT.load(Acquire).min(MAX_ESTIMATES);
-    let chained = chain(id).map(|entry| Chained { next: (entry.load(Relaxed) >> 32) as usize, count });
+    let chained = CHAINS.get(id).map(|entry| Chained { next: (entry.load(Relaxed) >> 32) as usize, count });
     let scanned = chained.is_none().then(|| published().filter(move |e| e.id == id));
     chained.into_iter().flatten().chain(scanned.into_iter().flatten())
 }

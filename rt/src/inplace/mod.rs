@@ -82,9 +82,10 @@ pub use history::{estimates, inline_mean, run_counted_cost, used_standard_error,
 pub use offers::{before_timed_charge, offer_throttled, reoffer, resume, waited_out, REESTIMATE_NS};
 pub use phase::follow as follow_phase;
 
+use crate::event_table::EventTable;
 use crate::overhead::{self, SCALE, STANDARD};
 use crate::thread::{Record, ThreadState};
-use crate::{clock, pages, switch};
+use crate::{clock, switch};
 use history::{pool_counted_with, pool_inline_with, pool_inside_with, pool_with};
 use model::{split, weighed_se, Reference};
 use offers::{reestimate_ticks, start_pending};
@@ -206,34 +207,26 @@ impl Cost {
     }
 }
 
-/// The cost table for unit tests that read it as the probes do: mapped as `start` maps it (and
-/// never unmapped), without switching estimation on. Entries nobody filled are zero: no estimate.
+// SAFETY: a cost is atomics only, each valid when zeroed (no estimate).
+unsafe impl crate::event_table::Zeroed for Cost {}
+
+/// Event `id`'s entry of the cost table for unit tests that read it as the probes do: the table
+/// mapped as `start` maps it, without switching estimation on. Entries nobody filled are zero:
+/// no estimate.
 #[cfg(test)]
-pub(crate) fn table_for_tests() -> &'static [Cost] {
-    if TABLE.load(Relaxed).is_null() {
-        let mapped = pages::map(switch::TABLE_LEN as usize * size_of::<Cost>()).expect("the cost table");
-        // A test that lost the race leaves its mapping unused.
-        let _ = TABLE.compare_exchange(std::ptr::null_mut(), mapped.as_ptr().cast(), Relaxed, Relaxed);
-    }
-    // SAFETY: the table has TABLE_LEN zeroed entries, is never unmapped, and is only read and
-    // written through atomics.
-    unsafe { std::slice::from_raw_parts(TABLE.load(Relaxed), switch::TABLE_LEN as usize) }
+pub(crate) fn cost_for_tests(id: u32) -> &'static Cost {
+    assert!(TABLE.map(), "the cost table");
+    cost_of(id).expect("an id below TABLE_LEN")
 }
 
 /// Event `id`'s entry of the table, if there is one.
 fn cost_of(id: u32) -> Option<&'static Cost> {
-    let table = TABLE.load(Relaxed);
-    if table.is_null() || id >= switch::TABLE_LEN {
-        return None;
-    }
-    // SAFETY: the table has TABLE_LEN entries (mapped zeroed by `start`, never unmapped) and `id`
-    // is below that (checked).
-    Some(unsafe { &*table.add(id as usize) })
+    TABLE.get(id)
 }
 
-/// The per-event costs (TABLE_LEN entries), or null before `start`; read by the trampolines'
+/// The per-event costs (TABLE_LEN entries), unmapped before `start`; read by the trampolines'
 /// counted path too.
-pub(crate) static TABLE: AtomicPtr<Cost> = AtomicPtr::new(std::ptr::null_mut());
+pub(crate) static TABLE: EventTable<Cost> = EventTable::new();
 static ENABLED: AtomicU32 = AtomicU32::new(0);
 /// Whether hot events that are measured are offered too (the `inplace` compensation strategy);
 /// otherwise only events being throttled are (their calls are counted only from then on anyway,
@@ -377,9 +370,7 @@ const IDLE_WINDOWS: Windows = Windows {
 /// make the profile's overhead honest. Without the table nothing is estimated and calibration
 /// serves every event.
 pub fn start(hot: bool) {
-    let bytes = switch::TABLE_LEN as usize * size_of::<Cost>();
-    if let Some(table) = pages::map(bytes) {
-        TABLE.store(table.as_ptr().cast(), Relaxed);
+    if TABLE.map() {
         crate::population::start();
         crate::rests::start();
         history::start();
@@ -930,11 +921,7 @@ unsafe fn publish(w: &mut Windows) {
     used.timed = used.timed.saturating_sub(misses_charged(w)).max(1);
     let parts = split_of(w);
     let inside = pool_inside_with(w.id, parts.map(|(_, inside)| inside)).map(|i| i.min(used.timed));
-    let table = TABLE.load(Relaxed);
-    if !table.is_null() {
-        debug_assert!(w.id < switch::TABLE_LEN);
-        // SAFETY: `w.id` is below TABLE_LEN (the contract), the table's length (`start`).
-        let cost = unsafe { &*table.add(w.id as usize) };
+    if let Some(cost) = cost_of(w.id) {
         let timed_before = phase::measured_timed(cost);
         phase::set(cost, w.id, used.timed, used.counted, inside.map_or(0, |i| i + 1));
         crate::population::add(w.id, w.budget, used.timed, crate::compensate::calibrated_pair_cost(w.kind));

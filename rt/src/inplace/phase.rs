@@ -13,7 +13,7 @@
 //! and every recalibration sets the costs compensation reads to the measured ones times how the
 //! calibration moved since: the same proportional model, one event at a time.
 
-use super::{Cost, TABLE};
+use super::{cost_of, Cost};
 use crate::overhead::STANDARD;
 use std::sync::atomic::{
     AtomicU32, AtomicUsize,
@@ -54,14 +54,9 @@ pub(super) fn set(cost: &Cost, id: u32, timed: u64, counted: u64, inside: u64) {
 
 /// After a recalibration: every tracked event's costs follow the calibration.
 pub fn follow() {
-    let table = TABLE.load(Relaxed);
-    if table.is_null() {
-        return;
-    }
-    for slot in &TRACKED[..COUNT.load(Acquire)] {
-        // SAFETY: a tracked id had an estimate, so it is below TABLE_LEN, the table's length
-        // (mapped by `start`, never unmapped).
-        apply(unsafe { &*table.add(slot.load(Relaxed) as usize) });
+    // A tracked id had an estimate, so the table is mapped and has its entry.
+    for cost in TRACKED[..COUNT.load(Acquire)].iter().filter_map(|slot| cost_of(slot.load(Relaxed))) {
+        apply(cost);
     }
 }
 
