@@ -215,9 +215,8 @@ pub struct InPlaceCost {
     /// What a counted-only pair cost there: measured against tally windows (`counted_pairs`
     /// pairs of them: the counted path's cost over the tally path's, plus the tally path's, the
     /// switched-off pair's calibrated cost scaled as that measured part moved from its own), or,
-    /// with no such pairs, from the slack model (0 where the timed pair hid in idle slots, the
-    /// calibrated cost where it did not). Compensation then uses the event's earlier tally
-    /// measurements where it has any.
+    /// with no such pairs, the calibrated counted pair's cost. Compensation then uses the
+    /// event's earlier tally measurements where it has any.
     pub counted_ns: f64,
     /// Timed minus counted per execution, as measured, and its standard error.
     pub difference_ns: f64,
@@ -225,7 +224,7 @@ pub struct InPlaceCost {
     /// Pairs of windows measured, and executions per window.
     pub pairs: u32,
     pub window: u32,
-    /// Pairs of counted and tally windows that measured `counted_ns` (0: the slack model's).
+    /// Pairs of counted and tally windows that measured `counted_ns` (0: the calibrated cost).
     #[serde(default)]
     pub counted_pairs: u32,
     /// From windows whose entries fenced their timestamps (`fenced_windows` of them): the

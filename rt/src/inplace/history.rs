@@ -20,7 +20,7 @@ pub struct Estimate {
     pub measured: i64,
     pub difference: i64,
     pub standard_error: u64,
-    /// The counted pair's cost (measured against tally windows, else from the slack model), and
+    /// The counted pair's cost (measured against tally windows, else the calibrated one), and
     /// Δi = difference + counted.
     pub counted: u64,
     pub timed: u64,
@@ -222,7 +222,7 @@ pub(super) fn pool_inline_with(id: u32, this: Option<(f64, f64)>) -> Option<(f64
 /// The event's earlier counted-minus-tally measurements and this one (if this estimation made
 /// one) pooled, as `pool_with`; None when none was ever made. An estimation whose tally windows
 /// were all interrupted (windows grown long against how often the caller returns) keeps what
-/// earlier ones measured: next to cache misses that is 35 ns a call, where the slack model,
+/// earlier ones measured: next to cache misses that is 35 ns a call, where the calibration,
 /// blind to misses, says 5.
 pub(super) fn pool_counted_with(id: u32, this: Option<(f64, f64)>) -> Option<(f64, f64)> {
     let earlier = estimates_of(id)

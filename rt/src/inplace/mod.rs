@@ -11,15 +11,13 @@
 //! difference of the windows' durations per execution is what timing the event costs in
 //! place, in the program's real context, over what counting it costs there.
 //!
-//! What counting itself costs in place cannot be seen by any run-time comparison (it would need
-//! a copy of the code without probes). It is taken from a slack model of the core
-//! (`counted_model`): with S of idle issue capacity per execution that probes can fill (a
-//! dependency chain leaves much), a timed pair of calibrated cost T costs T - S in place and a
-//! counted pair of calibrated cost C costs max(0, C - S). So where the measured difference is
-//! below the calibrated T - C, S exceeds C and the counted pair hides entirely; where it is
-//! T - C, the counted pair costs up to C, taken as C. Where probes cost more than in a tight
-//! loop for reasons that grow with every instruction they execute (cache misses in flight),
-//! that counted estimate is low.
+//! What counting itself costs in place cannot be seen whole by any run-time comparison (it would
+//! need a copy of the code without probes). Tally windows (tally.rs) measure the counted path
+//! against a ten-instruction path to the same count; where those are interrupted (a caller
+//! that returns after a few calls), the counted pair costs its calibration
+//! (`model::counted_calibrated`). A slack model once stood there, which took a timed
+//! difference below its calibration for idle issue slots in which the counted pair hid; the
+//! ground truth and NPB BT did not bear it out (model.rs).
 //!
 //! Without compensation, only events being throttled are estimated, from the moment they are
 //! throttled: their calls are only counted from then on anyway, so the windows cost the profile
@@ -140,7 +138,7 @@ const TALLY_WINDOWS: bool = cfg!(target_arch = "x86_64");
 /// Tally windows ended by another probe, beyond one per pair of them measured, after which an
 /// estimation opens no more of them (their caller keeps returning while they run).
 const MAX_VOIDED: u32 = 4;
-/// Pairs of counted and tally windows below which the counted pair's cost is the slack model's.
+/// Pairs of counted and tally windows below which the counted pair's cost is the calibrated one.
 const MIN_TALLY_PAIRS: usize = MIN_PAIRS / 3;
 
 /// The timed or counted count of the event under estimation at which its window ends
@@ -901,8 +899,8 @@ fn settled(w: &mut Windows) -> bool {
 }
 
 /// Writes the event's estimate to the profile's list, and to the table the cost pooled from all
-/// of the event's estimates so far (`pooling`), weighed with the calibration and split by the
-/// slack model.
+/// of the event's estimates so far (`pooling`), weighed with the calibration and split into the
+/// counted pair and the difference (`model::split`).
 ///
 /// # Safety
 /// The calling thread is the estimates' only writer: it owns the estimation (see `Owned`), or no
