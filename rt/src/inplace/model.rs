@@ -110,8 +110,9 @@ fn moved_with_timed(costs: &overhead::Costs, kind: usize, cost: u64) -> i64 {
 /// took the counted pair to hide in idle issue slots wherever the timed difference came out
 /// below its calibration, and charged nothing there. In BT (its three block kernels) the
 /// difference of one event moved between 25 and 45 ns from estimation to estimation, a third of
-/// the estimates charged no counted cost, while counted-only windows measured the counted path
-/// at 4 to 10 ns in place: compensated main kept 3 ns a probed call (`scripts/nas-paired`).
+/// the estimates charged no counted cost, while BT with every call counted measured its counted
+/// path at 4 to 10 ns a call in place: compensated main kept 3 ns a probed call (both by
+/// `scripts/nas-paired`).
 /// With the calibration, the ground truth's contexts came within ±5 % in 31 of 40 cases
 /// against 20 of 40 (two runs of each, issue 23's notes).
 pub(super) fn counted_calibrated(kind: usize) -> u64 {
