@@ -5,7 +5,7 @@
 
 use super::split::splits;
 use super::{
-    at_end, cost_of, defer, due, enabled, give_up_stale, pending, record_of, timed_boundary, Deferred,
+    at_end, cost_of, defer_start, due, enabled, give_up_stale, pending, record_of, timed_boundary,
     BUDGET_SHARE, GIVEN_UP, HOT_OFFERS, MAX_WAITS, MAX_WINDOW, MIN_PAIRS, MIN_THROTTLED_BUDGET, MIN_WINDOW,
     NONE, OWNER, PAIRS_IN_BUDGET, TALLY_WINDOWS, TARGET, TARGET_MISSES, WINDOWS, WINDOW_NS,
 };
@@ -312,7 +312,9 @@ pub(super) unsafe fn offer(
     (w.tallies, w.voided) = (TALLY_WINDOWS, 0);
     (w.inlines, w.fenced, w.leaf) = (inlines, fenced, leaf);
     w.start = now;
-    defer(w, Deferred::Start, counted, id);
+    // Any nonzero seed: xorshift stays nonzero.
+    w.random = now | 1;
+    defer_start(w, counted);
     true
 }
 
