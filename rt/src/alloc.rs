@@ -19,6 +19,12 @@ pub fn use_fresh_mappings() {
     BUMP.store(true, Relaxed);
 }
 
+/// Whether this process allocates from fresh mappings (the signal writer): libc's own malloc
+/// may be locked for good here, so nothing may call a libc function that allocates (opendir).
+pub fn fresh_mappings() -> bool {
+    BUMP.load(Relaxed)
+}
+
 pub struct RuntimeAlloc;
 
 // SAFETY: the system allocator's contract is kept as it is; bump allocations are fresh,

@@ -120,7 +120,12 @@ pub fn write(snapshot: &Snapshot, calibration: &Calibration, ending: &Ending) ->
         eprintln!("instrument: profile written to {}", path.display());
     }
     if let Ok(path) = &result {
-        remove_stale_temporaries(&directory, ending.pid);
+        // Not in the signal writer: opendir allocates with libc's malloc, whose lock the
+        // interrupted thread may hold for good there (a thread retiring in malloc when SIGTERM
+        // came: the writer hung until it was killed, and the program took 10 s to die).
+        if !crate::alloc::fresh_mappings() {
+            remove_stale_temporaries(&directory, ending.pid);
+        }
         if ending.ended_by.is_none() {
             crate::hint::after_write(&profile, path);
         }
