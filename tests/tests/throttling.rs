@@ -237,8 +237,8 @@ fn a_suggested_filter_merges_several_profiles() {
     assert_eq!(text.matches("# `").count(), 3, "each profile named: {text}");
 }
 
-/// A throttled routine's untimed calls are estimated at the mean of its timed ones, less the
-/// part of a timed probe pair inside them, and taken out of the caller whose exclusive time held
+/// A throttled routine's untimed calls are estimated at the mean of its timed ones (then of its
+/// in-place windows), less the part of a timed probe pair inside them, and taken out of the caller whose exclusive time held
 /// them (rt/src/untimed.rs): the estimated times move time between the two without creating or
 /// losing any. The routine busy-waits 2 us a call: a routine of a few nanoseconds (as
 /// next_random) sits within the error of the pair's inside part, and may get no estimate.
@@ -260,7 +260,14 @@ fn a_throttled_routines_untimed_calls_are_estimated_and_taken_out_of_its_caller(
     let timed = spin.stats.calls - spin.stats.untimed_calls;
     let mean = spin.stats.exclusive_ns as f64 / timed as f64;
     let per_call = r.inclusive_ns as f64 / spin.stats.calls as f64;
-    assert!(per_call >= 0.0 && per_call < mean, "under the timed calls' mean: {per_call} vs {mean}");
+    // Each call busy-waits 2 us, so no estimate below that is right; the untimed calls' basis
+    // is the in-place windows' median once they measured spin, which a preempted timed call
+    // does not inflate as it does the timed calls' mean (a clean-clone run had the estimate
+    // 0.9 % above the mean), so the mean bounds the estimate only within a few percent.
+    assert!(
+        per_call >= 0.98 * 2000.0 && per_call <= 1.03 * mean,
+        "a 2 us busy-wait, about the timed calls' mean: {per_call} vs {mean}"
+    );
     let report = run(Command::new(bin("instrument"))
         .arg("report")
         .arg(only_profile_path(&dir.path().join("default"))));
