@@ -238,9 +238,9 @@ fn a_suggested_filter_merges_several_profiles() {
 }
 
 /// A throttled routine's untimed calls are estimated at the mean of its timed ones (then of its
-/// in-place windows), less the part of a timed probe pair inside them, and taken out of the caller whose exclusive time held
-/// them (rt/src/untimed.rs): the estimated times move time between the two without creating or
-/// losing any. The routine busy-waits 2 us a call: a routine of a few nanoseconds (as
+/// in-place windows), less the part of a timed probe pair inside them, and taken out of the
+/// caller whose exclusive time held them (rt/src/untimed.rs): the estimated times move time
+/// between the two without creating or losing any. The routine busy-waits 2 us a call: a routine of a few nanoseconds (as
 /// next_random) sits within the error of the pair's inside part, and may get no estimate.
 #[test]
 fn a_throttled_routines_untimed_calls_are_estimated_and_taken_out_of_its_caller() {
