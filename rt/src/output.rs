@@ -100,7 +100,7 @@ pub fn write(snapshot: &Snapshot, calibration: &Calibration, ending: &Ending) ->
         Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
             let json = serde_json::to_vec(&profile).map_err(|e| e.to_string());
             json.and_then(|json| {
-                crate::reserve::write(&json, &directory.join(&name)).unwrap_or(Err(e.to_string()))
+                crate::reserve::write(ending.pid, &json, &directory.join(&name)).unwrap_or(Err(e.to_string()))
             })
         }
         Err(e) => Err(e.to_string()),
@@ -113,8 +113,8 @@ pub fn write(snapshot: &Snapshot, calibration: &Calibration, ending: &Ending) ->
     });
     // SAFETY: puts back the disposition signal() returned above.
     unsafe { libc::signal(libc::SIGXFSZ, previous) };
-    if !result.as_ref().is_ok_and(|path| crate::reserve::holds(path)) {
-        crate::reserve::discard();
+    if !result.as_ref().is_ok_and(|path| crate::reserve::holds(ending.pid, path)) {
+        crate::reserve::discard(ending.pid);
     }
     if let (Ok(path), Some(true)) = (&result, crate::settings::flag(&crate::settings::VERBOSE)) {
         eprintln!("instrument: profile written to {}", path.display());

@@ -42,27 +42,29 @@ pub fn make(directory: &Path, program: &str) {
     });
 }
 
-/// The reserve of this process, if it made one (a forked child did not).
-fn own() -> Option<&'static Reserve> {
-    RESERVE.get()?.as_ref().filter(|r| r.pid == std::process::id())
+/// The reserve of process `pid`, whose profile is being written, if it made one: a child the
+/// program forked writes its own profile and leaves its parent's reserve alone, while the copy
+/// that writes a process's profile after a fatal signal (signals.rs) acts for that process.
+fn own(pid: u32) -> Option<&'static Reserve> {
+    RESERVE.get()?.as_ref().filter(|r| r.pid == pid)
 }
 
-/// Removes the reserve: the profile was written the normal way, or could not be written.
-pub fn discard() {
-    if let Some(reserve) = own() {
+/// Removes process `pid`'s reserve: its profile was written the normal way, or could not be.
+pub fn discard(pid: u32) {
+    if let Some(reserve) = own(pid) {
         let _ = std::fs::remove_file(&reserve.path);
     }
 }
 
-/// Whether `path` is this process's reserve (which then holds its profile).
-pub fn holds(path: &Path) -> bool {
-    own().is_some_and(|r| r.path == path)
+/// Whether `path` is process `pid`'s reserve (which then holds its profile).
+pub fn holds(pid: u32, path: &Path) -> bool {
+    own(pid).is_some_and(|r| r.path == path)
 }
 
 /// Writes `json` into the reserve and gives it the profile's name `target` where allowed.
-/// None when this process has no reserve.
-pub fn write(json: &[u8], target: &Path) -> Option<Result<PathBuf, String>> {
-    let reserve = own()?;
+/// None when process `pid` has no reserve.
+pub fn write(pid: u32, json: &[u8], target: &Path) -> Option<Result<PathBuf, String>> {
+    let reserve = own(pid)?;
     // SAFETY: the descriptor is the reserve's, open for writing; ManuallyDrop keeps it open.
     let mut file = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(reserve.fd) });
     let written = file.set_len(0).and_then(|()| file.write_all(json)).and_then(|()| file.write_all(b"\n"));

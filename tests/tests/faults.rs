@@ -32,7 +32,7 @@ fn leftovers(dir: &Path) -> Vec<String> {
     std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".tmp"))
+        .filter(|n| n.ends_with(".tmp") || n.ends_with(".reserve"))
         .collect()
 }
 
