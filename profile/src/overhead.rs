@@ -33,7 +33,7 @@ pub struct Overhead {
     /// What one inline count costs (a throttled routine's call counted by its own entry code,
     /// without a probe call: `Totals::inline_counted` of them), measured at start-up like the
     /// pairs, in a tight loop of dependent additions (an upper bound); 0 when the run's code
-    /// cannot count inline (early placement, compensation, `INSTRUMENT_INLINE_COUNT=0`).
+    /// cannot count inline (early placement, `INSTRUMENT_INLINE_COUNT=0`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub inline_count_ns: f64,
     /// The share of the routine probes' counted activations that were inline counts. The

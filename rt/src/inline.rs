@@ -5,8 +5,9 @@
 //! `pending_estimate`): every such call since the frame on top last changed had that frame as
 //! its caller, so the first probe that changes the stack charges them to it here (`charge_pending`,
 //! from `probes::mark_busy`; the timed paths in assembly leave to the bodies while any are
-//! pending), as the counted path would have one by one: counted child calls of the frame, and
-//! the estimates to its event's `untimed_children`.
+//! pending), as the counted path would have one by one: counted child calls of the frame, the
+//! estimates to its event's `untimed_children`, and with compensation on what the inline counts
+//! cost (`compensate::inline_count_cost`) to the frame's overhead.
 //!
 //! `replica` is the same sequence in assembly, for the start-up measurement of what an inline
 //! count costs (overhead.rs), which the profile's overhead takes for every inline count
@@ -26,11 +27,18 @@ pub fn charge_pending(ts: &mut ThreadState, top: usize) {
     }
 }
 
-/// `charge_pending`'s work: nothing to a frame past the stored ones (an overflowed stack) or to
-/// the sentinel's absent record; the thread's total of inline counts in any case.
+/// `charge_pending`'s work, with what each inline count costs its caller when compensation is on.
 #[cold]
 #[inline(never)]
 fn flush(ts: &mut ThreadState, top: usize) {
+    let cost = if crate::compensate::enabled() { crate::compensate::inline_count_cost() } else { 0 };
+    charge(ts, top, cost);
+}
+
+/// Charges the pending inline counts to frame `top`, `cost` (scaled) each to its overhead:
+/// nothing to a frame past the stored ones (an overflowed stack) or to the sentinel's absent
+/// record; the thread's total of inline counts in any case.
+fn charge(ts: &mut ThreadState, top: usize, cost: u64) {
     let (calls, estimate) = (ts.pending_calls, ts.pending_estimate);
     (ts.pending_calls, ts.pending_estimate) = (0, 0);
     ts.counters.inlined += calls;
@@ -40,6 +48,8 @@ fn flush(ts: &mut ThreadState, top: usize) {
     // SAFETY: top < frame_cap, checked; this thread's state (the caller's contract).
     let frame = unsafe { ts.frame(top) };
     frame.child_calls = frame.child_calls.wrapping_add(calls.wrapping_mul(COUNTED_CHILD));
+    // What the counted path would have charged the frame one call at a time.
+    frame.overhead = frame.overhead.wrapping_add(calls.wrapping_mul(cost));
     let caller = frame.id;
     if caller != SENTINEL_ID && caller < ts.record_cap() && estimate != 0 {
         // SAFETY: caller < record_cap, checked; the frame's reference has ended.
@@ -104,4 +114,29 @@ pub unsafe fn replica(ts: *mut ThreadState, id_slot: *const u32) {
             options(nostack),
         )
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::thread::{Frame, Record};
+
+    #[test]
+    fn pending_inline_counts_are_charged_to_the_frame_on_top_with_their_cost() {
+        // SAFETY: a frame is plain integers, valid when zeroed.
+        let mut frames: Vec<Frame> = (0..4).map(|_| unsafe { std::mem::zeroed() }).collect();
+        let mut records = vec![Record::default(); 8];
+        frames[2].id = 3;
+        frames[2].overhead = 100;
+        let mut ts = ThreadState::over(&mut frames, &mut records);
+        ts.depth = 2;
+        (ts.pending_calls, ts.pending_estimate) = (4, 40);
+        charge_pending(&mut ts, 2);
+        (ts.pending_calls, ts.pending_estimate) = (3, 30);
+        charge(&mut ts, 2, 7);
+        assert_eq!((ts.pending_calls, ts.pending_estimate, ts.counters.inlined), (0, 0, 7));
+        assert_eq!(frames[2].child_calls, 7 * COUNTED_CHILD);
+        assert_eq!(frames[2].overhead, 100 + 3 * 7, "compensation off: nothing; on: 7 a count");
+        assert_eq!(records[3].untimed_children, 70);
+    }
 }

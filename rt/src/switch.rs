@@ -123,8 +123,8 @@ pub fn apply_selection(events: &[EventInfo], first: u32) {
 static INLINE_ALLOWED: AtomicBool = AtomicBool::new(false);
 
 /// The mode a throttled event settles in once no in-place window needs its calls: `INLINE`,
-/// which lets the instrumented code count its calls without a probe call (inline.rs), unless
-/// compensation is on (a compensated counted call charges its cost in the runtime) or
+/// which lets the instrumented code count its calls without a probe call (inline.rs; with
+/// compensation on, what the counts cost is charged with them), unless
 /// `INSTRUMENT_INLINE_COUNT=0`; else `COUNTED`.
 pub fn settled() -> u8 {
     if INLINE_ALLOWED.load(Relaxed) {
@@ -142,8 +142,7 @@ pub fn inline_possible() -> bool {
 
 /// Whether inline counts may run in in-place windows (inplace), which measure a counted call
 /// against them: on x86-64 unless `INSTRUMENT_INLINE_COUNT=0`, compensated or not, where a module
-/// was instrumented late. Under compensation only the windows count inline: a counted call
-/// there charges its cost in the runtime, which an inline count cannot.
+/// was instrumented late.
 pub fn inline_windows_possible() -> bool {
     INLINE_WINDOWS.load(Relaxed) && late_code()
 }
@@ -176,7 +175,7 @@ pub fn configure() {
     let compensating = crate::compensate::requested().is_some();
     let inline = cfg!(target_arch = "x86_64") && settings::flag(&settings::INLINE_COUNT).unwrap_or(true);
     INLINE_WINDOWS.store(inline, Relaxed);
-    INLINE_ALLOWED.store(inline && !compensating, Relaxed);
+    INLINE_ALLOWED.store(inline, Relaxed);
     let default = crate::callpath::depth() == 0 && !compensating;
     if !settings::flag(&settings::THROTTLE).unwrap_or(default) {
         return;
