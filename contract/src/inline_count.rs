@@ -12,8 +12,9 @@
 //! lookup the code has just made):
 //!
 //! 1. the event id (from the routine's id slot) is below `TABLE_LEN`;
-//! 2. the event's mode byte in `MODES` (one byte per id) is `MODE`: throttled, with
-//!    compensation off, and not under in-place estimation;
+//! 2. the event's mode byte in `MODES` (one byte per id) is `MODE`: throttled, and not under
+//!    in-place estimation (with compensation on, the runtime charges the counts' calibrated
+//!    cost with them);
 //! 3. the thread has a state: the thread-local pointer `THREAD` is not null (the runtime's
 //!    state is at the address it holds);
 //! 4. the id is below the state's `RECORD_CAP_AT` (a `u32`);
