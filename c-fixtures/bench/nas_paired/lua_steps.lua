@@ -1,7 +1,7 @@
 -- One time step of the paired Lua program (lua_steps.c): the same mix as the real-build
--- workload (c-fixtures/lua/workload.lua) at a size of about 10 ms a step: recursion, tables,
--- sorting with a Lua comparator, string formatting and matching, closures, and errors caught
--- by pcall. Every step does the same work: its tables are rebuilt from the same seed.
+-- workload (c-fixtures/lua/workload.lua), about 3 ms a step in the plain copy: recursion,
+-- tables, sorting with a Lua comparator, string formatting and matching, closures, and errors
+-- caught by pcall. Every step does the same work: its tables are rebuilt from the same seed.
 local function fib(n)
   if n < 2 then return n end
   return fib(n - 1) + fib(n - 2)
