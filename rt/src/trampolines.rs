@@ -272,12 +272,10 @@ const _: () = assert!(switch::MEASURED == 0, "the routed trampolines test the me
 /// `rdi` and the caller's stack pointer in `rsi`: on the thread that runs a tally window, called
 /// from the window's depth, the execution is only tallied (one decrement of the thread's count,
 /// no record touched) until the count runs out; every other case, and the window's last
-/// execution, is counted as usual (`enter_throttled`), through `$miss`. With compensation on,
-/// it forgets the step the caller's callpath node cached, as the counted path does
-/// (`Node::forget_step`): what the windows measure between the two is then the records' work
-/// alone, not also a sibling's step lookup that the counted call makes miss (which the
-/// sibling's own timed-minus-counted difference holds already). It touches `$base`, `$scratch`
-/// and the flags, and returns `NOTHING` in `eax`.
+/// execution, is counted as usual (`enter_throttled`), through `$miss`. It touches `$base`,
+/// `$scratch` and the flags, and returns `NOTHING` in `eax`. (It does not forget the caller's
+/// cached callpath step as the compensated counted path does: see
+/// `inplace::counted_forgets_steps`.)
 macro_rules! tally_path {
     ($name:ident, base: $base:literal, scratch: $scratch:literal, miss: $miss:literal,
      [$($tail:literal),*] $(, $operand:ident = sym $target:path)*) => {
@@ -297,15 +295,6 @@ macro_rules! tally_path {
                 concat!("jne ", $miss),
                 concat!("sub qword ptr [", $base, " + {tally}], 1"),
                 concat!("jle ", $miss),
-                "cmp byte ptr [rip + {compensating}], 0",
-                "je 8f",
-                concat!("shl ", $scratch, ", {frame_shift}"),
-                concat!("add ", $scratch, ", qword ptr [", $base, " + {frames}]"),
-                concat!("mov ", $scratch, ", qword ptr [", $scratch, " + {node_at}]"),
-                concat!("test ", $scratch, ", ", $scratch),
-                "jz 8f",
-                concat!("mov dword ptr [", $scratch, " + {last_event}], {no_event}"),
-                "8:",
                 "xor eax, eax",
                 "ret",
                 $($tail,)*
@@ -313,12 +302,6 @@ macro_rules! tally_path {
                 tally_depth = const core::mem::offset_of!(ThreadState, tally_depth),
                 depth = const core::mem::offset_of!(ThreadState, depth),
                 tally = const core::mem::offset_of!(ThreadState, tally),
-                compensating = sym crate::compensate::ENABLED,
-                frames = const ThreadState::FRAMES_AT,
-                frame_shift = const size_of::<Frame>().trailing_zeros(),
-                node_at = const core::mem::offset_of!(Frame, node_at),
-                last_event = const crate::callpath::LAST_EVENT_AT,
-                no_event = const crate::callpath::NONE,
                 $($operand = sym $target,)*
             )
         }

@@ -936,8 +936,10 @@ fn trimmed_of(d: &mut [i64]) -> (f64, f64) {
 /// be charged it again. On BT.W at late placement, CA-comp's leaves were charged 5 to 18 ns a
 /// counted call over inline counts, and CA-comp removed 5.6 ±3.8 ns a call more than without
 /// (16 processes, `scripts/nas-paired`): its callpath probes' extra cost was removed about 5 ns
-/// a call too much, and is now removed as measured. The tally path forgets the step as the
-/// counted one does (trampolines.rs), so its measurement stays.
+/// a call too much, and is now removed as measured. The tally path does not forget the step
+/// either (it stays the same path in every run), so where tally windows measure an event with
+/// siblings under one caller, the same lookup is in its counted-minus-tally measurement: not
+/// mended (BT's line solver voids them all).
 fn counted_forgets_steps() -> bool {
     crate::compensate::enabled() && crate::callpath::depth() != 0
 }
