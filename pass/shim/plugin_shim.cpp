@@ -117,6 +117,68 @@ extern "C" size_t instrument_llvm_demangle(const char *Mangled, char *Out, size_
     return Text.size();
 }
 
+// Code duplication (Arnold and Ryder): a clean clone of `Fn`, made before any probe goes into
+// it, that the inline count tail-calls where the routine is only counted or switched off, so
+// that such calls run the routine's own code (its tail calls, its register use) and not the
+// probed body. Null where a tail call cannot forward the arguments as they came (varargs,
+// byval, inalloca, preallocated or swifterror parameters) or a block's address is taken (the
+// clone's would differ from the routine's).
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+extern "C" LLVMValueRef instrument_clean_clone(LLVMValueRef Fn, const char *Suffix,
+                                               const char *ProbedAttribute) {
+    Function *F = cast<Function>(unwrap(Fn));
+    if (F->isVarArg() || F->isPresplitCoroutine())
+        return nullptr;
+    for (Argument &A : F->args())
+        if (A.hasByValAttr() || A.hasInAllocaAttr() || A.hasPreallocatedAttr() ||
+            A.hasSwiftErrorAttr())
+            return nullptr;
+    for (BasicBlock &BB : *F)
+        if (BB.hasAddressTaken())
+            return nullptr;
+    ValueToValueMapTy Map;
+    Function *Clone = CloneFunction(F, Map);
+    Clone->setName(F->getName() + Suffix);
+    Clone->setLinkage(GlobalValue::InternalLinkage);
+    Clone->setVisibility(GlobalValue::DefaultVisibility);
+    Clone->setDLLStorageClass(GlobalValue::DefaultStorageClass);
+    // Inlined back into the routine (one caller, internal) it would be the probed body again.
+    Clone->removeFnAttr(Attribute::AlwaysInline);
+    Clone->addFnAttr(Attribute::NoInline);
+    Clone->addFnAttr(ProbedAttribute);
+    if (Comdat *Group = F->getComdat())
+        Clone->setComdat(Group);
+    return wrap(Clone);
+}
+
+// A block of `F` that returns what `Clean`, called with `F`'s own arguments, returns: a
+// `musttail` call, so the routine's frame is gone before the clone runs.
+static BasicBlock *tailCallClean(Function *F, Function *Clean) {
+    BasicBlock *Block = BasicBlock::Create(F->getContext(), "instrument.clean", F);
+    IRBuilder<> B(Block);
+    SmallVector<Value *, 8> Args;
+    for (Argument &A : F->args())
+        Args.push_back(&A);
+    CallInst *Call = B.CreateCall(Clean, Args);
+    Call->setCallingConv(Clean->getCallingConv());
+    AttributeList Own = F->getAttributes();
+    SmallVector<AttributeSet, 8> Params;
+    for (unsigned I = 0; I < F->arg_size(); I++)
+        Params.push_back(Own.getParamAttrs(I));
+    Call->setAttributes(
+        AttributeList::get(F->getContext(), AttributeSet(), Own.getRetAttrs(), Params));
+    Call->setTailCallKind(CallInst::TCK_MustTail);
+    // A call of a function with debug information needs a location in a function that has some.
+    if (DISubprogram *Scope = F->getSubprogram())
+        Call->setDebugLoc(DILocation::get(F->getContext(), Scope->getLine(), 0, Scope));
+    if (F->getReturnType()->isVoidTy())
+        B.CreateRetVoid();
+    else
+        B.CreateRet(Call);
+    return Block;
+}
+
 // The inline count (instrument_contract::inline_count) around the entry probe call `EnterCall`:
 // the id in the mode table, the mode, the thread's state, the id below its record capacity and
 // the record's count not where the runtime ends a window of inline counts, in that order, each
@@ -125,9 +187,12 @@ extern "C" size_t instrument_llvm_demangle(const char *Mangled, char *Out, size_
 // `Abi` holds the contract's numbers: records, record_cap, pending calls and estimate offsets in
 // the state, the record shift, counted and untimed-own offsets in a record, the table length,
 // the inline and switched-off modes, and the window end's offset in the state.
+// `Clean`, when not null, is the routine's clean clone (instrument_clean_clone): a counted or
+// switched-off entry then tail-calls it instead of running the probed body.
 extern "C" LLVMValueRef instrument_inline_count(LLVMValueRef EnterCall, LLVMValueRef Thread,
                                                 LLVMValueRef Modes, LLVMValueRef PerCall,
-                                                LLVMValueRef EnterMeasured, const uint64_t *Abi) {
+                                                LLVMValueRef EnterMeasured, LLVMValueRef Clean,
+                                                const uint64_t *Abi) {
     enum {
         RecordsAt,
         RecordCapAt,
@@ -157,6 +222,7 @@ extern "C" LLVMValueRef instrument_inline_count(LLVMValueRef EnterCall, LLVMValu
     BasicBlock *Other = BasicBlock::Create(Ctx, "instrument.count.other", F, Slow);
     BasicBlock *Measured = BasicBlock::Create(Ctx, "instrument.count.measured", F, Slow);
     BasicBlock *OffCheck = BasicBlock::Create(Ctx, "instrument.count.off", F, Slow);
+    BasicBlock *Unprobed = Clean ? tailCallClean(F, cast<Function>(unwrap(Clean))) : Join;
     Head->getTerminator()->eraseFromParent();
 
     // The mode first: a measured event's entry (the probe call) pays four instructions.
@@ -189,7 +255,7 @@ extern "C" LLVMValueRef instrument_inline_count(LLVMValueRef EnterCall, LLVMValu
     B.CreateCondBr(B.CreateICmpEQ(ModeByte, B.getInt8(0)), Measured, OffCheck);
     B.SetInsertPoint(OffCheck);
     Value *SwitchedOff = B.CreateICmpEQ(ModeByte, B.getInt8(static_cast<uint8_t>(Abi[OffValue])));
-    B.CreateCondBr(SwitchedOff, Join, Slow);
+    B.CreateCondBr(SwitchedOff, Unprobed, Slow);
     B.SetInsertPoint(Measured);
     CallInst *Timed = B.CreateCall(cast<Function>(unwrap(EnterMeasured)), {Slot});
     Timed->setCallingConv(Call->getCallingConv());
@@ -223,15 +289,17 @@ extern "C" LLVMValueRef instrument_inline_count(LLVMValueRef EnterCall, LLVMValu
     Add(At(Record, Abi[UntimedOwnAt]), Estimate);
     Add(At(State, Abi[PendingCallsAt]), B.getInt64(1));
     Add(At(State, Abi[PendingEstimateAt]), Estimate);
-    B.CreateBr(Join);
+    B.CreateBr(Unprobed);
 
     B.SetInsertPoint(Join, Join->begin());
     PHINode *Opened = B.CreatePHI(Call->getType(), 4, "instrument.opened");
     Call->replaceAllUsesWith(Opened);
     Opened->addIncoming(Call, Slow);
     Opened->addIncoming(Timed, Measured);
-    Opened->addIncoming(ConstantInt::get(Call->getType(), 0), Fast);
-    Opened->addIncoming(ConstantInt::get(Call->getType(), 0), OffCheck);
+    if (!Clean) {
+        Opened->addIncoming(ConstantInt::get(Call->getType(), 0), Fast);
+        Opened->addIncoming(ConstantInt::get(Call->getType(), 0), OffCheck);
+    }
     // The routine now writes the runtime's globals itself.
     F->setMemoryEffects(F->getMemoryEffects() |
                         MemoryEffects(IRMemLocation::Other, ModRefInfo::ModRef));

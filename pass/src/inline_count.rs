@@ -47,8 +47,13 @@ impl<'ctx> Globals<'ctx> {
     }
 
     /// Wraps the entry probe call `opened` (its result) in the inline count; returns the value
-    /// the routine's exits branch on instead.
-    pub fn wrap(&self, opened: BasicValueEnum<'ctx>) -> BasicValueEnum<'ctx> {
+    /// the routine's exits branch on instead. With `clean` (the routine's clean clone), counted
+    /// and switched-off entries tail-call it.
+    pub fn wrap(
+        &self,
+        opened: BasicValueEnum<'ctx>,
+        clean: Option<FunctionValue<'ctx>>,
+    ) -> BasicValueEnum<'ctx> {
         let numbers = [
             abi::RECORDS_AT,
             abi::RECORD_CAP_AT,
@@ -65,7 +70,8 @@ impl<'ctx> Globals<'ctx> {
         // SAFETY: `opened` is the result of a live call of the entry probe (its first argument
         // the id slot) in a function of the module these globals were declared in; the shim
         // reads `numbers` (eleven words, the order it names) only during the call, and returns a
-        // phi node of that function.
+        // phi node of that function; `clean`, when given, is a function of the same module with
+        // the routine's type (`clean_clone::make`).
         unsafe {
             let phi = instrument_inline_count(
                 opened.as_value_ref(),
@@ -73,6 +79,7 @@ impl<'ctx> Globals<'ctx> {
                 self.modes.as_value_ref(),
                 self.per_call.as_value_ref(),
                 self.enter_measured.as_value_ref(),
+                clean.map_or(std::ptr::null_mut(), |f| f.as_value_ref()),
                 numbers.as_ptr(),
             );
             BasicValueEnum::new(phi)
@@ -88,6 +95,7 @@ extern "C" {
         modes: LLVMValueRef,
         per_call: LLVMValueRef,
         enter_measured: LLVMValueRef,
+        clean: LLVMValueRef,
         abi: *const u64,
     ) -> LLVMValueRef;
 }

@@ -12,6 +12,7 @@
 mod callgraph;
 mod callsites;
 mod cfg;
+mod clean_clone;
 mod debug_info;
 mod demangle;
 mod guards;
@@ -52,6 +53,8 @@ pub struct Stats {
     pub loops: usize,
     pub callsites: usize,
     pub skipped: usize,
+    /// Routines given a clean clone (`clean_clone`).
+    pub clean_clones: usize,
 }
 
 /// Instruments every eligible function of `module` (routine, loop and call-site events as the
@@ -106,7 +109,11 @@ pub fn instrument_module_with(module: &Module<'_>, options: &Options, guards: Gu
     let ctx = module.get_context();
     for (i, plan) in plans.iter().enumerate() {
         if plan.probe_routine {
-            stats.exit_probes += probes::insert(module, &hooks, plan.function, slots.functions[i]);
+            let clean = (hooks.inline_count.is_some() && plan.loops.is_empty() && plan.sites.is_empty())
+                .then(|| clean_clone::make(plan.function))
+                .flatten();
+            stats.clean_clones += usize::from(clean.is_some());
+            stats.exit_probes += probes::insert(module, &hooks, plan.function, slots.functions[i], clean);
             stats.functions_probed += 1;
         }
         // Loops before call statements: a call statement's exit splits its block (see
