@@ -176,7 +176,8 @@ unsafe fn enter_full(id_slot: *const u32, sp: usize) -> Opened {
 /// there. With callpaths, this path forgets the step the caller's node cached
 /// (`Node::forget_step`) whether or not compensation is on; the assembly one, only with
 /// compensation on (which the in-place windows need), so that a throttled call without it does
-/// not make its caller's next step miss.
+/// not make its caller's next step miss; neither in the counted windows that pair with tally or
+/// inline ones (`inplace::KEEP_STEP`).
 ///
 /// # Safety
 /// `ts` is the calling thread's state, `id < record_cap`, `ts.depth + 1 < frame_cap`, and `id`
@@ -192,7 +193,7 @@ unsafe fn enter_counted(ts: &mut ThreadState, id: u32, sp: usize) -> Opened {
     let counted = record.counted;
     top.child_calls += COUNTED_CHILD;
     let (caller, node_at) = (top.id, top.node_at);
-    if node_at != 0 {
+    if node_at != 0 && !inplace::keeps_step(id) {
         // SAFETY: a frame's node address is its node's in this thread's tree (push, attach).
         unsafe { crate::callpath::Node::forget_step(node_at) };
     }

@@ -274,8 +274,8 @@ const _: () = assert!(switch::MEASURED == 0, "the routed trampolines test the me
 /// no record touched) until the count runs out; every other case, and the window's last
 /// execution, is counted as usual (`enter_throttled`), through `$miss`. It touches `$base`,
 /// `$scratch` and the flags, and returns `NOTHING` in `eax`. (It does not forget the caller's
-/// cached callpath step as the compensated counted path does: see
-/// `inplace::counted_forgets_steps`.)
+/// cached callpath step, nor does the counted path in the windows paired with it:
+/// `inplace::KEEP_STEP`.)
 macro_rules! tally_path {
     ($name:ident, base: $base:literal, scratch: $scratch:literal, miss: $miss:literal,
      [$($tail:literal),*] $(, $operand:ident = sym $target:path)*) => {
@@ -422,7 +422,8 @@ macro_rules! counted_path {
                 "add qword ptr [r11 + {child_calls}], r9",
                 // Compensation on: the call's in-place cost to the frame on top
                 // (`compensate::counted_cost`: the event's estimate once it has one, else the
-                // calibrated cost), and the step its node cached forgotten (`Node::forget_step`).
+                // calibrated cost), and the step its node cached forgotten (`Node::forget_step`)
+                // unless its counted window pairs with tally or inline ones (`KEEP_STEP`).
                 "cmp byte ptr [rip + {compensating}], 0",
                 "je 4f",
                 "mov r9, qword ptr [rip + {costs}]",
@@ -442,6 +443,8 @@ macro_rules! counted_path {
                 "mov r9, qword ptr [r11 + {node_at}]",
                 "test r9, r9",
                 "jz 4f",
+                "cmp eax, dword ptr [rip + {keep_step}]",
+                "je 4f",
                 "mov dword ptr [r9 + {last_event}], {no_event}",
                 "4:",
                 // The estimate, to the event and to the top frame's event unless it is the
@@ -474,6 +477,7 @@ macro_rules! counted_path {
                 compensating = sym crate::compensate::ENABLED,
                 calibrated = sym crate::compensate::COUNTED,
                 costs = sym crate::inplace::TABLE,
+                keep_step = sym crate::inplace::KEEP_STEP,
                 timed = const core::mem::offset_of!(crate::inplace::Cost, timed),
                 counted_cost = const core::mem::offset_of!(crate::inplace::Cost, counted),
                 wait_until = const core::mem::offset_of!(crate::inplace::Cost, wait_until),

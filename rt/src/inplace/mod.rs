@@ -65,9 +65,9 @@
 //! (`untimed_cost`). A leaf routine's
 //! inline windows, compensated or not, are also what its counted path's cost is measured
 //! against where the inline count is the cheaper (`Reference`): what no window sees is then an
-//! inline count, not a probe call. Not in compensated callpath profiles, where a counted call
-//! forgets its caller's cached callpath step and an inline count cannot
-//! (`counted_forgets_steps`).
+//! inline count (whose calls run the routine's clean clone, the pass's `clean_clone`), not a
+//! probe call. The counted windows paired with inline or tally ones keep their caller's cached
+//! callpath step, as those paths do (`KEEP_STEP`).
 //!
 //! How a timed pair's cost divides between the event and its caller (what compensation takes
 //! from each) is measured too, by windows whose entries fence their timestamps (`splits`).
@@ -238,6 +238,22 @@ static HOT_OFFERS: AtomicU32 = AtomicU32::new(0);
 /// The event under estimation (NONE: none), and the thread that keeps its windows.
 static TARGET: AtomicU32 = AtomicU32::new(NONE);
 static OWNER: AtomicPtr<ThreadState> = AtomicPtr::new(std::ptr::null_mut());
+
+/// The event whose counted calls keep the step their caller's callpath node cached (NONE: every
+/// counted call forgets it, `Node::forget_step`): the one under estimation while its counted
+/// windows pair with tally or inline windows, whose paths forget nothing. Against timed windows
+/// a counted call forgets the step as a timed call replaces it, so that a sibling's next lookup
+/// misses alike in both and its cost stays in the sibling's own difference; against the tally
+/// path or an inline count, forgetting would put that sibling's miss into this event's counted
+/// cost too, and compensation would remove it twice (BT.W's CA-comp at late placement, 5.6 ns a
+/// call too much, the fifteenth session's note). Read by the trampolines' counted path too.
+pub(crate) static KEEP_STEP: AtomicU32 = AtomicU32::new(NONE);
+
+/// Whether a counted call of `id` keeps its caller's cached callpath step (`KEEP_STEP`).
+#[inline(always)]
+pub fn keeps_step(id: u32) -> bool {
+    KEEP_STEP.load(Relaxed) == id
+}
 
 /// Events given up (recursive, or never called again): not offered again.
 static GIVEN_UP: AtomicU64 = AtomicU64::new(0);
@@ -762,6 +778,9 @@ unsafe fn begin(w: &mut Windows, ts: &mut ThreadState, count: u64, id: u32) {
         // SAFETY: the contract; the top frame is the depth the stack is marked busy at.
         unsafe { crate::tally::open(ts, ts.depth & !crate::probes::BUSY, w.window) };
     }
+    let paired_with = w.kind_of(w.done / 4 * 4 + 1);
+    let keeps = kind == Window::Counted && matches!(paired_with, Window::Tally | Window::Inline);
+    KEEP_STEP.store(if keeps { id } else { NONE }, Relaxed);
     switch::set(id, mode);
     set_end(end);
     (w.start, w.start_count) = (clock::now(), count);
@@ -814,6 +833,7 @@ unsafe fn give_up_stale(state: *mut ThreadState, now: u64) {
 /// touches the windows no more until it wins TARGET again: they are the next owner's.
 unsafe fn release(mode: u8) {
     set_end(u64::MAX);
+    KEEP_STEP.store(NONE, Relaxed);
     let owner = OWNER.load(Relaxed);
     if !owner.is_null() {
         // SAFETY: the owner is the calling thread's live state (the contract: every caller runs
@@ -928,22 +948,6 @@ fn trimmed_of(d: &mut [i64]) -> (f64, f64) {
     (mean, (var / n).sqrt())
 }
 
-/// Whether a counted call forgets the step its caller's callpath node cached (compensation
-/// and callpaths on: `Node::forget_step`), which an inline count cannot do. The step a sibling
-/// then looks up slowly after the counted call, and quickly after an inline count, is already
-/// in that sibling's own timed-minus-counted difference (its lookup misses after this event's
-/// timed call as after its counted one): measured against inline counts, the counted call would
-/// be charged it again. On BT.W at late placement, CA-comp's leaves were charged 5 to 18 ns a
-/// counted call over inline counts, and CA-comp removed 5.6 ±3.8 ns a call more than without
-/// (16 processes, `scripts/nas-paired`): its callpath probes' extra cost was removed about 5 ns
-/// a call too much, and is now removed as measured. The tally path does not forget the step
-/// either (it stays the same path in every run), so where tally windows measure an event with
-/// siblings under one caller, the same lookup is in its counted-minus-tally measurement: not
-/// mended (BT's line solver voids them all).
-fn counted_forgets_steps() -> bool {
-    crate::compensate::enabled() && crate::callpath::depth() != 0
-}
-
 fn settled(w: &mut Windows) -> bool {
     let (mean, se) = trimmed(w);
     let ticks_per_ns = clock::ticks_per_ns_estimate().unwrap_or(1.0);
@@ -965,7 +969,7 @@ unsafe fn publish(w: &mut Windows) {
         (w.tally_differences.len() >= MIN_TALLY_PAIRS).then(|| trimmed_of(w.tally_differences.values()));
     let inline =
         (w.inline_differences.len() >= MIN_TALLY_PAIRS).then(|| trimmed_of(w.inline_differences.values()));
-    let reference = inline.filter(|_| w.leaf && !counted_forgets_steps());
+    let reference = inline.filter(|_| w.leaf);
     let counted_pooled =
         Reference::of(reference.and(pool_inline_with(w.id, reference)), pool_counted_with(w.id, tally));
     let mut used = split(pooled, pooled_se, counted_pooled, w.kind);
