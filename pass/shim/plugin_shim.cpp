@@ -56,7 +56,9 @@ extern "C" void instrument_register_callbacks(PassBuilder &PB) {
 // Edge splitting for loop and call-site probes: LLVM's SplitEdge keeps PHI nodes, critical edges
 // and duplicate switch edges right, which the C API cannot express. Returns the new block on the
 // edge, or null when the edge cannot be split (an exception-handling edge).
+#include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 extern "C" LLVMBasicBlockRef instrument_split_edge(LLVMBasicBlockRef From, LLVMBasicBlockRef To) {
     BasicBlock *F = unwrap(From), *T = unwrap(To);
     Instruction *Term = F->getTerminator();
@@ -117,113 +119,47 @@ extern "C" size_t instrument_llvm_demangle(const char *Mangled, char *Out, size_
     return Text.size();
 }
 
-// Code duplication (Arnold and Ryder): a clean clone of `Fn`, made before any probe goes into
-// it, that the inline count tail-calls where the routine is only counted or switched off, so
-// that such calls run the routine's own code (its tail calls, its register use) and not the
-// probed body. Null where a tail call cannot forward the arguments as they came (varargs,
-// byval, inalloca, preallocated or swifterror parameters) or a block's address is taken (the
-// clone's would differ from the routine's).
-#include "llvm/IR/DebugInfoMetadata.h"
-#include "llvm/Transforms/Utils/Cloning.h"
-extern "C" LLVMValueRef instrument_clean_clone(LLVMValueRef Fn, const char *Suffix,
-                                               const char *ProbedAttribute) {
-    Function *F = cast<Function>(unwrap(Fn));
-    if (F->isVarArg() || F->isPresplitCoroutine())
-        return nullptr;
-    for (Argument &A : F->args())
-        if (A.hasByValAttr() || A.hasInAllocaAttr() || A.hasPreallocatedAttr() ||
-            A.hasSwiftErrorAttr())
-            return nullptr;
-    for (BasicBlock &BB : *F)
-        if (BB.hasAddressTaken())
-            return nullptr;
-    ValueToValueMapTy Map;
-    Function *Clone = CloneFunction(F, Map);
-    Clone->setName(F->getName() + Suffix);
-    Clone->setLinkage(GlobalValue::InternalLinkage);
-    Clone->setVisibility(GlobalValue::DefaultVisibility);
-    Clone->setDLLStorageClass(GlobalValue::DefaultStorageClass);
-    // Inlined back into the routine (one caller, internal) it would be the probed body again.
-    Clone->removeFnAttr(Attribute::AlwaysInline);
-    Clone->addFnAttr(Attribute::NoInline);
-    Clone->addFnAttr(ProbedAttribute);
-    if (Comdat *Group = F->getComdat())
-        Clone->setComdat(Group);
-    return wrap(Clone);
-}
+// The inline count (instrument_contract::inline_count). `Abi` holds the contract's numbers:
+// records, record_cap, pending calls and estimate offsets in the state, the record shift, counted
+// and untimed-own offsets in a record, the table length, the inline and switched-off modes, and
+// the window end's offset in the state.
+namespace {
+enum AbiWord {
+    RecordsAt,
+    RecordCapAt,
+    PendingCallsAt,
+    PendingEstimateAt,
+    RecordShift,
+    CountedAt,
+    UntimedOwnAt,
+    TableLen,
+    ModeValue,
+    OffValue,
+    InlineEndAt
+};
 
-// A block of `F` that returns what `Clean`, called with `F`'s own arguments, returns: a
-// `musttail` call, so the routine's frame is gone before the clone runs.
-static BasicBlock *tailCallClean(Function *F, Function *Clean) {
-    BasicBlock *Block = BasicBlock::Create(F->getContext(), "instrument.clean", F);
-    IRBuilder<> B(Block);
-    SmallVector<Value *, 8> Args;
-    for (Argument &A : F->args())
-        Args.push_back(&A);
-    CallInst *Call = B.CreateCall(Clean, Args);
-    Call->setCallingConv(Clean->getCallingConv());
-    AttributeList Own = F->getAttributes();
-    SmallVector<AttributeSet, 8> Params;
-    for (unsigned I = 0; I < F->arg_size(); I++)
-        Params.push_back(Own.getParamAttrs(I));
-    Call->setAttributes(
-        AttributeList::get(F->getContext(), AttributeSet(), Own.getRetAttrs(), Params));
-    Call->setTailCallKind(CallInst::TCK_MustTail);
-    // A call of a function with debug information needs a location in a function that has some.
-    if (DISubprogram *Scope = F->getSubprogram())
-        Call->setDebugLoc(DILocation::get(F->getContext(), Scope->getLine(), 0, Scope));
-    if (F->getReturnType()->isVoidTy())
-        B.CreateRetVoid();
-    else
-        B.CreateRet(Call);
-    return Block;
-}
+// The blocks of an inline count built by `buildCount`, their terminators left to the caller:
+// `Fast` has counted the call; `Other` is where an event in the table but not counted inline
+// goes, `ModeByte` its mode.
+struct Counting {
+    BasicBlock *Fast, *Other;
+    Value *ModeByte;
+};
 
-// The inline count (instrument_contract::inline_count) around the entry probe call `EnterCall`:
-// the id in the mode table, the mode, the thread's state, the id below its record capacity and
-// the record's count not where the runtime ends a window of inline counts, in that order, each
-// failing to the call; where all hold, the entry counts the call itself in a
-// block of its own, and its result is zero. Returns the phi that replaces the call's result.
-// `Abi` holds the contract's numbers: records, record_cap, pending calls and estimate offsets in
-// the state, the record shift, counted and untimed-own offsets in a record, the table length,
-// the inline and switched-off modes, and the window end's offset in the state.
-// `Clean`, when not null, is the routine's clean clone (instrument_clean_clone): a counted or
-// switched-off entry then tail-calls it instead of running the probed body.
-extern "C" LLVMValueRef instrument_inline_count(LLVMValueRef EnterCall, LLVMValueRef Thread,
-                                                LLVMValueRef Modes, LLVMValueRef PerCall,
-                                                LLVMValueRef EnterMeasured, LLVMValueRef Clean,
-                                                const uint64_t *Abi) {
-    enum {
-        RecordsAt,
-        RecordCapAt,
-        PendingCallsAt,
-        PendingEstimateAt,
-        RecordShift,
-        CountedAt,
-        UntimedOwnAt,
-        TableLen,
-        ModeValue,
-        OffValue,
-        InlineEndAt
-    };
-    auto *Call = cast<CallInst>(unwrap(EnterCall));
-    Value *Slot = Call->getArgOperand(0);
-    BasicBlock *Head = Call->getParent();
+// The inline count's checks at the end of `Head` (which has no terminator): the id in the mode
+// table, the mode, the thread's state, the id below its record capacity and the record's count
+// not where the runtime ends a window of inline counts, in that order, each failing to `Slow`
+// (the mode to `Other`); where all hold, `Fast` counts the call. New blocks go before `Before`.
+Counting buildCount(BasicBlock *Head, BasicBlock *Before, Value *Slot, BasicBlock *Slow,
+                    Value *Thread, Value *Modes, Value *PerCall, const uint64_t *Abi) {
     Function *F = Head->getParent();
     LLVMContext &Ctx = F->getContext();
-    BasicBlock *Slow = Head->splitBasicBlock(Call->getIterator(), "instrument.count.call");
-    BasicBlock *Join =
-        Slow->splitBasicBlock(std::next(Call->getIterator()), "instrument.count.join");
-    BasicBlock *ModeCheck = BasicBlock::Create(Ctx, "instrument.count.mode", F, Slow);
-    BasicBlock *StateCheck = BasicBlock::Create(Ctx, "instrument.count.state", F, Slow);
-    BasicBlock *CapCheck = BasicBlock::Create(Ctx, "instrument.count.capacity", F, Slow);
-    BasicBlock *EndCheck = BasicBlock::Create(Ctx, "instrument.count.end", F, Slow);
-    BasicBlock *Fast = BasicBlock::Create(Ctx, "instrument.count", F, Slow);
-    BasicBlock *Other = BasicBlock::Create(Ctx, "instrument.count.other", F, Slow);
-    BasicBlock *Measured = BasicBlock::Create(Ctx, "instrument.count.measured", F, Slow);
-    BasicBlock *OffCheck = BasicBlock::Create(Ctx, "instrument.count.off", F, Slow);
-    BasicBlock *Unprobed = Clean ? tailCallClean(F, cast<Function>(unwrap(Clean))) : Join;
-    Head->getTerminator()->eraseFromParent();
+    BasicBlock *ModeCheck = BasicBlock::Create(Ctx, "instrument.count.mode", F, Before);
+    BasicBlock *StateCheck = BasicBlock::Create(Ctx, "instrument.count.state", F, Before);
+    BasicBlock *CapCheck = BasicBlock::Create(Ctx, "instrument.count.capacity", F, Before);
+    BasicBlock *EndCheck = BasicBlock::Create(Ctx, "instrument.count.end", F, Before);
+    BasicBlock *Fast = BasicBlock::Create(Ctx, "instrument.count", F, Before);
+    BasicBlock *Other = BasicBlock::Create(Ctx, "instrument.count.other", F, Before);
 
     // The mode first: a measured event's entry (the probe call) pays four instructions.
     IRBuilder<> B(Head);
@@ -245,25 +181,12 @@ extern "C" LLVMValueRef instrument_inline_count(LLVMValueRef EnterCall, LLVMValu
 
     B.SetInsertPoint(ModeCheck);
     Value *Index = B.CreateZExt(Id, I64);
-    Value *ModeByte = Load(I8, B.CreateInBoundsGEP(I8, unwrap(Modes), Index), 1, true);
+    Value *ModeByte = Load(I8, B.CreateInBoundsGEP(I8, Modes, Index), 1, true);
     Value *Inline = B.CreateICmpEQ(ModeByte, B.getInt8(static_cast<uint8_t>(Abi[ModeValue])));
     B.CreateCondBr(Inline, StateCheck, Other);
 
-    // A measured event goes straight to the timed entry: its mode is read already. A
-    // switched-off one makes no call at all: its entry's result is zero, as the probe's is.
-    B.SetInsertPoint(Other);
-    B.CreateCondBr(B.CreateICmpEQ(ModeByte, B.getInt8(0)), Measured, OffCheck);
-    B.SetInsertPoint(OffCheck);
-    Value *SwitchedOff = B.CreateICmpEQ(ModeByte, B.getInt8(static_cast<uint8_t>(Abi[OffValue])));
-    B.CreateCondBr(SwitchedOff, Unprobed, Slow);
-    B.SetInsertPoint(Measured);
-    CallInst *Timed = B.CreateCall(cast<Function>(unwrap(EnterMeasured)), {Slot});
-    Timed->setCallingConv(Call->getCallingConv());
-    Timed->setTailCallKind(CallInst::TCK_NoTail);
-    B.CreateBr(Join);
-
     B.SetInsertPoint(StateCheck);
-    Value *State = Load(Ptr, B.CreateThreadLocalAddress(unwrap(Thread)), 8);
+    Value *State = Load(Ptr, B.CreateThreadLocalAddress(Thread), 8);
     B.CreateCondBr(B.CreateIsNotNull(State), CapCheck, Slow);
 
     B.SetInsertPoint(CapCheck);
@@ -284,24 +207,140 @@ extern "C" LLVMValueRef instrument_inline_count(LLVMValueRef EnterCall, LLVMValu
     auto Add = [&](Value *Word, Value *Amount) {
         B.CreateAlignedStore(B.CreateAdd(Load(I64, Word, 8), Amount), Word, Align(8));
     };
-    Value *Estimate = Load(I64, B.CreateInBoundsGEP(I64, unwrap(PerCall), Index), 8, true);
+    Value *Estimate = Load(I64, B.CreateInBoundsGEP(I64, PerCall, Index), 8, true);
     B.CreateAlignedStore(B.CreateAdd(Counted, B.getInt64(1)), CountedWord, Align(8));
     Add(At(Record, Abi[UntimedOwnAt]), Estimate);
     Add(At(State, Abi[PendingCallsAt]), B.getInt64(1));
     Add(At(State, Abi[PendingEstimateAt]), Estimate);
-    B.CreateBr(Unprobed);
+    // The routine now writes the runtime's globals itself.
+    F->setMemoryEffects(F->getMemoryEffects() |
+                        MemoryEffects(IRMemLocation::Other, ModRefInfo::ModRef));
+    return {Fast, Other, ModeByte};
+}
+} // namespace
+
+// The inline count around the entry probe call `EnterCall`: where its checks hold, the entry
+// counts the call itself in a block of its own, and its result is zero; a measured event calls
+// `EnterMeasured`, a switched-off one nothing. Returns the phi that replaces the call's result.
+extern "C" LLVMValueRef instrument_inline_count(LLVMValueRef EnterCall, LLVMValueRef Thread,
+                                                LLVMValueRef Modes, LLVMValueRef PerCall,
+                                                LLVMValueRef EnterMeasured, const uint64_t *Abi) {
+    auto *Call = cast<CallInst>(unwrap(EnterCall));
+    Value *Slot = Call->getArgOperand(0);
+    BasicBlock *Head = Call->getParent();
+    Function *F = Head->getParent();
+    LLVMContext &Ctx = F->getContext();
+    BasicBlock *Slow = Head->splitBasicBlock(Call->getIterator(), "instrument.count.call");
+    BasicBlock *Join =
+        Slow->splitBasicBlock(std::next(Call->getIterator()), "instrument.count.join");
+    Head->getTerminator()->eraseFromParent();
+    Counting C =
+        buildCount(Head, Slow, Slot, Slow, unwrap(Thread), unwrap(Modes), unwrap(PerCall), Abi);
+    IRBuilder<> B(C.Fast);
+    B.CreateBr(Join);
+
+    // A measured event goes straight to the timed entry: its mode is read already. A
+    // switched-off one makes no call at all: its entry's result is zero, as the probe's is.
+    BasicBlock *Measured = BasicBlock::Create(Ctx, "instrument.count.measured", F, Slow);
+    BasicBlock *OffCheck = BasicBlock::Create(Ctx, "instrument.count.off", F, Slow);
+    B.SetInsertPoint(C.Other);
+    B.CreateCondBr(B.CreateICmpEQ(C.ModeByte, B.getInt8(0)), Measured, OffCheck);
+    B.SetInsertPoint(OffCheck);
+    Value *Off = B.CreateICmpEQ(C.ModeByte, B.getInt8(static_cast<uint8_t>(Abi[OffValue])));
+    B.CreateCondBr(Off, Join, Slow);
+    B.SetInsertPoint(Measured);
+    CallInst *Timed = B.CreateCall(cast<Function>(unwrap(EnterMeasured)), {Slot});
+    Timed->setCallingConv(Call->getCallingConv());
+    Timed->setTailCallKind(CallInst::TCK_NoTail);
+    B.CreateBr(Join);
 
     B.SetInsertPoint(Join, Join->begin());
     PHINode *Opened = B.CreatePHI(Call->getType(), 4, "instrument.opened");
     Call->replaceAllUsesWith(Opened);
     Opened->addIncoming(Call, Slow);
     Opened->addIncoming(Timed, Measured);
-    if (!Clean) {
-        Opened->addIncoming(ConstantInt::get(Call->getType(), 0), Fast);
-        Opened->addIncoming(ConstantInt::get(Call->getType(), 0), OffCheck);
-    }
-    // The routine now writes the runtime's globals itself.
-    F->setMemoryEffects(F->getMemoryEffects() |
-                        MemoryEffects(IRMemLocation::Other, ModRefInfo::ModRef));
+    Opened->addIncoming(ConstantInt::get(Call->getType(), 0), C.Fast);
+    Opened->addIncoming(ConstantInt::get(Call->getType(), 0), OffCheck);
     return wrap(Opened);
+}
+
+// Code duplication (Arnold and Ryder): a copy of `Fn` made before any probe goes in, renamed
+// `Fn` + `Suffix`, internal and never inlined, for the probes; `Fn` keeps its own code behind a
+// dispatch (instrument_dispatch). Null where a tail call cannot forward the arguments as they
+// came (varargs, byval, inalloca, preallocated or swifterror parameters) or a block's address
+// is taken (the copy's would differ from the routine's).
+extern "C" LLVMValueRef instrument_probed_copy(LLVMValueRef Fn, const char *Suffix) {
+    Function *F = cast<Function>(unwrap(Fn));
+    if (F->isVarArg() || F->isPresplitCoroutine())
+        return nullptr;
+    for (Argument &A : F->args())
+        if (A.hasByValAttr() || A.hasInAllocaAttr() || A.hasPreallocatedAttr() ||
+            A.hasSwiftErrorAttr())
+            return nullptr;
+    for (BasicBlock &BB : *F)
+        if (BB.hasAddressTaken())
+            return nullptr;
+    ValueToValueMapTy Map;
+    Function *Copy = CloneFunction(F, Map);
+    Copy->setName(F->getName() + Suffix);
+    Copy->setLinkage(GlobalValue::InternalLinkage);
+    Copy->setVisibility(GlobalValue::DefaultVisibility);
+    Copy->setDLLStorageClass(GlobalValue::DefaultStorageClass);
+    // Inlined back into the routine (its one caller) it would make the routine probed again.
+    Copy->removeFnAttr(Attribute::AlwaysInline);
+    Copy->addFnAttr(Attribute::NoInline);
+    if (Comdat *Group = F->getComdat())
+        Copy->setComdat(Group);
+    // Next to the routine in the object file, for the instruction cache.
+    Copy->removeFromParent();
+    F->getParent()->getFunctionList().insertAfter(F->getIterator(), Copy);
+    return wrap(Copy);
+}
+
+// The routine `Fn`'s dispatch at its entry (after its allocas): the inline count's checks
+// (`buildCount` on the id in `Slot`), counted and switched-off calls running on into the
+// routine's own code, every other one (measured, tallied, counted through the probe) a
+// `musttail` call of `Probed` (its probed copy) with the routine's own arguments.
+extern "C" void instrument_dispatch(LLVMValueRef Fn, LLVMValueRef Probed, LLVMValueRef Slot,
+                                    LLVMValueRef Thread, LLVMValueRef Modes, LLVMValueRef PerCall,
+                                    const uint64_t *Abi) {
+    Function *F = cast<Function>(unwrap(Fn));
+    Function *Copy = cast<Function>(unwrap(Probed));
+    BasicBlock *Head = &F->getEntryBlock();
+    BasicBlock::iterator At = Head->begin();
+    while (isa<AllocaInst>(*At))
+        ++At;
+    BasicBlock *Body = Head->splitBasicBlock(At, "instrument.own");
+    Head->getTerminator()->eraseFromParent();
+
+    BasicBlock *ToProbed = BasicBlock::Create(F->getContext(), "instrument.probed", F, Body);
+    IRBuilder<> B(ToProbed);
+    SmallVector<Value *, 8> Args;
+    for (Argument &A : F->args())
+        Args.push_back(&A);
+    CallInst *Call = B.CreateCall(Copy, Args);
+    Call->setCallingConv(Copy->getCallingConv());
+    // musttail needs the ABI attributes of the routine's parameters and result on the call.
+    AttributeList Own = F->getAttributes();
+    SmallVector<AttributeSet, 8> Params;
+    for (unsigned I = 0; I < F->arg_size(); I++)
+        Params.push_back(Own.getParamAttrs(I));
+    Call->setAttributes(
+        AttributeList::get(F->getContext(), AttributeSet(), Own.getRetAttrs(), Params));
+    Call->setTailCallKind(CallInst::TCK_MustTail);
+    // A call of a function with debug information needs a location in a function that has some.
+    if (DISubprogram *Scope = F->getSubprogram())
+        Call->setDebugLoc(DILocation::get(F->getContext(), Scope->getLine(), 0, Scope));
+    if (F->getReturnType()->isVoidTy())
+        B.CreateRetVoid();
+    else
+        B.CreateRet(Call);
+
+    Counting C = buildCount(Head, ToProbed, unwrap(Slot), ToProbed, unwrap(Thread), unwrap(Modes),
+                            unwrap(PerCall), Abi);
+    B.SetInsertPoint(C.Fast);
+    B.CreateBr(Body);
+    B.SetInsertPoint(C.Other);
+    Value *Off = B.CreateICmpEQ(C.ModeByte, B.getInt8(static_cast<uint8_t>(Abi[OffValue])));
+    B.CreateCondBr(Off, Body, ToProbed);
 }

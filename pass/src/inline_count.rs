@@ -1,11 +1,11 @@
 //! The inline count (`instrument_contract::inline_count`): at late placement on x86-64, a
 //! routine's entry counts its call itself when the runtime has throttled the routine, and calls
-//! the entry probe otherwise. The runtime's tables it reads are external globals of the
+//! the entry probe otherwise (or, where the routine has a probed copy, tail-calls the copy). The runtime's tables it reads are external globals of the
 //! executable; the block structure is built by the shim (`instrument_inline_count`).
 
 use inkwell::llvm_sys::prelude::LLVMValueRef;
 use inkwell::module::{Linkage, Module};
-use inkwell::values::{AsValueRef, BasicValueEnum, FunctionValue, GlobalValue};
+use inkwell::values::{AsValueRef, BasicValueEnum, FunctionValue, GlobalValue, PointerValue};
 use inkwell::{AddressSpace, ThreadLocalMode};
 use instrument_contract::inline_count as abi;
 
@@ -47,14 +47,55 @@ impl<'ctx> Globals<'ctx> {
     }
 
     /// Wraps the entry probe call `opened` (its result) in the inline count; returns the value
-    /// the routine's exits branch on instead. With `clean` (the routine's clean clone), counted
-    /// and switched-off entries tail-call it.
-    pub fn wrap(
+    /// the routine's exits branch on instead.
+    pub fn wrap(&self, opened: BasicValueEnum<'ctx>) -> BasicValueEnum<'ctx> {
+        let numbers = Self::numbers();
+        // SAFETY: `opened` is the result of a live call of the entry probe (its first argument
+        // the id slot) in a function of the module these globals were declared in; the shim
+        // reads `numbers` (eleven words, the order it names) only during the call, and returns a
+        // phi node of that function.
+        unsafe {
+            let phi = instrument_inline_count(
+                opened.as_value_ref(),
+                self.thread.as_value_ref(),
+                self.modes.as_value_ref(),
+                self.per_call.as_value_ref(),
+                self.enter_measured.as_value_ref(),
+                numbers.as_ptr(),
+            );
+            BasicValueEnum::new(phi)
+        }
+    }
+
+    /// Puts the inline count at the entry of `routine`, which keeps its own code: counted and
+    /// switched-off calls run on into it, every other call is a tail call of `probed`, its
+    /// probed copy (`probed_copy`), whose entry probe has the id in `site`.
+    pub fn dispatch(
         &self,
-        opened: BasicValueEnum<'ctx>,
-        clean: Option<FunctionValue<'ctx>>,
-    ) -> BasicValueEnum<'ctx> {
-        let numbers = [
+        routine: FunctionValue<'ctx>,
+        probed: FunctionValue<'ctx>,
+        site: PointerValue<'ctx>,
+    ) {
+        let numbers = Self::numbers();
+        // SAFETY: `routine` is an unprobed function definition of the module these globals were
+        // declared in, `probed` its copy there (the same type), `site` its id slot; the shim
+        // reads `numbers` (eleven words, the order it names) only during the call.
+        unsafe {
+            instrument_dispatch(
+                routine.as_value_ref(),
+                probed.as_value_ref(),
+                site.as_value_ref(),
+                self.thread.as_value_ref(),
+                self.modes.as_value_ref(),
+                self.per_call.as_value_ref(),
+                numbers.as_ptr(),
+            );
+        }
+    }
+
+    /// The contract's numbers in the order the shim names them.
+    fn numbers() -> [u64; 11] {
+        [
             abi::RECORDS_AT,
             abi::RECORD_CAP_AT,
             abi::PENDING_CALLS_AT,
@@ -66,24 +107,7 @@ impl<'ctx> Globals<'ctx> {
             u64::from(abi::MODE),
             u64::from(abi::OFF),
             abi::INLINE_END_AT,
-        ];
-        // SAFETY: `opened` is the result of a live call of the entry probe (its first argument
-        // the id slot) in a function of the module these globals were declared in; the shim
-        // reads `numbers` (eleven words, the order it names) only during the call, and returns a
-        // phi node of that function; `clean`, when given, is a function of the same module with
-        // the routine's type (`clean_clone::make`).
-        unsafe {
-            let phi = instrument_inline_count(
-                opened.as_value_ref(),
-                self.thread.as_value_ref(),
-                self.modes.as_value_ref(),
-                self.per_call.as_value_ref(),
-                self.enter_measured.as_value_ref(),
-                clean.map_or(std::ptr::null_mut(), |f| f.as_value_ref()),
-                numbers.as_ptr(),
-            );
-            BasicValueEnum::new(phi)
-        }
+        ]
     }
 }
 
@@ -95,7 +119,16 @@ extern "C" {
         modes: LLVMValueRef,
         per_call: LLVMValueRef,
         enter_measured: LLVMValueRef,
-        clean: LLVMValueRef,
         abi: *const u64,
     ) -> LLVMValueRef;
+    /// The shim: the dispatch at a routine's entry to its own code or its probed copy.
+    fn instrument_dispatch(
+        routine: LLVMValueRef,
+        probed: LLVMValueRef,
+        slot: LLVMValueRef,
+        thread: LLVMValueRef,
+        modes: LLVMValueRef,
+        per_call: LLVMValueRef,
+        abi: *const u64,
+    );
 }

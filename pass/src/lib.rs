@@ -12,7 +12,6 @@
 mod callgraph;
 mod callsites;
 mod cfg;
-mod clean_clone;
 mod debug_info;
 mod demangle;
 mod guards;
@@ -23,6 +22,7 @@ mod loops;
 mod options;
 mod plan;
 mod plugin;
+mod probed_copy;
 mod probes;
 mod rewrite;
 mod skip;
@@ -35,6 +35,7 @@ pub use rewrite::{rewrite_file, OutputKind};
 
 use inkwell::attributes::AttributeLoc;
 use inkwell::module::Module;
+use inkwell::values::{FunctionValue, PointerValue};
 
 /// The string attribute that marks a function as already probed, so that running the pass twice
 /// (compile step, then LTO) never instruments twice.
@@ -53,8 +54,8 @@ pub struct Stats {
     pub loops: usize,
     pub callsites: usize,
     pub skipped: usize,
-    /// Routines given a clean clone (`clean_clone`).
-    pub clean_clones: usize,
+    /// Routines whose probes went into a copy (`probed_copy`).
+    pub probed_copies: usize,
 }
 
 /// Instruments every eligible function of `module` (routine, loop and call-site events as the
@@ -106,30 +107,67 @@ pub fn instrument_module_with(module: &Module<'_>, options: &Options, guards: Gu
         options.placement == Placement::Late && instrument_contract::inline_count::supported(&triple);
     hooks.inline_count =
         inline.then(|| inline_count::Globals::declare(module, hooks.enter, set.enter_measured));
-    let ctx = module.get_context();
     for (i, plan) in plans.iter().enumerate() {
-        if plan.probe_routine {
-            let clean = (hooks.inline_count.is_some() && plan.loops.is_empty() && plan.sites.is_empty())
-                .then(|| clean_clone::make(plan.function))
-                .flatten();
-            stats.clean_clones += usize::from(clean.is_some());
-            stats.exit_probes += probes::insert(module, &hooks, plan.function, slots.functions[i], clean);
-            stats.functions_probed += 1;
+        let copy = probed_copy::wanted(&hooks, plan).then(|| probed_copy::make(plan.function)).flatten();
+        match (copy, hooks.inline_count) {
+            (Some(copy), Some(counting)) => {
+                probe_copy(module, &hooks, copy, slots.functions[i], &mut stats);
+                counting.dispatch(plan.function, copy, slots.functions[i]);
+            }
+            _ => probe_in_place(module, &hooks, plan, &slots, i, &mut stats),
         }
-        // Loops before call statements: a call statement's exit splits its block (see
-        // `probes::exit_probe`), which would move a loop header's exiting branch out of the
-        // header and miscount its iterations.
-        let pads_in_loops = loops::insert(module, &hooks, plan.function, &plan.loops, &slots.loops[i]);
-        callsites::insert(module, &hooks, &plan.sites, &slots.sites[i]);
-        let routine = plan.probe_routine.then(|| slots.functions[i]);
-        probes::insert_unwind(module, &hooks, plan.function, routine, &pads_in_loops);
-        stats.loops += plan.loops.len();
-        stats.callsites += plan.sites.len();
-        probes::note_probed(plan.function);
-        plan.function
-            .add_attribute(AttributeLoc::Function, ctx.create_string_attribute(PROBED_ATTRIBUTE, ""));
+        mark_probed(plan.function);
     }
     stats
+}
+
+/// Probes `plan` (the `i`th) in its own function: the routine, its loops, its call statements.
+fn probe_in_place<'ctx>(
+    module: &Module<'ctx>,
+    hooks: &probes::Hooks<'ctx>,
+    plan: &plan::FunctionPlan<'ctx>,
+    slots: &table::Slots<'ctx>,
+    i: usize,
+    stats: &mut Stats,
+) {
+    if plan.probe_routine {
+        stats.exit_probes += probes::insert(module, hooks, plan.function, slots.functions[i]);
+        stats.functions_probed += 1;
+    }
+    // Loops before call statements: a call statement's exit splits its block (see
+    // `probes::exit_probe`), which would move a loop header's exiting branch out of the
+    // header and miscount its iterations.
+    let pads_in_loops = loops::insert(module, hooks, plan.function, &plan.loops, &slots.loops[i]);
+    callsites::insert(module, hooks, &plan.sites, &slots.sites[i]);
+    let routine = plan.probe_routine.then(|| slots.functions[i]);
+    probes::insert_unwind(module, hooks, plan.function, routine, &pads_in_loops);
+    stats.loops += plan.loops.len();
+    stats.callsites += plan.sites.len();
+}
+
+/// Probes a routine's probed copy (`probed_copy`, a routine without loop or call-statement
+/// events): its entry calls the probe, which its own entry's inline count has not done.
+fn probe_copy<'ctx>(
+    module: &Module<'ctx>,
+    hooks: &probes::Hooks<'ctx>,
+    copy: FunctionValue<'ctx>,
+    site: PointerValue<'ctx>,
+    stats: &mut Stats,
+) {
+    let plain = probes::Hooks { inline_count: None, ..*hooks };
+    stats.exit_probes += probes::insert(module, &plain, copy, site);
+    probes::insert_unwind(module, &plain, copy, Some(site), &[]);
+    stats.functions_probed += 1;
+    stats.probed_copies += 1;
+    mark_probed(copy);
+}
+
+/// A probed function's attributes: its memory effects widened by the probes', and the mark that
+/// keeps a later run of the pass off it.
+fn mark_probed(function: FunctionValue<'_>) {
+    probes::note_probed(function);
+    let ctx = function.get_type().get_context();
+    function.add_attribute(AttributeLoc::Function, ctx.create_string_attribute(PROBED_ATTRIBUTE, ""));
 }
 
 /// Removes the `-finstrument-functions-after-inlining` tags once read, so that LLVM's

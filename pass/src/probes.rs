@@ -97,14 +97,12 @@ fn declare<'ctx>(module: &Module<'ctx>, name: &str, returns: Returns, cc: u32) -
 }
 
 /// Puts routine probes into `f`: each exit probe in a block of its own, entered only when the
-/// entry probe returned non-zero. Returns the number of exit probes inserted. `clean`, with the
-/// inline count, is the clean clone its counted calls run (`clean_clone`).
+/// entry probe returned non-zero. Returns the number of exit probes inserted.
 pub fn insert<'ctx>(
     module: &Module<'ctx>,
     hooks: &Hooks<'ctx>,
     f: FunctionValue<'ctx>,
     site: PointerValue<'ctx>,
-    clean: Option<FunctionValue<'ctx>>,
 ) -> usize {
     let ctx = module.get_context();
     let builder = ctx.create_builder();
@@ -113,17 +111,17 @@ pub fn insert<'ctx>(
         Some(at) => builder.position_before(&at),
         None => builder.position_at_end(entry),
     }
-    // The exits before the inline count: its tail call of the clean clone returns unprobed.
+    let mut opened = enter_probe(&builder, hooks, site);
+    if let (Some(globals), Some(result)) = (hooks.inline_count, opened) {
+        opened = Some(globals.wrap(result));
+    }
+
     let exits: Vec<_> = f
         .get_basic_block_iter()
         .filter_map(|bb| bb.get_terminator())
         .filter(|t| matches!(t.get_opcode(), InstructionOpcode::Return | InstructionOpcode::Resume))
         .map(exit_point)
         .collect();
-    let mut opened = enter_probe(&builder, hooks, site);
-    if let (Some(globals), Some(result)) = (hooks.inline_count, opened) {
-        opened = Some(globals.wrap(result, clean));
-    }
     for at in &exits {
         exit_probe(&builder, hooks, site, opened, *at);
     }

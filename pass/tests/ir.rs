@@ -56,7 +56,7 @@ fn probes_every_return_before_musttail_and_none_on_unreachable() {
     let (ir, stats) = instrument(RETURNS, &Options::default());
     assert_eq!(
         stats,
-        Stats { functions_probed: 3, exit_probes: 3, loops: 0, callsites: 0, skipped: 0, clean_clones: 0 }
+        Stats { functions_probed: 3, exit_probes: 3, loops: 0, callsites: 0, skipped: 0, probed_copies: 0 }
     );
     insta::assert_snapshot!(ir);
 }
@@ -200,22 +200,23 @@ neg:
 }
 "#;
 
-/// Late placement on x86-64 counts a throttled routine's call in its entry code: the state's
-/// thread-local pointer, the id against the record capacity and the table, the mode byte, then
-/// four additions and a tail call of the routine's clean clone (as does a switched-off
-/// routine); the probe call otherwise, and the exits branch on the phi of both.
+/// Late placement on x86-64 counts a throttled routine's call in its entry code: the id against
+/// the table, the mode byte, the state's thread-local pointer, the id against the record
+/// capacity, the window's end, then four additions, and the routine's own code runs on (as it
+/// does switched off); every other call is a tail call of the routine's probed copy, whose
+/// exits branch on its entry probe's result.
 #[test]
 fn late_placement_on_x86_64_counts_throttled_calls_inline() {
     let options = Options { placement: Placement::Late, min_instructions: 0, ..Options::default() };
     let (ir, stats) = instrument(INLINE_COUNT, &options);
-    assert_eq!((stats.functions_probed, stats.clean_clones), (1, 1));
+    assert_eq!((stats.functions_probed, stats.probed_copies), (1, 1));
     insta::assert_snapshot!(ir);
     let early = Options { placement: Placement::Early, ..Options::default() };
     let (ir, _) = instrument(INLINE_COUNT, &early);
     assert!(!ir.contains("__instrument_thread"), "early placement calls the probe: {ir}");
 }
 
-const NO_CLEAN_CLONE: &str = r#"
+const NO_PROBED_COPY: &str = r#"
 target triple = "x86_64-pc-linux-gnu"
 
 declare void @use(ptr)
@@ -246,28 +247,28 @@ define i32 @plain(i32 %x) {
 }
 "#;
 
-/// A clean clone only where a tail call forwards the arguments as they came and the probed
-/// body holds no other event: not for varargs or byval parameters, nor for a routine whose loop
-/// is probed; those count inline into the probed body. The clone itself is never probed.
+/// A probed copy only where a tail call forwards the arguments as they came and the routine has
+/// no other event: not for varargs or byval parameters, nor for a routine whose loop is probed;
+/// those count inline before their probed body. The copy is never probed twice.
 #[test]
-fn clean_clones_only_where_a_tail_call_forwards_everything() {
+fn probed_copies_only_where_a_tail_call_forwards_everything() {
     let mut options = Options { placement: Placement::Late, min_instructions: 0, ..Options::default() };
     options.events.loops = true;
-    let (ir, stats) = instrument(NO_CLEAN_CLONE, &options);
-    assert_eq!((stats.functions_probed, stats.loops, stats.clean_clones), (4, 1, 1), "{ir}");
-    assert!(ir.contains("musttail call i32 @plain.instrument.clean(i32 %x)"), "{ir}");
-    assert!(ir.contains("define internal i32 @plain.instrument.clean(i32 %x) #"), "{ir}");
+    let (ir, stats) = instrument(NO_PROBED_COPY, &options);
+    assert_eq!((stats.functions_probed, stats.loops, stats.probed_copies), (4, 1, 1), "{ir}");
+    assert!(ir.contains("musttail call i32 @plain.instrument.probed(i32 %x)"), "{ir}");
+    assert!(ir.contains("define internal i32 @plain.instrument.probed(i32 %x) #"), "{ir}");
     for routine in ["varargs", "by_value", "looping"] {
-        assert!(!ir.contains(&format!("@{routine}.instrument.clean")), "{routine}: {ir}");
+        assert!(!ir.contains(&format!("@{routine}.instrument.probed")), "{routine}: {ir}");
     }
     let context = Context::create();
-    let module = parse(&context, NO_CLEAN_CLONE);
+    let module = parse(&context, NO_PROBED_COPY);
     instrument_module(&module, &options);
     let again = instrument_module(&module, &options);
-    // Four routines, the clone and the module constructor, all marked probed.
+    // Four routines, the copy and the module constructor, all marked probed.
     assert_eq!(
         again,
         Stats { skipped: 6, ..Stats::default() },
-        "a second run probes nothing, clones included"
+        "a second run probes nothing, copies included"
     );
 }
