@@ -27,10 +27,15 @@
 //! bytes from the address at `RECORDS_AT`; and adds 1 and the estimate to the state's
 //! `PENDING_CALLS_AT` and `PENDING_ESTIMATE_AT` words, which the runtime charges to the frame on
 //! top (the caller's) before that frame changes. The entry's result is then zero: the routine's
-//! exits are branched around, as for any counted call.
+//! exits are branched around, as for any counted call. Where the routine has a probed copy
+//! (pass/src/probed_copy.rs: no loop or call-statement event, arguments a tail call forwards),
+//! the checks sit at the routine's own entry, a counted call runs on into the routine's own
+//! code, unprobed, and every call that fails a check is a tail call of the copy, whose entry
+//! calls the probe.
 //!
 //! A switched-off event's entry (mode byte `OFF`, after the first test) makes no call either:
-//! its result is zero at once, as the probe's is, and nothing is counted. Switching routines
+//! its result is zero at once, as the probe's is, and nothing is counted (with a probed copy, it
+//! runs the routine's own code). Switching routines
 //! off at run time (`INSTRUMENT_RUNTIME_SELECT`, `instrument top --off`) then costs a load and
 //! two compares a call instead of a probe call.
 //!
