@@ -89,12 +89,33 @@ pub fn summary(runs: &[Paired]) -> String {
         text.push_str(&format!("  process {}: {}\n", i + 1, run.summary()));
     }
     text.push_str(&format!(
-        "  the overhead figure over the slowdown: median {:.2} x, {:.2} to {:.2} (target: within 1.5x)",
+        "  the overhead figure over the slowdown: median {:.2} x, {:.2} to {:.2} (target: within 1.5x)\n",
         ratios[ratios.len() / 2],
         ratios[0],
         ratios[ratios.len() - 1]
     ));
+    text.push_str(&agreement(runs));
     text
+}
+
+/// Where the slowdown is a fraction of a percent, its ratio to the figure is mostly noise: the
+/// figure less the slowdown in points of the run, and how many processes' figures lie inside
+/// their slowdown's interval.
+fn agreement(runs: &[Paired]) -> String {
+    let mut gaps: Vec<f64> = runs.iter().map(|r| r.figure_percent - r.slowdown_percent).collect();
+    gaps.sort_by(f64::total_cmp);
+    let inside = runs
+        .iter()
+        .filter(|r| (r.slowdown_interval.0..=r.slowdown_interval.1).contains(&r.figure_percent))
+        .count();
+    format!(
+        "  the figure less the slowdown: median {:+.2} points of the run ({:+.2} to {:+.2}); inside the \
+         slowdown's interval in {inside} of {} processes",
+        gaps[gaps.len() / 2],
+        gaps[0],
+        gaps[gaps.len() - 1],
+        runs.len()
+    )
 }
 
 /// Builds the paired program in `dir` (which holds bench_clock.h), its instrumented half with
@@ -241,9 +262,15 @@ mod tests {
             figure_percent,
         };
         let text = summary(&[run(1.0, 2.4), run(0.5, 0.4), run(0.8, 0.8)]);
-        assert_eq!(text.lines().count(), 5, "{text}");
+        assert_eq!(text.lines().count(), 6, "{text}");
         assert!(text.contains("process 2: slowdown 0.50 % [0.40, 0.60], figure 0.40 %: 0.80 x"), "{text}");
         assert!(text.contains("median 1.00 x, 0.80 to 2.40"), "{text}");
+        assert!(
+            text.contains(
+                "median +0.00 points of the run (-0.10 to +1.40); inside the slowdown's interval in 2 of 3"
+            ),
+            "{text}"
+        );
         assert_eq!(summary(&[]), "");
     }
 
