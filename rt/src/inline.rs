@@ -119,13 +119,10 @@ pub unsafe fn replica(ts: *mut ThreadState, id_slot: *const u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::thread::{Frame, Record};
 
     #[test]
     fn pending_inline_counts_are_charged_to_the_frame_on_top_with_their_cost() {
-        // SAFETY: a frame is plain integers, valid when zeroed.
-        let mut frames: Vec<Frame> = (0..4).map(|_| unsafe { std::mem::zeroed() }).collect();
-        let mut records = vec![Record::default(); 8];
+        let (mut frames, mut records) = ThreadState::test_stacks();
         frames[2].id = 3;
         frames[2].overhead = 100;
         let mut ts = ThreadState::over(&mut frames, &mut records);

@@ -686,9 +686,7 @@ mod tests {
 
     #[test]
     fn a_counted_call_forgets_the_step_its_callers_node_cached() {
-        // SAFETY: frames are plain integers, valid when zeroed.
-        let mut frames: Vec<Frame> = (0..4).map(|_| unsafe { std::mem::zeroed() }).collect();
-        let mut records = vec![Record::default(); 8];
+        let (mut frames, mut records) = ThreadState::test_stacks();
         let mut node = Node::caching(6);
         frames[1].id = 2;
         frames[1].node_at = std::ptr::addr_of_mut!(node) as u64;

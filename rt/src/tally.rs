@@ -124,9 +124,7 @@ mod tests {
     /// A thread with frame 1 (event 2, its machine frame at 0x1000) on top, and event 5 tallied
     /// from it in a window of 10 executions, 3 of them left when `left` is 3.
     fn closed_with(left: i64) -> (u64, Vec<Frame>, Vec<Record>) {
-        // SAFETY: a frame is plain integers, valid when zeroed.
-        let mut frames: Vec<Frame> = (0..4).map(|_| unsafe { std::mem::zeroed() }).collect();
-        let mut records = vec![Record::default(); 8];
+        let (mut frames, mut records) = ThreadState::test_stacks();
         frames[1].id = 2;
         frames[1].sp = 0x1000;
         let mut ts = ThreadState::over(&mut frames, &mut records);

@@ -140,6 +140,13 @@ impl ThreadState {
     pub const RECORD_CAP_AT: usize = std::mem::offset_of!(ThreadState, record_cap);
     pub const PENDING_CALLS_AT: usize = std::mem::offset_of!(ThreadState, pending_calls);
 
+    /// Four zeroed frames and eight default records for `over`, as the unit tests use them.
+    #[cfg(test)]
+    pub fn test_stacks() -> (Vec<Frame>, Vec<Record>) {
+        // SAFETY: a frame is plain integers, valid when zeroed.
+        ((0..4).map(|_| unsafe { std::mem::zeroed() }).collect(), vec![Record::default(); 8])
+    }
+
     /// A state over caller-owned frames and records, for unit tests of the exit arithmetic:
     /// depth 0, no tree, no live slot. It is never attached, retired or freed.
     #[cfg(test)]
