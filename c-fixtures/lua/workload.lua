@@ -4,29 +4,10 @@
 -- SCALE, and the test checks the interpreter routines it exercises a known number of times.
 local scale = tonumber(arg[1]) or 1
 
-local function fib(n)
-  if n < 2 then return n end
-  return fib(n - 1) + fib(n - 2)
-end
-
-local function shuffled(n)
-  local t, seed = {}, 42
-  for i = 1, n do
-    seed = (seed * 1103515245 + 12345) % 2147483648
-    t[i] = seed % 100000
-  end
-  return t
-end
-
-local function words(n)
-  local parts = {}
-  for i = 1, n do parts[#parts + 1] = string.format("w%d", i % 97) end
-  local counts = {}
-  for w in table.concat(parts, " "):gmatch("%S+") do counts[w] = (counts[w] or 0) + 1 end
-  local distinct = 0
-  for _ in pairs(counts) do distinct = distinct + 1 end
-  return distinct
-end
+-- The kernels, from the file beside this one.
+local here = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
+local kernels = dofile(here .. "kernels.lua")
+local fib, shuffled, words = kernels.fib, kernels.shuffled, kernels.words
 
 local failures = 0
 for i = 1, 100 * scale do

@@ -1,30 +1,11 @@
 -- One time step of the paired Lua program (lua_steps.c): the same mix as the real-build
--- workload (c-fixtures/lua/workload.lua), about 3 ms a step in the plain copy: recursion,
--- tables, sorting with a Lua comparator, string formatting and matching, closures, and errors
--- caught by pcall. Every step does the same work: its tables are rebuilt from the same seed.
-local function fib(n)
-  if n < 2 then return n end
-  return fib(n - 1) + fib(n - 2)
-end
-
-local function shuffled(n)
-  local t, seed = {}, 42
-  for i = 1, n do
-    seed = (seed * 1103515245 + 12345) % 2147483648
-    t[i] = seed % 100000
-  end
-  return t
-end
-
-local function words(n)
-  local parts = {}
-  for i = 1, n do parts[#parts + 1] = string.format("w%d", i % 97) end
-  local counts = {}
-  for w in table.concat(parts, " "):gmatch("%S+") do counts[w] = (counts[w] or 0) + 1 end
-  local distinct = 0
-  for _ in pairs(counts) do distinct = distinct + 1 end
-  return distinct
-end
+-- workload (c-fixtures/lua/workload.lua), with its kernels, about 3 ms a step in the plain copy:
+-- recursion, tables, sorting with a Lua comparator, string formatting and matching, closures,
+-- and errors caught by pcall. Every step does the same work: its tables are rebuilt from the same seed.
+-- The kernels the real-build workload uses (c-fixtures/lua/kernels.lua).
+local here = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
+local kernels = dofile(here .. "../../lua/kernels.lua")
+local fib, shuffled, words = kernels.fib, kernels.shuffled, kernels.words
 
 checksum = 0
 
