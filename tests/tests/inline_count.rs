@@ -140,7 +140,8 @@ fn inline_counts_survive_longjmp_and_fork() {
 }
 
 /// A routine switched off at run time makes no probe call at late placement: its entry code reads
-/// the mode byte as off and goes on with the exits branched around, as the probe would have it.
+/// the mode byte as off and runs the routine's own code (or, in a routine with loop or
+/// call-statement events, the probed body with its exits branched around), as the probe would.
 /// Nothing is counted for it (a profile lists no event without calls), and the rest of the
 /// profile is what the probe path gives (`INSTRUMENT_INLINE_COUNT=0`, the same binary).
 #[test]
@@ -170,4 +171,32 @@ fn a_routine_switched_off_at_run_time_is_skipped_by_its_own_entry_code() {
         assert_eq!(profile.totals.inline_counted, 0);
         assert_eq!(profile.totals.unmatched_exits, 0);
     }
+}
+
+/// A switched-off routine runs its own code, not a probed body (`pass/src/probed_copy.rs`), so its
+/// tail calls stay jumps: c-fixtures/tail_calls.c makes ten million calls in tail position, which
+/// an 8 MiB stack holds only as jumps (a probed body needs a frame per call: a segmentation
+/// fault, as at early placement, which has no inline count); the output is the plain build's,
+/// and the profile has main alone.
+#[test]
+fn a_switched_off_routine_runs_its_own_code_and_keeps_its_tail_calls() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "tail_calls", &["--instrument-placement=late"]);
+    let plain = build_plain(dir.path(), "tail_calls");
+    let selection = dir.path().join("off.txt");
+    std::fs::write(&selection, "BEGIN_EXCLUDE_LIST\nping\npong\nEND_EXCLUDE_LIST\n").unwrap();
+    let profiles = new_dir(dir.path(), "profiles");
+    let in_small_stack = |program: &Path| {
+        let mut command = Command::new("sh");
+        command.arg("-c").arg("ulimit -s 8192 && exec \"$0\"").arg(program);
+        command.env("INSTRUMENT_PROFILE_DIR", &profiles).env("INSTRUMENT_RUNTIME_SELECT", &selection);
+        run(&mut command)
+    };
+    let expected = in_small_stack(&plain);
+    assert_success(&expected, "plain tail_calls");
+    let output = in_small_stack(&program);
+    assert_success(&output, "tail_calls with ping and pong switched off");
+    assert_eq!(output.stdout, expected.stdout);
+    let profile = only_profile(&profiles);
+    assert!(profile.functions.iter().all(|f| f.name == "main"), "{:?}", profile.functions);
 }
