@@ -178,6 +178,14 @@ pub const MIN_INSTRUCTIONS: Setting = setting(
     Build,
     "routines with fewer IR instructions, no loop and no recursion are not instrumented (main always is)",
 );
+pub const PROBED_COPIES: Setting = setting(
+    "INSTRUMENT_PROBED_COPIES",
+    Flag,
+    "on",
+    Build,
+    "late placement, x86-64: routines without loop or call-statement events run their own code when \
+     throttled or switched off, their probes in a copy (the instrumented code about 1.4x larger)",
+);
 pub const CLANG_MARKS: Setting = setting(
     "INSTRUMENT_CLANG_MARKS",
     Flag,
@@ -298,6 +306,7 @@ pub const ALL: &[Setting] = &[
     SELECT,
     EXCLUDE,
     MIN_INSTRUCTIONS,
+    PROBED_COPIES,
     CLANG_MARKS,
     PROFILE_DIR,
     RUNTIME_SELECT,

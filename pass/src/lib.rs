@@ -108,7 +108,8 @@ pub fn instrument_module_with(module: &Module<'_>, options: &Options, guards: Gu
     hooks.inline_count =
         inline.then(|| inline_count::Globals::declare(module, hooks.enter, set.enter_measured));
     for (i, plan) in plans.iter().enumerate() {
-        let copy = probed_copy::wanted(&hooks, plan).then(|| probed_copy::make(plan.function)).flatten();
+        let copy =
+            probed_copy::wanted(options, &hooks, plan).then(|| probed_copy::make(plan.function)).flatten();
         match (copy, hooks.inline_count) {
             (Some(copy), Some(counting)) => {
                 probe_copy(module, &hooks, copy, slots.functions[i], &mut stats);

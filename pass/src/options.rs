@@ -51,7 +51,7 @@ impl Events {
     }
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Options {
     pub placement: Placement,
     pub events: Events,
@@ -66,6 +66,24 @@ pub struct Options {
     /// `__attribute__((no_instrument_function))` (see [`crate::CLANG_MARK`]): untagged functions
     /// are skipped and the tags are removed. Set by `INSTRUMENT_CLANG_MARKS=1`.
     pub clang_marks: bool,
+    /// Routines without loop or call-statement events keep their own code behind the inline
+    /// count and get their probes in a copy (`INSTRUMENT_PROBED_COPIES`, on by default; see
+    /// `probed_copy`).
+    pub probed_copies: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            placement: Placement::default(),
+            events: Events::default(),
+            exclude: Vec::new(),
+            min_instructions: 0,
+            selection: None,
+            clang_marks: false,
+            probed_copies: true,
+        }
+    }
 }
 
 /// The small-routine threshold when `INSTRUMENT_MIN_INSTRUCTIONS` is not set: XRay's default
@@ -83,7 +101,7 @@ impl Options {
     /// Reads the `INSTRUMENT_*` variables. A bad value is an error rather than a silent default.
     pub fn from_env() -> Result<Self, String> {
         use instrument_contract::settings::{
-            CLANG_MARKS, EVENTS, EXCLUDE, MIN_INSTRUCTIONS, PLACEMENT, SELECT,
+            CLANG_MARKS, EVENTS, EXCLUDE, MIN_INSTRUCTIONS, PLACEMENT, PROBED_COPIES, SELECT,
         };
         let text = |e: instrument_contract::settings::BadValue| e.to_string();
         let placement = match PLACEMENT.choice().map_err(text)? {
@@ -107,6 +125,7 @@ impl Options {
             .map(|v| v.split(',').filter(|s| !s.is_empty()).map(str::to_owned).collect())
             .unwrap_or_default();
         let clang_marks = CLANG_MARKS.flag().map_err(text)?.unwrap_or(false);
-        Ok(Options { placement, events, exclude, min_instructions, selection, clang_marks })
+        let probed_copies = PROBED_COPIES.flag().map_err(text)?.unwrap_or(true);
+        Ok(Options { placement, events, exclude, min_instructions, selection, clang_marks, probed_copies })
     }
 }

@@ -249,7 +249,8 @@ define i32 @plain(i32 %x) {
 
 /// A probed copy only where a tail call forwards the arguments as they came and the routine has
 /// no other event: not for varargs or byval parameters, nor for a routine whose loop is probed;
-/// those count inline before their probed body. The copy is never probed twice.
+/// those count inline before their probed body, as every routine does with
+/// `INSTRUMENT_PROBED_COPIES=0`. The copy is never probed twice.
 #[test]
 fn probed_copies_only_where_a_tail_call_forwards_everything() {
     let mut options = Options { placement: Placement::Late, min_instructions: 0, ..Options::default() };
@@ -261,6 +262,10 @@ fn probed_copies_only_where_a_tail_call_forwards_everything() {
     for routine in ["varargs", "by_value", "looping"] {
         assert!(!ir.contains(&format!("@{routine}.instrument.probed")), "{routine}: {ir}");
     }
+    let single = Options { probed_copies: false, ..options.clone() };
+    let (ir, stats) = instrument(NO_PROBED_COPY, &single);
+    assert_eq!((stats.functions_probed, stats.probed_copies), (4, 0), "INSTRUMENT_PROBED_COPIES=0");
+    assert!(!ir.contains(".instrument.probed") && ir.contains("instrument.count"), "{ir}");
     let context = Context::create();
     let module = parse(&context, NO_PROBED_COPY);
     instrument_module(&module, &options);

@@ -60,6 +60,7 @@ const WRAPPER_OPTIONS: &[(&str, &str)] = &[
     ("--instrument-events=", settings::EVENTS.name),
     ("--instrument-select=", settings::SELECT.name),
     ("--instrument-min-instructions=", settings::MIN_INSTRUCTIONS.name),
+    ("--instrument-probed-copies=", settings::PROBED_COPIES.name),
 ];
 
 /// Builds the compiler command for `args`.
