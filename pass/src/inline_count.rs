@@ -1,7 +1,8 @@
 //! The inline count (`instrument_contract::inline_count`): at late placement on x86-64, a
 //! routine's entry counts its call itself when the runtime has throttled the routine, and calls
-//! the entry probe otherwise (or, where the routine has a probed copy, tail-calls the copy). The runtime's tables it reads are external globals of the
-//! executable; the block structure is built by the shim (`instrument_inline_count`).
+//! the entry probe otherwise (or, where the routine has a probed copy, tail-calls the copy).
+//! The runtime's tables it reads are external globals of the executable; the block structure
+//! is built by the shim (`instrument_inline_count`, `instrument_dispatch`).
 
 use inkwell::llvm_sys::prelude::LLVMValueRef;
 use inkwell::module::{Linkage, Module};

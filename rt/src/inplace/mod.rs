@@ -65,9 +65,9 @@
 //! (`untimed_cost`). A leaf routine's
 //! inline windows, compensated or not, are also what its counted path's cost is measured
 //! against where the inline count is the cheaper (`Reference`): what no window sees is then an
-//! inline count (whose calls run the routine's clean clone, the pass's `clean_clone`), not a
-//! probe call. The counted windows paired with inline or tally ones keep their caller's cached
-//! callpath step, as those paths do (`KEEP_STEP`).
+//! inline count (whose calls run the routine's own code where the pass gave its probes a copy,
+//! `pass/src/probed_copy.rs`), not a probe call. The counted windows paired with inline or
+//! tally ones keep their caller's cached callpath step, as those paths do (`KEEP_STEP`).
 //!
 //! How a timed pair's cost divides between the event and its caller (what compensation takes
 //! from each) is measured too, by windows whose entries fence their timestamps (`splits`).
@@ -240,8 +240,8 @@ static TARGET: AtomicU32 = AtomicU32::new(NONE);
 static OWNER: AtomicPtr<ThreadState> = AtomicPtr::new(std::ptr::null_mut());
 
 /// The event whose counted calls keep the step their caller's callpath node cached (NONE: every
-/// counted call forgets it, `Node::forget_step`): the one under estimation while its counted
-/// windows pair with tally or inline windows, whose paths forget nothing. Against timed windows
+/// counted call forgets it, `Node::forget_step`): the one under estimation while its windows
+/// are a group of counted and tally or inline windows, whose paths forget nothing. Against timed windows
 /// a counted call forgets the step as a timed call replaces it, so that a sibling's next lookup
 /// misses alike in both and its cost stays in the sibling's own difference; against the tally
 /// path or an inline count, forgetting would put that sibling's miss into this event's counted
@@ -778,8 +778,9 @@ unsafe fn begin(w: &mut Windows, ts: &mut ThreadState, count: u64, id: u32) {
         // SAFETY: the contract; the top frame is the depth the stack is marked busy at.
         unsafe { crate::tally::open(ts, ts.depth & !crate::probes::BUSY, w.window) };
     }
-    let paired_with = w.kind_of(w.done / 4 * 4 + 1);
-    let keeps = kind == Window::Counted && matches!(paired_with, Window::Tally | Window::Inline);
+    // The whole group of four keeps the step where its other kind does (the counted calls that
+    // end tally and inline windows too).
+    let keeps = matches!(w.kind_of(w.done / 4 * 4 + 1), Window::Tally | Window::Inline);
     KEEP_STEP.store(if keeps { id } else { NONE }, Relaxed);
     switch::set(id, mode);
     set_end(end);
