@@ -12,7 +12,8 @@
 //! - error: removed against in place, in ns and in % of the in-place cost (0 is exact).
 //!
 //! `cargo run --release -p instrument-tests --bin probe-context -- [--reps R] [--target-us US]
-//! [--until-ns NS] [--contexts a,b] [--strategies calibrated,fenced] [--placement late] [--json]`
+//! [--until-ns NS] [--contexts a,b] [--strategies calibrated,fenced] [--placement late]
+//! [--processes N] [--json]`
 //! (after `cargo build --release --workspace`).
 
 use clap::Parser;
@@ -44,6 +45,11 @@ struct Args {
     /// Probe placement of the instrumented variant (early: before inlining; late: after)
     #[arg(long, default_value = "early", value_parser = ["early", "late"])]
     placement: String,
+    /// Processes per context, strategy and mode: with more than one, a summary gives each
+    /// one's mean error over its processes with a 95 % interval (Student's t), since one
+    /// process's estimates move with its layout and the machine's phase
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    processes: u32,
     /// Print JSON instead of a table
     #[arg(long)]
     json: bool,
@@ -102,17 +108,22 @@ fn main() {
     let args = Args::parse();
     let dir = tempfile::tempdir().expect("a scratch directory");
     let program = build(dir.path(), &args.placement);
-    let mut rows = Vec::new();
+    let (mut rows, mut summaries) = (Vec::new(), Vec::new());
     for context in &args.contexts {
         for strategy in &args.strategies {
             for mode in ["flat", "callpath"] {
-                match measure(&args, dir.path(), &program, context, strategy, mode) {
-                    Some(row) => rows.push(row),
-                    None => eprintln!(
+                let runs: Vec<Row> = (0..args.processes)
+                    .map_while(|_| measure(&args, dir.path(), &program, context, strategy, mode))
+                    .collect();
+                if runs.is_empty() {
+                    eprintln!(
                         "{context}: no event of its kernel at {} placement (the optimiser inlined it)",
                         args.placement
-                    ),
+                    );
+                    continue;
                 }
+                summaries.push(Summary::of(&runs));
+                rows.extend(runs);
             }
         }
     }
@@ -120,7 +131,75 @@ fn main() {
         println!("{}", serde_json::to_string_pretty(&rows).expect("rows serialize"));
     } else {
         print_table(&rows, &args);
+        if args.processes > 1 {
+            print_summaries(&summaries);
+        }
     }
+}
+
+/// One context, strategy and mode over its processes: the mean in-place cost and the mean error
+/// in % with the half-width of its 95 % interval.
+struct Summary {
+    label: String,
+    processes: usize,
+    in_place_ns: f64,
+    error_pct: f64,
+    half_width_pct: f64,
+}
+
+impl Summary {
+    fn of(runs: &[Row]) -> Summary {
+        let first = &runs[0];
+        let errors: Vec<f64> = runs.iter().map(|r| r.error_pct).collect();
+        let (error_pct, half_width_pct) = mean_interval(&errors);
+        Summary {
+            label: format!("{:<10} {:<10} {:<8}", first.context, first.strategy, first.mode),
+            processes: runs.len(),
+            in_place_ns: runs.iter().map(|r| r.in_place_ns).sum::<f64>() / runs.len() as f64,
+            error_pct,
+            half_width_pct,
+        }
+    }
+}
+
+/// The mean of `values` and the half-width of its 95 % interval (Student's t; infinite for one
+/// value).
+fn mean_interval(values: &[f64]) -> (f64, f64) {
+    const T975: [f64; 10] = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228];
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    if values.len() < 2 {
+        return (mean, f64::INFINITY);
+    }
+    let variance = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    let t = T975.get(values.len() - 2).copied().unwrap_or(2.0);
+    (mean, t * (variance / n).sqrt())
+}
+
+fn print_summaries(summaries: &[Summary]) {
+    println!(
+        "\n{:<30} {:>9} {:>10} {:>22}",
+        "context    strategy   mode", "processes", "in place", "error % [95% CI]"
+    );
+    for s in summaries {
+        println!(
+            "{} {:>9} {:>7.2} ns {:>+8.1} [{:>+6.1}, {:>+6.1}]",
+            s.label,
+            s.processes,
+            s.in_place_ns,
+            s.error_pct,
+            s.error_pct - s.half_width_pct,
+            s.error_pct + s.half_width_pct
+        );
+    }
+    let within = summaries.iter().filter(|s| s.error_pct.abs() <= 5.0).count();
+    let inside = summaries.iter().filter(|s| s.error_pct.abs() + s.half_width_pct <= 5.0).count();
+    let clear = summaries.iter().filter(|s| s.error_pct.abs() - s.half_width_pct > 5.0).count();
+    println!(
+        "(mean error over the processes: {within} of {} within ±5 %, {inside} with the whole interval inside, {clear} \
+         clearly outside)",
+        summaries.len()
+    );
 }
 
 fn print_table(rows: &[Row], args: &Args) {
