@@ -146,6 +146,35 @@ struct Counting {
     Value *ModeByte;
 };
 
+// A load of `Bytes` from `From`. The runtime writes the mode and estimate tables from any
+// thread: those loads are atomic (`Shared`, plain moves on x86-64). The state and its records
+// are the calling thread's.
+LoadInst *loadWord(IRBuilder<> &B, Type *Ty, Value *From, unsigned Bytes, bool Shared = false) {
+    LoadInst *L = B.CreateAlignedLoad(Ty, From, Align(Bytes));
+    if (Shared)
+        L->setAtomic(AtomicOrdering::Monotonic);
+    return L;
+}
+
+// The count itself at `B` (the `Fast` block): 1 to the record's count (now `Counted`, at
+// `CountedWord`), the event's estimate (`PerCall[Index]`) to the record's untimed own time, 1
+// and the estimate to the state's pending words.
+void countInline(IRBuilder<> &B, Value *State, Value *Record, Value *CountedWord, Value *Counted,
+                 Value *PerCall, Value *Index, const uint64_t *Abi) {
+    Type *I8 = B.getInt8Ty(), *I64 = B.getInt64Ty();
+    auto At = [&](Value *Base, uint64_t Offset) {
+        return B.CreateConstInBoundsGEP1_64(I8, Base, Offset);
+    };
+    auto Add = [&](Value *Word, Value *Amount) {
+        B.CreateAlignedStore(B.CreateAdd(loadWord(B, I64, Word, 8), Amount), Word, Align(8));
+    };
+    Value *Estimate = loadWord(B, I64, B.CreateInBoundsGEP(I64, PerCall, Index), 8, true);
+    B.CreateAlignedStore(B.CreateAdd(Counted, B.getInt64(1)), CountedWord, Align(8));
+    Add(At(Record, Abi[UntimedOwnAt]), Estimate);
+    Add(At(State, Abi[PendingCallsAt]), B.getInt64(1));
+    Add(At(State, Abi[PendingEstimateAt]), Estimate);
+}
+
 // The inline count's checks at the end of `Head` (which has no terminator): the id in the mode
 // table, the mode, the thread's state, the id below its record capacity and the record's count
 // not where the runtime ends a window of inline counts, in that order, each failing to `Slow`
@@ -167,13 +196,8 @@ Counting buildCount(BasicBlock *Head, BasicBlock *Before, Value *Slot, BasicBloc
     auto At = [&](Value *Base, uint64_t Offset) {
         return B.CreateConstInBoundsGEP1_64(I8, Base, Offset);
     };
-    // The runtime writes the mode and estimate tables from any thread: those loads are atomic
-    // (plain moves on x86-64). The state and its records are the calling thread's.
     auto Load = [&](Type *Ty, Value *From, unsigned Bytes, bool Shared = false) {
-        LoadInst *L = B.CreateAlignedLoad(Ty, From, Align(Bytes));
-        if (Shared)
-            L->setAtomic(AtomicOrdering::Monotonic);
-        return L;
+        return loadWord(B, Ty, From, Bytes, Shared);
     };
     Value *Id = Load(I32, Slot, 4);
     Value *InTable = B.CreateICmpULT(Id, B.getInt32(static_cast<uint32_t>(Abi[TableLen])));
@@ -204,14 +228,7 @@ Counting buildCount(BasicBlock *Head, BasicBlock *Before, Value *Slot, BasicBloc
     B.CreateCondBr(B.CreateICmpNE(Counted, End), Fast, Slow);
 
     B.SetInsertPoint(Fast);
-    auto Add = [&](Value *Word, Value *Amount) {
-        B.CreateAlignedStore(B.CreateAdd(Load(I64, Word, 8), Amount), Word, Align(8));
-    };
-    Value *Estimate = Load(I64, B.CreateInBoundsGEP(I64, PerCall, Index), 8, true);
-    B.CreateAlignedStore(B.CreateAdd(Counted, B.getInt64(1)), CountedWord, Align(8));
-    Add(At(Record, Abi[UntimedOwnAt]), Estimate);
-    Add(At(State, Abi[PendingCallsAt]), B.getInt64(1));
-    Add(At(State, Abi[PendingEstimateAt]), Estimate);
+    countInline(B, State, Record, CountedWord, Counted, PerCall, Index, Abi);
     // The routine now writes the runtime's globals itself.
     F->setMemoryEffects(F->getMemoryEffects() |
                         MemoryEffects(IRMemLocation::Other, ModRefInfo::ModRef));
