@@ -1,7 +1,8 @@
 -- One time step of the paired Lua program (lua_steps.c): the same mix as the real-build
 -- workload (c-fixtures/lua/workload.lua), with its kernels, about 3 ms a step in the plain copy:
 -- recursion, tables, sorting with a Lua comparator, string formatting and matching, closures,
--- and errors caught by pcall. Every step does the same work: its tables are rebuilt from the same seed.
+-- and errors caught by pcall. Every step does the same work: its tables are rebuilt from the
+-- same seed.
 -- The kernels the real-build workload uses (c-fixtures/lua/kernels.lua).
 local here = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
 local kernels = dofile(here .. "../../lua/kernels.lua")
