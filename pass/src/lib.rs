@@ -108,14 +108,12 @@ pub fn instrument_module_with(module: &Module<'_>, options: &Options, guards: Gu
     hooks.inline_count =
         inline.then(|| inline_count::Globals::declare(module, hooks.enter, set.enter_measured));
     for (i, plan) in plans.iter().enumerate() {
-        let copy =
-            probed_copy::wanted(options, &hooks, plan).then(|| probed_copy::make(plan.function)).flatten();
-        match (copy, hooks.inline_count) {
-            (Some(copy), Some(counting)) => {
+        match probed_copy::for_routine(options, &hooks, plan) {
+            Some((counting, copy)) => {
                 probe_copy(module, &hooks, copy, slots.functions[i], &mut stats);
                 counting.dispatch(plan.function, copy, slots.functions[i]);
             }
-            _ => probe_in_place(module, &hooks, plan, &slots, i, &mut stats),
+            None => probe_in_place(module, &hooks, plan, &slots, i, &mut stats),
         }
         mark_probed(plan.function);
     }
