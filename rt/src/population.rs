@@ -6,8 +6,8 @@
 //! and a callpath node always has its child's step cached. In a real program those costs differ
 //! from it for reasons the run's events share: the program's own data evicts the runtime's,
 //! parents with many children miss their cached step. inplace measures hot events where they
-//! run; the others (too few calls, recursive, with children in a callpath profile) kept the
-//! calibration. On SQLite's shell (late placement, every routine timed) the estimated events'
+//! run; the others (too few calls, a recursion too deep for windows, with children in a
+//! callpath profile) kept the calibration. On SQLite's shell (late placement, every routine timed) the estimated events'
 //! pairs cost 1.1 x their calibration in a flat profile and 1.2-1.3 x with callpaths (their
 //! steps' cache misses included, which misses.rs now charges apart), while the unestimated ones
 //! carried a quarter of the calls in the flat profile and three fifths with callpaths:

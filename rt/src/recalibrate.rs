@@ -27,7 +27,7 @@
 use crate::overhead::{self, SCALE, STANDARD};
 use crate::thread::{self, ThreadState};
 use crate::{clock, compensate, settings, trampolines};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 /// Repetitions and pairs of one round: about 0.15 ms fenced.
 const BUDGET: (usize, usize) = (3, 300);
@@ -50,6 +50,12 @@ static HIGH: AtomicU64 = AtomicU64::new(0);
 static PREVIOUS: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
 /// The previous round's fenced pair inside part (scaled); at first the start-up one.
 static PREVIOUS_FENCED: AtomicU64 = AtomicU64::new(0);
+/// The routine pair's cost (scaled) of the last `PHASE_ROUNDS` rounds used and of the start-up
+/// measurement (0: none yet), in a ring: their median is the phase indicator that estimated
+/// events' costs follow (`phase_indicator`).
+const PHASE_ROUNDS: usize = 5;
+static PHASE: [AtomicU64; PHASE_ROUNDS] = [const { AtomicU64::new(0) }; PHASE_ROUNDS];
+static PHASE_NEXT: AtomicUsize = AtomicUsize::new(0);
 
 /// After the start-up measurement: schedules the first round, with compensation on, and the
 /// periodic re-estimation of throttled events (`inplace::reoffer`) when they are estimated.
@@ -68,6 +74,7 @@ pub fn start(now: u64) {
             previous.store(value, Relaxed);
         }
         PREVIOUS_FENCED.store(costs.fenced_own, Relaxed);
+        note_phase(costs.measured[STANDARD]);
     }
     RECALIBRATING.store(recalibrating, Relaxed);
     PERIOD_NS.store(period_ns, Relaxed);
@@ -166,6 +173,7 @@ fn record(timed: &overhead::Timed, fenced: u64) {
     if !plausible {
         return;
     }
+    note_phase(measured[STANDARD]);
     let round = [measured[0], measured[1], timed.inner[STANDARD]];
     let previous: [u64; 3] = std::array::from_fn(|i| PREVIOUS[i].swap(round[i], Relaxed));
     let lower = |kind: usize| round[kind].min(previous[kind]);
@@ -178,6 +186,31 @@ fn record(timed: &overhead::Timed, fenced: u64) {
     ROUNDS.fetch_add(1, Relaxed);
     LOW.fetch_min(lower(STANDARD), Relaxed);
     HIGH.fetch_max(lower(STANDARD), Relaxed);
+}
+
+/// Keeps a round's routine pair cost in the phase ring (one thread at a time records rounds).
+fn note_phase(cost: u64) {
+    let slot = PHASE_NEXT.fetch_add(1, Relaxed) % PHASE_ROUNDS;
+    PHASE[slot].store(cost, Relaxed);
+}
+
+/// The phase of the run, for the estimated events' costs to follow (inplace's phase.rs): the
+/// median of the routine pair's cost over the last `PHASE_ROUNDS` rounds (a quarter of a second
+/// at the default period); None before recalibration started. The calibration compensation
+/// takes for unestimated events, the lower of two rounds, follows every blip of a round of
+/// 0.15 ms: on the ground truth's in_chain context it moved between 85 and 110 ns from round
+/// to round in a phase whose in-place cost stayed at 95 to 105, and each estimate's cost was
+/// kept scaled by the round that happened to precede it (+8 % over the run).
+pub fn phase_indicator() -> Option<u64> {
+    let mut costs = [0u64; PHASE_ROUNDS];
+    let mut n = 0;
+    for cost in PHASE.iter().map(|slot| slot.load(Relaxed)).filter(|&cost| cost != 0) {
+        costs[n] = cost;
+        n += 1;
+    }
+    let costs = &mut costs[..n];
+    costs.sort_unstable();
+    costs.get(n / 2).copied()
 }
 
 /// What recalibration did: rounds whose costs were used, ticks spent in all rounds, and the

@@ -362,3 +362,45 @@ fn callpath_steps_that_miss_the_nodes_cache_are_counted_and_charged() {
         overhead.total_ns
     );
 }
+
+/// A recursive routine is estimated in place: its timed windows end at the exit that leaves
+/// none of its activations open, its counted ones at any entry (fib(12): 465 calls a tree,
+/// twelve deep). Before, recursive routines kept the calibration (the ground truth's recursion
+/// context: 6 to 15 % over-removed). Counts stay exact and every boundary leaves the shadow
+/// stack true; with throttling (the default run), a routine throttled at an inner exit starts
+/// its windows once the activations open then have closed.
+#[test]
+fn a_recursive_routine_is_measured_in_place_with_exact_counts() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "recursive_hot", &[]);
+    let trees = 20_000u64;
+    let args = ["fib", &trees.to_string()];
+    let (_, compensated, profile) = main_times(dir.path(), &program, &args, Some("1"));
+    let fib = function(&profile, "fib");
+    assert_eq!(fib.stats.calls, trees * 465);
+    let estimates = estimates_of(&profile, "fib");
+    assert!(!estimates.is_empty(), "fib is hot from 2^14 calls: {:?}", profile.compensation);
+    for e in &estimates {
+        assert!(e.pairs >= 24 && e.timed_ns > e.counted_ns, "{e:?}");
+    }
+    assert_eq!(profile.totals.unmatched_exits, 0, "every window boundary leaves the shadow stack true");
+    let fib_compensated = fib.stats.compensated.expect("compensated").inclusive_ns as f64;
+    assert!(fib_compensated <= compensated.expect("main compensated"), "{fib_compensated} {compensated:?}");
+    let (_, _, throttled) = main_times(dir.path(), &program, &args, None);
+    assert_eq!(function(&throttled, "fib").stats.calls, trees * 465);
+    assert_eq!(throttled.totals.unmatched_exits, 0);
+}
+
+/// A recursion whose outermost activation holds all of its calls (50000 deep) leaves no exit
+/// that closes a window within `MAX_OVERRUN` windows: its estimation is given up, and the
+/// counts stay exact.
+#[test]
+fn a_recursion_too_deep_for_windows_is_given_up_with_exact_counts() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "recursive_hot", &[]);
+    let (_, _, profile) = main_times(dir.path(), &program, &["deep", "3"], Some("1"));
+    let down = function(&profile, "down");
+    assert_eq!(down.stats.calls, 3 * 50_001);
+    assert!(estimates_of(&profile, "down").is_empty(), "{:?}", profile.compensation);
+    assert_eq!(profile.totals.unmatched_exits, 0);
+}

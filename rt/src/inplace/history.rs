@@ -46,8 +46,11 @@ pub struct Estimate {
     pub own: u64,
     pub inside: u64,
     pub fenced_windows: u32,
-    /// The clock when it was published (`record`).
+    /// The clock when it was published (`record`), and the routine pair's calibration then (the
+    /// phase indicator, phase.rs): its costs are pooled with the others' at the calibration of
+    /// their pooling (`in_phase`).
     pub at: u64,
+    pub calibration: u64,
     /// The mode the event went on in after it (`settled_mode` for a throttled event).
     pub mode: u8,
 }
@@ -87,7 +90,7 @@ pub(super) fn start() {
 /// The calling thread is the estimates' only writer: it owns the estimation, or no thread
 /// measures any more (see `Estimates`).
 pub(super) unsafe fn record(estimate: Estimate) {
-    let estimate = Estimate { at: crate::clock::now(), ..estimate };
+    let estimate = Estimate { at: crate::clock::now(), calibration: super::phase::calibration(), ..estimate };
     let n = COUNT.load(Relaxed);
     if n < MAX_ESTIMATES {
         // SAFETY: slot n (below MAX_ESTIMATES, checked) is not published yet (COUNT is n), and this
@@ -130,6 +133,7 @@ impl Estimate {
             inside: 0,
             fenced_windows: 0,
             at: 0,
+            calibration: 0,
             mode: 0,
         }
     }
@@ -225,16 +229,32 @@ pub(super) fn pool_inline_with(id: u32, this: Option<(f64, f64)>) -> Option<(f64
 /// earlier ones measured: next to cache misses that is 35 ns a call, where the calibration,
 /// blind to misses, says 5.
 pub(super) fn pool_counted_with(id: u32, this: Option<(f64, f64)>) -> Option<(f64, f64)> {
+    let now = super::phase::calibration();
     let earlier = estimates_of(id)
         .filter(|e| e.counted_pairs != 0)
-        .map(|e| (e.counted_measured as f64, e.counted_error as f64));
+        .map(move |e| in_phase(&e, now, (e.counted_measured as f64, e.counted_error as f64)));
     crate::pooling::pool(earlier.chain(this))
 }
 
-/// The event's earlier estimates and this one (`mean`, `se`) pooled (`pooling::pool`): the cost
-/// and its standard error (scaled ticks).
+/// An earlier estimate's measurement (value, standard error) as it would have come out at the
+/// calibration `now`: scaled as the calibration moved since it was made, the proportional model
+/// by which the cost compensation uses follows the phases (phase.rs). Pooled as measured, the
+/// estimates of different phases mixed, and the pool was then taken for a measurement at the
+/// calibration of its last: the ground truth's block and in_chain contexts run in two phases
+/// here (in place 65 and 95 ns a call, the calibration with them), and a process whose early
+/// estimates were of the cheap phase and its last of the dear one removed 16 % too little.
+fn in_phase(e: &Estimate, now: u64, (value, error): (f64, f64)) -> (f64, f64) {
+    let ratio = if e.calibration == 0 { 1.0 } else { now as f64 / e.calibration as f64 };
+    (value * ratio, error * ratio)
+}
+
+/// The event's earlier estimates, each as it would have come out in the phase of now
+/// (`in_phase`), and this one (`mean`, `se`) pooled (`pooling::pool`): the cost and its standard
+/// error (scaled ticks).
 pub(super) fn pool_with(id: u32, mean: f64, se: f64) -> (f64, f64) {
-    let earlier = estimates_of(id).map(|e| (e.measured as f64, e.standard_error as f64));
+    let now = super::phase::calibration();
+    let earlier =
+        estimates_of(id).map(move |e| in_phase(&e, now, (e.measured as f64, e.standard_error as f64)));
     crate::pooling::pool(earlier.chain(std::iter::once((mean, se)))).unwrap_or((mean, se))
 }
 
@@ -247,7 +267,10 @@ pub fn used_standard_error(id: u32) -> Option<u64> {
 /// The inside part compensation uses for event `id`: the mean of what its estimations' split
 /// windows measured, this one's (`this`) included; None when none did.
 pub(super) fn pool_inside_with(id: u32, this: Option<u64>) -> Option<u64> {
-    let earlier = estimates_of(id).filter(|e| e.fenced_windows != 0).map(|e| e.inside);
+    let now = super::phase::calibration();
+    let earlier = estimates_of(id)
+        .filter(|e| e.fenced_windows != 0)
+        .map(move |e| in_phase(&e, now, (e.inside as f64, 0.0)).0.round() as u64);
     let (n, sum) = earlier.chain(this).fold((0u64, 0u128), |(n, sum), i| (n + 1, sum + u128::from(i)));
     (n != 0).then(|| (sum / u128::from(n)) as u64)
 }

@@ -31,11 +31,12 @@
 //! none is estimated). Every window runs from an entry of the event to an entry, so that each
 //! holds as many gaps between executions as executions (`Deferred`): a counted window ends at
 //! a counted entry, which becomes the first execution of the next window (timed, if that one
-//! is); a timed window has its executions at a timed exit (no activation of a non-recursive
-//! event is then open on this thread), and ends at the next entry, which is counted. Events
-//! whose activations can nest (recursion in the static call graph) are not estimated, and one
-//! seen nested is given up. Estimates go to a table indexed by event id that compensation reads
-//! at every exit.
+//! is); a timed window has its executions at the timed exit that leaves no activation of the
+//! event open on this thread, and ends at the next entry, which is counted. For a recursive
+//! event that exit is the first at or after the window's count that closes the activations the
+//! window opened (its counted ancestors have no exits); one offered with timed activations open
+//! starts its windows once they have closed (`Deferred::Await`). Estimates go to a table
+//! indexed by event id that compensation reads at every exit.
 //!
 //! Events that become hot together wait for each other in a queue, counted while they wait
 //! (`offer_hot`). Timing costs are not additive: next to timed siblings, an event's timed pair
@@ -143,6 +144,10 @@ const TALLY_WINDOWS: bool = cfg!(target_arch = "x86_64");
 /// Tally windows ended by another probe, beyond one per pair of them measured, after which an
 /// estimation opens no more of them (their caller keeps returning while they run).
 const MAX_VOIDED: u32 = 4;
+/// A recursive event's timed window, or the wait for its open activations before the first
+/// window (`Deferred::Await`), ends at the exit that leaves none open; one that has run this
+/// many windows' executions past its start without one gives the estimation up.
+const MAX_OVERRUN: u64 = 64;
 /// Pairs of counted and tally windows below which the counted pair's cost is the calibrated one.
 const MIN_TALLY_PAIRS: usize = MIN_PAIRS / 3;
 
@@ -256,7 +261,8 @@ pub fn keeps_step(id: u32) -> bool {
     KEEP_STEP.load(Relaxed) == id
 }
 
-/// Events given up (recursive, or never called again): not offered again.
+/// The last event given up (its recursion outran `MAX_OVERRUN`, or it was never called again): not
+/// offered again.
 static GIVEN_UP: AtomicU64 = AtomicU64::new(0);
 
 /// The windows of the estimation under way, touched only by the owner thread.
@@ -343,6 +349,12 @@ enum Deferred {
     /// The timed window that reached its count at an exit, with the event's calls then, ends at
     /// the next entry.
     Close(u64),
+    /// The estimation of an event offered with timed activations of it still open (a recursive
+    /// one, offered at an inner exit, or throttled there) starts once they have closed: at the
+    /// timed exit that leaves none open, where `timed_boundary` defers the first group of
+    /// windows (`defer_start`). A counted window begun with them open would hold their timed
+    /// exits.
+    Await,
 }
 
 struct Owned(UnsafeCell<Windows>);
@@ -539,13 +551,22 @@ pub unsafe fn timed_boundary(ts: &mut ThreadState, id: u32, calls: u64, active: 
     }
     // SAFETY: this thread owns the estimation (`is_owner` on its own state, see `Owned`).
     let w = unsafe { &mut *WINDOWS.0.get() };
-    if active != 0 {
-        GIVEN_UP.store(u64::from(id) + 1, Relaxed);
-        // SAFETY: this thread owns the estimation and leaves the windows alone from here.
-        return unsafe { release(w.after) };
-    }
     // SAFETY: `id < record_cap`, records left alone meanwhile (the contract).
     let record = unsafe { record_of(ts, id) };
+    if active != 0 {
+        // An inner exit of a recursive event: the window (or the start, `Deferred::Await`) waits
+        // for the exit that leaves no activation of it open, unless that takes far longer than
+        // a window (the recursion's outermost activation is most of the run, say).
+        if calls.saturating_sub(w.start_count) > MAX_OVERRUN * w.window.max(1) {
+            GIVEN_UP.store(u64::from(id) + 1, Relaxed);
+            // SAFETY: this thread owns the estimation and leaves the windows alone from here.
+            return unsafe { release(w.after) };
+        }
+        return set_end(calls + 1);
+    }
+    if let Deferred::Await = w.deferred {
+        return defer_start(w, record.counted);
+    }
     if w.timed(w.done) {
         timed_window_mean(w, record, calls);
     }
@@ -600,6 +621,10 @@ pub unsafe fn counted_boundary(ts: &mut ThreadState, id: u32) -> bool {
     let now = clock::now();
     // SAFETY: this thread owns the estimation (`is_owner` on its own state, see `Owned`).
     let w = unsafe { &mut *WINDOWS.0.get() };
+    if let Deferred::Await = w.deferred {
+        // A throttled event's counted count met the timed one END waits on: no boundary.
+        return false;
+    }
     // A tally window's executions are counted first, so that the count below holds them.
     // SAFETY: this thread's state, at a counted entry of `id` with the stack marked busy.
     unsafe { close_tally(ts, w) };
@@ -610,7 +635,7 @@ pub unsafe fn counted_boundary(ts: &mut ThreadState, id: u32) -> bool {
     let closing = match std::mem::replace(&mut w.deferred, Deferred::None) {
         Deferred::None => Some(record.counted - 1),
         Deferred::Close(calls) => Some(calls),
-        Deferred::Start => None,
+        Deferred::Start | Deferred::Await => None,
     };
     // SAFETY: `w` is the windows this thread owns; it leaves them alone once they are released.
     if closing.is_some_and(|count| unsafe { close_window(w, now, count) }) {
@@ -1017,6 +1042,7 @@ unsafe fn publish(w: &mut Windows) {
             inside: parts.map_or(0, |(_, inside)| inside),
             fenced_windows: if parts.is_some() { w.fenced_means.len() as u32 } else { 0 },
             at: 0,
+            calibration: 0,
             mode: if w.after == switch::COUNTED {
                 settled_mode_with(pool_inline_with(w.id, inline))
             } else {

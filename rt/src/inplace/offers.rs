@@ -5,9 +5,9 @@
 
 use super::split::splits;
 use super::{
-    at_end, cost_of, defer_start, due, enabled, give_up_stale, pending, record_of, timed_boundary,
-    BUDGET_SHARE, GIVEN_UP, HOT_OFFERS, MAX_WAITS, MAX_WINDOW, MIN_PAIRS, MIN_THROTTLED_BUDGET, MIN_WINDOW,
-    NONE, OWNER, PAIRS_IN_BUDGET, TALLY_WINDOWS, TARGET, TARGET_MISSES, WINDOWS, WINDOW_NS,
+    at_end, cost_of, defer_start, due, enabled, give_up_stale, pending, record_of, set_end, timed_boundary,
+    Deferred, BUDGET_SHARE, GIVEN_UP, HOT_OFFERS, MAX_WAITS, MAX_WINDOW, MIN_PAIRS, MIN_THROTTLED_BUDGET,
+    MIN_WINDOW, NONE, OWNER, PAIRS_IN_BUDGET, TALLY_WINDOWS, TARGET, TARGET_MISSES, WINDOWS, WINDOW_NS,
 };
 use crate::thread::{Record, ThreadState};
 use crate::{clock, registry, switch};
@@ -159,7 +159,7 @@ pub unsafe fn reoffer(ts: &mut ThreadState, now: u64) {
     // SAFETY: `ts` is this thread's state (the contract).
     unsafe { give_up_stale(ts, now) };
     // SAFETY: this thread's state, records left alone meanwhile (the contract).
-    if TARGET.load(Relaxed) != NONE || unsafe { start_pending(ts) } {
+    if TARGET.load(Relaxed) != NONE || unsafe { start_pending(ts) } || unsafe { offer_moved(ts) } {
         return;
     }
     let used = registry::count().min(ts.record_cap()).min(switch::TABLE_LEN);
@@ -176,6 +176,31 @@ pub unsafe fn reoffer(ts: &mut ThreadState, now: u64) {
         unsafe { offer_counted(ts, id, registry::probe_kind(id), true) };
         return;
     }
+}
+
+/// Offers every measured event of `ts` whose cost the phase has moved too far since its estimate
+/// (`phase::moved`), as their powers of four do (`offer_hot`): the first starts, the others wait
+/// for it in the queue, so that the differences of events hot together telescope again. An
+/// event whose activation is open on `ts` starts once it has closed (`Deferred::Await`). True
+/// when one was offered.
+///
+/// # Safety
+/// As `reoffer`'s, with no estimation under way.
+unsafe fn offer_moved(ts: &mut ThreadState) -> bool {
+    let mut offered = false;
+    for id in super::phase::moved() {
+        if id >= ts.record_cap() || switch::mode(id) != switch::MEASURED {
+            continue;
+        }
+        // SAFETY: `id < record_cap` (checked), records left alone meanwhile (the contract).
+        let record = unsafe { record_of(ts, id) };
+        if record.calls != 0 {
+            // SAFETY: this thread's state, `id` below its record_cap (the contract).
+            unsafe { offer_hot(ts, id, registry::probe_kind(id), record.calls, record.incl) };
+            offered = true;
+        }
+    }
+    offered
 }
 
 /// The period of `reoffer`, in ns: the shortest rest of a throttled event between its
@@ -314,7 +339,15 @@ pub(super) unsafe fn offer(
     w.start = now;
     // Any nonzero seed: xorshift stays nonzero.
     w.random = now | 1;
-    defer_start(w, counted);
+    // Activations of the event left open as of `calls` (a timed exit not yet charged, which
+    // `offer_hot` offers at, is still open in the record but not in `calls`).
+    let open = u64::from(record.active).saturating_sub(calls.saturating_sub(record.calls));
+    if open == 0 {
+        defer_start(w, counted);
+    } else {
+        (w.deferred, w.start_count) = (Deferred::Await, calls);
+        set_end(calls + 1);
+    }
     true
 }
 
@@ -329,11 +362,11 @@ pub(super) fn budget(calls: u64, after: u8) -> u64 {
 }
 
 /// Whether event `id`, in mode `after`, may be estimated (when no other estimation holds the
-/// windows): estimation is on, the event is in the tables, not given up, and cannot nest.
+/// windows): estimation is on, the event is in the tables, and not given up.
 pub(super) fn eligible(id: u32, after: u8) -> bool {
     let mode = switch::mode(id);
     let in_mode = mode == after || (after == switch::COUNTED && switch::settled_counted(mode));
-    enabled() && id < switch::TABLE_LEN && !given_up(id) && !registry::nests(id) && in_mode
+    enabled() && id < switch::TABLE_LEN && !given_up(id) && in_mode
 }
 
 /// Whether estimating a measured event with children (`record`, its record on the offering

@@ -11,7 +11,10 @@
 //! their cost is the latest calibration times the population's scale (population.rs). Here an
 //! estimated event's costs are kept as measured (`Base`), with the calibration of that moment,
 //! and every recalibration sets the costs compensation reads to the measured ones times how the
-//! calibration moved since: the same proportional model, one event at a time.
+//! calibration moved since: the same proportional model, one event at a time. An event's
+//! earlier estimates enter the pool of its next one by the same model, each scaled as the
+//! calibration moved since it was made (`history::in_phase`), so that the pool is of costs of
+//! one phase, the one its calibration is kept with.
 
 use super::{cost_of, Cost};
 use crate::overhead::STANDARD;
@@ -26,10 +29,12 @@ const MAX_TRACKED: usize = 4096;
 static TRACKED: [AtomicU32; MAX_TRACKED] = [const { AtomicU32::new(0) }; MAX_TRACKED];
 static COUNT: AtomicUsize = AtomicUsize::new(0);
 
-/// The phase indicator: the routine pair's calibrated cost now (scaled; the start-up one, or the
-/// latest recalibration's).
-fn calibration() -> u64 {
-    crate::compensate::calibrated_pair_cost(STANDARD).max(1)
+/// The phase indicator: the routine pair's cost over the last recalibration rounds
+/// (`recalibrate::phase_indicator`; scaled), or the calibration where no round has run.
+pub(super) fn calibration() -> u64 {
+    crate::recalibrate::phase_indicator()
+        .unwrap_or_else(|| crate::compensate::calibrated_pair_cost(STANDARD))
+        .max(1)
 }
 
 /// Sets event `id`'s costs as an estimation measured them (scaled; `inside` plus one, 0: none),
@@ -58,6 +63,25 @@ pub fn follow() {
     for cost in TRACKED[..COUNT.load(Acquire)].iter().filter_map(|slot| cost_of(slot.load(Relaxed))) {
         apply(cost);
     }
+}
+
+/// How far (a share of it) the phase indicator moves from an event's estimate before the event
+/// is estimated again (`offers::reoffer`): scaling follows a phase only as far as the
+/// proportional model holds, and an estimate published while the indicator still lagged a
+/// change (its median takes three rounds to move) was scaled by the change a second time.
+const MOVED: u64 = 15;
+
+/// The tracked events whose costs the phase indicator scales by more than `MOVED` % now.
+pub(super) fn moved() -> impl Iterator<Item = u32> {
+    let now = u128::from(calibration());
+    TRACKED[..COUNT.load(Acquire)].iter().map(|slot| slot.load(Relaxed)).filter(move |&id| {
+        cost_of(id).is_some_and(|cost| {
+            let base = u128::from(cost.base_calibration.load(Relaxed));
+            base != 0
+                && (now * 100 > base * (100 + u128::from(MOVED))
+                    || now * (100 + u128::from(MOVED)) < base * 100)
+        })
+    })
 }
 
 /// Sets the costs compensation reads from the measured ones, scaled as the calibration moved
