@@ -182,12 +182,11 @@ pub unsafe fn reoffer(ts: &mut ThreadState, now: u64) {
 /// (`phase::moved`), as their powers of four do (`offer_hot`): the first starts, the others wait
 /// for it in the queue, so that the differences of events hot together telescope again. An
 /// event whose activation is open on `ts` starts once it has closed (`Deferred::Await`). True
-/// when one was offered.
+/// when one started.
 ///
 /// # Safety
 /// As `reoffer`'s, with no estimation under way.
 unsafe fn offer_moved(ts: &mut ThreadState) -> bool {
-    let mut offered = false;
     for id in super::phase::moved() {
         if id >= ts.record_cap() || switch::mode(id) != switch::MEASURED {
             continue;
@@ -197,10 +196,9 @@ unsafe fn offer_moved(ts: &mut ThreadState) -> bool {
         if record.calls != 0 {
             // SAFETY: this thread's state, `id` below its record_cap (the contract).
             unsafe { offer_hot(ts, id, registry::probe_kind(id), record.calls, record.incl) };
-            offered = true;
         }
     }
-    offered
+    TARGET.load(Relaxed) != NONE
 }
 
 /// The period of `reoffer`, in ns: the shortest rest of a throttled event between its
