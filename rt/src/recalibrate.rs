@@ -202,15 +202,15 @@ fn note_phase(cost: u64) {
 /// to round in a phase whose in-place cost stayed at 95 to 105, and each estimate's cost was
 /// kept scaled by the round that happened to precede it (+8 % over the run).
 pub fn phase_indicator() -> Option<u64> {
-    let mut costs = [0u64; PHASE_ROUNDS];
-    let mut n = 0;
-    for cost in PHASE.iter().map(|slot| slot.load(Relaxed)).filter(|&cost| cost != 0) {
-        costs[n] = cost;
-        n += 1;
-    }
-    let costs = &mut costs[..n];
+    median_of_rounds(std::array::from_fn(|k| PHASE[k].load(Relaxed)))
+}
+
+/// The median of the rounds' costs (0: no round), the upper one of an even number; None
+/// without any. Allocates nothing (it runs at an estimate's publication, inside a probe).
+fn median_of_rounds(mut costs: [u64; PHASE_ROUNDS]) -> Option<u64> {
     costs.sort_unstable();
-    costs.get(n / 2).copied()
+    let rounds = &costs[costs.iter().take_while(|&&cost| cost == 0).count()..];
+    rounds.get(rounds.len() / 2).copied()
 }
 
 /// What recalibration did: rounds whose costs were used, ticks spent in all rounds, and the
@@ -218,4 +218,18 @@ pub fn phase_indicator() -> Option<u64> {
 pub fn summary() -> Option<(u64, u64, u64, u64)> {
     let rounds = ROUNDS.load(Relaxed);
     (rounds > 0).then(|| (rounds, SPENT.load(Relaxed), LOW.load(Relaxed), HIGH.load(Relaxed)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_phase_is_the_median_of_the_rounds_so_far() {
+        assert_eq!(median_of_rounds([0; PHASE_ROUNDS]), None);
+        assert_eq!(median_of_rounds([100, 0, 0, 0, 0]), Some(100));
+        assert_eq!(median_of_rounds([100, 140, 60, 0, 0]), Some(100));
+        assert_eq!(median_of_rounds([0, 140, 60, 0, 0]), Some(140), "the upper of two");
+        assert_eq!(median_of_rounds([90, 95, 200, 100, 85]), Some(95), "a blip moves nothing");
+    }
 }

@@ -340,6 +340,14 @@ mod tests {
     }
 
     #[test]
+    fn an_earlier_estimate_is_pooled_as_it_would_have_come_out_in_the_phase_of_now() {
+        let measured_at = |calibration: u64| Estimate { calibration, ..Estimate::zero() };
+        assert_eq!(in_phase(&measured_at(100), 150, (50.0, 4.0)), (75.0, 6.0), "a dearer phase now");
+        assert_eq!(in_phase(&measured_at(200), 100, (50.0, 4.0)), (25.0, 2.0), "a cheaper one");
+        assert_eq!(in_phase(&measured_at(0), 150, (50.0, 4.0)), (50.0, 4.0), "none known: as measured");
+    }
+
+    #[test]
     fn the_run_counted_cost_weighs_each_estimate_by_the_time_it_held() {
         let at = |at: u64, counted: u64| Estimate { at, counted, ..Estimate::zero() };
         let counted = |list: &[Estimate]| held(list.iter().copied(), 100, |e| Some(e.counted as f64));
