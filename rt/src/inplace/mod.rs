@@ -556,13 +556,15 @@ pub unsafe fn timed_boundary(ts: &mut ThreadState, id: u32, calls: u64, active: 
     if active != 0 {
         // An inner exit of a recursive event: the window (or the start, `Deferred::Await`) waits
         // for the exit that leaves no activation of it open, unless that takes far longer than
-        // a window (the recursion's outermost activation is most of the run, say).
+        // a window (the recursion's outermost activation is most of the run, say). No exit
+        // before the `active`-th from here can be that one, so only that one looks again: a
+        // look at every exit would put this call into the timed window's executions.
         if calls.saturating_sub(w.start_count) > MAX_OVERRUN * w.window.max(1) {
             GIVEN_UP.store(u64::from(id) + 1, Relaxed);
             // SAFETY: this thread owns the estimation and leaves the windows alone from here.
             return unsafe { release(w.after) };
         }
-        return set_end(calls + 1);
+        return set_end(calls + active);
     }
     if let Deferred::Await = w.deferred {
         return defer_start(w, record.counted);

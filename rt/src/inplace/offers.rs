@@ -344,7 +344,7 @@ pub(super) unsafe fn offer(
         defer_start(w, counted);
     } else {
         (w.deferred, w.start_count) = (Deferred::Await, calls);
-        set_end(calls + 1);
+        set_end(calls + open);
     }
     true
 }
