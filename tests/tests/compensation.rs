@@ -121,10 +121,12 @@ fn recalibration_while_running_changes_no_count_and_removes_its_own_time() {
     let c = profile.compensation.as_ref().unwrap();
     let r = c.recalibration.as_ref().expect("recalibrated while running");
     // One round per 5 ms period of the run (less the first period, and one that a round's
-    // exit may straddle): how many depends on this machine's speed, not a fixed count.
+    // exit may straddle): how many depends on this machine's speed, not a fixed count. A round
+    // that a preemption cuts short is not used (`recalibrate::record`): under the whole suite on
+    // two cores one of 25 was not, with a build beside it 17 of 50. At least half.
     let main = function(&profile, "main");
     let periods = (main.stats.inclusive_ns / 5_000_000).saturating_sub(2).max(2);
-    assert!(r.rounds >= periods, "{periods} periods of 5 ms: {r:?}");
+    assert!(r.rounds >= periods / 2, "{periods} periods of 5 ms: {r:?}");
     assert!(r.cost_ns > 0 && r.routine_low_ns <= r.routine_high_ns, "{r:?}");
     assert_eq!(function(&profile, "step").stats.calls, calls);
     assert_eq!(function(&profile, "main").stats.child_calls, calls);
