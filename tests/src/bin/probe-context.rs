@@ -98,8 +98,8 @@ struct Row {
     in_place_ns: f64,
     in_place_low_ns: f64,
     in_place_high_ns: f64,
-    /// The median of the same differences (what every repetition without estimation windows
-    /// costs, about), for comparison.
+    /// The median of the same differences (the cost of the phase most repetitions fell in), for
+    /// comparison.
     in_place_median_ns: f64,
     removed_ns: f64,
     error_ns: f64,
