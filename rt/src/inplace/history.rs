@@ -46,9 +46,8 @@ pub struct Estimate {
     pub own: u64,
     pub inside: u64,
     pub fenced_windows: u32,
-    /// The clock when it was published (`record`), and the routine pair's calibration then (the
-    /// phase indicator, phase.rs): its costs are pooled with the others' at the calibration of
-    /// their pooling (`in_phase`).
+    /// The clock when it was published (`record`), and the phase indicator its publication
+    /// pooled and kept its costs at (phase.rs): later poolings scale them from it (`in_phase`).
     pub at: u64,
     pub calibration: u64,
     /// The mode the event went on in after it (`settled_mode` for a throttled event).
@@ -90,7 +89,7 @@ pub(super) fn start() {
 /// The calling thread is the estimates' only writer: it owns the estimation, or no thread
 /// measures any more (see `Estimates`).
 pub(super) unsafe fn record(estimate: Estimate) {
-    let estimate = Estimate { at: crate::clock::now(), calibration: super::phase::calibration(), ..estimate };
+    let estimate = Estimate { at: crate::clock::now(), ..estimate };
     let n = COUNT.load(Relaxed);
     if n < MAX_ESTIMATES {
         // SAFETY: slot n (below MAX_ESTIMATES, checked) is not published yet (COUNT is n), and this
@@ -224,12 +223,11 @@ pub(super) fn pool_inline_with(id: u32, this: Option<(f64, f64)>) -> Option<(f64
 }
 
 /// The event's earlier counted-minus-tally measurements and this one (if this estimation made
-/// one) pooled, as `pool_with`; None when none was ever made. An estimation whose tally windows
-/// were all interrupted (windows grown long against how often the caller returns) keeps what
-/// earlier ones measured: next to cache misses that is 35 ns a call, where the calibration,
-/// blind to misses, says 5.
-pub(super) fn pool_counted_with(id: u32, this: Option<(f64, f64)>) -> Option<(f64, f64)> {
-    let now = super::phase::calibration();
+/// one) pooled in the phase `now`, as `pool_with`; None when none was ever made. An estimation
+/// whose tally windows were all interrupted (windows grown long against how often the caller
+/// returns) keeps what earlier ones measured: next to cache misses that is 35 ns a call, where
+/// the calibration, blind to misses, says 5.
+pub(super) fn pool_counted_with(id: u32, this: Option<(f64, f64)>, now: u64) -> Option<(f64, f64)> {
     let earlier = estimates_of(id)
         .filter(|e| e.counted_pairs != 0)
         .map(move |e| in_phase(&e, now, (e.counted_measured as f64, e.counted_error as f64)));
@@ -248,11 +246,10 @@ fn in_phase(e: &Estimate, now: u64, (value, error): (f64, f64)) -> (f64, f64) {
     (value * ratio, error * ratio)
 }
 
-/// The event's earlier estimates, each as it would have come out in the phase of now
+/// The event's earlier estimates, each as it would have come out in the phase `now`
 /// (`in_phase`), and this one (`mean`, `se`) pooled (`pooling::pool`): the cost and its standard
 /// error (scaled ticks).
-pub(super) fn pool_with(id: u32, mean: f64, se: f64) -> (f64, f64) {
-    let now = super::phase::calibration();
+pub(super) fn pool_with(id: u32, mean: f64, se: f64, now: u64) -> (f64, f64) {
     let earlier =
         estimates_of(id).map(move |e| in_phase(&e, now, (e.measured as f64, e.standard_error as f64)));
     crate::pooling::pool(earlier.chain(std::iter::once((mean, se)))).unwrap_or((mean, se))
@@ -265,9 +262,8 @@ pub fn used_standard_error(id: u32) -> Option<u64> {
 }
 
 /// The inside part compensation uses for event `id`: the mean of what its estimations' split
-/// windows measured, this one's (`this`) included; None when none did.
-pub(super) fn pool_inside_with(id: u32, this: Option<u64>) -> Option<u64> {
-    let now = super::phase::calibration();
+/// windows measured, this one's (`this`) included, each in the phase `now`; None when none did.
+pub(super) fn pool_inside_with(id: u32, this: Option<u64>, now: u64) -> Option<u64> {
     let earlier = estimates_of(id)
         .filter(|e| e.fenced_windows != 0)
         .map(move |e| in_phase(&e, now, (e.inside as f64, 0.0)).0.round() as u64);

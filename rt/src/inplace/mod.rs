@@ -993,21 +993,24 @@ fn settled(w: &mut Windows) -> bool {
 /// thread measures any more (`finish`). `w.id` is below TABLE_LEN (`offer` checks it).
 unsafe fn publish(w: &mut Windows) {
     let (mean, se) = trimmed(w);
-    let (pooled, pooled_se) = pool_with(w.id, mean, se);
+    // The phase every pool below scales to and the cost is kept at, read once: a round recorded
+    // meanwhile (by another thread) would otherwise give the pool and its base different ones.
+    let now = phase::calibration();
+    let (pooled, pooled_se) = pool_with(w.id, mean, se, now);
     let tally =
         (w.tally_differences.len() >= MIN_TALLY_PAIRS).then(|| trimmed_of(w.tally_differences.values()));
     let inline =
         (w.inline_differences.len() >= MIN_TALLY_PAIRS).then(|| trimmed_of(w.inline_differences.values()));
     let reference = inline.filter(|_| w.leaf);
     let counted_pooled =
-        Reference::of(reference.and(pool_inline_with(w.id, reference)), pool_counted_with(w.id, tally));
+        Reference::of(reference.and(pool_inline_with(w.id, reference)), pool_counted_with(w.id, tally, now));
     let mut used = split(pooled, pooled_se, counted_pooled, w.kind);
     used.timed = used.timed.saturating_sub(misses_charged(w)).max(1);
     let parts = split_of(w);
-    let inside = pool_inside_with(w.id, parts.map(|(_, inside)| inside)).map(|i| i.min(used.timed));
+    let inside = pool_inside_with(w.id, parts.map(|(_, inside)| inside), now).map(|i| i.min(used.timed));
     if let Some(cost) = cost_of(w.id) {
         let timed_before = phase::measured_timed(cost);
-        phase::set(cost, w.id, used.timed, used.counted, inside.map_or(0, |i| i + 1));
+        phase::set(cost, w.id, (used.timed, used.counted, inside.map_or(0, |i| i + 1)), now);
         crate::population::add(w.id, w.budget, used.timed, crate::compensate::calibrated_pair_cost(w.kind));
         if w.after == switch::COUNTED {
             let id = w.id;
@@ -1044,7 +1047,7 @@ unsafe fn publish(w: &mut Windows) {
             inside: parts.map_or(0, |(_, inside)| inside),
             fenced_windows: if parts.is_some() { w.fenced_means.len() as u32 } else { 0 },
             at: 0,
-            calibration: 0,
+            calibration: now,
             mode: if w.after == switch::COUNTED {
                 settled_mode_with(pool_inline_with(w.id, inline))
             } else {

@@ -38,15 +38,16 @@ pub(super) fn calibration() -> u64 {
 }
 
 /// Sets event `id`'s costs as an estimation measured them (scaled; `inside` plus one, 0: none),
-/// in the phase of now, and the costs compensation reads from them.
+/// in the phase `at` (the indicator its pooling read, `calibration`), and the costs
+/// compensation reads from them.
 ///
 /// Must only be called by the thread that owns the estimation (inplace), one at a time.
-pub(super) fn set(cost: &Cost, id: u32, timed: u64, counted: u64, inside: u64) {
+pub(super) fn set(cost: &Cost, id: u32, (timed, counted, inside): (u64, u64, u64), at: u64) {
     let first = cost.base_calibration.load(Relaxed) == 0;
     cost.base_timed.store(timed, SeqCst);
     cost.base_counted.store(counted, SeqCst);
     cost.base_inside.store(inside, SeqCst);
-    cost.base_calibration.store(calibration(), SeqCst);
+    cost.base_calibration.store(at, SeqCst);
     if first {
         let n = COUNT.load(Relaxed);
         if n < MAX_TRACKED {
