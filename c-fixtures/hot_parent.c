@@ -1,6 +1,7 @@
 /* A hot routine with a child: main calls parent() 100000 times, parent calls leaf() once each
- * time. With callpaths and compensation on, estimating parent's probe cost in place must not
- * put leaf's calls on a path main => leaf that the program never takes. */
+ * time. With callpaths and compensation on, estimating parent's probe cost in place (its counted
+ * windows keep it on the shadow stack) must not put leaf's calls on a path main => leaf that
+ * the program never takes. */
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -70,6 +70,13 @@ const _: () = assert!(MODE_INLINE & MODE_COUNTED != 0 && MODE_INLINE != MODE_TAL
 /// caller (the runtime's inplace). Exits are those of a measured event.
 pub const MODE_FENCED: u8 = 32;
 const _: () = assert!(MODE_FENCED & (MODE_COUNTED | MODE_OFF | MODE_LENIENT | MODE_TALLY | MODE_INLINE) == 0);
+/// Counted, but kept on the shadow stack without a timestamp (`records::UNTIMED_START`), so
+/// that the calls it makes keep their callpaths: the counted windows of a callpath parent under
+/// in-place estimation (the runtime's inplace). Its exit runs, without reading the clock.
+pub const MODE_PATHED: u8 = 64;
+const _: () = assert!(
+    MODE_PATHED & (MODE_COUNTED | MODE_OFF | MODE_LENIENT | MODE_TALLY | MODE_INLINE | MODE_FENCED) == 0
+);
 
 /// Slot states.
 pub const SLOT_FREE: u32 = 0;

@@ -15,6 +15,7 @@ pub struct Frame {
     pub child_calls: u64,
     /// The stack pointer at the probe call: identifies the machine frame for reconciliation.
     pub sp: usize,
+    /// The entry's timestamp, or `UNTIMED_START` for an activation kept on the stack untimed.
     pub start: u64,
     /// Inclusive ticks of the direct children, subtracted to give exclusive time.
     pub child_incl: u64,
@@ -27,6 +28,10 @@ pub struct Frame {
     /// frame is 64 bytes, so frames (which start on a cache line) never straddle two lines.
     pub node_at: u64,
 }
+
+/// `Frame::start` of an activation on the stack that is counted, not timed (`MODE_PATHED`): its
+/// exit reads no clock, and readers of open frames take it as no time elapsed.
+pub const UNTIMED_START: u64 = u64::MAX;
 
 /// What a timed child adds to `Frame::child_calls`.
 pub const TIMED_CHILD: u64 = 1;

@@ -357,7 +357,9 @@ impl OpenFrames {
             // SAFETY: frame `depth` is one of frames[1..=top], in the stack and unaliased (the
             // contract).
             let frame = unsafe { &mut *self.frames.add(depth) };
-            frame.start += ticks;
+            if frame.start != instrument_live::UNTIMED_START {
+                frame.start += ticks;
+            }
         }
     }
 }

@@ -41,6 +41,8 @@ static OUTER: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
 /// A counted-only probe pair (a throttled event), scaled; charged to the frame on top (by the
 /// trampolines' counted path too).
 pub(crate) static COUNTED: AtomicU64 = AtomicU64::new(0);
+/// A probe pair kept on the stack untimed (`Costs::pathed`), scaled.
+static PATHED: AtomicU64 = AtomicU64::new(0);
 /// One inline count of a throttled routine (`Costs::inline`), scaled: charged to the frame on
 /// top for every call counted inline under it (inline.rs, when its count is charged).
 static INLINE_COUNT: AtomicU64 = AtomicU64::new(0);
@@ -103,6 +105,7 @@ pub fn prepare(strategy: Option<Strategy>) {
 pub fn set_costs(costs: &Costs) {
     set_pair_costs(costs.measured, costs.own[STANDARD]);
     COUNTED.store(costs.counted[STANDARD], Relaxed);
+    PATHED.store(costs.pathed[STANDARD], Relaxed);
     INLINE_COUNT.store(costs.inline, Relaxed);
 }
 
@@ -133,6 +136,16 @@ pub fn counted_cost(id: u32) -> u64 {
     match inplace::costs(id) {
         (0, _) => COUNTED.load(Relaxed),
         (_, counted) => counted,
+    }
+}
+
+/// What a call of event `id` kept on the stack untimed (`switch::PATHED`: the counted windows
+/// of a callpath parent) adds to the frame on top, scaled: the untimed pair's cost its estimate
+/// kept (inplace stores it as the event's counted cost), else the calibrated one.
+pub fn pathed_cost(id: u32) -> u64 {
+    match inplace::costs(id) {
+        (0, _) => PATHED.load(Relaxed),
+        (_, pathed) => pathed,
     }
 }
 

@@ -7,7 +7,8 @@
 //! transitions map, in memory the program's own data keeps evicting. On SQLite's shell 55 % of
 //! all entries missed (16.5 M of 30 M), and callpath profiles' compensated main came out 28-40 %
 //! above PA-off against 6 % for flat ones: the misses were charged nowhere, and the in-place
-//! estimates, which see them, exist only for leaves there (inplace's `reshapes_callpaths`).
+//! estimates, which see them, existed only for leaves then (a parent's counted windows are
+//! pathed now, inplace's `keeps_path`, and step as its timed ones do).
 //!
 //! So with compensation on, each thread times a sample of its misses in place: one in
 //! `SAMPLE_EVERY`, with a clock read before and after the miss's work and one more just before,

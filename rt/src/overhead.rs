@@ -33,6 +33,9 @@ pub struct Costs {
     pub own: [u64; 2],
     pub counted: [u64; 2],
     pub off: [u64; 2],
+    /// Counted but kept on the shadow stack (`switch::PATHED`, inplace's counted windows of a
+    /// callpath parent): measured where compensation is on, the only runs that use it (0 else).
+    pub pathed: [u64; 2],
     /// One inline count of a throttled routine (inline.rs's replica of the pass's code).
     pub inline: u64,
     /// The part of a routine's timed pair inside its interval when its entry fences
@@ -156,15 +159,21 @@ unsafe fn measure_on(state: &mut ThreadState, precise: bool) -> Costs {
         own: timed.inner,
         counted: [0; 2],
         off: [0; 2],
+        pathed: [0; 2],
         inline: 0,
         fenced_own: 0,
         ticks: 0,
     };
     // SAFETY: inside the parent's activation, on the measuring thread.
     costs.fenced_own = unsafe { fenced_inner(if precise { ROUND } else { QUICK }, own) };
+    // Without compensation a pathed frame would be closed by the timed exit's assembly path
+    // (timed_path.rs), which takes any frame for a timed one.
+    let pathed = if compensate::enabled() { Some((switch::PATHED, &mut costs.pathed)) } else { None };
+    let mut modes =
+        [Some((switch::COUNTED, &mut costs.counted)), Some((switch::OFF, &mut costs.off)), pathed];
     for kind in [STANDARD, LOOP] {
-        for (mode, cost) in [(switch::COUNTED, &mut costs.counted), (switch::OFF, &mut costs.off)] {
-            switch::set(child_id, mode);
+        for (mode, cost) in modes.iter_mut().flatten() {
+            switch::set(child_id, *mode);
             // SAFETY: inside the parent's activation, on the measuring thread.
             cost[kind] = min_pair(QUICK, || unsafe { pair(kind) }, || 0).0.saturating_sub(quick_baseline);
             switch::set(child_id, switch::MEASURED);

@@ -38,7 +38,7 @@ use crate::reconcile;
 use crate::registry::{load_id, UNREGISTERED};
 use crate::switch;
 use crate::thread::{self, Frame, Record, ThreadState};
-use instrument_live::{COUNTED_CHILD, TIMED_CHILD};
+use instrument_live::{COUNTED_CHILD, TIMED_CHILD, UNTIMED_START};
 use std::sync::atomic::{compiler_fence, Ordering::SeqCst};
 
 /// What an entry probe returns to the probed code: whether its exit probe has anything to close.
@@ -82,6 +82,11 @@ pub unsafe extern "C" fn enter(id_slot: *const u32, sp: usize) -> Opened {
         }
         return NOTHING;
     }
+    if mode == switch::PATHED {
+        // SAFETY: 1 <= depth < frame_cap and id < record_cap, checked above; a pathed event is
+        // inside the mode table (its mode is stored there).
+        return unsafe { enter_pathed(ts, id, depth, sp) };
+    }
     let fenced = mode == switch::FENCED;
     // SAFETY: 1 <= depth < frame_cap and id < record_cap, checked above.
     unsafe { push(ts, depth, id, sp, fenced) };
@@ -101,28 +106,25 @@ pub unsafe extern "C" fn enter(id_slot: *const u32, sp: usize) -> Opened {
 unsafe fn push(ts: &mut ThreadState, depth: usize, id: u32, sp: usize, fenced: bool) {
     mark_busy(ts, depth - 1);
     // SAFETY: depth - 1 < frame_cap and id < record_cap (the contract).
-    let parent = unsafe { ts.frame(depth - 1) };
-    parent.child_calls += TIMED_CHILD;
+    unsafe { ts.frame(depth - 1).child_calls += TIMED_CHILD };
     // SAFETY: as above; the record is not otherwise referenced here.
     unsafe { ts.record(id).active += 1 };
-    // SAFETY: the tree, when there is one, is this thread's (attach maps it).
-    let (node, node_at) = match unsafe { ts.tree() } {
-        None => (0, 0),
-        // SAFETY: the parent's node is one the tree made (or the root); `step` returns another
-        // it made; the open frames are 1..depth, below frame_cap.
-        Some(tree) => unsafe {
-            let open = crate::callpath::OpenFrames { frames: ts.frames(), top: depth - 1 };
-            let (node, missed) = tree.step(parent.node, id, open);
-            if missed && compensate::enabled() {
-                // The miss ran in the parent's time, before this frame's clock read.
-                parent.overhead += tree.misses.charged();
-                inplace::note_miss(ts, id);
-            }
-            tree.node(node).record.active += 1;
-            (node, tree.address(node))
-        },
-    };
-    // SAFETY: depth < frame_cap (the contract); the parent's reference has ended.
+    // SAFETY: the contract, which is `step_node`'s.
+    let frame = unsafe { open_frame(ts, depth, id, sp, true) };
+    frame.start = if fenced { clock::now_fenced_entry() } else { clock::now_at_entry() };
+    commit(ts, depth);
+}
+
+/// Fills frame `depth` for event `id` at `sp` with its callpath node (`step_node`), all but its
+/// start, and returns it.
+///
+/// # Safety
+/// `step_node`'s contract.
+#[inline(always)]
+unsafe fn open_frame(ts: &mut ThreadState, depth: usize, id: u32, sp: usize, timed: bool) -> &mut Frame {
+    // SAFETY: the contract.
+    let (node, node_at) = unsafe { step_node(ts, depth, id, timed) };
+    // SAFETY: depth < frame_cap (the contract); no other frame reference is live.
     let frame = unsafe { ts.frame(depth) };
     frame.node = node;
     frame.node_at = node_at;
@@ -132,8 +134,110 @@ unsafe fn push(ts: &mut ThreadState, depth: usize, id: u32, sp: usize, fenced: b
     frame.child_incl = 0;
     frame.overhead = 0;
     frame.comp_child = 0;
-    frame.start = if fenced { clock::now_fenced_entry() } else { clock::now_at_entry() };
+    frame
+}
+
+/// The callpath node of a frame for event `id` at `depth` and its address ((0, 0) without a
+/// tree): the step from the node of frame `depth - 1`, whose time a missed step's cost is
+/// charged to (compensation on). A timed activation is one more of the node's open ones, and
+/// its misses count for the event's in-place estimate (`inplace::note_miss`).
+///
+/// # Safety
+/// `ts` is the calling thread's state, marked busy, 1 <= depth < frame_cap, id < record_cap.
+#[inline(always)]
+unsafe fn step_node(ts: &mut ThreadState, depth: usize, id: u32, timed: bool) -> (u32, u64) {
+    // SAFETY: the tree, when there is one, is this thread's (attach maps it).
+    let Some(tree) = (unsafe { ts.tree() }) else { return (0, 0) };
+    // SAFETY: depth - 1 < frame_cap (the contract). The parent's node is one the tree made (or
+    // the root); `step` returns another it made; the open frames are 1..depth, below frame_cap.
+    unsafe {
+        let parent = ts.frame(depth - 1);
+        let open = crate::callpath::OpenFrames { frames: ts.frames(), top: depth - 1 };
+        let (node, missed) = tree.step(parent.node, id, open);
+        if missed && compensate::enabled() {
+            // The miss ran in the parent's time, before this frame's clock read.
+            parent.overhead += tree.misses.charged();
+            if timed {
+                inplace::note_miss(ts, id);
+            }
+        }
+        tree.node(node).record.active += u32::from(timed);
+        (node, tree.address(node))
+    }
+}
+
+/// Entry of an event in a counted window that keeps it on the shadow stack (`switch::PATHED`:
+/// a callpath parent under in-place estimation, whose children's calls would otherwise go to
+/// paths that skip it). It is counted as `enter_counted` counts it (the call's cost and its
+/// untimed estimate to the frame on top, and to the callpath nodes), and pushes a frame for
+/// its children's steps without a clock read (`UNTIMED_START`), which its exit closes without
+/// one (`close_untimed`). At the window's end it is timed instead, as a counted entry is.
+///
+/// # Safety
+/// `ts` is the calling thread's state, 1 <= depth < frame_cap, `id` below record_cap and
+/// inside the mode table.
+#[inline(never)]
+unsafe fn enter_pathed(ts: &mut ThreadState, id: u32, depth: usize, sp: usize) -> Opened {
+    mark_busy(ts, depth - 1);
+    // SAFETY: id < record_cap and depth - 1 < frame_cap (the contract); distinct memory.
+    let (record, top) = unsafe { (ts.record(id), ts.frame(depth - 1)) };
+    record.counted += 1;
+    let counted = record.counted;
+    top.child_calls += COUNTED_CHILD;
+    let cost = compensate::pathed_cost(id);
+    top.overhead += cost;
+    let (caller, caller_node) = (top.id, top.node);
+    // SAFETY: the contract; no reference to either record is held from here.
+    let estimate = unsafe { estimate_untimed(ts, id, caller) };
+    // SAFETY: this thread's state at a counted entry of `id`, the stack marked busy.
+    if inplace::at_end(counted) && unsafe { inplace::counted_boundary(ts, id) } {
+        // SAFETY: the counted entry above, with its charges.
+        return unsafe { timed_instead(ts, id, sp, cost, estimate) };
+    }
+    // SAFETY: the contract, which is `open_frame`'s.
+    let frame = unsafe { open_frame(ts, depth, id, sp, false) };
+    frame.start = UNTIMED_START;
+    let node = frame.node;
+    // SAFETY: the tree, when there is one, is this thread's; both nodes are ones it made.
+    if let Some(tree) = unsafe { ts.tree() } {
+        // SAFETY: as above.
+        unsafe {
+            let own = &mut tree.node(node).record;
+            own.counted += 1;
+            own.untimed_own += estimate;
+            tree.node(caller_node).record.untimed_children += estimate;
+        }
+    }
     commit(ts, depth);
+    OPENED
+}
+
+/// Pops frame `depth`, one an entry kept on the stack untimed (`enter_pathed`): what its
+/// children charged it goes to its parent, as it would have gone had the call been only
+/// counted, and its record and node count its children.
+///
+/// # Safety
+/// `ts` is the calling thread's attached state, `depth` its top frame (1 <= depth <
+/// frame_cap), pushed by `enter_pathed`.
+#[inline(never)]
+unsafe fn close_untimed(ts: &mut ThreadState, depth: usize) {
+    mark_busy(ts, depth);
+    // SAFETY: `depth` and `depth - 1` are frames of the mapped stack (the contract), distinct.
+    let (frame, parent) = unsafe { (&*ts.frame(depth), ts.frame(depth - 1)) };
+    parent.child_incl += frame.child_incl;
+    parent.overhead += frame.overhead;
+    parent.comp_child += frame.comp_child;
+    let (calls, counted) = frame.children();
+    // SAFETY: the frame's id is below record_cap (a frame is pushed only for such ids).
+    let record = unsafe { ts.record(frame.id) };
+    record.child_calls += calls;
+    record.counted_children = record.counted_children.saturating_add(counted);
+    // SAFETY: the tree, when there is one, is this thread's; the frame's node is one it made.
+    if let Some(tree) = unsafe { ts.tree() } {
+        // SAFETY: as above.
+        unsafe { tree.node(frame.node).record.child_calls += calls };
+    }
+    commit(ts, depth - 1);
 }
 
 /// Entry of a throttled event, from its trampoline: the counted path without the timed
@@ -291,12 +395,22 @@ unsafe extern "C" fn counted_window_end(
     cost: u64,
     estimate: u64,
 ) -> Opened {
-    let depth = ts.depth & !BUSY;
     // SAFETY: this thread's state at a counted entry of `id`, as it asks.
     if !unsafe { inplace::counted_boundary(ts, id) } {
-        commit(ts, depth);
+        commit(ts, ts.depth & !BUSY);
         return NOTHING;
     }
+    // SAFETY: the contract, at the counted entry that charged `cost` and `estimate`.
+    unsafe { timed_instead(ts, id, sp, cost, estimate) }
+}
+
+/// Takes back a counted entry of `id` (which charged `cost` to the frame on top and the
+/// untimed `estimate`) that an in-place window's boundary times instead, and pushes its frame.
+///
+/// # Safety
+/// `enter_counted`'s contract, at that entry, with the stack marked busy.
+unsafe fn timed_instead(ts: &mut ThreadState, id: u32, sp: usize, cost: u64, estimate: u64) -> Opened {
+    let depth = ts.depth & !BUSY;
     // SAFETY: id < record_cap and depth < frame_cap (the contract); distinct memory.
     let (record, top) = unsafe { (ts.record(id), ts.frame(depth)) };
     record.counted -= 1;
@@ -357,8 +471,9 @@ pub unsafe extern "C" fn exit(id_slot: *const u32, sp: usize) {
 }
 
 /// Exit of an event in a mode the exit trampolines do not route themselves: a measured one whose
-/// entries fence (`FENCED`, an in-place split window) exits as a measured event, any other
-/// (switched on again from outside) as `exit_untimed`.
+/// entries fence (`FENCED`, an in-place split window) exits as a measured event, one kept on
+/// the stack untimed (`PATHED`) as `exit_pathed`, any other (switched on again from outside) as
+/// `exit_untimed`.
 ///
 /// # Safety
 /// The probe contract (module comment).
@@ -367,9 +482,13 @@ pub unsafe extern "C" fn exit_other(id_slot: *const u32, sp: usize) {
     // own starts, which would otherwise overlap it (the `rdtscp` waits for the work before it,
     // but does not keep the exit's own from running in the event's shadow).
     // SAFETY: the probe contract.
-    if switch::mode(unsafe { load_id(id_slot) }) == switch::FENCED {
+    let mode = switch::mode(unsafe { load_id(id_slot) });
+    if mode == switch::FENCED {
         // SAFETY: the probe contract.
         unsafe { exit(id_slot, sp) }
+    } else if mode == switch::PATHED {
+        // SAFETY: the probe contract.
+        unsafe { exit_pathed(id_slot, sp, STANDARD) }
     } else {
         // SAFETY: the probe contract.
         unsafe { exit_untimed(id_slot, sp) }
@@ -414,9 +533,36 @@ pub unsafe extern "C" fn loop_exit(id_slot: *const u32, iterations: u64, sp: usi
     if mode == switch::MEASURED {
         // SAFETY: the probe contract.
         unsafe { exit_at(now, id_slot, sp, LOOP) }
+    } else if mode == switch::PATHED {
+        // SAFETY: the probe contract.
+        unsafe { exit_pathed(id_slot, sp, LOOP) }
     } else {
         // SAFETY: the probe contract.
         unsafe { exit_unmeasured(id_slot, sp, LOOP) }
+    }
+}
+
+/// Exit of an event whose entries keep it on the stack untimed (`PATHED`): its frame on top,
+/// pushed so, is closed without a clock read; any other case (an activation that began timed,
+/// an exit that does not match the top frame) is a timed exit.
+///
+/// # Safety
+/// The probe contract (module comment).
+unsafe fn exit_pathed(id_slot: *const u32, sp: usize, kind: usize) {
+    let state = thread::current();
+    if state.is_null() {
+        return;
+    }
+    // SAFETY: the probe contract.
+    let (ts, id) = unsafe { (&mut *state, load_id(id_slot)) };
+    let depth = ts.depth;
+    // SAFETY: the frame is read only below frame_cap; a match makes it this event's, pushed
+    // with an id below record_cap.
+    unsafe {
+        if depth < ts.frame_cap() && top_is(ts, depth, id, sp) && ts.frame(depth).start == UNTIMED_START {
+            return close_untimed(ts, depth);
+        }
+        exit_now(id_slot, sp, kind)
     }
 }
 
@@ -512,6 +658,13 @@ unsafe fn exit_at(now: u64, id_slot: *const u32, sp: usize, kind: usize) {
 /// frame_cap), whose id is below `record_cap` (a frame is pushed only for such ids).
 #[inline(always)]
 pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64, kind: usize) {
+    // SAFETY: `depth` is a stored frame (the contract).
+    if unsafe { ts.frame(depth).start } == UNTIMED_START {
+        // An untimed activation (`enter_pathed`) that a timed exit closes: it was switched out
+        // of its window's mode meanwhile, or a reconciliation closes it.
+        // SAFETY: the contract, a frame `enter_pathed` pushed.
+        return unsafe { close_untimed(ts, depth) };
+    }
     mark_busy(ts, depth);
     // SAFETY: `depth` and `depth - 1` are frames of the mapped stack (the contract); the frame
     // and its parent are distinct.
@@ -699,5 +852,32 @@ mod tests {
         assert_eq!(node.cached(), NONE, "the sibling's step is no longer cached");
         assert_eq!(records[5].counted, 1);
         assert_eq!(frames[1].child_calls, COUNTED_CHILD);
+    }
+
+    #[test]
+    fn a_pathed_call_is_counted_on_the_stack_and_hands_its_childrens_times_to_its_caller() {
+        let (mut frames, mut records) = ThreadState::test_stacks();
+        frames[1].id = 2;
+        let mut ts = ThreadState::over(&mut frames, &mut records);
+        ts.depth = 1;
+        // SAFETY: event 5 is below the records and the mode table, depth 2 below the frames.
+        let opened = unsafe { enter_pathed(&mut ts, 5, 2, 0x40) };
+        assert_eq!((opened, ts.depth), (OPENED, 2), "a frame for its children's paths");
+        let charged = frames[1].overhead;
+        assert_eq!((frames[2].id, frames[2].sp, frames[2].start), (5, 0x40, UNTIMED_START));
+        // What a timed child charges its parent's frame at its exit (close_top).
+        (frames[2].child_calls, frames[2].child_incl) = (TIMED_CHILD, 100);
+        (frames[2].overhead, frames[2].comp_child) = (7, 90);
+        let mut ts = ThreadState::over(&mut frames, &mut records);
+        ts.depth = 2;
+        // SAFETY: frame 2 is the top, pushed by `enter_pathed`; a timed exit's close finds it
+        // untimed and reads no time (`now` is far before any start).
+        unsafe { close_top(&mut ts, 2, 0, STANDARD) };
+        assert_eq!(ts.depth, 1);
+        assert_eq!((records[5].calls, records[5].counted, records[5].child_calls), (0, 1, 1));
+        assert_eq!((records[5].excl, records[5].incl, records[5].active), (0, 0, 0), "no time");
+        assert_eq!(frames[1].child_calls, COUNTED_CHILD, "counted in its caller");
+        assert_eq!((frames[1].child_incl, frames[1].comp_child), (100, 90), "its child's times");
+        assert_eq!(frames[1].overhead, charged + 7, "its cost and its child's");
     }
 }

@@ -5,7 +5,9 @@
 //! with a shorter path on the thread that measures the event's cost in place (tally.rs), and
 //! `INLINE` is `COUNTED` that late placement's code counts itself, without a probe call
 //! (inline.rs; a throttled event settles in it, `settled`); `FENCED` is `MEASURED` with a fence
-//! before each entry's timestamp (inplace's split windows). An exit whose frame
+//! before each entry's timestamp (inplace's split windows); `PATHED` counts the call but keeps
+//! it on the shadow stack untimed, so that its children's callpaths stay right (inplace's
+//! counted windows of a callpath parent). An exit whose frame
 //! is not on top reads the mode before reconciling and returns at once for an event that is not
 //! measured, so an activation that began measured still ends measured, and one that began
 //! switched off costs only that check.
@@ -37,7 +39,7 @@ use std::sync::OnceLock;
 
 pub use instrument_live::{
     MODE_COUNTED as COUNTED, MODE_FENCED as FENCED, MODE_INLINE as INLINE, MODE_MEASURED as MEASURED,
-    MODE_OFF as OFF, MODE_TALLY as TALLY,
+    MODE_OFF as OFF, MODE_PATHED as PATHED, MODE_TALLY as TALLY,
 };
 /// The bits that make an entry unmeasured (`COUNTED`, `OFF`).
 pub const UNTIMED: u8 = COUNTED | OFF;
@@ -156,11 +158,11 @@ fn late_code() -> bool {
 /// Whether inline windows may run (`inline_windows_possible`).
 static INLINE_WINDOWS: AtomicBool = AtomicBool::new(false);
 
-/// Whether an exit of an event in `mode` is a measured one: `MEASURED`, or `FENCED` (a measured
-/// event whose entries fence, for an in-place window).
+/// Whether an exit of an event in `mode` closes a frame of its own: `MEASURED`, `FENCED` (a
+/// measured event whose entries fence, for an in-place window) or `PATHED` (its frame untimed).
 #[inline(always)]
 pub fn measured(mode: u8) -> bool {
-    mode == MEASURED || mode == FENCED
+    mode == MEASURED || mode == FENCED || mode == PATHED
 }
 
 /// Whether `mode` is one a throttled event settles in (`COUNTED` or `INLINE`).
@@ -260,12 +262,12 @@ mod tests {
     }
 
     #[test]
-    fn only_counted_tallied_and_off_entries_are_untimed() {
+    fn only_counted_tallied_inline_and_off_entries_are_untimed() {
         use instrument_live::MODE_LENIENT;
         let untimed = |mode: u8| mode & UNTIMED != 0;
         assert_eq!(
-            [MEASURED, COUNTED, OFF, MODE_LENIENT, TALLY, INLINE].map(untimed),
-            [false, true, true, false, true, true]
+            [MEASURED, COUNTED, OFF, MODE_LENIENT, TALLY, INLINE, FENCED, PATHED].map(untimed),
+            [false, true, true, false, true, true, false, false]
         );
     }
 }

@@ -291,6 +291,9 @@ struct Windows {
     /// Whether the event called nothing measured or counted when it was offered: its inline
     /// windows then measure the counted path against the inline count alone (`Reference`).
     leaf: bool,
+    /// Whether its counted windows keep it on the shadow stack (`switch::PATHED`): a callpath
+    /// parent's, whose children's calls would otherwise go to paths that skip it.
+    pathed: bool,
     /// The current window's first clock reading and the event's count (timed or counted, as
     /// the window is) before its first execution.
     start: u64,
@@ -381,6 +384,7 @@ const IDLE_WINDOWS: Windows = Windows {
     inlines: false,
     fenced: false,
     leaf: false,
+    pathed: false,
     timed_per: 0,
     counted_per: 0,
     tally_per: 0,
@@ -529,6 +533,15 @@ impl Windows {
         window_kind(n, self.tallies, self.inlines, self.fenced)
     }
 
+    /// The event's mode in counted windows (`pathed`).
+    fn counted_mode(&self) -> u8 {
+        if self.pathed {
+            switch::PATHED
+        } else {
+            switch::COUNTED
+        }
+    }
+
     /// Whether window n times the event's executions (timed or fenced).
     fn timed(&self, n: u32) -> bool {
         matches!(self.kind_of(n), Window::Timed | Window::Fenced)
@@ -580,7 +593,7 @@ pub unsafe fn timed_boundary(ts: &mut ThreadState, id: u32, calls: u64, active: 
 /// counted calls (now `counted`) end at that entry.
 fn defer(w: &mut Windows, what: Deferred, counted: u64, id: u32) {
     w.deferred = what;
-    switch::set(id, switch::COUNTED);
+    switch::set(id, w.counted_mode());
     set_end(counted + 1);
 }
 
@@ -793,7 +806,7 @@ unsafe fn begin(w: &mut Windows, ts: &mut ThreadState, count: u64, id: u32) {
     let kind = w.kind_of(w.done);
     let (mode, end) = match kind {
         Window::Timed => (switch::MEASURED, count + w.window),
-        Window::Counted => (switch::COUNTED, count + w.window),
+        Window::Counted => (w.counted_mode(), count + w.window),
         Window::Tally => (switch::TALLY, count + 2),
         Window::Inline => (switch::INLINE, count + w.window),
         Window::Fenced => (switch::FENCED, count + w.window),
@@ -1004,8 +1017,11 @@ unsafe fn publish(w: &mut Windows) {
     let reference = inline.filter(|_| w.leaf);
     let counted_pooled =
         Reference::of(reference.and(pool_inline_with(w.id, reference)), pool_counted_with(w.id, tally, now));
-    let mut used = split(pooled, pooled_se, counted_pooled, w.kind);
-    used.timed = used.timed.saturating_sub(misses_charged(w)).max(1);
+    let mut used = split(pooled, pooled_se, counted_pooled, w.kind, w.pathed);
+    if !w.pathed {
+        // A pathed entry steps as a timed one does: its windows' difference holds no miss.
+        used.timed = used.timed.saturating_sub(misses_charged(w)).max(1);
+    }
     let parts = split_of(w);
     let inside = pool_inside_with(w.id, parts.map(|(_, inside)| inside), now).map(|i| i.min(used.timed));
     if let Some(cost) = cost_of(w.id) {
@@ -1023,8 +1039,8 @@ unsafe fn publish(w: &mut Windows) {
             crate::rests::estimated(id, same, clock::now(), reestimate_ticks());
         }
     }
-    let alone = split(mean, se, Reference::of(reference, tally), w.kind);
-    let used_se = weighed_se(pooled_se, w.kind).hypot(used.counted_se);
+    let alone = split(mean, se, Reference::of(reference, tally), w.kind, w.pathed);
+    let used_se = weighed_se(pooled_se, w.kind, w.pathed).hypot(used.counted_se);
     // SAFETY: this thread is the estimates' only writer (the contract).
     unsafe {
         history::record(Estimate {

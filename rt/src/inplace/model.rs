@@ -50,10 +50,13 @@ impl Reference {
     }
 }
 
-pub(super) fn split(mean: f64, se: f64, reference: Reference, kind: usize) -> Split {
-    let difference = weighed(mean, se, kind).round() as i64;
+/// `pathed`: the windows compared the timed pair with one kept on the stack untimed
+/// (`switch::PATHED`, a callpath parent's) rather than a counted one; its calibration is the
+/// untimed pair then, and `reference` is `None` (no tally or inline windows run beside them).
+pub(super) fn split(mean: f64, se: f64, reference: Reference, kind: usize, pathed: bool) -> Split {
+    let difference = weighed(mean, se, kind, pathed).round() as i64;
     let (counted, counted_se) = match (reference, calibrated_references(kind)) {
-        (Reference::None, _) => (counted_calibrated(kind), 0.0),
+        (Reference::None, _) => (counted_calibrated(kind, pathed), 0.0),
         (Reference::Inline(measured, error) | Reference::Tally(measured, error), None) => {
             (measured.max(0.0).round() as u64, error)
         }
@@ -115,16 +118,18 @@ fn moved_with_timed(costs: &overhead::Costs, kind: usize, cost: u64) -> i64 {
 /// `scripts/nas-paired`).
 /// With the calibration, the ground truth's contexts came within ±5 % in 31 of 40 cases
 /// against 20 of 40 (two runs of each, issue 23's notes).
-pub(super) fn counted_calibrated(kind: usize) -> u64 {
-    calibrated(kind).map_or(0, |(_, counted)| counted.max(0) as u64)
+pub(super) fn counted_calibrated(kind: usize, pathed: bool) -> u64 {
+    calibrated(kind, pathed).map_or(0, |(_, counted)| counted.max(0) as u64)
 }
 
 /// The calibrated timed and counted pair costs of `kind` (scaled): the latest recalibration's
-/// timed one, the counted one scaled as the timed one moved since start-up.
-pub(super) fn calibrated(kind: usize) -> Option<(i64, i64)> {
+/// timed one, the counted one (or with `pathed` the one kept on the stack untimed) scaled as
+/// the timed one moved since start-up.
+pub(super) fn calibrated(kind: usize, pathed: bool) -> Option<(i64, i64)> {
     let costs = overhead::costs()?;
     let now = crate::compensate::calibrated_pair_cost(kind);
-    Some((now as i64, moved_with_timed(costs, kind, costs.counted[kind])))
+    let untimed = if pathed { costs.pathed[kind] } else { costs.counted[kind] };
+    Some((now as i64, moved_with_timed(costs, kind, untimed)))
 }
 
 /// The measured difference `mean` (standard error `se`) weighed with the calibrated one by
@@ -134,8 +139,8 @@ pub(super) fn calibrated(kind: usize) -> Option<(i64, i64)> {
 /// whose own work varies by far more than a probe costs, where 25 window pairs measured
 /// 196 ± 303 ns for a 20 ns pair) moves to the calibration instead of charging that noise to
 /// every call.
-pub(super) fn weighed(mean: f64, se: f64, kind: usize) -> f64 {
-    match calibrated(kind) {
+pub(super) fn weighed(mean: f64, se: f64, kind: usize, pathed: bool) -> f64 {
+    match calibrated(kind, pathed) {
         Some((timed, counted)) => precision_weighted(mean, se, (timed - counted) as f64),
         None => mean,
     }
@@ -143,8 +148,8 @@ pub(super) fn weighed(mean: f64, se: f64, kind: usize) -> f64 {
 
 /// The standard error of `weighed`'s result: the measurement's and the calibration's precisions
 /// add up.
-pub(super) fn weighed_se(se: f64, kind: usize) -> f64 {
-    match calibrated(kind) {
+pub(super) fn weighed_se(se: f64, kind: usize, pathed: bool) -> f64 {
+    match calibrated(kind, pathed) {
         Some((timed, counted)) if timed > counted && se > 0.0 => {
             (se.powi(-2) + ((timed - counted) as f64).powi(-2)).powf(-0.5)
         }
@@ -213,7 +218,7 @@ mod tests {
     #[test]
     fn a_precise_measurement_keeps_its_value_and_a_noisy_one_moves_to_the_calibration() {
         // Without a calibration (no start-up measurement in unit tests) the measurement stands.
-        assert_eq!(weighed(196.0, 303.0, STANDARD), 196.0);
+        assert_eq!(weighed(196.0, 303.0, STANDARD, false), 196.0);
         let flux_jacobian = precision_weighted(19.0, 2.0, 20.0);
         assert!((flux_jacobian - 19.01).abs() < 0.01, "{flux_jacobian}");
         let binvrhs = precision_weighted(196.0, 303.0, 20.0);

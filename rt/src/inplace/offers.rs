@@ -294,7 +294,7 @@ pub(super) unsafe fn offer(
     // SAFETY: `state` is this thread's attached state and `id` below its record_cap, records left
     // alone meanwhile (the contract).
     let record = unsafe { record_of(&*state, id) };
-    if !eligible(id, after) || reshapes_callpaths(record, after) {
+    if !eligible(id, after) || reshapes_callpaths(id, record, after) {
         return false;
     }
     let now = clock::now();
@@ -313,6 +313,7 @@ pub(super) unsafe fn offer(
         && registry::counts_inline(id)
         && (leaf || after == switch::COUNTED);
     let fenced = splits(kind);
+    let pathed = keeps_path(record, after);
     let pairs_in_budget = PAIRS_IN_BUDGET + (u64::from(inlines) + u64::from(fenced)) * MIN_PAIRS as u64 / 2;
     let largest = (budget / (2 * pairs_in_budget)).clamp(MIN_WINDOW, MAX_WINDOW);
     let window = ((WINDOW_NS * ticks_per_ns / mean) as u64).clamp(MIN_WINDOW, largest);
@@ -332,8 +333,9 @@ pub(super) unsafe fn offer(
     }
     w.timed_spent = 0;
     TARGET_MISSES.store(0, Relaxed);
-    (w.tallies, w.voided) = (TALLY_WINDOWS, 0);
-    (w.inlines, w.fenced, w.leaf) = (inlines, fenced, leaf);
+    // A pathed call has no tally path to be measured against.
+    (w.tallies, w.voided) = (TALLY_WINDOWS && !pathed, 0);
+    (w.inlines, w.fenced, w.leaf, w.pathed) = (inlines, fenced, leaf, pathed);
     w.start = now;
     // Any nonzero seed: xorshift stays nonzero.
     w.random = now | 1;
@@ -367,13 +369,23 @@ pub(super) fn eligible(id: u32, after: u8) -> bool {
     enabled() && id < switch::TABLE_LEN && !given_up(id) && in_mode
 }
 
-/// Whether estimating a measured event with children (`record`, its record on the offering
-/// thread) would change the callpaths the profile shows: with callpaths on, a counted event is
-/// not on its children's paths, so in its counted windows their calls would go to paths that
-/// skip it (BT.W: x_solve => binvcrhs, 54000 calls of a call the program never makes). Such an
-/// event keeps the calibrated cost. A throttled event is counted from then on anyway.
-pub(super) fn reshapes_callpaths(record: &Record, after: u8) -> bool {
+/// Whether the counted windows of a measured event keep it on the shadow stack
+/// (`switch::PATHED`): with callpaths on, a counted event is not on its children's paths, so in
+/// its counted windows their calls would go to paths that skip it (BT.W: x_solve => binvcrhs,
+/// 54000 calls of a call the program never makes). So an event with children (`record`, its
+/// record on the offering thread) is counted on the stack instead, and the windows measure
+/// timing against that. A throttled event is counted from then on anyway.
+fn keeps_path(record: &Record, after: u8) -> bool {
     after == switch::MEASURED && crate::callpath::depth() != 0 && record.child_calls != 0
+}
+
+/// Whether event `id` (`record`, its record on the offering thread) is a callpath parent whose
+/// windows could not keep its paths: a recursive one, whose windows would switch between
+/// keeping it on the stack and timing it inside one activation (a recursion's windows end where
+/// no timed activation is open, `Deferred::Await`, blind to pathed ones). Such an event keeps
+/// the calibrated cost.
+pub(super) fn reshapes_callpaths(id: u32, record: &Record, after: u8) -> bool {
+    keeps_path(record, after) && crate::registry::nests(id)
 }
 
 /// The last event given up (recursive, or no longer called), so that it is not offered again
