@@ -189,6 +189,10 @@ unsafe fn enter_pathed(ts: &mut ThreadState, id: u32, depth: usize, sp: usize) -
     let (caller, caller_node) = (top.id, top.node);
     // SAFETY: the contract; no reference to either record is held from here.
     let estimate = unsafe { estimate_untimed(ts, id, caller) };
+    if inplace::waited_out(id, counted) {
+        // Waiting in the queue, it had its share: measured again from its next call.
+        inplace::resume(id);
+    }
     // SAFETY: this thread's state at a counted entry of `id`, the stack marked busy.
     if inplace::at_end(counted) && unsafe { inplace::counted_boundary(ts, id) } {
         // SAFETY: the counted entry above, with its charges.

@@ -50,9 +50,10 @@ pub unsafe fn before_timed_charge(ts: &mut ThreadState, id: u32, kind: usize, re
 /// end before its offer (on BT.W, two builds of the same sources: all three kernels measured
 /// in one, none in the other, which kept the start-up calibration for 20 M calls).
 ///
-/// In a flat profile it waits counted (module comment), at its mean so far as the untimed calls
-/// of a throttled event are; `resume` measures it again when its turn comes, when it had its
-/// share (`waited_out`), or when its thread retires.
+/// It waits counted (module comment), at its mean so far as the untimed calls of a throttled
+/// event are, or, a callpath parent, kept on the stack as its counted windows keep it
+/// (`keeps_path`); `resume` measures it again when its turn comes, when it had its share
+/// (`waited_out`), or when its thread retires.
 ///
 /// # Safety
 /// As `offer`'s.
@@ -67,8 +68,10 @@ pub(super) unsafe fn offer_hot(ts: &mut ThreadState, id: u32, kind: usize, calls
         // SAFETY: `id < record_cap` (offer's caller checked it), records left alone meanwhile.
         let record = unsafe { record_of(ts, id) };
         // Not the event under estimation (hot on another thread too): its windows set its mode.
-        let waits_counted = crate::callpath::depth() == 0 && TARGET.load(Relaxed) != id;
+        // A callpath parent waits on the stack, as its counted windows keep it.
+        let waits_counted = TARGET.load(Relaxed) != id && !reshapes_callpaths(id, record, switch::MEASURED);
         let waiting = if waits_counted { pending::WAITING } else { 0 };
+        let mode = if keeps_path(record, switch::MEASURED) { switch::PATHED } else { switch::COUNTED };
         // Counted before this entry joins them; only a waiting event's share needs it.
         let ahead = if waits_counted { pending::waiting_on(ts.index) as u64 } else { 0 };
         if pending::push(ts.index, kind | pending::MEASURED | waiting, id) && waits_counted {
@@ -78,7 +81,7 @@ pub(super) unsafe fn offer_hot(ts: &mut ThreadState, id: u32, kind: usize, calls
                 cost.wait_until.store(limit, Relaxed);
             }
             crate::untimed::hot(id, crate::untimed::basis(record), calls);
-            switch::set(id, switch::COUNTED);
+            switch::set(id, mode);
         }
     }
 }
@@ -99,13 +102,14 @@ pub fn waited_out(id: u32, counted: u64) -> bool {
     })
 }
 
-/// A measured event that waited counted in the queue (`offer_hot`) is measured again (unless
+/// A measured event that waited counted (or pathed) in the queue (`offer_hot`) is measured again (unless
 /// something else switched it meanwhile: `instrument top`, or throttling after an estimation).
 pub fn resume(id: u32) {
     if let Some(cost) = cost_of(id) {
         cost.wait_until.store(0, Relaxed);
     }
-    if switch::mode(id) == switch::COUNTED && !switch::throttled(id) {
+    let mode = switch::mode(id);
+    if (mode == switch::COUNTED || mode == switch::PATHED) && !switch::throttled(id) {
         crate::untimed::clear(id);
         switch::set(id, switch::MEASURED);
     }
