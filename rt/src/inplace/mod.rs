@@ -1018,8 +1018,13 @@ unsafe fn publish(w: &mut Windows) {
     let inline =
         (w.inline_differences.len() >= MIN_TALLY_PAIRS).then(|| trimmed_of(w.inline_differences.values()));
     let reference = inline.filter(|_| w.leaf);
-    let counted_pooled =
-        Reference::of(reference.and(pool_inline_with(w.id, reference)), pool_counted_with(w.id, tally, now));
+    // A pathed pair has no measured reference (and one an earlier estimation of the event kept
+    // as a leaf is of another pair).
+    let counted_pooled = if w.pathed {
+        Reference::None
+    } else {
+        Reference::of(reference.and(pool_inline_with(w.id, reference)), pool_counted_with(w.id, tally, now))
+    };
     let mut used = split(pooled, pooled_se, counted_pooled, w.kind, w.pathed);
     if !w.pathed {
         // A pathed entry steps as a timed one does: its windows' difference holds no miss.
