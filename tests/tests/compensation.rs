@@ -393,6 +393,33 @@ fn a_recursive_routine_is_measured_in_place_with_exact_counts() {
     assert_eq!(throttled.totals.unmatched_exits, 0);
 }
 
+/// With callpaths a recursive routine is estimated too: it is its own parent, so its counted
+/// windows keep it on the shadow stack (the runtime's PATHED mode), and every call stays on its
+/// path: the calling-context tree folds the recursion onto one node, which holds every call.
+#[test]
+fn a_recursive_routine_is_measured_in_place_with_callpaths_on_its_paths() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "recursive_hot", &[]);
+    let trees = 20_000u64;
+    let output = run(Command::new(&program)
+        .args(["fib", &trees.to_string()])
+        .current_dir(dir.path())
+        .env("INSTRUMENT_PROFILE_DIR", dir.path())
+        .env("INSTRUMENT_COMPENSATE", "1")
+        .env("INSTRUMENT_CALLPATH", "all"));
+    assert_success(&output, "recursive_hot");
+    let profile = only_profile(dir.path());
+    assert_eq!(function(&profile, "fib").stats.calls, trees * 465);
+    let estimates = estimates_of(&profile, "fib");
+    assert!(!estimates.is_empty(), "fib is hot from 2^14 calls: {:?}", profile.compensation);
+    assert!(estimates.iter().all(|e| e.pairs >= 24 && e.timed_ns > e.counted_ns), "{estimates:?}");
+    assert_eq!(profile.totals.unmatched_exits, 0, "every window boundary leaves the shadow stack true");
+    let path = only_profile_path(dir.path());
+    let rows = callpath_calls(dir.path(), &[path.to_str().unwrap()]);
+    let expected = [("main".to_string(), 1), ("main => fib".to_string(), trees * 465)];
+    assert_eq!(rows, expected.into_iter().collect(), "every call on its path");
+}
+
 /// A recursion whose outermost activation holds all of its calls (50000 deep) leaves no exit
 /// that closes a window within `MAX_OVERRUN` windows: its estimation is given up, and the
 /// counts stay exact.

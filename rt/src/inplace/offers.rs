@@ -69,7 +69,7 @@ pub(super) unsafe fn offer_hot(ts: &mut ThreadState, id: u32, kind: usize, calls
         let record = unsafe { record_of(ts, id) };
         // Not the event under estimation (hot on another thread too): its windows set its mode.
         // A callpath parent waits on the stack, as its counted windows keep it.
-        let waits_counted = TARGET.load(Relaxed) != id && !reshapes_callpaths(id, record, switch::MEASURED);
+        let waits_counted = TARGET.load(Relaxed) != id;
         let waiting = if waits_counted { pending::WAITING } else { 0 };
         let mode = if keeps_path(record, switch::MEASURED) { switch::PATHED } else { switch::COUNTED };
         // Counted before this entry joins them; only a waiting event's share needs it.
@@ -298,7 +298,7 @@ pub(super) unsafe fn offer(
     // SAFETY: `state` is this thread's attached state and `id` below its record_cap, records left
     // alone meanwhile (the contract).
     let record = unsafe { record_of(&*state, id) };
-    if !eligible(id, after) || reshapes_callpaths(id, record, after) {
+    if !eligible(id, after) {
         return false;
     }
     let now = clock::now();
@@ -381,15 +381,6 @@ pub(super) fn eligible(id: u32, after: u8) -> bool {
 /// timing against that. A throttled event is counted from then on anyway.
 fn keeps_path(record: &Record, after: u8) -> bool {
     after == switch::MEASURED && crate::callpath::depth() != 0 && record.child_calls != 0
-}
-
-/// Whether event `id` (`record`, its record on the offering thread) is a callpath parent whose
-/// windows could not keep its paths: a recursive one, whose windows would switch between
-/// keeping it on the stack and timing it inside one activation (a recursion's windows end where
-/// no timed activation is open, `Deferred::Await`, blind to pathed ones). Such an event keeps
-/// the calibrated cost.
-pub(super) fn reshapes_callpaths(id: u32, record: &Record, after: u8) -> bool {
-    keeps_path(record, after) && crate::registry::nests(id)
 }
 
 /// The last event given up (recursive, or no longer called), so that it is not offered again
