@@ -1,7 +1,8 @@
 //! What the probes cost in this run, measured once at start-up on the calling thread, on the
 //! exact paths the program's probes take (fenced or not, flat or callpath mode, with
 //! compensation's arithmetic when it is on): a probe pair timed, counted only, and switched
-//! off, for routine and loop probes. Every profile reports these costs and the overhead they
+//! off, for routine and loop probes (and with compensation, counted on the shadow stack:
+//! `switch::PATHED`). Every profile reports these costs and the overhead they
 //! add up to (Paradyn's cost model); compensation removes the timed and counted ones.
 //!
 //! The measurement is Malony and Shende's two-level experiment: k probe pairs in a tight loop,

@@ -68,13 +68,13 @@ pub(super) unsafe fn offer_hot(ts: &mut ThreadState, id: u32, kind: usize, calls
         // SAFETY: `id < record_cap` (offer's caller checked it), records left alone meanwhile.
         let record = unsafe { record_of(ts, id) };
         // Not the event under estimation (hot on another thread too): its windows set its mode.
+        let waits = TARGET.load(Relaxed) != id;
+        let waiting = if waits { pending::WAITING } else { 0 };
         // A callpath parent waits on the stack, as its counted windows keep it.
-        let waits_counted = TARGET.load(Relaxed) != id;
-        let waiting = if waits_counted { pending::WAITING } else { 0 };
         let mode = if keeps_path(record, switch::MEASURED) { switch::PATHED } else { switch::COUNTED };
         // Counted before this entry joins them; only a waiting event's share needs it.
-        let ahead = if waits_counted { pending::waiting_on(ts.index) as u64 } else { 0 };
-        if pending::push(ts.index, kind | pending::MEASURED | waiting, id) && waits_counted {
+        let ahead = if waits { pending::waiting_on(ts.index) as u64 } else { 0 };
+        if pending::push(ts.index, kind | pending::MEASURED | waiting, id) && waits {
             if let Some(cost) = cost_of(id) {
                 let share = budget(calls, switch::MEASURED).max(MIN_WINDOW);
                 let limit = record.counted + share * (ahead + 1).min(MAX_WAITS);
@@ -102,8 +102,9 @@ pub fn waited_out(id: u32, counted: u64) -> bool {
     })
 }
 
-/// A measured event that waited counted (or pathed) in the queue (`offer_hot`) is measured again (unless
-/// something else switched it meanwhile: `instrument top`, or throttling after an estimation).
+/// A measured event that waited counted (or pathed) in the queue (`offer_hot`) is measured
+/// again (unless something else switched it meanwhile: `instrument top`, or throttling after an
+/// estimation).
 pub fn resume(id: u32) {
     if let Some(cost) = cost_of(id) {
         cost.wait_until.store(0, Relaxed);
