@@ -133,19 +133,22 @@ pub fn set_pair_costs(measured: [u64; 2], own: u64) {
 /// compensation on: its in-place estimate, else the calibrated cost.
 #[inline(always)]
 pub fn counted_cost(id: u32) -> u64 {
-    match inplace::costs(id) {
-        (0, _) => COUNTED.load(Relaxed),
-        (_, counted) => counted,
-    }
+    estimated_or(id, &COUNTED)
 }
 
 /// What a call of event `id` kept on the stack untimed (`switch::PATHED`: the counted windows
 /// of a callpath parent) adds to the frame on top, scaled: the untimed pair's cost its estimate
 /// kept (inplace stores it as the event's counted cost), else the calibrated one.
 pub fn pathed_cost(id: u32) -> u64 {
+    estimated_or(id, &PATHED)
+}
+
+/// The untimed part of event `id`'s in-place estimate once it has one, else `calibrated`.
+#[inline(always)]
+fn estimated_or(id: u32, calibrated: &AtomicU64) -> u64 {
     match inplace::costs(id) {
-        (0, _) => PATHED.load(Relaxed),
-        (_, pathed) => pathed,
+        (0, _) => calibrated.load(Relaxed),
+        (_, untimed) => untimed,
     }
 }
 

@@ -75,17 +75,18 @@ pub unsafe extern "C" fn enter(id_slot: *const u32, sp: usize) -> Opened {
         return unsafe { enter_cold(ts, id, depth, sp) };
     }
     let mode = switch::mode(id);
-    if mode & switch::UNTIMED != 0 {
+    // One test on the measured path for every mode that pushes no timed frame.
+    if mode & (switch::UNTIMED | switch::PATHED) != 0 {
         if mode & switch::COUNTED != 0 {
             // SAFETY: id < record_cap and the top frame is stored (depth + 1 < frame_cap).
             return unsafe { enter_counted(ts, id, sp) };
         }
+        if mode == switch::PATHED {
+            // SAFETY: 1 <= depth < frame_cap and id < record_cap, checked above; a pathed event
+            // is inside the mode table (its mode is stored there).
+            return unsafe { enter_pathed(ts, id, depth, sp) };
+        }
         return NOTHING;
-    }
-    if mode == switch::PATHED {
-        // SAFETY: 1 <= depth < frame_cap and id < record_cap, checked above; a pathed event is
-        // inside the mode table (its mode is stored there).
-        return unsafe { enter_pathed(ts, id, depth, sp) };
     }
     let fenced = mode == switch::FENCED;
     // SAFETY: 1 <= depth < frame_cap and id < record_cap, checked above.
