@@ -62,7 +62,14 @@ fn with_no_other_event_compensation_changes_main_by_its_own_probe_cost_only() {
         raw - compensated >= 0.0 && raw - compensated < 100.0,
         "raw {raw} ns, compensated {compensated} ns"
     );
-    assert!((raw - compensated) <= c.routine.own_ns + 1.0);
+    // Main loses its own share δ and nothing else. Its two times are each rounded to whole ns
+    // and δ to whole ticks: up to 1 ns and half a tick apart (seen 1.03 ns on a loaded machine).
+    assert!(
+        (raw - compensated) <= c.routine.own_ns + 2.0,
+        "removed {} ns, δ {} ns",
+        raw - compensated,
+        c.routine.own_ns
+    );
     assert_eq!(c.strategy, instrument_profile::Strategy::InPlace, "the default strategy");
     assert!(c.in_place.is_empty(), "main alone is never hot: {:?}", c.in_place);
     assert!(c.calibration_ns < 20_000_000, "calibration took {} ns", c.calibration_ns);
