@@ -72,7 +72,13 @@ fn with_no_other_event_compensation_changes_main_by_its_own_probe_cost_only() {
     );
     assert_eq!(c.strategy, instrument_profile::Strategy::InPlace, "the default strategy");
     assert!(c.in_place.is_empty(), "main alone is never hot: {:?}", c.in_place);
-    assert!(c.calibration_ns < 20_000_000, "calibration took {} ns", c.calibration_ns);
+    // A wall-clock bound: the time the run waited for a core is allowed for.
+    let waited = profile.totals.waited_ns;
+    assert!(
+        c.calibration_ns < 20_000_000 + waited,
+        "calibration took {} ns, waited {waited}",
+        c.calibration_ns
+    );
     assert!(c.routine.inclusive_overhead_ns > c.routine.own_ns && c.routine.own_ns > 0.0);
     assert!(
         (c.routine.exclusive_overhead_ns - (c.routine.inclusive_overhead_ns - c.routine.own_ns)).abs() < 1e-6
