@@ -238,6 +238,13 @@ pub struct InPlaceCost {
     pub inside_ns: Option<f64>,
     #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub fenced_windows: u32,
+    /// A callpath profile's leaf: its probe pair kept on the shadow stack untimed (what a
+    /// callpath parent's counted windows run), measured from `pathed_pairs` pairs of such
+    /// windows against counted ones, plus the counted pair's calibrated cost. Absent elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pathed_ns: Option<f64>,
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub pathed_pairs: u32,
 }
 
 fn is_zero_u32(n: &u32) -> bool {

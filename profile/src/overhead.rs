@@ -48,6 +48,11 @@ pub struct Overhead {
     /// same scale, as it stood at each exit. 1 in profiles that did not record it.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub unestimated_scale: f64,
+    /// What a call kept on the shadow stack untimed (a callpath parent's counted windows) was
+    /// charged: its calibration times this, the leaves' `pathed_ns` over that calibration
+    /// weighed and shrunk as `unestimated_scale` is. 1 in profiles that did not record it.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub pathed_scale: f64,
 }
 
 fn one() -> f64 {
@@ -225,6 +230,7 @@ mod tests {
             inline_count_ns: 1.0,
             inline_share: 0.5,
             unestimated_scale: 1.0,
+            pathed_scale: 1.0,
         }
     }
 

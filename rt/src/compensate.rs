@@ -133,22 +133,21 @@ pub fn set_pair_costs(measured: [u64; 2], own: u64) {
 /// compensation on: its in-place estimate, else the calibrated cost.
 #[inline(always)]
 pub fn counted_cost(id: u32) -> u64 {
-    estimated_or(id, &COUNTED)
+    match inplace::costs(id) {
+        (0, _) => COUNTED.load(Relaxed),
+        (_, untimed) => untimed,
+    }
 }
 
 /// What a call of event `id` kept on the stack untimed (`switch::PATHED`: the counted windows
 /// of a callpath parent) adds to the frame on top, scaled: the untimed pair's cost its estimate
-/// kept (inplace stores it as the event's counted cost), else the calibrated one.
+/// kept (inplace stores it as the event's counted cost), else the calibrated one times what the
+/// run's leaves measured of it (`population::PATHED`). A leaf's own pathed windows
+/// (`inplace::pathed_leaf`) charge the latter: its estimate's untimed part is a counted call's.
 pub fn pathed_cost(id: u32) -> u64 {
-    estimated_or(id, &PATHED)
-}
-
-/// The untimed part of event `id`'s in-place estimate once it has one, else `calibrated`.
-#[inline(always)]
-fn estimated_or(id: u32, calibrated: &AtomicU64) -> u64 {
     match inplace::costs(id) {
-        (0, _) => calibrated.load(Relaxed),
-        (_, untimed) => untimed,
+        (timed, untimed) if timed != 0 && !inplace::pathed_leaf(id) => untimed,
+        _ => population::PATHED.apply(PATHED.load(Relaxed)),
     }
 }
 
@@ -166,7 +165,7 @@ pub fn calibrated_pair_cost(kind: usize) -> u64 {
 #[inline(always)]
 pub fn pair_cost(id: u32, kind: usize) -> (u64, u64) {
     let (cost, inside) = match inplace::split_cost(id) {
-        (0, _) => ((OUTER[kind].load(Relaxed) * population::scaled() + (1 << (SCALE - 1))) >> SCALE, None),
+        (0, _) => (population::UNESTIMATED.apply(OUTER[kind].load(Relaxed)), None),
         estimate => estimate,
     };
     let share = || (cost * OWN_SHARE.load(Relaxed) + (1 << (SCALE - 1))) >> SCALE;

@@ -467,6 +467,8 @@ fn in_place(canonical: &[u32], infos: &[registry::EventInfo], units: &assemble::
             own_ns: (e.fenced_windows != 0).then(|| units.scaled_ns(e.own)),
             inside_ns: (e.fenced_windows != 0).then(|| units.scaled_ns(e.inside)),
             fenced_windows: e.fenced_windows,
+            pathed_ns: (e.pathed_pairs != 0).then(|| units.scaled_ns(e.pathed)),
+            pathed_pairs: e.pathed_pairs,
         })
         .collect()
 }
@@ -528,7 +530,8 @@ fn overhead_section(
         // Only a run whose code can count inline has that cost (instrument cost predicts with it).
         inline_count_ns: if crate::switch::inline_possible() { units.scaled_ns(costs.inline) } else { 0.0 },
         inline_share: 0.0,
-        unestimated_scale: crate::population::scale(),
+        unestimated_scale: crate::population::UNESTIMATED.scale(),
+        pathed_scale: crate::population::PATHED.scale(),
     };
     let counted: u64 = profile
         .activations()

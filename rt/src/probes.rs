@@ -194,11 +194,38 @@ unsafe fn enter_pathed(ts: &mut ThreadState, id: u32, depth: usize, sp: usize) -
         // Waiting in the queue, it had its share: measured again from its next call.
         inplace::resume(id);
     }
-    // SAFETY: this thread's state at a counted entry of `id`, the stack marked busy.
-    if inplace::at_end(counted) && unsafe { inplace::counted_boundary(ts, id) } {
-        // SAFETY: the counted entry above, with its charges.
-        return unsafe { timed_instead(ts, id, sp, cost, estimate) };
+    if inplace::at_end(counted) {
+        // SAFETY: this thread's state at a counted entry of `id`, the stack marked busy.
+        if unsafe { inplace::counted_boundary(ts, id) } {
+            // SAFETY: the counted entry above, with its charges.
+            return unsafe { timed_instead(ts, id, sp, cost, estimate) };
+        }
+        if switch::mode(id) != switch::PATHED {
+            // A counted window begins at this entry (a leaf's pathed windows, inplace's
+            // `Window::Pathed`): it is counted as the window's others, not kept on the stack.
+            // SAFETY: the counted entry above, which charged `cost`.
+            return unsafe { counted_instead(ts, id, depth - 1, cost) };
+        }
     }
+    // SAFETY: the contract, which is `open_pathed`'s.
+    unsafe { open_pathed(ts, depth, id, sp, caller_node, estimate) }
+}
+
+/// Pushes the untimed frame of a pathed entry of `id` at `depth` (its counting done, the
+/// untimed `estimate` charged), counts the call on its node and the estimate on its node and
+/// its caller's (`caller_node`), and commits the stack.
+///
+/// # Safety
+/// `enter_pathed`'s contract, at that entry, with the stack marked busy.
+#[inline(always)]
+unsafe fn open_pathed(
+    ts: &mut ThreadState,
+    depth: usize,
+    id: u32,
+    sp: usize,
+    caller_node: u32,
+    estimate: u64,
+) -> Opened {
     // SAFETY: the contract, which is `open_frame`'s.
     let frame = unsafe { open_frame(ts, depth, id, sp, false) };
     frame.start = UNTIMED_START;
@@ -215,6 +242,44 @@ unsafe fn enter_pathed(ts: &mut ThreadState, id: u32, depth: usize, sp: usize) -
     }
     commit(ts, depth);
     OPENED
+}
+
+/// A pathed entry of `id` that begins a counted window: its charge to the frame on top (at
+/// `depth`), `cost`, becomes a counted call's, its caller's cached step is forgotten as a
+/// counted entry forgets it, and no frame is pushed.
+///
+/// # Safety
+/// `enter_pathed`'s contract, at that entry (its counting done), with the stack marked busy.
+#[cold]
+#[inline(never)]
+unsafe fn counted_instead(ts: &mut ThreadState, id: u32, depth: usize, cost: u64) -> Opened {
+    // SAFETY: depth < frame_cap (the contract).
+    let top = unsafe { ts.frame(depth) };
+    top.overhead = top.overhead - cost + compensate::counted_cost(id);
+    if top.node_at != 0 && !inplace::keeps_step(id) {
+        // SAFETY: a frame's node address is its node's in this thread's tree (push, attach).
+        unsafe { crate::callpath::Node::forget_step(top.node_at) };
+    }
+    commit(ts, depth);
+    NOTHING
+}
+
+/// A counted entry of `id` that begins a pathed window (inplace's `Window::Pathed`): its charge
+/// to the frame on top, `cost`, becomes a pathed call's, and its untimed frame is pushed as
+/// `enter_pathed` pushes it.
+///
+/// # Safety
+/// `enter_counted`'s contract, at that entry (its counting done), with the stack marked busy.
+#[cold]
+#[inline(never)]
+unsafe fn pathed_instead(ts: &mut ThreadState, id: u32, sp: usize, cost: u64, estimate: u64) -> Opened {
+    let depth = ts.depth & !BUSY;
+    // SAFETY: depth < frame_cap (the contract).
+    let top = unsafe { ts.frame(depth) };
+    top.overhead = top.overhead - cost + compensate::pathed_cost(id);
+    let caller_node = top.node;
+    // SAFETY: the contract: depth + 1 < frame_cap, the stack marked busy.
+    unsafe { open_pathed(ts, depth + 1, id, sp, caller_node, estimate) }
 }
 
 /// Pops frame `depth`, one an entry kept on the stack untimed (`enter_pathed`): what its
@@ -402,6 +467,11 @@ unsafe extern "C" fn counted_window_end(
 ) -> Opened {
     // SAFETY: this thread's state at a counted entry of `id`, as it asks.
     if !unsafe { inplace::counted_boundary(ts, id) } {
+        if switch::mode(id) == switch::PATHED {
+            // A pathed window begins at this entry (a leaf's, inplace's `Window::Pathed`).
+            // SAFETY: the contract, at the counted entry that charged `cost` and `estimate`.
+            return unsafe { pathed_instead(ts, id, sp, cost, estimate) };
+        }
         commit(ts, ts.depth & !BUSY);
         return NOTHING;
     }
@@ -884,5 +954,43 @@ mod tests {
         assert_eq!(frames[1].child_calls, COUNTED_CHILD, "counted in its caller");
         assert_eq!((frames[1].child_incl, frames[1].comp_child), (100, 90), "its child's times");
         assert_eq!(frames[1].overhead, charged + 7, "its cost and its child's");
+    }
+
+    /// Frame 1 (event 2) on top, which a counted or pathed entry of event 6 has charged `cost`
+    /// over 10 and one counted child; the entry counted.
+    fn charged_by_an_entry(cost: u64) -> (Vec<Frame>, Vec<Record>) {
+        let (mut frames, mut records) = ThreadState::test_stacks();
+        (frames[1].id, frames[1].overhead, frames[1].child_calls) = (2, 10 + cost, COUNTED_CHILD);
+        records[6].counted = 1;
+        (frames, records)
+    }
+
+    #[test]
+    fn a_counted_entry_that_begins_a_pathed_window_is_kept_on_the_stack_instead() {
+        let (mut frames, mut records) = charged_by_an_entry(3);
+        let mut ts = ThreadState::over(&mut frames, &mut records);
+        ts.depth = 1;
+        mark_busy(&mut ts, 1);
+        // SAFETY: event 6 is below the records and the mode table, depth 2 below the frames;
+        // the counted entry charged 3 and counted the call.
+        let opened = unsafe { pathed_instead(&mut ts, 6, 0x40, 3, 0) };
+        assert_eq!((opened, ts.depth), (OPENED, 2), "a frame for its children's paths");
+        assert_eq!((frames[2].id, frames[2].sp, frames[2].start), (6, 0x40, UNTIMED_START));
+        assert_eq!(frames[1].overhead, 10 + compensate::pathed_cost(6), "a pathed call's charge");
+        assert_eq!((records[6].counted, frames[1].child_calls), (1, COUNTED_CHILD), "counted once");
+    }
+
+    #[test]
+    fn a_pathed_entry_that_begins_a_counted_window_pushes_no_frame_and_costs_a_counted_call() {
+        let (mut frames, mut records) = charged_by_an_entry(3);
+        let mut ts = ThreadState::over(&mut frames, &mut records);
+        ts.depth = 1;
+        mark_busy(&mut ts, 1);
+        // SAFETY: as above, at a pathed entry of event 6 that charged 3 and counted the call.
+        let opened = unsafe { counted_instead(&mut ts, 6, 1, 3) };
+        assert_eq!((opened, ts.depth), (NOTHING, 1), "no frame: its exit runs no probe");
+        assert_eq!(frames[2].id, 0);
+        assert_eq!(frames[1].overhead, 10 + compensate::counted_cost(6), "a counted call's charge");
+        assert_eq!((records[6].counted, frames[1].child_calls), (1, COUNTED_CHILD), "counted once");
     }
 }

@@ -238,6 +238,7 @@ mod tests {
             inline_count_ns: 0.0,
             inline_share: 0.0,
             unestimated_scale: 1.5,
+            pathed_scale: 1.0,
         });
         let throttle = Some(Throttle { calls: 100000, per_call_ns: 10000.0 });
         let p = predict(&profile, &COSTS, &Setting { build: None, runtime: None, throttle });
@@ -261,6 +262,7 @@ mod tests {
             inline_count_ns: 0.75,
             inline_share: 1.0,
             unestimated_scale: 1.0,
+            pathed_scale: 1.0,
         });
         let throttle = Some(Throttle { calls: 100000, per_call_ns: 10000.0 });
         let p = predict(&profile, &COSTS, &Setting { build: None, runtime: None, throttle });

@@ -46,6 +46,10 @@ pub struct Estimate {
     pub own: u64,
     pub inside: u64,
     pub fenced_windows: u32,
+    /// A leaf's pathed pair in place (scaled ticks, `Window::Pathed`: its pathed windows over its
+    /// counted ones, plus its counted cost), and the pairs of windows (0: none measured).
+    pub pathed: u64,
+    pub pathed_pairs: u32,
     /// The clock when it was published (`record`), and the phase indicator its publication
     /// pooled and kept its costs at (phase.rs): later poolings scale them from it (`in_phase`).
     pub at: u64,
@@ -131,6 +135,8 @@ impl Estimate {
             own: 0,
             inside: 0,
             fenced_windows: 0,
+            pathed: 0,
+            pathed_pairs: 0,
             at: 0,
             calibration: 0,
             mode: 0,

@@ -61,6 +61,19 @@
 //! than what timing both costs (ground truth, nested context: three routines each calling the
 //! next; each alone within 4 %), against 2 to 5 % in flat profiles.
 //!
+//! What the telescoping leaves unmeasured is the state everything waits in: counted calls,
+//! whose cost the tally and inline windows measure, and with callpaths the parents' pathed
+//! pairs, which no window of a parent can measure against a counted call (that call would put
+//! its children on paths that skip it). A leaf can: with callpaths its estimation has a group
+//! of pathed windows (`Window::Pathed`), and its pathed pair in place (that group's difference
+//! over its counted call, plus the counted call's cost) scales the calibration every pathed
+//! pair is charged (`population::PATHED`). In the ground truth's nested context, forced into
+//! each waiting state in one process, the two parents' pathed pairs cost 15.2 and 16.7 ns over
+//! their counted calls, the leaf's pathed windows measured 17 to 19 over its own, and the
+//! calibration said 39.5 (it moved between 20 and 68 ns from process to process): the final
+//! waiting state, whose cost is all that compensation takes from the calibration, was that far
+//! off.
+//!
 //! A throttled routine whose code counts inline (late placement, x86-64) is also measured
 //! counting inline against counting through the probe call (`Window::Inline`: its entry code
 //! counts itself until the count the thread's `inline_end` names, whose call ends the window),
@@ -264,6 +277,16 @@ pub fn keeps_step(id: u32) -> bool {
     KEEP_STEP.load(Relaxed) == id
 }
 
+/// The leaf under estimation whose windows include pathed ones (`Window::Pathed`), NONE when
+/// none is: its pathed calls are not a parent's, whose estimate's untimed part is the pathed
+/// pair (`compensate::pathed_cost`).
+static PATHED_LEAF: AtomicU32 = AtomicU32::new(NONE);
+
+/// Whether `id` is a leaf whose pathed windows run (`PATHED_LEAF`).
+pub fn pathed_leaf(id: u32) -> bool {
+    PATHED_LEAF.load(Relaxed) == id
+}
+
 /// The last event given up (its recursion outran `MAX_OVERRUN`, or it was never called again): not
 /// offered again.
 static GIVEN_UP: AtomicU64 = AtomicU64::new(0);
@@ -297,6 +320,8 @@ struct Windows {
     /// Whether its counted windows keep it on the shadow stack (`switch::PATHED`): a callpath
     /// parent's, whose children's calls would otherwise go to paths that skip it.
     pathed: bool,
+    /// Whether this estimation opens pathed windows (`Window::Pathed`): a leaf's, with callpaths.
+    pathes: bool,
     /// The current window's first clock reading and the event's count (timed or counted, as
     /// the window is) before its first execution.
     start: u64,
@@ -306,10 +331,13 @@ struct Windows {
     counted_per: i64,
     tally_per: i64,
     inline_per: i64,
+    pathed_per: i64,
     /// Counted minus tally per execution, by pair of windows.
     tally_differences: Series<i64>,
     /// An inline count minus a counted call per execution, by pair of windows.
     inline_differences: Series<i64>,
+    /// A pathed call minus a counted one per execution, by pair of windows.
+    pathed_differences: Series<i64>,
     /// The current tally window's executions, and the executions the last one tallied.
     tally_window: u64,
     tallied: u64,
@@ -388,12 +416,15 @@ const IDLE_WINDOWS: Windows = Windows {
     fenced: false,
     leaf: false,
     pathed: false,
+    pathes: false,
     timed_per: 0,
     counted_per: 0,
     tally_per: 0,
     inline_per: 0,
+    pathed_per: 0,
     tally_differences: Series::new(0),
     inline_differences: Series::new(0),
+    pathed_differences: Series::new(0),
     tally_window: 0,
     tallied: 0,
     after: switch::MEASURED,
@@ -484,6 +515,27 @@ pub fn note_miss(ts: &ThreadState, id: u32) {
     }
 }
 
+/// A leaf's pathed pair in place (scaled), from its pathed windows (`Window::Pathed`): what they
+/// measured over its counted call (weighed with the calibrated difference, as timing's is), plus
+/// that call's calibrated cost. It goes to the run's scale of the pathed pair
+/// (`population::PATHED`), weighed by the estimation's calls, which every pathed call without
+/// a pathed estimate of its own and every callpath parent's estimate take their pathed pair
+/// from. The counted call's cost as its own windows measured it (against tally or inline ones)
+/// would add their noise: in the ground truth's nested context one estimation of the leaf put it
+/// at 0 and the next at 32 ns, where the calibration said 5. None without enough pathed windows.
+fn pathed_in_place(w: &mut Windows) -> Option<u64> {
+    if w.pathed_differences.len() < MIN_TALLY_PAIRS {
+        return None;
+    }
+    let (mean, se) = trimmed_of(w.pathed_differences.values());
+    let (_, counted, calibrated) = model::calibrated_untimed(w.kind)?;
+    let prior = (calibrated - counted) as f64;
+    let over = model::weighed_toward(mean, se, prior, prior.abs());
+    let pathed = (counted as f64 + over).max(0.0).round() as u64;
+    crate::population::PATHED.add(w.id, w.budget, pathed, calibrated.max(0) as u64);
+    Some(pathed)
+}
+
 /// What the misses of the event's timed executions are charged apart, per execution (scaled):
 /// its pair cost as measured has them inside. Runs on the owner thread.
 fn misses_charged(w: &Windows) -> u64 {
@@ -508,6 +560,10 @@ enum Window {
     Inline,
     /// Timed with each entry's timestamp fenced (mode `FENCED`): a split window (`splits`).
     Fenced,
+    /// Kept on the shadow stack untimed (mode `PATHED`), a callpath profile's leaf: what the
+    /// pathed pair costs over the counted one in place, which callpath parents' estimates take
+    /// from their calibration otherwise (`pathes`).
+    Pathed,
 }
 
 /// Window n: groups of four in ABBA order, counted first; with tally windows, every third group
@@ -518,13 +574,14 @@ enum Window {
 /// counted (`settled_mode`) and, where the inline count is the cheaper path, are what a leaf's
 /// counted path is measured against (`Reference`); with split windows, a last group pairs
 /// counted with fenced ones (... C F F C).
-fn window_kind(n: u32, tallies: bool, inlines: bool, fenced: bool) -> Window {
+fn window_kind(n: u32, tallies: bool, inlines: bool, fenced: bool, pathes: bool) -> Window {
     if !matches!(n % 4, 1 | 2) {
         return Window::Counted;
     }
-    let groups = 3 + u32::from(inlines) + u32::from(fenced);
+    let groups = 3 + u32::from(inlines) + u32::from(pathes) + u32::from(fenced);
     match n / 4 % groups {
         3 if inlines => Window::Inline,
+        g if pathes && g == 3 + u32::from(inlines) => Window::Pathed,
         g if fenced && g == groups - 1 => Window::Fenced,
         2 if tallies => Window::Tally,
         _ => Window::Timed,
@@ -533,7 +590,7 @@ fn window_kind(n: u32, tallies: bool, inlines: bool, fenced: bool) -> Window {
 
 impl Windows {
     fn kind_of(&self, n: u32) -> Window {
-        window_kind(n, self.tallies, self.inlines, self.fenced)
+        window_kind(n, self.tallies, self.inlines, self.fenced, self.pathes)
     }
 
     /// The event's mode in counted windows (`pathed`).
@@ -767,6 +824,7 @@ unsafe fn close_window(w: &mut Windows, now: u64, count: u64) -> bool {
         }
         Window::Tally => w.tally_per = per,
         Window::Inline => w.inline_per = per,
+        Window::Pathed => w.pathed_per = per,
     }
     if w.done % 2 == 1 {
         // The pair's other kind than counted.
@@ -777,6 +835,7 @@ unsafe fn close_window(w: &mut Windows, now: u64, count: u64) -> bool {
         match other {
             Window::Tally => w.tally_differences.push(w.counted_per - w.tally_per),
             Window::Inline => w.inline_differences.push(w.inline_per - w.counted_per),
+            Window::Pathed => w.pathed_differences.push(w.pathed_per - w.counted_per),
             Window::Timed => w.differences.push(w.timed_per - w.counted_per),
             Window::Counted | Window::Fenced => {}
         }
@@ -813,6 +872,7 @@ unsafe fn begin(w: &mut Windows, ts: &mut ThreadState, count: u64, id: u32) {
         Window::Tally => (switch::TALLY, count + 2),
         Window::Inline => (switch::INLINE, count + w.window),
         Window::Fenced => (switch::FENCED, count + w.window),
+        Window::Pathed => (switch::PATHED, count + w.window),
     };
     // An inline window's executions count themselves until the one that finds the count before
     // its end's: that one calls the probe, whose counted path reaches END.
@@ -879,6 +939,7 @@ unsafe fn give_up_stale(state: *mut ThreadState, now: u64) {
 unsafe fn release(mode: u8) {
     set_end(u64::MAX);
     KEEP_STEP.store(NONE, Relaxed);
+    PATHED_LEAF.store(NONE, Relaxed);
     let owner = OWNER.load(Relaxed);
     if !owner.is_null() {
         // SAFETY: the owner is the calling thread's live state (the contract: every caller runs
@@ -1030,12 +1091,18 @@ unsafe fn publish(w: &mut Windows) {
         // A pathed entry steps as a timed one does: its windows' difference holds no miss.
         used.timed = used.timed.saturating_sub(misses_charged(w)).max(1);
     }
+    let pathed = pathed_in_place(w);
     let parts = split_of(w);
     let inside = pool_inside_with(w.id, parts.map(|(_, inside)| inside), now).map(|i| i.min(used.timed));
     if let Some(cost) = cost_of(w.id) {
         let timed_before = phase::measured_timed(cost);
         phase::set(cost, w.id, (used.timed, used.counted, inside.map_or(0, |i| i + 1)), now);
-        crate::population::add(w.id, w.budget, used.timed, crate::compensate::calibrated_pair_cost(w.kind));
+        crate::population::UNESTIMATED.add(
+            w.id,
+            w.budget,
+            used.timed,
+            crate::compensate::calibrated_pair_cost(w.kind),
+        );
         if w.after == switch::COUNTED {
             let id = w.id;
             // SAFETY: `id` is below TABLE_LEN (the contract).
@@ -1070,6 +1137,8 @@ unsafe fn publish(w: &mut Windows) {
             own: parts.map_or(0, |(own, _)| own),
             inside: parts.map_or(0, |(_, inside)| inside),
             fenced_windows: if parts.is_some() { w.fenced_means.len() as u32 } else { 0 },
+            pathed: pathed.unwrap_or(0),
+            pathed_pairs: if pathed.is_some() { w.pathed_differences.len() as u32 } else { 0 },
             at: 0,
             calibration: now,
             mode: if w.after == switch::COUNTED {
@@ -1109,16 +1178,17 @@ mod tests {
     #[test]
     fn windows_alternate_abba_starting_counted_and_later_groups_pair_counted_with_tally_and_inline() {
         use Window::{Counted as C, Inline as I, Tally as Y, Timed as T};
-        let kinds =
-            |tallies, inlines| (0..8).map(|n| window_kind(n, tallies, inlines, false)).collect::<Vec<_>>();
+        let kinds = |tallies, inlines| {
+            (0..8).map(|n| window_kind(n, tallies, inlines, false, false)).collect::<Vec<_>>()
+        };
         assert_eq!(kinds(false, false), [C, T, T, C, C, T, T, C]);
         assert_eq!(kinds(true, false), [C, T, T, C, C, T, T, C]);
         assert_eq!(kinds(true, true), [C, T, T, C, C, T, T, C]);
         let group = |n: u32, tallies, inlines| {
-            (n..n + 4).map(|n| window_kind(n, tallies, inlines, false)).collect::<Vec<_>>()
+            (n..n + 4).map(|n| window_kind(n, tallies, inlines, false, false)).collect::<Vec<_>>()
         };
         assert_eq!(group(8, true, false), [C, Y, Y, C]);
-        assert_eq!(window_kind(21, true, false, false), Y, "the cycle repeats");
+        assert_eq!(window_kind(21, true, false, false, false), Y, "the cycle repeats");
         assert_eq!(group(8, true, true), [C, Y, Y, C]);
         assert_eq!(group(12, true, true), [C, I, I, C]);
         assert_eq!(group(16, true, true), [C, T, T, C], "the cycle of four groups repeats");
@@ -1130,7 +1200,7 @@ mod tests {
     fn split_windows_close_the_cycle_of_groups() {
         use Window::{Counted as C, Fenced as F, Inline as I, Tally as Y, Timed as T};
         let group = |n: u32, tallies, inlines| {
-            (n..n + 4).map(|n| window_kind(n, tallies, inlines, true)).collect::<Vec<_>>()
+            (n..n + 4).map(|n| window_kind(n, tallies, inlines, true, false)).collect::<Vec<_>>()
         };
         assert_eq!(group(0, true, false), [C, T, T, C]);
         assert_eq!(group(8, true, false), [C, Y, Y, C]);
@@ -1141,6 +1211,21 @@ mod tests {
         assert_eq!(group(20, true, true), [C, T, T, C], "the cycle of five groups repeats");
         assert_eq!(group(8, false, false), [C, T, T, C], "no tally windows: timed ones");
         assert_eq!(group(12, false, false), [C, F, F, C]);
+    }
+
+    #[test]
+    fn a_callpath_leaf_pairs_counted_with_pathed_windows_before_the_split_ones() {
+        use Window::{Counted as C, Fenced as F, Inline as I, Pathed as P, Tally as Y, Timed as T};
+        let group = |n: u32, inlines, fenced| {
+            (n..n + 4).map(|n| window_kind(n, true, inlines, fenced, true)).collect::<Vec<_>>()
+        };
+        assert_eq!(group(8, true, true), [C, Y, Y, C]);
+        assert_eq!(group(12, true, true), [C, I, I, C]);
+        assert_eq!(group(16, true, true), [C, P, P, C]);
+        assert_eq!(group(20, true, true), [C, F, F, C]);
+        assert_eq!(group(24, true, true), [C, T, T, C], "the cycle of six groups repeats");
+        assert_eq!(group(12, false, false), [C, P, P, C], "without inline windows");
+        assert_eq!(group(16, false, false), [C, T, T, C], "the cycle of four groups repeats");
     }
 
     #[test]

@@ -36,16 +36,20 @@ pub(super) enum Reference {
 impl Reference {
     /// From the inline windows' inline-minus-counted measurement (a leaf's) and the tally
     /// windows' counted-minus-tally one, if made: the inline count where it cost less than the
-    /// counted call. Next to NPB's randlc (a chain of dependent multiplications) it cost more
-    /// (0.2 ns a call), which left nothing to charge the counted call over it (IS-like key
-    /// generation: the overhead figure 0.07 x the slowdown): the tally windows measure that
-    /// call there.
+    /// counted call, else the tally path, else nothing (the calibration). Next to NPB's randlc
+    /// (a chain of dependent multiplications) the inline count cost more (0.2 ns a call), which
+    /// left nothing to charge the counted call over it (IS-like key generation: the overhead
+    /// figure 0.07 x the slowdown): the tally windows measure that call there. Where they are
+    /// interrupted too (a caller that returns after each call, as a callpath parent kept on the
+    /// stack does), a dearer inline count measures nothing either: in the ground truth's nested
+    /// context with callpaths, whose leaf's inline counts wait for its parent's exit to be
+    /// charged, it charged the leaf's counted calls nothing where they cost 4.6 ns over an
+    /// inline count and 7 over the plain code (`scripts/gt-states`).
     pub(super) fn of(inline: Option<(f64, f64)>, tally: Option<(f64, f64)>) -> Reference {
         match (inline, tally) {
             (Some((extra, error)), _) if extra < 0.0 => Reference::Inline(-extra, error),
             (_, Some((measured, error))) => Reference::Tally(measured, error),
-            (Some((extra, error)), None) => Reference::Inline(-extra, error),
-            (None, None) => Reference::None,
+            (Some(_) | None, None) => Reference::None,
         }
     }
 }
@@ -123,13 +127,23 @@ pub(super) fn counted_calibrated(kind: usize, pathed: bool) -> u64 {
 }
 
 /// The calibrated timed and counted pair costs of `kind` (scaled): the latest recalibration's
-/// timed one, the counted one (or with `pathed` the one kept on the stack untimed) scaled as
-/// the timed one moved since start-up.
+/// timed one, the counted one (or with `pathed` the one kept on the stack untimed, times what
+/// the run's leaves measured of it: `population::PATHED`) scaled as the timed one moved since
+/// start-up.
 pub(super) fn calibrated(kind: usize, pathed: bool) -> Option<(i64, i64)> {
+    let (timed, counted, untimed) = calibrated_untimed(kind)?;
+    let untimed =
+        if pathed { crate::population::PATHED.apply(untimed.max(0) as u64) as i64 } else { counted };
+    Some((timed, untimed))
+}
+
+/// The calibrated timed, counted and pathed pair costs of `kind` (scaled), as `calibrated`'s
+/// but the pathed one as calibrated (not scaled by what the leaves measured).
+pub(super) fn calibrated_untimed(kind: usize) -> Option<(i64, i64, i64)> {
     let costs = overhead::costs()?;
     let now = crate::compensate::calibrated_pair_cost(kind);
-    let untimed = if pathed { costs.pathed[kind] } else { costs.counted[kind] };
-    Some((now as i64, moved_with_timed(costs, kind, untimed)))
+    let moved = |cost| moved_with_timed(costs, kind, cost);
+    Some((now as i64, moved(costs.counted[kind]), moved(costs.pathed[kind])))
 }
 
 /// The measured difference `mean` (standard error `se`) weighed with the calibrated one by
@@ -224,6 +238,18 @@ mod tests {
         let binvrhs = precision_weighted(196.0, 303.0, 20.0);
         assert!((binvrhs - 20.77).abs() < 0.01, "{binvrhs}");
         assert_eq!(precision_weighted(-126.0, 0.0, 20.0), -126.0, "no spread: nothing to weigh");
+    }
+
+    #[test]
+    fn the_reference_is_the_cheaper_inline_count_else_the_tally_path_else_the_calibration() {
+        assert!(
+            matches!(Reference::of(Some((-2.0, 0.5)), Some((4.0, 1.0))), Reference::Inline(m, _) if m == 2.0)
+        );
+        assert!(
+            matches!(Reference::of(Some((3.0, 0.5)), Some((4.0, 1.0))), Reference::Tally(m, _) if m == 4.0)
+        );
+        assert!(matches!(Reference::of(Some((3.0, 0.5)), None), Reference::None), "a dearer inline count");
+        assert!(matches!(Reference::of(None, None), Reference::None));
     }
 
     #[test]

@@ -7,7 +7,8 @@ use super::split::splits;
 use super::{
     at_end, cost_of, defer_start, due, enabled, give_up_stale, pending, record_of, set_end, timed_boundary,
     Deferred, BUDGET_SHARE, GIVEN_UP, HOT_OFFERS, MAX_WAITS, MAX_WINDOW, MIN_PAIRS, MIN_THROTTLED_BUDGET,
-    MIN_WINDOW, NONE, OWNER, PAIRS_IN_BUDGET, TALLY_WINDOWS, TARGET, TARGET_MISSES, WINDOWS, WINDOW_NS,
+    MIN_WINDOW, NONE, OWNER, PAIRS_IN_BUDGET, PATHED_LEAF, TALLY_WINDOWS, TARGET, TARGET_MISSES, WINDOWS,
+    WINDOW_NS,
 };
 use crate::thread::{Record, ThreadState};
 use crate::{clock, registry, switch};
@@ -319,7 +320,10 @@ pub(super) unsafe fn offer(
         && (leaf || after == switch::COUNTED);
     let fenced = splits(kind);
     let pathed = keeps_path(record, after);
-    let pairs_in_budget = PAIRS_IN_BUDGET + (u64::from(inlines) + u64::from(fenced)) * MIN_PAIRS as u64 / 2;
+    // Pathed windows only with compensation on, as a parent's (the only runs that calibrate the pair).
+    let pathes = leaf && crate::callpath::depth() != 0 && crate::compensate::enabled();
+    let extra_groups = u64::from(inlines) + u64::from(fenced) + u64::from(pathes);
+    let pairs_in_budget = PAIRS_IN_BUDGET + extra_groups * MIN_PAIRS as u64 / 2;
     let largest = (budget / (2 * pairs_in_budget)).clamp(MIN_WINDOW, MAX_WINDOW);
     let window = ((WINDOW_NS * ticks_per_ns / mean) as u64).clamp(MIN_WINDOW, largest);
     if after == switch::MEASURED {
@@ -333,14 +337,17 @@ pub(super) unsafe fn offer(
     for series in [&mut w.timed_means, &mut w.fenced_means, &mut w.counted_means] {
         series.clear();
     }
-    for series in [&mut w.differences, &mut w.tally_differences, &mut w.inline_differences] {
+    for series in
+        [&mut w.differences, &mut w.tally_differences, &mut w.inline_differences, &mut w.pathed_differences]
+    {
         series.clear();
     }
     w.timed_spent = 0;
     TARGET_MISSES.store(0, Relaxed);
     // A pathed call has no tally path to be measured against.
     (w.tallies, w.voided) = (TALLY_WINDOWS && !pathed, 0);
-    (w.inlines, w.fenced, w.leaf, w.pathed) = (inlines, fenced, leaf, pathed);
+    (w.inlines, w.fenced, w.leaf, w.pathed, w.pathes) = (inlines, fenced, leaf, pathed, pathes);
+    PATHED_LEAF.store(if pathes { id } else { NONE }, Relaxed);
     w.start = now;
     // Any nonzero seed: xorshift stays nonzero.
     w.random = now | 1;

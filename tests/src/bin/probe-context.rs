@@ -335,6 +335,13 @@ fn measure(
 /// `--estimates`: the run's units per repetition and its in-place estimates, to stderr.
 fn print_estimates(context: &str, mode: &str, harness: &Harness, profile: &Profile) {
     eprintln!("{context} {mode}: n {} per repetition", harness.n);
+    if let Some(o) = &profile.overhead {
+        let c = &o.costs.routine;
+        eprintln!(
+            "{context} {mode}: calibrated pair {:.1} ns, counted {:.1}; scales: unestimated {:.3}, pathed {:.3}",
+            c.measured_ns, c.counted_ns, o.unestimated_scale, o.pathed_scale
+        );
+    }
     for e in profile.compensation.iter().flat_map(|c| &c.in_place) {
         eprintln!("{context} {mode}: {e:?}");
     }
