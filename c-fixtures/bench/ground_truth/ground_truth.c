@@ -14,26 +14,10 @@
 #include <string.h>
 #include <time.h>
 
-#define CONTEXTS(X) X(chain) X(madd) X(misses) X(inlined) X(branchy) X(recursion) X(in_chain) X(block) X(syscall) X(nested) X(siblings)
-#define DECLARE(name) double run_##name##_plain(long n); double run_##name##_inst(long n);
-CONTEXTS(DECLARE)
-
-typedef double (*kernel)(long);
-struct context {
-    const char *name;
-    kernel plain, inst;
-};
-#define ENTRY(name) {#name, run_##name##_plain, run_##name##_inst},
-static const struct context contexts[] = {CONTEXTS(ENTRY)};
+#include "harness.h"
 
 static volatile double sink;
 static const struct context *current;
-
-static long long now_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1000000000LL + t.tv_nsec;
-}
 
 /* Calls of the instrumented kernel and the sum of their n. */
 static long inst_calls, inst_units;
@@ -66,10 +50,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: %s CONTEXT REPS TARGET_US\n", argv[0]);
         return 2;
     }
-    const struct context *c = NULL;
-    for (size_t i = 0; i < sizeof contexts / sizeof *contexts; i++)
-        if (strcmp(contexts[i].name, argv[1]) == 0)
-            c = &contexts[i];
+    const struct context *c = find_context(argv[1]);
     if (!c) {
         fprintf(stderr, "%s: unknown context %s\n", argv[0], argv[1]);
         return 2;
