@@ -141,7 +141,8 @@ unsafe fn open_frame(ts: &mut ThreadState, depth: usize, id: u32, sp: usize, tim
 /// The callpath node of a frame for event `id` at `depth` and its address ((0, 0) without a
 /// tree): the step from the node of frame `depth - 1`, whose time a missed step's cost is
 /// charged to (compensation on). A timed activation is one more of the node's open ones, and
-/// its misses count for the event's in-place estimate (`inplace::note_miss`).
+/// its misses (and those of a leaf's pathed windows) count for the event's in-place estimate
+/// (`inplace::note_miss`).
 ///
 /// # Safety
 /// `ts` is the calling thread's state, marked busy, 1 <= depth < frame_cap, id < record_cap.
@@ -158,9 +159,7 @@ unsafe fn step_node(ts: &mut ThreadState, depth: usize, id: u32, timed: bool) ->
         if missed && compensate::enabled() {
             // The miss ran in the parent's time, before this frame's clock read.
             parent.overhead += tree.misses.charged();
-            if timed {
-                inplace::note_miss(ts, id);
-            }
+            inplace::note_miss(ts, id, timed);
         }
         tree.node(node).record.active += u32::from(timed);
         (node, tree.address(node))

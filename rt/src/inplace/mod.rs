@@ -303,6 +303,8 @@ struct Windows {
     /// Executions in timed windows, and the callpath cache misses of the event's entries among
     /// them (`note_miss`).
     timed_spent: u64,
+    /// Executions in pathed windows (their misses: `PATHED_MISSES`).
+    pathed_spent: u64,
     /// Windows finished; window n is of the kind `window_kind(n, tallies, inlines)` says.
     done: u32,
     /// Whether this estimation still opens tally windows (tally.rs): not once `MAX_VOIDED` of
@@ -406,6 +408,7 @@ const IDLE_WINDOWS: Windows = Windows {
     largest: 0,
     budget: 0,
     timed_spent: 0,
+    pathed_spent: 0,
     spent: 0,
     done: 0,
     start: 0,
@@ -506,12 +509,22 @@ pub fn at_end(count: u64) -> bool {
 /// (`note_miss`), since the estimation started.
 static TARGET_MISSES: AtomicU64 = AtomicU64::new(0);
 
+/// The same of its entries in a leaf's pathed windows (`PATHED_LEAF`).
+static PATHED_MISSES: AtomicU64 = AtomicU64::new(0);
+
 /// A callpath step of an entry of event `id` on thread `ts` missed its node's cache, which
 /// compensation charges apart (misses.rs): counted for the event under estimation on its owner
-/// thread, whose timed windows measured the misses with its pairs.
-pub fn note_miss(ts: &ThreadState, id: u32) {
-    if TARGET.load(Relaxed) == id && std::ptr::eq(OWNER.load(Relaxed), ts) {
+/// thread, whose timed windows (a `timed` entry) or pathed ones (a leaf's untimed entry)
+/// measured the misses with its pairs. A parent's untimed entries step as its timed ones do:
+/// its difference holds no miss.
+pub fn note_miss(ts: &ThreadState, id: u32, timed: bool) {
+    if TARGET.load(Relaxed) != id || !std::ptr::eq(OWNER.load(Relaxed), ts) {
+        return;
+    }
+    if timed {
         TARGET_MISSES.store(TARGET_MISSES.load(Relaxed) + 1, Relaxed);
+    } else if pathed_leaf(id) {
+        PATHED_MISSES.store(PATHED_MISSES.load(Relaxed) + 1, Relaxed);
     }
 }
 
@@ -528,6 +541,8 @@ fn pathed_in_place(w: &mut Windows) -> Option<u64> {
         return None;
     }
     let (mean, se) = trimmed_of(w.pathed_differences.values());
+    // Its misses are charged apart, as a parent's pathed steps' are.
+    let mean = mean - misses_per_execution(PATHED_MISSES.load(Relaxed), w.pathed_spent) as f64;
     let (_, counted, calibrated) = model::calibrated_untimed(w.kind)?;
     let prior = (calibrated - counted) as f64;
     let over = model::weighed_toward(mean, se, prior, prior.abs());
@@ -539,15 +554,20 @@ fn pathed_in_place(w: &mut Windows) -> Option<u64> {
 /// What the misses of the event's timed executions are charged apart, per execution (scaled):
 /// its pair cost as measured has them inside. Runs on the owner thread.
 fn misses_charged(w: &Windows) -> u64 {
+    misses_per_execution(TARGET_MISSES.load(Relaxed), w.timed_spent)
+}
+
+/// What `misses` among `spent` executions are charged apart, per execution (scaled). Runs on
+/// the owner thread.
+fn misses_per_execution(misses: u64, spent: u64) -> u64 {
     let owner = OWNER.load(Relaxed);
-    if owner.is_null() || w.timed_spent == 0 {
+    if owner.is_null() || spent == 0 {
         return 0;
     }
     // SAFETY: the owner is the calling thread (the estimation's only writer publishes), whose
     // state and tree live as long as it; the tree is read only.
     let Some(tree) = (unsafe { (*owner).tree() }) else { return 0 };
-    let misses = TARGET_MISSES.load(Relaxed).min(w.timed_spent);
-    (u128::from(tree.misses.charge()) * u128::from(misses) / u128::from(w.timed_spent)) as u64
+    (u128::from(tree.misses.charge()) * u128::from(misses.min(spent)) / u128::from(spent)) as u64
 }
 
 /// The kinds of window.
@@ -824,7 +844,7 @@ unsafe fn close_window(w: &mut Windows, now: u64, count: u64) -> bool {
         }
         Window::Tally => w.tally_per = per,
         Window::Inline => w.inline_per = per,
-        Window::Pathed => w.pathed_per = per,
+        Window::Pathed => (w.pathed_per, w.pathed_spent) = (per, w.pathed_spent + executions),
     }
     if w.done % 2 == 1 {
         // The pair's other kind than counted.

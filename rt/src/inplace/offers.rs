@@ -7,8 +7,8 @@ use super::split::splits;
 use super::{
     at_end, cost_of, defer_start, due, enabled, give_up_stale, pending, record_of, set_end, timed_boundary,
     Deferred, BUDGET_SHARE, GIVEN_UP, HOT_OFFERS, MAX_WAITS, MAX_WINDOW, MIN_PAIRS, MIN_THROTTLED_BUDGET,
-    MIN_WINDOW, NONE, OWNER, PAIRS_IN_BUDGET, PATHED_LEAF, TALLY_WINDOWS, TARGET, TARGET_MISSES, WINDOWS,
-    WINDOW_NS,
+    MIN_WINDOW, NONE, OWNER, PAIRS_IN_BUDGET, PATHED_LEAF, PATHED_MISSES, TALLY_WINDOWS, TARGET,
+    TARGET_MISSES, WINDOWS, WINDOW_NS,
 };
 use crate::thread::{Record, ThreadState};
 use crate::{clock, registry, switch};
@@ -342,8 +342,9 @@ pub(super) unsafe fn offer(
     {
         series.clear();
     }
-    w.timed_spent = 0;
+    (w.timed_spent, w.pathed_spent) = (0, 0);
     TARGET_MISSES.store(0, Relaxed);
+    PATHED_MISSES.store(0, Relaxed);
     // A pathed call has no tally path to be measured against.
     (w.tallies, w.voided) = (TALLY_WINDOWS && !pathed, 0);
     (w.inlines, w.fenced, w.leaf, w.pathed, w.pathes) = (inlines, fenced, leaf, pathed, pathes);
