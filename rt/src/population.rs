@@ -20,9 +20,9 @@
 //! (`PATHED`), which only a leaf's windows can measure against a counted call (inplace's pathed
 //! windows; a parent's counted call would put its children on paths that skip it): in the
 //! ground truth's nested context (three routines each calling the next) the two parents' pathed
-//! pairs cost 15.2 and 16.7 ns over their counted calls in place and the leaf's 17 to 19, against
-//! 39.5 calibrated in that process (the calibration of that pair moved between 20 and 68 ns
-//! from process to process).
+//! pairs cost 15.2 and 16.7 ns over their counted calls in place (about 23 ns in all) and the
+//! leaf's 17 to 20 over its own, where the whole pair's calibration said 39.5 in that process (it
+//! moved between 20 and 68 ns from process to process).
 //!
 //! The mean is shrunk toward 1 by a pseudo-event of average weight and ratio 1 (one estimated
 //! event moves the scale half way, twenty almost all the way), so a single event in an unusual

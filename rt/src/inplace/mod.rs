@@ -68,11 +68,11 @@
 //! of pathed windows (`Window::Pathed`), and its pathed pair in place (that group's difference
 //! over its counted call, plus the counted call's cost) scales the calibration every pathed
 //! pair is charged (`population::PATHED`). In the ground truth's nested context, forced into
-//! each waiting state in one process, the two parents' pathed pairs cost 15.2 and 16.7 ns over
-//! their counted calls, the leaf's pathed windows measured 17 to 19 over its own, and the
-//! calibration said 39.5 (it moved between 20 and 68 ns from process to process): the final
-//! waiting state, whose cost is all that compensation takes from the calibration, was that far
-//! off.
+//! each waiting state in one process (`scripts/gt-states`), the two parents' pathed pairs cost
+//! 15.2 and 16.7 ns over their counted calls (about 23 ns in all), the leaf's pathed windows
+//! measured 17 to 20 over its own, and the whole pair's calibration said 39.5 (it moved between
+//! 20 and 68 ns from process to process): the final waiting state, whose cost is all that
+//! compensation takes from the calibration, was that far off.
 //!
 //! A throttled routine whose code counts inline (late placement, x86-64) is also measured
 //! counting inline against counting through the probe call (`Window::Inline`: its entry code
