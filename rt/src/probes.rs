@@ -255,12 +255,20 @@ unsafe fn counted_instead(ts: &mut ThreadState, id: u32, depth: usize, cost: u64
     // SAFETY: depth < frame_cap (the contract).
     let top = unsafe { ts.frame(depth) };
     top.overhead = top.overhead - cost + compensate::counted_cost(id);
-    if top.node_at != 0 && !inplace::keeps_step(id) {
-        // SAFETY: a frame's node address is its node's in this thread's tree (push, attach).
-        unsafe { crate::callpath::Node::forget_step(top.node_at) };
-    }
+    forget_callers_step(top.node_at, id);
     commit(ts, depth);
     NOTHING
+}
+
+/// A counted call of `id` forgets the step its caller's node cached (`node_at`, 0 without a
+/// tree), unless its window keeps it (`inplace::keeps_step`): see `enter_counted`.
+#[inline(always)]
+fn forget_callers_step(node_at: u64, id: u32) {
+    if node_at != 0 && !inplace::keeps_step(id) {
+        // SAFETY: a frame's node address is its node's in this thread's tree (push, attach),
+        // which nodes never leave while it runs.
+        unsafe { crate::callpath::Node::forget_step(node_at) };
+    }
 }
 
 /// A counted entry of `id` that begins a pathed window (inplace's `Window::Pathed`): its charge
@@ -366,10 +374,7 @@ unsafe fn enter_counted(ts: &mut ThreadState, id: u32, sp: usize) -> Opened {
     let counted = record.counted;
     top.child_calls += COUNTED_CHILD;
     let (caller, node_at) = (top.id, top.node_at);
-    if node_at != 0 && !inplace::keeps_step(id) {
-        // SAFETY: a frame's node address is its node's in this thread's tree (push, attach).
-        unsafe { crate::callpath::Node::forget_step(node_at) };
-    }
+    forget_callers_step(node_at, id);
     // SAFETY: the contract; the caller is the top frame's event (below record_cap, as every
     // pushed frame's) or the sentinel, and no reference to either record is held from here.
     let estimate = unsafe { estimate_untimed(ts, id, caller) };

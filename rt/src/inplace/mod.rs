@@ -592,8 +592,10 @@ enum Window {
 /// estimation takes half as long again, not twice. With inline windows, a fourth group pairs
 /// counted with inline windows (... C Y Y C C I I C), which choose how a throttled routine is
 /// counted (`settled_mode`) and, where the inline count is the cheaper path, are what a leaf's
-/// counted path is measured against (`Reference`); with split windows, a last group pairs
-/// counted with fenced ones (... C F F C).
+/// counted path is measured against (`Reference`); with pathed windows (a callpath leaf's), a
+/// group pairs counted with pathed ones (... C P P C), what every pathed pair's calibration is
+/// scaled by (`pathed_in_place`); with split windows, a last group pairs counted with fenced
+/// ones (... C F F C).
 fn window_kind(n: u32, tallies: bool, inlines: bool, fenced: bool, pathes: bool) -> Window {
     if !matches!(n % 4, 1 | 2) {
         return Window::Counted;
