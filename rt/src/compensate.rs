@@ -28,7 +28,7 @@
 //!
 //! A compensated time that comes out negative is kept, counted and reported, never clamped.
 
-use crate::overhead::{Costs, SCALE};
+use crate::overhead::{Costs, Untimed, SCALE};
 use crate::{clock, inplace, population};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 
@@ -104,9 +104,35 @@ pub fn prepare(strategy: Option<Strategy>) {
 /// Compensation's costs, from the measured ones.
 pub fn set_costs(costs: &Costs) {
     set_pair_costs(costs.measured, costs.own[STANDARD]);
-    COUNTED.store(costs.counted[STANDARD], Relaxed);
-    PATHED.store(costs.pathed[STANDARD], Relaxed);
-    INLINE_COUNT.store(costs.inline, Relaxed);
+    set_untimed_costs(&costs.untimed());
+}
+
+/// The untimed modes' costs per kind (scaled: counted, switched off, pathed) in use: the
+/// start-up ones, or the lower of the last two recalibration rounds'.
+static UNTIMED: [[AtomicU64; 2]; 3] = [const { [const { AtomicU64::new(0) }; 2] }; 3];
+
+/// The untimed modes' costs, from a measurement at start-up or while the program runs
+/// (recalibrate.rs).
+pub fn set_untimed_costs(untimed: &Untimed) {
+    for (slot, costs) in UNTIMED.iter().zip([untimed.counted, untimed.off, untimed.pathed]) {
+        for kind in [STANDARD, LOOP] {
+            slot[kind].store(costs[kind], Relaxed);
+        }
+    }
+    COUNTED.store(untimed.counted[STANDARD], Relaxed);
+    PATHED.store(untimed.pathed[STANDARD], Relaxed);
+    INLINE_COUNT.store(untimed.inline, Relaxed);
+}
+
+/// The untimed modes' costs in use (`set_untimed_costs`).
+pub fn untimed_costs() -> Untimed {
+    let load = |slot: &[AtomicU64; 2]| [slot[0].load(Relaxed), slot[1].load(Relaxed)];
+    Untimed {
+        counted: load(&UNTIMED[0]),
+        off: load(&UNTIMED[1]),
+        pathed: load(&UNTIMED[2]),
+        inline: INLINE_COUNT.load(Relaxed),
+    }
 }
 
 /// What one inline count costs its caller with compensation on (scaled): the calibrated inline

@@ -47,6 +47,13 @@ pub struct Costs {
     pub ticks: u64,
 }
 
+impl Costs {
+    /// The untimed modes' costs measured at start-up.
+    pub fn untimed(&self) -> Untimed {
+        Untimed { counted: self.counted, off: self.off, pathed: self.pathed, inline: self.inline }
+    }
+}
+
 static COSTS: OnceLock<Costs> = OnceLock::new();
 
 /// The costs measured at start-up, if the measurement could run.
@@ -167,16 +174,50 @@ unsafe fn measure_on(state: &mut ThreadState, precise: bool) -> Costs {
     };
     // SAFETY: inside the parent's activation, on the measuring thread.
     costs.fenced_own = unsafe { fenced_inner(if precise { ROUND } else { QUICK }, own) };
-    // Without compensation a pathed frame would be closed by the timed exit's assembly path
-    // (timed_path.rs), which takes any frame for a timed one.
-    let pathed = if compensate::enabled() { Some((switch::PATHED, &mut costs.pathed)) } else { None };
+    // SAFETY: inside the parent's activation, on the measuring thread.
+    let untimed = unsafe { untimed_round(state, QUICK, quick_baseline, compensate::enabled()) };
+    (costs.counted, costs.off, costs.pathed, costs.inline) =
+        (untimed.counted, untimed.off, untimed.pathed, untimed.inline);
+    // SAFETY: closes the parent's activation opened above.
+    unsafe { (trampolines::set_in_use().exit)(parent) };
+    costs
+}
+
+/// The untimed modes' pair costs (scaled), as `Costs` holds them: measured at start-up and
+/// again by every recalibration round (recalibrate.rs), since they do not follow the timed
+/// pair's moves in proportion. On this kind of VM a phase that made the timed pair 1.5 x dearer
+/// made the counted pair 2.2 x and the pathed pair 1.6 to 2.2 x dearer: in the 202 rounds of one
+/// run of `hot_parent.c` with callpaths, timed 138 to 168 ticks, counted 10 and pathed 39 to 47
+/// in the quiet rounds, timed 211 to 236, counted 21 to 23 and pathed 67 to 97 in the slow
+/// ones (the start-up measurements of 36 processes, with and without address randomisation,
+/// moved alike: the phase, not the layout).
+#[derive(Clone, Copy, Default)]
+pub struct Untimed {
+    pub counted: [u64; 2],
+    pub off: [u64; 2],
+    pub pathed: [u64; 2],
+    pub inline: u64,
+}
+
+/// The untimed modes of both kinds with `budget`, less `baseline` (the empty loop's, scaled):
+/// counted, switched off, kept on the stack untimed when `pathed` (only compensation uses it;
+/// without it a pathed frame would be closed by the timed exit's assembly path, timed_path.rs,
+/// which takes any frame for a timed one), and the inline count on x86-64.
+///
+/// # Safety
+/// As `pair`'s: on the measuring thread, inside the hidden parent's activation, with no inline
+/// count pending (its entry charged them).
+pub unsafe fn untimed_round(state: &mut ThreadState, budget: Budget, baseline: u64, pathed: bool) -> Untimed {
+    let child_id = CHILD.load(Relaxed);
+    let mut untimed = Untimed::default();
+    let pathed = if pathed { Some((switch::PATHED, &mut untimed.pathed)) } else { None };
     let mut modes =
-        [Some((switch::COUNTED, &mut costs.counted)), Some((switch::OFF, &mut costs.off)), pathed];
+        [Some((switch::COUNTED, &mut untimed.counted)), Some((switch::OFF, &mut untimed.off)), pathed];
     for kind in [STANDARD, LOOP] {
         for (mode, cost) in modes.iter_mut().flatten() {
             switch::set(child_id, *mode);
-            // SAFETY: inside the parent's activation, on the measuring thread.
-            cost[kind] = min_pair(QUICK, || unsafe { pair(kind) }, || 0).0.saturating_sub(quick_baseline);
+            // SAFETY: the caller's contract is `pair`'s.
+            cost[kind] = min_pair(budget, || unsafe { pair(kind) }, || 0).0.saturating_sub(baseline);
             switch::set(child_id, switch::MEASURED);
         }
     }
@@ -184,17 +225,16 @@ unsafe fn measure_on(state: &mut ThreadState, precise: bool) -> Costs {
     {
         let (ts, child) = (state as *mut ThreadState, CHILD.as_ptr().cast_const());
         switch::set(child_id, switch::INLINE);
-        // SAFETY: this thread's state, the hidden child below its record capacity (above) and
-        // the mode table's length; nothing else runs on the thread meanwhile.
-        costs.inline = min_pair(QUICK, || unsafe { crate::inline::replica(ts, child) }, || 0).0;
-        costs.inline = costs.inline.saturating_sub(quick_baseline);
+        // SAFETY: this thread's state, the hidden child below its record capacity (registered
+        // before the first event) and the mode table's length; nothing else runs on the thread
+        // meanwhile.
+        untimed.inline = min_pair(budget, || unsafe { crate::inline::replica(ts, child) }, || 0).0;
+        untimed.inline = untimed.inline.saturating_sub(baseline);
         switch::set(child_id, switch::MEASURED);
         // The measurement's counts were never calls: none to charge, none in the totals.
         (state.pending_calls, state.pending_estimate) = (0, 0);
     }
-    // SAFETY: closes the parent's activation opened above.
-    unsafe { (trampolines::set_in_use().exit)(parent) };
-    costs
+    untimed
 }
 
 /// The inside part of a routine's timed pair whose entry fences (`Costs::fenced_own`), scaled:

@@ -13,6 +13,11 @@
 //! round, so they never reach a throttling threshold worth speaking of, and a round that a
 //! throttled probe would make implausibly cheap is not used.
 //!
+//! Each round measures the untimed modes too (counted, switched off, kept on the stack untimed,
+//! the inline count: `overhead::untimed_round`, each the lower of two rounds as well), which
+//! do not move in proportion with the timed pair (`overhead::Untimed`): compensation charges
+//! them to counted calls and in-place estimation takes them for what no window measures.
+//!
 //! Each round also rescales the estimated events' in-place costs as the calibration moved since
 //! they were measured (`inplace::follow_phase`), as unestimated events follow it through their
 //! calibrated cost.
@@ -31,6 +36,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 /// Repetitions and pairs of one round: about 0.15 ms fenced.
 const BUDGET: (usize, usize) = (3, 300);
+/// The same for each untimed mode: half the pairs, as each costs a fraction of a timed pair's
+/// clock reads (all of them together about 0.1 ms a round with callpaths).
+const UNTIMED_BUDGET: (usize, usize) = (3, 150);
 pub(crate) const DEFAULT_PERIOD_MS: u64 = 50;
 
 /// The clock reading from which the next exit recalibrates (u64::MAX: never).
@@ -50,6 +58,14 @@ static HIGH: AtomicU64 = AtomicU64::new(0);
 static PREVIOUS: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
 /// The previous round's fenced pair inside part (scaled); at first the start-up one.
 static PREVIOUS_FENCED: AtomicU64 = AtomicU64::new(0);
+/// The previous round's untimed costs (scaled; `untimed_values`' order); at first the start-up
+/// ones.
+const UNTIMED_VALUES: usize = 7;
+type UntimedValues = [u64; UNTIMED_VALUES];
+static PREVIOUS_UNTIMED: [AtomicU64; UNTIMED_VALUES] = [const { AtomicU64::new(0) }; UNTIMED_VALUES];
+/// Whether rounds measure the pathed pair: with callpaths (compensation is on in every round),
+/// the only profiles whose estimates use it.
+static PATHED: AtomicBool = AtomicBool::new(false);
 /// The routine pair's cost (scaled) of the last `PHASE_ROUNDS` rounds used and of the start-up
 /// measurement (0: none yet), in a ring: their median is the phase indicator that estimated
 /// events' costs follow (`phase_indicator`).
@@ -74,9 +90,13 @@ pub fn start(now: u64) {
             previous.store(value, Relaxed);
         }
         PREVIOUS_FENCED.store(costs.fenced_own, Relaxed);
+        for (previous, value) in PREVIOUS_UNTIMED.iter().zip(untimed_values(&costs.untimed())) {
+            previous.store(value, Relaxed);
+        }
         note_phase(costs.measured[STANDARD]);
     }
     RECALIBRATING.store(recalibrating, Relaxed);
+    PATHED.store(crate::callpath::depth() != 0, Relaxed);
     PERIOD_NS.store(period_ns, Relaxed);
     NEXT.store(now.saturating_add(period_ticks()), Relaxed);
 }
@@ -118,13 +138,13 @@ pub unsafe fn run(state: *mut ThreadState, now: u64) {
         // SAFETY: `depth` is below frame_cap (checked), a frame of the mapped stack.
         let saved = unsafe { *ts.frame(depth) };
         // SAFETY: the round pushes at most two frames above `depth` (depth + 3 < frame_cap).
-        let (timed, fenced) = unsafe { measure(state) };
+        let (timed, fenced, untimed) = unsafe { measure(state) };
         // SAFETY: as above; `measure` is done with the state.
         let ts = unsafe { &mut *state };
         // SAFETY: the same frame as `saved`, restored as it was.
         unsafe { *ts.frame(depth) = saved };
         ts.depth = depth;
-        record(&timed, fenced);
+        record(&timed, fenced, &untimed);
         let spent = clock::now().saturating_sub(started);
         // SAFETY: the same frame; the round's time is charged to it as overhead.
         unsafe { ts.frame(depth).overhead += spent << SCALE };
@@ -133,12 +153,12 @@ pub unsafe fn run(state: *mut ThreadState, now: u64) {
     NEXT.store(clock::now().saturating_add(period_ticks()), Relaxed);
 }
 
-/// One round on the hidden events, whose records are then cleared: the timed costs, and the
-/// fenced pair's inside part (`overhead::fenced_inner`).
+/// One round on the hidden events, whose records are then cleared: the timed costs, the
+/// fenced pair's inside part (`overhead::fenced_inner`) and the untimed modes' costs.
 ///
 /// # Safety
 /// As `run`'s, with room for two frames above the top.
-unsafe fn measure(state: *mut ThreadState) -> (overhead::Timed, u64) {
+unsafe fn measure(state: *mut ThreadState) -> (overhead::Timed, u64, overhead::Untimed) {
     let (parent, child) = overhead::hidden_events();
     // SAFETY: the hidden events' id slots are statics.
     let (parent_id, child_id) =
@@ -154,18 +174,21 @@ unsafe fn measure(state: *mut ThreadState) -> (overhead::Timed, u64) {
     let timed = unsafe { overhead::timed_round(BUDGET, own) };
     // SAFETY: as above.
     let fenced = unsafe { overhead::fenced_inner(BUDGET, own) };
+    // SAFETY: as above; the parent's entry charged any inline counts pending on the thread.
+    let untimed =
+        unsafe { overhead::untimed_round(&mut *state, UNTIMED_BUDGET, timed.baseline, PATHED.load(Relaxed)) };
     // SAFETY: closes the parent's activation opened above.
     unsafe { (trampolines::set_in_use().exit)(parent) };
     // SAFETY: this thread's attached state.
     unsafe { thread::forget_records(&mut *state, &[parent_id, child_id]) };
-    (timed, fenced)
+    (timed, fenced, untimed)
 }
 
 /// Hands the round's costs to compensation (and the fenced pair's inside part to the split
 /// windows, inplace), unless they are implausible against the start-up ones (under half or
 /// over four times: a round cut short by a preemption, say), which are then kept until the next
 /// round.
-fn record(timed: &overhead::Timed, fenced: u64) {
+fn record(timed: &overhead::Timed, fenced: u64, untimed: &overhead::Untimed) {
     let measured = timed.pair_costs();
     let Some(start) = overhead::costs() else { return };
     let near = |value: u64, start: u64| value > start / 2 && value < start.saturating_mul(4);
@@ -183,9 +206,51 @@ fn record(timed: &overhead::Timed, fenced: u64) {
     if near(fenced, start.fenced_own) {
         overhead::set_fenced_own(fenced.min(PREVIOUS_FENCED.swap(fenced, Relaxed)));
     }
+    record_untimed(untimed, start);
     ROUNDS.fetch_add(1, Relaxed);
     LOW.fetch_min(lower(STANDARD), Relaxed);
     HIGH.fetch_max(lower(STANDARD), Relaxed);
+}
+
+/// Hands the round's untimed costs to compensation, each the lower of this round's and the
+/// previous one's; one that is implausible against its start-up value (as `record`'s) or was
+/// not measured (the pathed pair in a flat profile) keeps the previous one.
+fn record_untimed(untimed: &overhead::Untimed, start: &overhead::Costs) {
+    let previous = std::array::from_fn(|k| PREVIOUS_UNTIMED[k].load(Relaxed));
+    let (kept, used) = next_untimed(untimed_values(untimed), untimed_values(&start.untimed()), previous);
+    for (slot, value) in PREVIOUS_UNTIMED.iter().zip(kept) {
+        slot.store(value, Relaxed);
+    }
+    let [c0, c1, o0, o1, p0, p1, inline] = used;
+    compensate::set_untimed_costs(&overhead::Untimed {
+        counted: [c0, c1],
+        off: [o0, o1],
+        pathed: [p0, p1],
+        inline,
+    });
+}
+
+/// `record_untimed`'s arithmetic: from this round's values, the start-up ones and the previous
+/// round's, what the next round compares with and what compensation uses.
+fn next_untimed(
+    round: UntimedValues,
+    starts: UntimedValues,
+    previous: UntimedValues,
+) -> (UntimedValues, UntimedValues) {
+    let kept: UntimedValues = std::array::from_fn(|k| {
+        let near = round[k] > starts[k] / 2 && round[k] < starts[k].saturating_mul(4);
+        if near {
+            round[k]
+        } else {
+            previous[k]
+        }
+    });
+    (kept, std::array::from_fn(|k| kept[k].min(previous[k])))
+}
+
+/// An `Untimed`'s values in `PREVIOUS_UNTIMED`'s order.
+fn untimed_values(u: &overhead::Untimed) -> UntimedValues {
+    [u.counted[0], u.counted[1], u.off[0], u.off[1], u.pathed[0], u.pathed[1], u.inline]
 }
 
 /// Keeps a round's routine pair cost in the phase ring (one thread at a time records rounds).
@@ -231,5 +296,20 @@ mod tests {
         assert_eq!(median_of_rounds([100, 140, 60, 0, 0]), Some(100));
         assert_eq!(median_of_rounds([0, 140, 60, 0, 0]), Some(140), "the upper of two");
         assert_eq!(median_of_rounds([90, 95, 200, 100, 85]), Some(95), "a blip moves nothing");
+    }
+
+    #[test]
+    fn an_untimed_cost_is_the_lower_of_two_plausible_rounds() {
+        let starts = [100, 120, 20, 30, 400, 0, 40];
+        let previous = starts;
+        // Counted dearer (a slow phase), off cheaper, pathed implausible (a preemption), the
+        // loop's pathed pair never measured (0), the inline count dearer.
+        let round = [170, 130, 15, 30, 5000, 0, 60];
+        let (kept, used) = next_untimed(round, starts, previous);
+        assert_eq!(kept, [170, 130, 15, 30, 400, 0, 60]);
+        assert_eq!(used, [100, 120, 15, 30, 400, 0, 40], "one dear round moves nothing");
+        let (kept, used) = next_untimed([180, 125, 16, 31, 390, 0, 70], starts, kept);
+        assert_eq!(kept, [180, 125, 16, 31, 390, 0, 70]);
+        assert_eq!(used, [170, 125, 15, 30, 390, 0, 60], "two in a row move it");
     }
 }

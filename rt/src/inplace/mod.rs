@@ -691,7 +691,7 @@ fn timed_window_mean(w: &mut Windows, record: &Record, calls: u64) {
     let excl = record.excl.saturating_sub(w.excl_start) << SCALE;
     let children = record.untimed_children.saturating_sub(w.children_start);
     let counted = u64::from(record.counted_children.saturating_sub(w.counted_children_start));
-    let counted_cost = counted.saturating_mul(overhead::costs().map_or(0, |c| c.counted[STANDARD]));
+    let counted_cost = counted.saturating_mul(crate::compensate::untimed_costs().counted[STANDARD]);
     let mean = excl.saturating_sub(children).saturating_sub(counted_cost) / executions;
     match w.kind_of(w.done) {
         Window::Fenced => w.fenced_means.push(mean),
@@ -760,10 +760,7 @@ unsafe fn close_tally(ts: &mut ThreadState, w: &mut Windows) {
     if !crate::tally::open_on(ts) {
         return;
     }
-    let cost = match overhead::costs() {
-        Some(costs) if crate::compensate::enabled() => costs.off[w.kind],
-        _ => 0,
-    };
+    let cost = if crate::compensate::enabled() { crate::compensate::untimed_costs().off[w.kind] } else { 0 };
     // SAFETY: the contract; the event under estimation is below record_cap and TABLE_LEN.
     w.tallied = unsafe { crate::tally::close(ts, w.id, cost, w.tally_window) };
 }

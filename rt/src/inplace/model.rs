@@ -92,28 +92,17 @@ pub(super) fn over_reference(
     (weighed + tally_path(weighed, counted, reference) as i64).max(0) as u64
 }
 
-/// The calibrated counted pair, switched-off pair and inline count costs of `kind` (scaled),
-/// scaled as the timed pair moved since start-up (as `calibrated`'s).
+/// The calibrated counted pair, switched-off pair and inline count costs of `kind` (scaled):
+/// the latest recalibration's (`compensate::untimed_costs`), as `calibrated`'s.
 pub(super) fn calibrated_references(kind: usize) -> Option<(i64, i64, i64)> {
-    let costs = overhead::costs()?;
-    let counted = moved_with_timed(costs, kind, costs.counted[kind]);
-    Some((
-        counted,
-        moved_with_timed(costs, kind, costs.off[kind]),
-        moved_with_timed(costs, kind, costs.inline),
-    ))
-}
-
-/// A start-up cost of `kind`'s probes (scaled), scaled as their timed pair moved since start-up
-/// (the latest recalibration's against the start-up one).
-fn moved_with_timed(costs: &overhead::Costs, kind: usize, cost: u64) -> i64 {
-    let (start, now) = (costs.measured[kind], crate::compensate::calibrated_pair_cost(kind));
-    (u128::from(cost) * u128::from(now) / u128::from(start.max(1))) as i64
+    overhead::costs()?;
+    let untimed = crate::compensate::untimed_costs();
+    Some((untimed.counted[kind] as i64, untimed.off[kind] as i64, untimed.inline as i64))
 }
 
 /// The counted pair's cost where no window measured it (its tally windows were interrupted: a
 /// caller that returns after a few calls, as BT's line solver after its 5x5 blocks): the
-/// calibrated one, as moved with the timed pair since start-up. A slack model stood here, which
+/// calibrated one, the latest recalibration's. A slack model stood here, which
 /// took the counted pair to hide in idle issue slots wherever the timed difference came out
 /// below its calibration, and charged nothing there. In BT (its three block kernels) the
 /// difference of one event moved between 25 and 45 ns from estimation to estimation, a third of
@@ -126,10 +115,9 @@ pub(super) fn counted_calibrated(kind: usize, pathed: bool) -> u64 {
     calibrated(kind, pathed).map_or(0, |(_, counted)| counted.max(0) as u64)
 }
 
-/// The calibrated timed and counted pair costs of `kind` (scaled): the latest recalibration's
-/// timed one, the counted one (or with `pathed` the one kept on the stack untimed, times what
-/// the run's leaves measured of it: `population::PATHED`) scaled as the timed one moved since
-/// start-up.
+/// The calibrated timed and counted pair costs of `kind` (scaled), the latest recalibration's:
+/// the counted one, or with `pathed` the one kept on the stack untimed times what the run's
+/// leaves measured of it (`population::PATHED`).
 pub(super) fn calibrated(kind: usize, pathed: bool) -> Option<(i64, i64)> {
     let (timed, counted, untimed) = calibrated_untimed(kind)?;
     let untimed =
@@ -138,12 +126,12 @@ pub(super) fn calibrated(kind: usize, pathed: bool) -> Option<(i64, i64)> {
 }
 
 /// The calibrated timed, counted and pathed pair costs of `kind` (scaled), as `calibrated`'s
-/// but the pathed one as calibrated (not scaled by what the leaves measured).
+/// but the pathed one as calibrated (not scaled by what the leaves measured). Each is its own
+/// latest recalibration's: they do not move in proportion (`overhead::Untimed`).
 pub(super) fn calibrated_untimed(kind: usize) -> Option<(i64, i64, i64)> {
-    let costs = overhead::costs()?;
-    let now = crate::compensate::calibrated_pair_cost(kind);
-    let moved = |cost| moved_with_timed(costs, kind, cost);
-    Some((now as i64, moved(costs.counted[kind]), moved(costs.pathed[kind])))
+    overhead::costs()?;
+    let (now, untimed) = (crate::compensate::calibrated_pair_cost(kind), crate::compensate::untimed_costs());
+    Some((now as i64, untimed.counted[kind] as i64, untimed.pathed[kind] as i64))
 }
 
 /// The measured difference `mean` (standard error `se`) weighed with the calibrated one by
