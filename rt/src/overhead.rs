@@ -189,8 +189,8 @@ unsafe fn measure_on(state: &mut ThreadState, precise: bool) -> Costs {
 /// made the counted pair 2.2 x and the pathed pair 1.6 to 2.2 x dearer: in the 202 rounds of one
 /// run of `hot_parent.c` with callpaths, timed 138 to 168 ticks, counted 10 and pathed 39 to 47
 /// in the quiet rounds, timed 211 to 236, counted 21 to 23 and pathed 67 to 97 in the slow
-/// ones (the start-up measurements of 36 processes, with and without address randomisation,
-/// moved alike: the phase, not the layout).
+/// ones (the start-up measurements of 24 processes, 12 with and 12 without address
+/// randomisation, interleaved, moved alike: the phase, not the layout).
 #[derive(Clone, Copy, Default)]
 pub struct Untimed {
     pub counted: [u64; 2],
