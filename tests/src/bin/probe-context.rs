@@ -345,6 +345,9 @@ fn print_estimates(context: &str, mode: &str, harness: &Harness, profile: &Profi
     for e in profile.compensation.iter().flat_map(|c| &c.in_place) {
         eprintln!("{context} {mode}: {e:?}");
     }
+    for e in profile.overhead.iter().flat_map(|o| &o.in_place) {
+        eprintln!("{context} {mode}: pooled at the end: {e:?}");
+    }
 }
 
 fn measure_with(
