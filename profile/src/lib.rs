@@ -252,7 +252,8 @@ fn is_zero_u32(n: &u32) -> bool {
 }
 
 /// Recalibration while the program ran: how often, at what cost (removed as measurement
-/// overhead), and the range of routine Δi it measured.
+/// overhead), and the range of routine Δi and of the counted pair it measured (each the lower
+/// of two rounds, as compensation used them).
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Recalibration {
@@ -261,6 +262,12 @@ pub struct Recalibration {
     pub cost_ns: u64,
     pub routine_low_ns: f64,
     pub routine_high_ns: f64,
+    /// The counted pair's range (rounds measure it since the untimed modes do not move in
+    /// proportion with the timed pair); 0 in profiles from before.
+    #[serde(default)]
+    pub counted_low_ns: f64,
+    #[serde(default)]
+    pub counted_high_ns: f64,
 }
 
 /// The overhead a rank inherited from other ranks' messages and removed (see

@@ -457,14 +457,25 @@ pub fn compensation_note(c: &instrument_profile::Compensation, view: View) -> St
     if let Some(r) = &c.recalibration {
         note.push_str(&format!(
             "
-recalibrated {} time(s) while running: Δi {:.2} to {:.2} ns ({:.3} ms, removed)",
+recalibrated {} time(s) while running: Δi {:.2} to {:.2} ns{} ({:.3} ms, removed)",
             r.rounds,
             r.routine_low_ns,
             r.routine_high_ns,
+            counted_range(r),
             r.cost_ns as f64 / 1e6
         ));
     }
     note
+}
+
+/// The counted pair's range over the recalibration rounds, for the line that gives Δi's
+/// (nothing for profiles from before rounds measured it).
+pub fn counted_range(r: &instrument_profile::Recalibration) -> String {
+    if r.counted_high_ns > 0.0 {
+        format!(", counted {:.2} to {:.2} ns", r.counted_low_ns, r.counted_high_ns)
+    } else {
+        String::new()
+    }
 }
 
 /// One line saying what the probes cost in this run, in total and where most of it came from.

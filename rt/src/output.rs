@@ -440,12 +440,14 @@ fn piggyback(units: &assemble::Units) -> Option<Piggyback> {
 }
 
 fn recalibration(units: &assemble::Units) -> Option<Recalibration> {
-    let (rounds, spent, low, high) = crate::recalibrate::summary()?;
+    let s = crate::recalibrate::summary()?;
     Some(Recalibration {
-        rounds,
-        cost_ns: units.ns(spent),
-        routine_low_ns: units.scaled_ns(low),
-        routine_high_ns: units.scaled_ns(high),
+        rounds: s.rounds,
+        cost_ns: units.ns(s.spent),
+        routine_low_ns: units.scaled_ns(s.routine.0),
+        routine_high_ns: units.scaled_ns(s.routine.1),
+        counted_low_ns: units.scaled_ns(s.counted.0),
+        counted_high_ns: units.scaled_ns(s.counted.1),
     })
 }
 

@@ -50,10 +50,12 @@ static PERIOD_NS: AtomicU64 = AtomicU64::new(0);
 /// Whether the periodic work includes a round (compensation on), besides the re-estimation.
 static RECALIBRATING: AtomicBool = AtomicBool::new(false);
 static ROUNDS: AtomicU64 = AtomicU64::new(0);
-/// Ticks spent in rounds, and the lowest and highest routine Δi (scaled) used.
+/// Ticks spent in rounds, and the lowest and highest routine Δi and counted pair (scaled) used.
 static SPENT: AtomicU64 = AtomicU64::new(0);
 static LOW: AtomicU64 = AtomicU64::new(u64::MAX);
 static HIGH: AtomicU64 = AtomicU64::new(0);
+static COUNTED_LOW: AtomicU64 = AtomicU64::new(u64::MAX);
+static COUNTED_HIGH: AtomicU64 = AtomicU64::new(0);
 /// The previous round's Δi per kind and routine δ (scaled); at first the start-up ones.
 static PREVIOUS: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
 /// The previous round's fenced pair inside part (scaled); at first the start-up one.
@@ -222,6 +224,8 @@ fn record_untimed(untimed: &overhead::Untimed, start: &overhead::Costs) {
         slot.store(value, Relaxed);
     }
     let [c0, c1, o0, o1, p0, p1, inline] = used;
+    COUNTED_LOW.fetch_min(c0, Relaxed);
+    COUNTED_HIGH.fetch_max(c0, Relaxed);
     compensate::set_untimed_costs(&overhead::Untimed {
         counted: [c0, c1],
         off: [o0, o1],
@@ -278,11 +282,25 @@ fn median_of_rounds(mut costs: [u64; PHASE_ROUNDS]) -> Option<u64> {
     rounds.get(rounds.len() / 2).copied()
 }
 
-/// What recalibration did: rounds whose costs were used, ticks spent in all rounds, and the
-/// lowest and highest routine Δi used (scaled ticks); None when no round was used.
-pub fn summary() -> Option<(u64, u64, u64, u64)> {
+/// What recalibration did (`summary`).
+pub struct Summary {
+    /// Rounds whose costs were used, and ticks spent in all rounds.
+    pub rounds: u64,
+    pub spent: u64,
+    /// The lowest and highest routine Δi and counted pair used (scaled ticks).
+    pub routine: (u64, u64),
+    pub counted: (u64, u64),
+}
+
+/// What recalibration did; None when no round was used.
+pub fn summary() -> Option<Summary> {
     let rounds = ROUNDS.load(Relaxed);
-    (rounds > 0).then(|| (rounds, SPENT.load(Relaxed), LOW.load(Relaxed), HIGH.load(Relaxed)))
+    (rounds > 0).then(|| Summary {
+        rounds,
+        spent: SPENT.load(Relaxed),
+        routine: (LOW.load(Relaxed), HIGH.load(Relaxed)),
+        counted: (COUNTED_LOW.load(Relaxed), COUNTED_HIGH.load(Relaxed)),
+    })
 }
 
 #[cfg(test)]

@@ -141,6 +141,10 @@ fn recalibration_while_running_changes_no_count_and_removes_its_own_time() {
     let periods = (main.stats.inclusive_ns / 5_000_000).saturating_sub(2).max(2);
     assert!(r.rounds >= periods / 2, "{periods} periods of 5 ms: {r:?}");
     assert!(r.cost_ns > 0 && r.routine_low_ns <= r.routine_high_ns, "{r:?}");
+    // The rounds measure the counted pair too, cheaper than the timed one (a call and a few
+    // loads against two clock reads besides).
+    assert!(r.counted_low_ns > 0.0 && r.counted_low_ns <= r.counted_high_ns, "{r:?}");
+    assert!(r.counted_high_ns < r.routine_low_ns, "{r:?}");
     assert_eq!(function(&profile, "step").stats.calls, calls);
     assert_eq!(function(&profile, "main").stats.child_calls, calls);
     assert_eq!(profile.functions.len(), 2, "no calibration event shows: {:?}", profile.functions);

@@ -107,10 +107,11 @@ fn compensation(profile: &Profile, view: View) -> String {
         rows.push((
             "Recalibrated while running",
             format!(
-                "{} time(s), Δi {:.2} to {:.2} ns, {:.3} ms",
+                "{} time(s), Δi {:.2} to {:.2} ns{}, {:.3} ms",
                 r.rounds,
                 r.routine_low_ns,
                 r.routine_high_ns,
+                crate::report::counted_range(r),
                 r.cost_ns as f64 / MS
             ),
         ));
