@@ -38,12 +38,11 @@ pub use crate::overhead::{LOOP, STANDARD};
 pub(crate) static ENABLED: AtomicBool = AtomicBool::new(false);
 /// Δi per kind, in ticks (scaled by 2^16 for sub-tick precision).
 static OUTER: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
-/// A counted-only probe pair (a throttled event), scaled; charged to the frame on top (by the
-/// trampolines' counted path too).
+/// A counted-only routine probe pair (a throttled event), scaled; charged to the frame on top
+/// (by the trampolines' counted path too). `UNTIMED`'s value, in a static of its own for the
+/// trampolines' assembly to read.
 pub(crate) static COUNTED: AtomicU64 = AtomicU64::new(0);
-/// A probe pair kept on the stack untimed (`Costs::pathed`), scaled.
-static PATHED: AtomicU64 = AtomicU64::new(0);
-/// One inline count of a throttled routine (`Costs::inline`), scaled: charged to the frame on
+/// One inline count of a throttled routine (`Untimed::inline`), scaled: charged to the frame on
 /// top for every call counted inline under it (inline.rs, when its count is charged).
 static INLINE_COUNT: AtomicU64 = AtomicU64::new(0);
 /// δ / Δi from calibration, scaled by 2^16: the share of an estimated pair cost inside the
@@ -104,7 +103,7 @@ pub fn prepare(strategy: Option<Strategy>) {
 /// Compensation's costs, from the measured ones.
 pub fn set_costs(costs: &Costs) {
     set_pair_costs(costs.measured, costs.own[STANDARD]);
-    set_untimed_costs(&costs.untimed());
+    set_untimed_costs(&costs.untimed);
 }
 
 /// The untimed modes' costs per kind (scaled: counted, switched off, pathed) in use: the
@@ -120,7 +119,6 @@ pub fn set_untimed_costs(untimed: &Untimed) {
         }
     }
     COUNTED.store(untimed.counted[STANDARD], Relaxed);
-    PATHED.store(untimed.pathed[STANDARD], Relaxed);
     INLINE_COUNT.store(untimed.inline, Relaxed);
 }
 
@@ -173,7 +171,7 @@ pub fn counted_cost(id: u32) -> u64 {
 pub fn pathed_cost(id: u32) -> u64 {
     match inplace::costs(id) {
         (timed, untimed) if timed != 0 && !inplace::pathed_leaf(id) => untimed,
-        _ => population::PATHED.apply(PATHED.load(Relaxed)),
+        _ => population::PATHED.apply(UNTIMED[2][STANDARD].load(Relaxed)),
     }
 }
 

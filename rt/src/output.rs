@@ -520,8 +520,8 @@ fn overhead_section(
 ) -> Overhead {
     let pair = |kind: usize| PairCosts {
         measured_ns: units.scaled_ns(costs.measured[kind]),
-        counted_ns: units.scaled_ns(costs.counted[kind]),
-        off_ns: units.scaled_ns(costs.off[kind]),
+        counted_ns: units.scaled_ns(costs.untimed.counted[kind]),
+        off_ns: units.scaled_ns(costs.untimed.off[kind]),
     };
     let mut section = Overhead {
         costs: ProbeCosts { routine: pair(overhead::STANDARD), loop_probe: pair(overhead::LOOP) },
@@ -530,7 +530,11 @@ fn overhead_section(
         percent_of_run: 0.0,
         in_place: in_place.to_vec(),
         // Only a run whose code can count inline has that cost (instrument cost predicts with it).
-        inline_count_ns: if crate::switch::inline_possible() { units.scaled_ns(costs.inline) } else { 0.0 },
+        inline_count_ns: if crate::switch::inline_possible() {
+            units.scaled_ns(costs.untimed.inline)
+        } else {
+            0.0
+        },
         inline_share: 0.0,
         unestimated_scale: crate::population::UNESTIMATED.scale(),
         pathed_scale: crate::population::PATHED.scale(),

@@ -32,26 +32,14 @@ pub struct Costs {
     pub measured: [u64; 2],
     /// The part of a timed pair inside the event's own interval (δ).
     pub own: [u64; 2],
-    pub counted: [u64; 2],
-    pub off: [u64; 2],
-    /// Counted but kept on the shadow stack (`switch::PATHED`, inplace's counted windows of a
-    /// callpath parent): measured where compensation is on, the only runs that use it (0 else).
-    pub pathed: [u64; 2],
-    /// One inline count of a throttled routine (inline.rs's replica of the pass's code).
-    pub inline: u64,
+    /// The untimed modes (counted, switched off, pathed, the inline count).
+    pub untimed: Untimed,
     /// The part of a routine's timed pair inside its interval when its entry fences
     /// (`switch::FENCED`, inplace's split windows): no unfinished work before the entry's
     /// timestamp, so about this much in place too.
     pub fenced_own: u64,
     /// How long the measurement took, in ticks.
     pub ticks: u64,
-}
-
-impl Costs {
-    /// The untimed modes' costs measured at start-up.
-    pub fn untimed(&self) -> Untimed {
-        Untimed { counted: self.counted, off: self.off, pathed: self.pathed, inline: self.inline }
-    }
 }
 
 static COSTS: OnceLock<Costs> = OnceLock::new();
@@ -162,28 +150,17 @@ unsafe fn measure_on(state: &mut ThreadState, precise: bool) -> Costs {
             timed_round(QUICK, own)
         }
     };
-    let mut costs = Costs {
-        measured: timed.pair_costs(),
-        own: timed.inner,
-        counted: [0; 2],
-        off: [0; 2],
-        pathed: [0; 2],
-        inline: 0,
-        fenced_own: 0,
-        ticks: 0,
-    };
     // SAFETY: inside the parent's activation, on the measuring thread.
-    costs.fenced_own = unsafe { fenced_inner(if precise { ROUND } else { QUICK }, own) };
+    let fenced_own = unsafe { fenced_inner(if precise { ROUND } else { QUICK }, own) };
     // SAFETY: inside the parent's activation, on the measuring thread.
     let untimed = unsafe { untimed_round(state, QUICK, quick_baseline, compensate::enabled()) };
-    (costs.counted, costs.off, costs.pathed, costs.inline) =
-        (untimed.counted, untimed.off, untimed.pathed, untimed.inline);
+    let costs = Costs { measured: timed.pair_costs(), own: timed.inner, untimed, fenced_own, ticks: 0 };
     // SAFETY: closes the parent's activation opened above.
     unsafe { (trampolines::set_in_use().exit)(parent) };
     costs
 }
 
-/// The untimed modes' pair costs (scaled), as `Costs` holds them: measured at start-up and
+/// The untimed modes' pair costs (scaled): measured at start-up (`Costs::untimed`) and
 /// again by every recalibration round (recalibrate.rs), since they do not follow the timed
 /// pair's moves in proportion. On this kind of VM a phase that made the timed pair 1.5 x dearer
 /// made the counted pair 2.2 x and the pathed pair 1.6 to 2.2 x dearer: in the 202 rounds of one
@@ -195,7 +172,10 @@ unsafe fn measure_on(state: &mut ThreadState, precise: bool) -> Costs {
 pub struct Untimed {
     pub counted: [u64; 2],
     pub off: [u64; 2],
+    /// Counted but kept on the shadow stack (`switch::PATHED`, inplace's counted windows of a
+    /// callpath parent): measured where compensation is on, the only runs that use it (0 else).
     pub pathed: [u64; 2],
+    /// One inline count of a throttled routine (inline.rs's replica of the pass's code).
     pub inline: u64,
 }
 

@@ -92,7 +92,7 @@ pub fn start(now: u64) {
             previous.store(value, Relaxed);
         }
         PREVIOUS_FENCED.store(costs.fenced_own, Relaxed);
-        for (previous, value) in PREVIOUS_UNTIMED.iter().zip(untimed_values(&costs.untimed())) {
+        for (previous, value) in PREVIOUS_UNTIMED.iter().zip(untimed_values(&costs.untimed)) {
             previous.store(value, Relaxed);
         }
         note_phase(costs.measured[STANDARD]);
@@ -219,7 +219,7 @@ fn record(timed: &overhead::Timed, fenced: u64, untimed: &overhead::Untimed) {
 /// not measured (the pathed pair in a flat profile) keeps the previous one.
 fn record_untimed(untimed: &overhead::Untimed, start: &overhead::Costs) {
     let previous = std::array::from_fn(|k| PREVIOUS_UNTIMED[k].load(Relaxed));
-    let (kept, used) = next_untimed(untimed_values(untimed), untimed_values(&start.untimed()), previous);
+    let (kept, used) = next_untimed(untimed_values(untimed), untimed_values(&start.untimed), previous);
     for (slot, value) in PREVIOUS_UNTIMED.iter().zip(kept) {
         slot.store(value, Relaxed);
     }

@@ -83,7 +83,9 @@ pub fn throttled(id: u32, kind: usize, exclusive: i64, calls: u64, timed_childre
 /// what its calls took in the throttled run, and its caller went below zero.
 fn child_excess(costs: &crate::overhead::Costs) -> u64 {
     let standard = crate::overhead::STANDARD;
-    costs.measured[standard].saturating_sub(costs.own[standard]).saturating_sub(costs.counted[standard])
+    costs.measured[standard]
+        .saturating_sub(costs.own[standard])
+        .saturating_sub(costs.untimed.counted[standard])
 }
 
 /// The in-place cost of a throttled event's timed probe pair (scaled ticks, inplace) was

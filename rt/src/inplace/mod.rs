@@ -1009,7 +1009,7 @@ fn settled_mode_with(inline: Option<(f64, f64)>) -> u8 {
 pub fn untimed_cost(id: u32) -> Option<u64> {
     let (extra, _) = inline_mean(id)?;
     let counted = run_counted_cost(id) as f64;
-    let calibrated = overhead::costs().map_or(u64::MAX, |c| c.inline).max(1) as f64;
+    let calibrated = overhead::costs().map_or(u64::MAX, |c| c.untimed.inline).max(1) as f64;
     let inline = (counted + extra).max(0.0).min(calibrated);
     let share = history::inline_share(id).unwrap_or(0.0);
     Some((counted + share * (inline - counted)).round() as u64)
