@@ -237,7 +237,7 @@ pub const PIGGYBACK: Setting = setting(
 pub const THROTTLE: Setting = setting(
     "INSTRUMENT_THROTTLE",
     Flag,
-    "on (off with callpaths or compensation)",
+    "on (off with callpaths)",
     Run,
     "TAU's throttling of tiny, hot events",
 );

@@ -18,7 +18,7 @@ pub const DEFAULT: Rule = Rule { calls: 1_000, per_call_us: 10 };
 
 /// TAU's own defaults (TAU_THROTTLE_NUMCALLS, TAU_THROTTLE_PERCALL): what `--suggest-filter`
 /// applies to a profile, since a routine it leaves out loses its count too, and the rule of a
-/// compensated run that asks for throttling (`default_for`).
+/// compensated run (`default_for`).
 pub const TAU: Rule = Rule { calls: 100_000, per_call_us: 10 };
 
 /// The rule a run uses when the settings name none: `DEFAULT`, or TAU's when compensating.
@@ -31,6 +31,23 @@ pub fn default_for(compensating: bool) -> Rule {
     } else {
         DEFAULT
     }
+}
+
+/// Whether a run throttles when its settings do not say: unless it records callpaths, whose
+/// throttled events' estimated times would be in the flat view only. Compensation throttles
+/// too (it used not to): a throttled event keeps its exact count and gets the time its in-place
+/// windows estimate, and its probes then cost a tenth of what timing every call does, which no
+/// compensation removes to the nanosecond a call that call-dense code needs. On real programs
+/// nobody here wrote, their plain and instrumented copies alternated in one process
+/// (`scripts/nas-paired --placement late --processes 10`, the note of issue 23's twenty-first
+/// session), the compensated steps came out closer to plain throttled than not (Lua: -2.2 ±2.0
+/// ns a probed call against -6.1 ±3.2, and -2.4 ±2.3 against -10.5 ±4.5 with callpaths asked
+/// to throttle; SQLite +0.6 ±1.4 against -5.1 ±6.5; NPB BT.W unresolved, +8 ±10 % against
+/// +13 ±14 % of plain) while the probes cost 8 to 20 times less in place; and
+/// `c-fixtures/nested_throttle.c` at `--instrument-min-instructions=0` ran 43 x slower than
+/// plain unthrottled, 2.3 to 3.3 x throttled.
+pub fn on_by_default(callpaths: bool) -> bool {
+    !callpaths
 }
 
 /// One throttling rule.
@@ -52,5 +69,13 @@ impl Rule {
     /// "called over 1000 times at under 10 us each"
     pub fn describe(&self) -> String {
         format!("called over {} times at under {} us each", self.calls, self.per_call_us)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn only_callpath_runs_are_unthrottled_by_default() {
+        assert_eq!([false, true].map(super::on_by_default), [true, false]);
     }
 }

@@ -23,11 +23,12 @@
 //! once an event has been called `INSTRUMENT_THROTTLE_CALLS` (1000; TAU's 100000 when
 //! compensating) times on a thread and its inclusive time per call there is under
 //! `INSTRUMENT_THROTTLE_PERCALL_US` (10 microseconds), it is only counted from then on.
-//! `INSTRUMENT_THROTTLE=0` turns it off, `=1` on also in callpath and compensation mode (where
-//! it is off by default: callpaths are about every call, and compensation is about true times
-//! of every event, which a throttled event no longer has; when it is on there, compensation
-//! removes the measured cost of each counted call from its parents). The profile marks
-//! throttled events; their times cover the calls measured before, their counts every call.
+//! `INSTRUMENT_THROTTLE=0` turns it off, `=1` on also in callpath mode (where it is off by
+//! default: callpaths are about every call, and a throttled event's estimated time is in the
+//! flat view only). With compensation it is on (`instrument_contract::throttle::on_by_default`): a throttled event
+//! gets the time its in-place windows estimate, and compensation removes the measured cost of
+//! each counted call from its parents. The profile marks throttled events; their measured
+//! times cover the calls timed before, their counts every call.
 
 use crate::bits::EventBits;
 use crate::callpath::MAX_EVENTS;
@@ -172,13 +173,14 @@ pub fn settled_counted(mode: u8) -> bool {
 
 /// Reads the throttling settings (once, at start-up, after the callpath settings).
 pub fn configure() {
-    // Callpaths describe every call, and compensation gives every event its true time, so
-    // neither is throttled unless asked for.
+    // Callpaths describe every call (a throttled event's estimated time is in the flat view
+    // only), so they are not throttled unless asked for; compensated flat runs are, after TAU's
+    // 10^5 calls (`throttle::default_for`, `throttle::on_by_default`).
     let compensating = crate::compensate::requested().is_some();
     let inline = cfg!(target_arch = "x86_64") && settings::flag(&settings::INLINE_COUNT).unwrap_or(true);
     INLINE_WINDOWS.store(inline, Relaxed);
     INLINE_ALLOWED.store(inline, Relaxed);
-    let default = crate::callpath::depth() == 0 && !compensating;
+    let default = instrument_contract::throttle::on_by_default(crate::callpath::depth() != 0);
     if !settings::flag(&settings::THROTTLE).unwrap_or(default) {
         return;
     }

@@ -21,6 +21,9 @@ fn main_times(
         // One calibrated Δi for the whole run, so that the calibrated strategy removes exactly
         // calls x Δi (recalibration has its own test).
         command.env("INSTRUMENT_COMPENSATE", strategy).env("INSTRUMENT_RECALIBRATE_MS", "0");
+        // Every call timed, as these tests' arithmetic takes them (compensation throttles by
+        // default: tests/tests/throttling.rs has it).
+        command.env("INSTRUMENT_THROTTLE", "0");
     }
     assert_success(&run(&mut command), "program");
     let profile = only_profile(dir);

@@ -84,6 +84,22 @@ fn a_throttled_routine_is_counted_exactly_and_timed_only_before() {
     let (_, callpaths) =
         run_with(&program, dir.path(), "callpaths", &[&calls], &[("INSTRUMENT_CALLPATH", "2")]);
     assert!(!function(&callpaths, "next_random").throttled, "callpath mode is not throttled by default");
+
+    // Compensation throttles by default, after TAU's 10^5 calls, and still not with callpaths.
+    let compensate = ("INSTRUMENT_COMPENSATE", "on");
+    let (output, compensated) = run_with(&program, dir.path(), "compensated", &[&calls], &[compensate]);
+    assert_eq!(output.stdout, expected.stdout, "same checksum");
+    let tau = instrument_contract::throttle::TAU;
+    assert_eq!(compensated.throttle, Some(Throttle { calls: tau.calls, per_call_us: tau.per_call_us }));
+    let f = function(&compensated, "next_random");
+    let timed = f.stats.calls - f.stats.untimed_calls;
+    assert!(f.throttled && f.stats.calls == CALLS, "{f:?}");
+    assert!((tau.calls..CALLS / 2).contains(&timed), "throttled after {} calls: {timed}", tau.calls);
+    assert!(f.stats.estimated.is_some(), "its untimed calls get an estimated time: {f:?}");
+    let callpath = ("INSTRUMENT_CALLPATH", "2");
+    let (_, both) =
+        run_with(&program, dir.path(), "compensated-callpaths", &[&calls], &[compensate, callpath]);
+    assert_eq!(both.throttle, None, "callpaths are not throttled, compensated or not");
 }
 
 #[test]
@@ -413,7 +429,7 @@ fn a_bad_setting_is_one_line_naming_it_and_the_default_runs() {
         lines,
         [
             "instrument: INSTRUMENT_COMPENSATE=\"fenced2\" is not on, off, inplace, calibrated or fenced; using the default (off)",
-            "instrument: INSTRUMENT_THROTTLE=\"maybe\" is not on or off (1, on, yes, true; 0, off, no, false); using the default (on (off with callpaths or compensation))",
+            "instrument: INSTRUMENT_THROTTLE=\"maybe\" is not on or off (1, on, yes, true; 0, off, no, false); using the default (on (off with callpaths))",
         ],
         "{stderr}"
     );

@@ -34,7 +34,7 @@ pub struct CostArgs {
     pub runtime_select: Option<PathBuf>,
     /// Throttling by TAU's rule (over 1000 calls at under 10 us each, 100000 with --compensate:
     /// counted only); default:
-    /// as a run in that setting does, on unless recording callpaths or compensating
+    /// as a run in that setting does, on unless recording callpaths
     #[arg(long, value_parser = ["on", "off"])]
     pub throttle: Option<String>,
     /// Predict for callpath recording of depth K (`all` for the whole calling context)
@@ -100,7 +100,7 @@ pub fn run(args: &CostArgs, profile_path: PathBuf) -> Result<()> {
     let (costs, costs_from) = probe_costs(args, &profile, &profile_path)?;
     let throttle = match args.throttle.as_deref() {
         Some(choice) => choice == "on",
-        None => args.callpath.is_none() && !args.compensate,
+        None => instrument_contract::throttle::on_by_default(args.callpath.is_some()),
     };
     let setting = Setting {
         build: build.as_ref(),
