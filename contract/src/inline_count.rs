@@ -39,6 +39,15 @@
 //! off at run time (`INSTRUMENT_RUNTIME_SELECT`, `instrument top --off`) then costs a load and
 //! two compares a call instead of a probe call.
 //!
+//! A routine under in-place estimation whose mode byte is `BARE` (after the `OFF` test) counts
+//! its call more barely still, for the windows that measure what the inline count costs where it
+//! runs (rt/src/inplace/): where the thread has a state whose `WINDOW_LEFT_AT` word (a `u32`) is
+//! not zero, it takes 1 from that word and adds 1 to `PENDING_CALLS_AT`, touching no line but
+//! the state's first, and its result is zero; else it calls the entry probe (which counts the
+//! call as a counted one). Only the thread that runs the window has that word above zero; the
+//! runtime credits the calls it counted down to the event's record (count and estimate) before
+//! it charges the pending calls (`inline::charge_pending`).
+//!
 //! Every access is a plain load or a read-modify-write of one word: only the thread itself
 //! touches its state and records, and a signal handler that interrupts the sequence can at
 //! worst move one estimate between callers.
@@ -58,9 +67,16 @@ pub const MODE: u8 = 16 | 1;
 /// the probe's would be, and nothing is counted.
 pub const OFF: u8 = 2;
 
+/// The mode byte of an event counted barely (see the module comment): the counted bit and a
+/// bit of its own, which the probes' routing does not take for any other mode.
+pub const BARE: u8 = 128 | 1;
+
 /// Byte offsets in the thread state.
 pub const RECORDS_AT: u64 = 24;
 pub const RECORD_CAP_AT: u64 = 32;
+/// The calls a bare count may still count on this thread (`u32`), in the word after the record
+/// capacity's.
+pub const WINDOW_LEFT_AT: u64 = 36;
 pub const PENDING_CALLS_AT: u64 = 40;
 pub const PENDING_ESTIMATE_AT: u64 = 48;
 pub const INLINE_END_AT: u64 = 56;

@@ -65,6 +65,11 @@ pub const MODE_TALLY: u8 = 8 | MODE_COUNTED;
 /// `MODE_COUNTED`'s bit too; the probes treat it as `MODE_COUNTED`.
 pub const MODE_INLINE: u8 = instrument_contract::inline_count::MODE;
 const _: () = assert!(MODE_INLINE & MODE_COUNTED != 0 && MODE_INLINE != MODE_TALLY);
+/// Counted, on the thread that runs one of the in-place windows that measure what an inline
+/// count costs by the barest count of the instrumented code (`instrument_contract::inline_count`):
+/// the probes treat it as `MODE_COUNTED` (their routing sends it to the full entry).
+pub const MODE_BARE: u8 = instrument_contract::inline_count::BARE;
+const _: () = assert!(MODE_BARE & MODE_COUNTED != 0 && MODE_BARE & !MODE_COUNTED & 0x7f == 0);
 /// Measured, with each entry's timestamp taken once every earlier instruction has completed:
 /// the in-place windows that measure how a probe pair's cost divides between the event and its
 /// caller (the runtime's inplace). Exits are those of a measured event.

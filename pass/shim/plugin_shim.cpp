@@ -122,7 +122,8 @@ extern "C" size_t instrument_llvm_demangle(const char *Mangled, char *Out, size_
 // The inline count (instrument_contract::inline_count). `Abi` holds the contract's numbers:
 // records, record_cap, pending calls and estimate offsets in the state, the record shift, counted
 // and untimed-own offsets in a record, the table length, the inline and switched-off modes, and
-// the window end's offset in the state.
+// the window end's offset in the state, the bare mode and the offset of the bare window's calls
+// left in the state.
 namespace {
 enum AbiWord {
     RecordsAt,
@@ -135,7 +136,9 @@ enum AbiWord {
     TableLen,
     ModeValue,
     OffValue,
-    InlineEndAt
+    InlineEndAt,
+    BareValue,
+    WindowLeftAt
 };
 
 // The blocks of an inline count built by `buildCount`, their terminators left to the caller:
@@ -234,6 +237,40 @@ Counting buildCount(BasicBlock *Head, BasicBlock *Before, Value *Slot, BasicBloc
                         MemoryEffects(IRMemLocation::Other, ModRefInfo::ModRef));
     return {Fast, Other, ModeByte};
 }
+
+// The bare count at the end of `Check` (which has no terminator), for a mode byte that is not
+// the inline count's: the mode `BARE`, the thread's state and its bare window's calls left above
+// zero, each failing to `Slow`; where all hold, one call fewer left and one more pending, then
+// on to `Done`. Returns the block that counted; new blocks go before `Before`.
+BasicBlock *buildBare(BasicBlock *Check, BasicBlock *Before, Value *ModeByte, BasicBlock *Slow,
+                      BasicBlock *Done, Value *Thread, const uint64_t *Abi) {
+    Function *F = Check->getParent();
+    LLVMContext &Ctx = F->getContext();
+    BasicBlock *StateCheck = BasicBlock::Create(Ctx, "instrument.bare.state", F, Before);
+    BasicBlock *LeftCheck = BasicBlock::Create(Ctx, "instrument.bare.left", F, Before);
+    BasicBlock *Fast = BasicBlock::Create(Ctx, "instrument.bare", F, Before);
+    IRBuilder<> B(Check);
+    Type *I8 = B.getInt8Ty(), *I32 = B.getInt32Ty(), *I64 = B.getInt64Ty(), *Ptr = B.getPtrTy();
+    Value *Bare = B.CreateICmpEQ(ModeByte, B.getInt8(static_cast<uint8_t>(Abi[BareValue])));
+    B.CreateCondBr(Bare, StateCheck, Slow);
+
+    B.SetInsertPoint(StateCheck);
+    Value *State = loadWord(B, Ptr, B.CreateThreadLocalAddress(Thread), 8);
+    B.CreateCondBr(B.CreateIsNotNull(State), LeftCheck, Slow);
+
+    B.SetInsertPoint(LeftCheck);
+    Value *LeftWord = B.CreateConstInBoundsGEP1_64(I8, State, Abi[WindowLeftAt]);
+    Value *Left = loadWord(B, I32, LeftWord, 4);
+    B.CreateCondBr(B.CreateIsNotNull(Left), Fast, Slow);
+
+    B.SetInsertPoint(Fast);
+    B.CreateAlignedStore(B.CreateSub(Left, B.getInt32(1)), LeftWord, Align(4));
+    Value *Pending = B.CreateConstInBoundsGEP1_64(I8, State, Abi[PendingCallsAt]);
+    B.CreateAlignedStore(B.CreateAdd(loadWord(B, I64, Pending, 8), B.getInt64(1)), Pending,
+                         Align(8));
+    B.CreateBr(Done);
+    return Fast;
+}
 } // namespace
 
 // The inline count around the entry probe call `EnterCall`: where its checks hold, the entry
@@ -260,11 +297,13 @@ extern "C" LLVMValueRef instrument_inline_count(LLVMValueRef EnterCall, LLVMValu
     // switched-off one makes no call at all: its entry's result is zero, as the probe's is.
     BasicBlock *Measured = BasicBlock::Create(Ctx, "instrument.count.measured", F, Slow);
     BasicBlock *OffCheck = BasicBlock::Create(Ctx, "instrument.count.off", F, Slow);
+    BasicBlock *BareCheck = BasicBlock::Create(Ctx, "instrument.bare.mode", F, Slow);
     B.SetInsertPoint(C.Other);
     B.CreateCondBr(B.CreateICmpEQ(C.ModeByte, B.getInt8(0)), Measured, OffCheck);
     B.SetInsertPoint(OffCheck);
     Value *Off = B.CreateICmpEQ(C.ModeByte, B.getInt8(static_cast<uint8_t>(Abi[OffValue])));
-    B.CreateCondBr(Off, Join, Slow);
+    B.CreateCondBr(Off, Join, BareCheck);
+    BasicBlock *Bare = buildBare(BareCheck, Slow, C.ModeByte, Slow, Join, unwrap(Thread), Abi);
     B.SetInsertPoint(Measured);
     CallInst *Timed = B.CreateCall(cast<Function>(unwrap(EnterMeasured)), {Slot});
     Timed->setCallingConv(Call->getCallingConv());
@@ -272,12 +311,13 @@ extern "C" LLVMValueRef instrument_inline_count(LLVMValueRef EnterCall, LLVMValu
     B.CreateBr(Join);
 
     B.SetInsertPoint(Join, Join->begin());
-    PHINode *Opened = B.CreatePHI(Call->getType(), 4, "instrument.opened");
+    PHINode *Opened = B.CreatePHI(Call->getType(), 5, "instrument.opened");
     Call->replaceAllUsesWith(Opened);
     Opened->addIncoming(Call, Slow);
     Opened->addIncoming(Timed, Measured);
     Opened->addIncoming(ConstantInt::get(Call->getType(), 0), C.Fast);
     Opened->addIncoming(ConstantInt::get(Call->getType(), 0), OffCheck);
+    Opened->addIncoming(ConstantInt::get(Call->getType(), 0), Bare);
     return wrap(Opened);
 }
 
@@ -315,9 +355,10 @@ extern "C" LLVMValueRef instrument_probed_copy(LLVMValueRef Fn, const char *Suff
 }
 
 // The routine `Fn`'s dispatch at its entry (after its allocas): the inline count's checks
-// (`buildCount` on the id in `Slot`), counted and switched-off calls running on into the
-// routine's own code, every other one (measured, tallied, counted through the probe) a
-// `musttail` call of `Probed` (its probed copy) with the routine's own arguments.
+// (`buildCount` on the id in `Slot`), calls counted inline or barely (`buildBare`) and
+// switched-off ones running on into the routine's own code, every other one (measured,
+// tallied, counted through the probe) a `musttail` call of `Probed` (its probed copy) with the
+// routine's own arguments.
 extern "C" void instrument_dispatch(LLVMValueRef Fn, LLVMValueRef Probed, LLVMValueRef Slot,
                                     LLVMValueRef Thread, LLVMValueRef Modes, LLVMValueRef PerCall,
                                     const uint64_t *Abi) {
@@ -359,5 +400,8 @@ extern "C" void instrument_dispatch(LLVMValueRef Fn, LLVMValueRef Probed, LLVMVa
     B.CreateBr(Body);
     B.SetInsertPoint(C.Other);
     Value *Off = B.CreateICmpEQ(C.ModeByte, B.getInt8(static_cast<uint8_t>(Abi[OffValue])));
-    B.CreateCondBr(Off, Body, ToProbed);
+    BasicBlock *BareCheck =
+        BasicBlock::Create(F->getContext(), "instrument.bare.mode", F, ToProbed);
+    B.CreateCondBr(Off, Body, BareCheck);
+    buildBare(BareCheck, ToProbed, C.ModeByte, ToProbed, Body, unwrap(Thread), Abi);
 }

@@ -53,7 +53,7 @@ impl<'ctx> Globals<'ctx> {
         let numbers = Self::numbers();
         // SAFETY: `opened` is the result of a live call of the entry probe (its first argument
         // the id slot) in a function of the module these globals were declared in; the shim
-        // reads `numbers` (eleven words, the order it names) only during the call, and returns a
+        // reads `numbers` (thirteen words, the order it names) only during the call, and returns a
         // phi node of that function.
         unsafe {
             let phi = instrument_inline_count(
@@ -80,7 +80,7 @@ impl<'ctx> Globals<'ctx> {
         let numbers = Self::numbers();
         // SAFETY: `routine` is an unprobed function definition of the module these globals were
         // declared in, `probed` its copy there (the same type), `site` its id slot; the shim
-        // reads `numbers` (eleven words, the order it names) only during the call.
+        // reads `numbers` (thirteen words, the order it names) only during the call.
         unsafe {
             instrument_dispatch(
                 routine.as_value_ref(),
@@ -95,7 +95,7 @@ impl<'ctx> Globals<'ctx> {
     }
 
     /// The contract's numbers in the order the shim names them.
-    fn numbers() -> [u64; 11] {
+    fn numbers() -> [u64; 13] {
         [
             abi::RECORDS_AT,
             abi::RECORD_CAP_AT,
@@ -108,6 +108,8 @@ impl<'ctx> Globals<'ctx> {
             u64::from(abi::MODE),
             u64::from(abi::OFF),
             abi::INLINE_END_AT,
+            u64::from(abi::BARE),
+            abi::WINDOW_LEFT_AT,
         ]
     }
 }

@@ -201,6 +201,22 @@ pub struct Compensation {
     /// Events without an estimate were compensated with the calibrated costs above.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub in_place: Vec<InPlaceCost>,
+    /// What each inline count (a throttled routine's call counted by its own entry code) was
+    /// charged at the end of the run; absent where no code counted inline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inline_count: Option<InlineCharge>,
+}
+
+/// The charge of an inline count: its calibration, the bare count's (what the in-place bare
+/// windows measure it against), and what compensation charged: the calibration plus what those
+/// windows measured it to cost over it in place, pooled over the events (`InPlaceCost::
+/// inline_over_bare_ns`).
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InlineCharge {
+    pub calibrated_ns: f64,
+    pub bare_ns: f64,
+    pub charged_ns: f64,
 }
 
 /// One event's probe costs measured where its probes ran, from alternating windows of timed
@@ -245,6 +261,15 @@ pub struct InPlaceCost {
     pub pathed_ns: Option<f64>,
     #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub pathed_pairs: u32,
+    /// A throttled routine that counts inline, with compensation on: what its inline count cost
+    /// in place over a bare count (a thread-local decrement, which costs its calibration), from
+    /// `bare_pairs` pairs of bare windows against counted ones and the inline windows' pairs, and
+    /// its standard error. Compensation charges every inline count its calibration plus what
+    /// such measurements say it costs over that, pooled over the events. Absent elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inline_over_bare_ns: Option<(f64, f64)>,
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub bare_pairs: u32,
 }
 
 fn is_zero_u32(n: &u32) -> bool {

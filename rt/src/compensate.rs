@@ -30,7 +30,7 @@
 
 use crate::overhead::{Costs, Untimed, SCALE};
 use crate::{clock, inplace, population};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 pub use crate::overhead::{LOOP, STANDARD};
 
@@ -120,6 +120,7 @@ pub fn set_untimed_costs(untimed: &Untimed) {
     }
     COUNTED.store(untimed.counted[STANDARD], Relaxed);
     INLINE_COUNT.store(untimed.inline, Relaxed);
+    BARE_COUNT.store(untimed.bare, Relaxed);
 }
 
 /// The untimed modes' costs in use (`set_untimed_costs`).
@@ -130,17 +131,36 @@ pub fn untimed_costs() -> Untimed {
         off: load(&UNTIMED[1]),
         pathed: load(&UNTIMED[2]),
         inline: INLINE_COUNT.load(Relaxed),
+        bare: BARE_COUNT.load(Relaxed),
     }
 }
 
 /// What one inline count costs its caller with compensation on (scaled): the calibrated inline
-/// count. No window measures it in place (none can leave the count out and keep counts exact):
-/// in Lua's interpreter an inline count cost about 2 ns a call in place against 0.9
-/// calibrated (`scripts/nas-paired --program lua`, throttled without compensation), which
-/// compensation leaves in the times.
+/// count, plus what inplace's bare windows measured it to cost over its calibration in place
+/// (`set_inline_excess`). No window measures the whole count (none can leave it out and keep
+/// counts exact): the bare windows measure what it costs over the barest count that keeps them
+/// (a thread-local decrement), which costs its calibration. In Lua's interpreter an inline count
+/// cost about 2 ns a call in place against 0.9 calibrated (`scripts/nas-paired --program lua`,
+/// throttled without compensation).
 #[inline(always)]
 pub fn inline_count_cost() -> u64 {
-    INLINE_COUNT.load(Relaxed)
+    INLINE_COUNT.load(Relaxed).saturating_add_signed(INLINE_EXCESS.load(Relaxed)).max(bare_count_cost())
+}
+
+/// What one bare count costs its caller (scaled): its calibration.
+#[inline(always)]
+pub fn bare_count_cost() -> u64 {
+    BARE_COUNT.load(Relaxed)
+}
+
+/// The calibrated bare count (scaled), and what the inline count costs over its calibration in
+/// place (scaled, pooled over the events the bare windows measured: inplace's `inline_excess`).
+static BARE_COUNT: AtomicU64 = AtomicU64::new(0);
+static INLINE_EXCESS: AtomicI64 = AtomicI64::new(0);
+
+/// Sets what the inline count costs over its calibration in place (scaled, may be negative).
+pub fn set_inline_excess(scaled: i64) {
+    INLINE_EXCESS.store(scaled, Relaxed);
 }
 
 /// Δi per kind and the routine pair's δ (scaled), from a measurement at start-up or while the

@@ -11,7 +11,12 @@
 //!
 //! `replica` is the same sequence in assembly, for the start-up measurement of what an inline
 //! count costs (overhead.rs), which the profile's overhead takes for every inline count
-//! instead of a counted probe call's cost.
+//! instead of a counted probe call's cost; `replica_bare` the bare count's (the mode tests
+//! before it included), which inplace's bare windows measure the inline count against.
+//!
+//! The bare count (`instrument_contract::inline_count`) leaves its calls in `pending_calls` and
+//! counts `window_left` down; `credit_bare` gives them to the bare window's event (its record's
+//! count and estimate, as the inline count would have) before they are charged.
 
 use crate::thread::{ThreadState, SENTINEL_ID};
 use instrument_live::COUNTED_CHILD;
@@ -27,17 +32,58 @@ pub fn charge_pending(ts: &mut ThreadState, top: usize) {
     }
 }
 
-/// `charge_pending`'s work, with what each inline count costs its caller when compensation is on.
+/// `charge_pending`'s work, with what each inline (or bare) count costs its caller when
+/// compensation is on.
 #[cold]
 #[inline(never)]
 fn flush(ts: &mut ThreadState, top: usize) {
-    let cost = if crate::compensate::enabled() { crate::compensate::inline_count_cost() } else { 0 };
+    let bare = credit_bare(ts);
+    let cost = if crate::compensate::enabled() {
+        let inline = ts.pending_calls.saturating_sub(bare);
+        inline * crate::compensate::inline_count_cost() + bare * crate::compensate::bare_count_cost()
+    } else {
+        0
+    };
     charge(ts, top, cost);
 }
 
-/// Charges the pending inline counts to frame `top`, `cost` (scaled) each to its overhead:
-/// nothing to a frame past the stored ones (an overflowed stack) or to the sentinel's absent
-/// record; the thread's total of inline counts in any case.
+/// Credits the calls the instrumented code's bare count (`instrument_contract::inline_count`)
+/// counted down on this thread since the last credit to the event of its bare window, as its
+/// inline count would have counted them: the record's count and untimed estimate, and the
+/// estimate to the pending ones (the caller's share). Returns how many (among the pending calls).
+pub fn credit_bare(ts: &mut ThreadState) -> u64 {
+    let calls = u64::from(ts.bare_from.wrapping_sub(ts.window_left));
+    ts.bare_from = ts.window_left;
+    let id = ts.bare_event;
+    if calls == 0 || id >= ts.record_cap() || id >= crate::switch::TABLE_LEN {
+        return 0;
+    }
+    // SAFETY: id < TABLE_LEN, checked.
+    let estimate = unsafe { crate::untimed::per_call_in_table(id) }.wrapping_mul(calls);
+    // SAFETY: id < record_cap, checked; this thread's state (the callers' contract).
+    let record = unsafe { ts.record(id) };
+    record.counted += calls;
+    record.untimed_own = record.untimed_own.wrapping_add(estimate);
+    ts.pending_estimate = ts.pending_estimate.wrapping_add(estimate);
+    calls
+}
+
+/// Starts a bare window of event `id` on `ts` (inplace): its bare count counts down `calls`.
+pub fn open_bare(ts: &mut ThreadState, id: u32, calls: u32) {
+    credit_bare(ts);
+    (ts.bare_event, ts.window_left, ts.bare_from) = (id, calls, calls);
+}
+
+/// Ends the bare window `ts` runs, if any, its counted calls credited (to be charged with the
+/// pending ones).
+pub fn close_bare(ts: &mut ThreadState) {
+    credit_bare(ts);
+    (ts.window_left, ts.bare_from) = (0, 0);
+}
+
+/// Charges the pending inline counts to frame `top`, with `cost` (scaled, their cost in all) to
+/// its overhead: nothing to a frame past the stored ones (an overflowed stack) or to the
+/// sentinel's absent record; the thread's total of inline counts in any case.
 fn charge(ts: &mut ThreadState, top: usize, cost: u64) {
     let (calls, estimate) = (ts.pending_calls, ts.pending_estimate);
     (ts.pending_calls, ts.pending_estimate) = (0, 0);
@@ -49,7 +95,7 @@ fn charge(ts: &mut ThreadState, top: usize, cost: u64) {
     let frame = unsafe { ts.frame(top) };
     frame.child_calls = frame.child_calls.wrapping_add(calls.wrapping_mul(COUNTED_CHILD));
     // What the counted path would have charged the frame one call at a time.
-    frame.overhead = frame.overhead.wrapping_add(calls.wrapping_mul(cost));
+    frame.overhead = frame.overhead.wrapping_add(cost);
     let caller = frame.id;
     if caller != SENTINEL_ID && caller < ts.record_cap() && estimate != 0 {
         // SAFETY: caller < record_cap, checked; the frame's reference has ended.
@@ -116,6 +162,56 @@ pub unsafe fn replica(ts: *mut ThreadState, id_slot: *const u32) {
     };
 }
 
+/// One bare count of event `id` on `ts` (scratch `rax`, `rcx`), the instructions the pass emits
+/// on the path that counts barely, the thread pointer's load aside as in `replica`: for the
+/// start-up measurement only.
+///
+/// # Safety
+/// `ts` is the calling thread's state and `id` inside the mode table.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub unsafe fn replica_bare(ts: *mut ThreadState, id_slot: *const u32) {
+    use instrument_contract::inline_count as abi;
+    // SAFETY: reads the id slot and the mode table at `id` (inside it: the contract), and
+    // changes two words of this thread's state (the contract).
+    unsafe {
+        core::arch::asm!(
+            "mov eax, dword ptr [{slot}]",
+            "cmp rax, {len}",
+            "jae 2f",
+            "lea rcx, [rip + {modes}]",
+            "movzx ecx, byte ptr [rcx + rax]",
+            "cmp ecx, {inline}",
+            "je 2f",
+            "test ecx, ecx",
+            "je 2f",
+            "cmp ecx, {off}",
+            "je 2f",
+            "cmp ecx, {bare}",
+            "jne 2f",
+            "mov eax, dword ptr [{ts} + {left}]",
+            "test eax, eax",
+            "je 2f",
+            "sub eax, 1",
+            "mov dword ptr [{ts} + {left}], eax",
+            "add qword ptr [{ts} + {pending}], 1",
+            "2:",
+            slot = in(reg) id_slot,
+            ts = in(reg) ts,
+            len = const abi::TABLE_LEN,
+            modes = sym crate::switch::MODES,
+            inline = const abi::MODE,
+            off = const abi::OFF,
+            bare = const abi::BARE,
+            left = const abi::WINDOW_LEFT_AT,
+            pending = const abi::PENDING_CALLS_AT,
+            out("rax") _,
+            out("rcx") _,
+            options(nostack),
+        )
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,10 +226,32 @@ mod tests {
         (ts.pending_calls, ts.pending_estimate) = (4, 40);
         charge_pending(&mut ts, 2);
         (ts.pending_calls, ts.pending_estimate) = (3, 30);
-        charge(&mut ts, 2, 7);
+        charge(&mut ts, 2, 21);
         assert_eq!((ts.pending_calls, ts.pending_estimate, ts.counters.inlined), (0, 0, 7));
         assert_eq!(frames[2].child_calls, 7 * COUNTED_CHILD);
-        assert_eq!(frames[2].overhead, 100 + 3 * 7, "compensation off: nothing; on: 7 a count");
+        assert_eq!(frames[2].overhead, 100 + 21, "compensation off: nothing; on: their cost");
         assert_eq!(records[3].untimed_children, 70);
+    }
+
+    #[test]
+    fn a_bare_windows_counts_are_credited_to_its_event_once() {
+        let (mut frames, mut records) = ThreadState::test_stacks();
+        frames[1].id = 2;
+        let mut ts = ThreadState::over(&mut frames, &mut records);
+        ts.depth = 1;
+        open_bare(&mut ts, 5, 10);
+        // The instrumented code counts three calls down.
+        ts.window_left -= 3;
+        ts.pending_calls += 3;
+        assert_eq!(credit_bare(&mut ts), 3);
+        assert_eq!(credit_bare(&mut ts), 0, "credited once");
+        ts.window_left -= 2;
+        ts.pending_calls += 2;
+        close_bare(&mut ts);
+        assert_eq!((ts.window_left, ts.bare_from), (0, 0));
+        charge_pending(&mut ts, 1);
+        assert_eq!(ts.pending_calls, 0);
+        assert_eq!(frames[1].child_calls, 5 * COUNTED_CHILD, "the caller's child calls");
+        assert_eq!(records[5].counted, 5, "the event's count");
     }
 }

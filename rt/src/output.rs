@@ -9,8 +9,8 @@ use crate::registry;
 use crate::thread::{self, Counters, Record};
 use crate::{compensate, mpi, overhead};
 use instrument_profile::{
-    Clock, Communication, Compensation, EventCosts, InPlaceCost, Mpi, Overhead, PairCosts, Piggyback,
-    ProbeCost, ProbeCosts, ProbeKind, Profile, Recalibration, Throttle, Totals, FORMAT, VERSION,
+    Clock, Communication, Compensation, EventCosts, InPlaceCost, InlineCharge, Mpi, Overhead, PairCosts,
+    Piggyback, ProbeCost, ProbeCosts, ProbeKind, Profile, Recalibration, Throttle, Totals, FORMAT, VERSION,
 };
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
@@ -391,7 +391,18 @@ fn compensation(
         piggyback: piggyback(units),
         recalibration: recalibration(units),
         in_place: in_place(canonical, infos, units),
+        inline_count: inline_charge(units),
     }
+}
+
+/// What each inline count was charged at the end (where code counted inline).
+fn inline_charge(units: &assemble::Units) -> Option<InlineCharge> {
+    let untimed = compensate::untimed_costs();
+    crate::switch::inline_possible().then(|| InlineCharge {
+        calibrated_ns: units.scaled_ns(untimed.inline),
+        bare_ns: units.scaled_ns(untimed.bare),
+        charged_ns: units.scaled_ns(compensate::inline_count_cost()),
+    })
 }
 
 /// The PMPI layer's COM records with canonical event ids (a site the profile hides, such as a
@@ -471,6 +482,9 @@ fn in_place(canonical: &[u32], infos: &[registry::EventInfo], units: &assemble::
             fenced_windows: e.fenced_windows,
             pathed_ns: (e.pathed_pairs != 0).then(|| units.scaled_ns(e.pathed)),
             pathed_pairs: e.pathed_pairs,
+            inline_over_bare_ns: (e.bare_pairs != 0)
+                .then(|| (signed_ns(e.bare_measured), units.scaled_ns(e.bare_error))),
+            bare_pairs: e.bare_pairs,
         })
         .collect()
 }

@@ -78,6 +78,11 @@ pub struct ThreadState {
     /// The records: `record_cap` of them (`grow_records` replaces the array).
     records: *mut Record,
     record_cap: u32,
+    /// The calls the instrumented code's bare count (`instrument_contract::inline_count`) may
+    /// still count on this thread: nonzero only while it runs a bare window of inplace, whose
+    /// event `bare_event` names; `bare_from` is its value when the runtime last credited the
+    /// calls counted down to that event (`inline::charge_pending`).
+    pub window_left: u32,
     /// Throttled calls the instrumented code counted inline (`instrument_contract::inline_count`)
     /// since the frame on top last changed, and their estimates (scaled ticks): the caller's
     /// share of those calls, which `inline::charge_pending` charges to that frame before it changes.
@@ -99,6 +104,10 @@ pub struct ThreadState {
     slot: u32,
     /// The event `inplace::reoffer` estimated last on this thread.
     pub reoffer_cursor: u32,
+    /// The event of the bare window this thread runs, and `window_left` when its calls were
+    /// last credited (`window_left`).
+    pub bare_event: u32,
+    pub bare_from: u32,
     /// The tally window this thread runs (tally.rs): executions left in it, and the depth its
     /// executions must be called at (`tally::IDLE` and `usize::MAX` when it runs none). The
     /// entry trampolines read both.
@@ -116,6 +125,10 @@ const _: () = {
     assert!(offset_of!(ThreadState, records) as u64 == abi::RECORDS_AT, "the inline count's state words");
     assert!(
         offset_of!(ThreadState, record_cap) as u64 == abi::RECORD_CAP_AT,
+        "the inline count's state words"
+    );
+    assert!(
+        offset_of!(ThreadState, window_left) as u64 == abi::WINDOW_LEFT_AT,
         "the inline count's state words"
     );
     assert!(
@@ -161,6 +174,7 @@ impl ThreadState {
             pending_calls: 0,
             pending_estimate: 0,
             inline_end: u64::MAX,
+            window_left: 0,
             counters: Counters::default(),
             tree: null_mut(),
             index: 0,
@@ -168,6 +182,8 @@ impl ThreadState {
             records_region: none,
             slot: live::NO_SLOT,
             reoffer_cursor: 0,
+            bare_event: 0,
+            bare_from: 0,
             tally: crate::tally::IDLE,
             tally_depth: usize::MAX,
             pid: 0,
@@ -365,6 +381,7 @@ pub fn attach() -> *mut ThreadState {
             pending_calls: 0,
             pending_estimate: 0,
             inline_end: u64::MAX,
+            window_left: 0,
             counters: Counters::default(),
             tree: Tree::new().map_or(null_mut(), Box::into_raw),
             index,
@@ -372,6 +389,8 @@ pub fn attach() -> *mut ThreadState {
             records_region: records,
             slot,
             reoffer_cursor: 0,
+            bare_event: 0,
+            bare_from: 0,
             tally: crate::tally::IDLE,
             tally_depth: usize::MAX,
             pid,

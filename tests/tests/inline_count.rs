@@ -107,6 +107,22 @@ fn compensation_counts_inline_too_and_early_placement_calls_the_probe() {
     let untimed = function(&compensated, "step").stats.untimed_calls;
     assert!((1..untimed).contains(&inline), "{inline} of {untimed} counted inline");
     assert_inclusive_covers_exclusive(&compensated);
+    // Its estimation also measured the inline count against bare windows (counted by a
+    // thread-local decrement, credited to step at the next probe), and each inline count was
+    // charged its calibration plus what those measured over it, never less than a bare count.
+    let c = compensated.compensation.as_ref().expect("compensated");
+    let step = function(&compensated, "step").id;
+    let bare = c.in_place.iter().filter(|e| e.id == step && e.bare_pairs >= 10);
+    assert!(bare.clone().all(|e| e.inline_over_bare_ns.is_some()), "{:?}", c.in_place);
+    assert!(bare.count() >= 1, "bare windows measured the inline count: {:?}", c.in_place);
+    let charge = c.inline_count.as_ref().expect("an inline count charge");
+    assert!(charge.calibrated_ns > 0.0 && charge.bare_ns > 0.0, "{charge:?}");
+    assert!(charge.charged_ns >= charge.bare_ns, "{charge:?}");
+    // With other threads calling step meanwhile (which find no bare window of theirs and call
+    // the probe), every call is still counted once.
+    let threads = profile_of(dir.path(), &program, "compensated-threads", "2", &env);
+    assert_eq!(counts(&threads, "step").0, 150_000 + 2 * 30_000);
+    assert_eq!(counts(&threads, "outer"), (3, 160_000));
     let source = fixtures().join(format!("{FIXTURE}.c"));
     let early = compile(&bin("instrument-cc"), dir.path(), "early", &[source], &["-O2", "-pthread"]);
     let profile = profile_of(dir.path(), &early, "early-run", "0", &[]);

@@ -40,6 +40,12 @@ pub struct Estimate {
     pub inline_measured: i64,
     pub inline_error: u64,
     pub inline_pairs: u32,
+    /// An inline count minus a bare count per execution as the windows measured it (scaled
+    /// ticks, may be negative: the inline windows' difference less the bare windows'), its
+    /// standard error, and the pairs of bare windows (0: none measured).
+    pub bare_measured: i64,
+    pub bare_error: u64,
+    pub bare_pairs: u32,
     /// From the split windows (`split`): the event's own time per execution with its entries
     /// fenced, less the fenced pair's calibrated inside part, and the part of the timed pair
     /// inside its interval (scaled ticks); the fenced windows (0: none measured).
@@ -132,6 +138,9 @@ impl Estimate {
             inline_measured: 0,
             inline_error: 0,
             inline_pairs: 0,
+            bare_measured: 0,
+            bare_error: 0,
+            bare_pairs: 0,
             own: 0,
             inside: 0,
             fenced_windows: 0,

@@ -89,6 +89,7 @@
 //! How a timed pair's cost divides between the event and its caller (what compensation takes
 //! from each) is measured too, by windows whose entries fence their timestamps (`splits`).
 
+mod excess;
 mod history;
 mod model;
 mod offers;
@@ -314,6 +315,9 @@ struct Windows {
     /// Whether this estimation opens inline windows: the event is throttled and its code counts
     /// inline (`registry::counts_inline`) in a run that lets it.
     inlines: bool,
+    /// Whether this estimation opens bare windows (`Window::Bare`): it opens inline ones, with
+    /// compensation on (the only runs that charge what an inline count costs in place).
+    bares: bool,
     /// Whether this estimation opens split windows (`Window::Fenced`, `splits`).
     fenced: bool,
     /// Whether the event called nothing measured or counted when it was offered: its inline
@@ -333,11 +337,14 @@ struct Windows {
     counted_per: i64,
     tally_per: i64,
     inline_per: i64,
+    bare_per: i64,
     pathed_per: i64,
     /// Counted minus tally per execution, by pair of windows.
     tally_differences: Series<i64>,
     /// An inline count minus a counted call per execution, by pair of windows.
     inline_differences: Series<i64>,
+    /// A bare count minus a counted call per execution, by pair of windows.
+    bare_differences: Series<i64>,
     /// A pathed call minus a counted one per execution, by pair of windows.
     pathed_differences: Series<i64>,
     /// The current tally window's executions, and the executions the last one tallied.
@@ -416,6 +423,7 @@ const IDLE_WINDOWS: Windows = Windows {
     tallies: false,
     voided: 0,
     inlines: false,
+    bares: false,
     fenced: false,
     leaf: false,
     pathed: false,
@@ -424,9 +432,11 @@ const IDLE_WINDOWS: Windows = Windows {
     counted_per: 0,
     tally_per: 0,
     inline_per: 0,
+    bare_per: 0,
     pathed_per: 0,
     tally_differences: Series::new(0),
     inline_differences: Series::new(0),
+    bare_differences: Series::new(0),
     pathed_differences: Series::new(0),
     tally_window: 0,
     tallied: 0,
@@ -578,6 +588,10 @@ enum Window {
     Tally,
     /// Counted inline by the event's own entry code (mode `INLINE`).
     Inline,
+    /// Counted barely by the event's own entry code (mode `BARE`: a thread-local decrement,
+    /// inline.rs): what the inline windows measure the inline count against, so that only the
+    /// bare count's cost comes from its calibration (`inline_excess`).
+    Bare,
     /// Timed with each entry's timestamp fenced (mode `FENCED`): a split window (`splits`).
     Fenced,
     /// Kept on the shadow stack untimed (mode `PATHED`), a callpath profile's leaf: what the
@@ -592,18 +606,22 @@ enum Window {
 /// estimation takes half as long again, not twice. With inline windows, a fourth group pairs
 /// counted with inline windows (... C Y Y C C I I C), which choose how a throttled routine is
 /// counted (`settled_mode`) and, where the inline count is the cheaper path, are what a leaf's
-/// counted path is measured against (`Reference`); with pathed windows (a callpath leaf's), a
+/// counted path is measured against (`Reference`); with bare windows, a group after them pairs
+/// counted with bare ones (... C B B C), against which the inline count's own cost is measured
+/// (`inline_excess`); with pathed windows (a callpath leaf's), a
 /// group pairs counted with pathed ones (... C P P C), what every pathed pair's calibration is
 /// scaled by (`pathed_in_place`); with split windows, a last group pairs counted with fenced
 /// ones (... C F F C).
-fn window_kind(n: u32, tallies: bool, inlines: bool, fenced: bool, pathes: bool) -> Window {
+fn window_kind(n: u32, tallies: bool, inlines: bool, bares: bool, fenced: bool, pathes: bool) -> Window {
     if !matches!(n % 4, 1 | 2) {
         return Window::Counted;
     }
-    let groups = 3 + u32::from(inlines) + u32::from(pathes) + u32::from(fenced);
+    let bares = inlines && bares;
+    let groups = 3 + u32::from(inlines) + u32::from(bares) + u32::from(pathes) + u32::from(fenced);
     match n / 4 % groups {
         3 if inlines => Window::Inline,
-        g if pathes && g == 3 + u32::from(inlines) => Window::Pathed,
+        4 if bares => Window::Bare,
+        g if pathes && g == 3 + u32::from(inlines) + u32::from(bares) => Window::Pathed,
         g if fenced && g == groups - 1 => Window::Fenced,
         2 if tallies => Window::Tally,
         _ => Window::Timed,
@@ -612,7 +630,7 @@ fn window_kind(n: u32, tallies: bool, inlines: bool, fenced: bool, pathes: bool)
 
 impl Windows {
     fn kind_of(&self, n: u32) -> Window {
-        window_kind(n, self.tallies, self.inlines, self.fenced, self.pathes)
+        window_kind(n, self.tallies, self.inlines, self.bares, self.fenced, self.pathes)
     }
 
     /// The event's mode in counted windows (`pathed`).
@@ -843,6 +861,7 @@ unsafe fn close_window(w: &mut Windows, now: u64, count: u64) -> bool {
         }
         Window::Tally => w.tally_per = per,
         Window::Inline => w.inline_per = per,
+        Window::Bare => w.bare_per = per,
         Window::Pathed => (w.pathed_per, w.pathed_spent) = (per, w.pathed_spent + executions),
     }
     if w.done % 2 == 1 {
@@ -854,6 +873,7 @@ unsafe fn close_window(w: &mut Windows, now: u64, count: u64) -> bool {
         match other {
             Window::Tally => w.tally_differences.push(w.counted_per - w.tally_per),
             Window::Inline => w.inline_differences.push(w.inline_per - w.counted_per),
+            Window::Bare => w.bare_differences.push(w.bare_per - w.counted_per),
             Window::Pathed => w.pathed_differences.push(w.pathed_per - w.counted_per),
             Window::Timed => w.differences.push(w.timed_per - w.counted_per),
             Window::Counted | Window::Fenced => {}
@@ -890,12 +910,20 @@ unsafe fn begin(w: &mut Windows, ts: &mut ThreadState, count: u64, id: u32) {
         Window::Counted => (w.counted_mode(), count + w.window),
         Window::Tally => (switch::TALLY, count + 2),
         Window::Inline => (switch::INLINE, count + w.window),
+        Window::Bare => (switch::BARE, count + w.window),
         Window::Fenced => (switch::FENCED, count + w.window),
         Window::Pathed => (switch::PATHED, count + w.window),
     };
     // An inline window's executions count themselves until the one that finds the count before
     // its end's: that one calls the probe, whose counted path reaches END.
     ts.inline_end = if kind == Window::Inline { end - 1 } else { u64::MAX };
+    // A bare window's executions count themselves down from here: all but its first (this entry)
+    // and its last, which calls the probe (`left` at zero), whose counted path credits them and
+    // reaches END.
+    crate::inline::close_bare(ts);
+    if kind == Window::Bare {
+        crate::inline::open_bare(ts, id, w.window.saturating_sub(2).min(u64::from(u32::MAX)) as u32);
+    }
     if kind == Window::Tally {
         w.tally_window = w.window;
         // SAFETY: the contract; the top frame is the depth the stack is marked busy at.
@@ -903,7 +931,7 @@ unsafe fn begin(w: &mut Windows, ts: &mut ThreadState, count: u64, id: u32) {
     }
     // The whole group of four keeps the step where its other kind does (the counted calls that
     // end tally and inline windows too).
-    let keeps = matches!(w.kind_of(w.done / 4 * 4 + 1), Window::Tally | Window::Inline);
+    let keeps = matches!(w.kind_of(w.done / 4 * 4 + 1), Window::Tally | Window::Inline | Window::Bare);
     KEEP_STEP.store(if keeps { id } else { NONE }, Relaxed);
     switch::set(id, mode);
     set_end(end);
@@ -963,7 +991,10 @@ unsafe fn release(mode: u8) {
     if !owner.is_null() {
         // SAFETY: the owner is the calling thread's live state (the contract: every caller runs
         // on it, inside a probe or retiring before it is freed); only it reads this word.
-        unsafe { (*owner).inline_end = u64::MAX };
+        unsafe {
+            (*owner).inline_end = u64::MAX;
+            crate::inline::close_bare(&mut *owner);
+        }
     }
     let id = TARGET.load(Relaxed);
     if mode == switch::MEASURED {
@@ -1062,6 +1093,18 @@ fn trimmed(w: &mut Windows) -> (f64, f64) {
     trimmed_of(w.differences.values())
 }
 
+/// An inline count minus a bare count per execution (scaled, with its standard error): the
+/// inline windows' difference over counted ones (`inline`) less the bare windows', where both
+/// measured enough pairs.
+fn inline_over_bare(w: &mut Windows, inline: Option<(f64, f64)>) -> Option<(f64, f64)> {
+    let (inline, inline_se) = inline?;
+    if w.bare_differences.len() < MIN_TALLY_PAIRS {
+        return None;
+    }
+    let (bare, bare_se) = trimmed_of(w.bare_differences.values());
+    Some((inline - bare, inline_se.hypot(bare_se)))
+}
+
 /// `trimmed` of any differences.
 fn trimmed_of(d: &mut [i64]) -> (f64, f64) {
     d.sort_unstable();
@@ -1098,6 +1141,10 @@ unsafe fn publish(w: &mut Windows) {
     let inline =
         (w.inline_differences.len() >= MIN_TALLY_PAIRS).then(|| trimmed_of(w.inline_differences.values()));
     let reference = inline.filter(|_| w.leaf);
+    let over_bare = inline_over_bare(w, inline);
+    if let Some(measured) = over_bare {
+        excess::add(measured, w.budget);
+    }
     // A pathed pair has no measured reference (and one an earlier estimation of the event kept
     // as a leaf is of another pair).
     let counted_pooled = if w.pathed {
@@ -1153,6 +1200,9 @@ unsafe fn publish(w: &mut Windows) {
             inline_measured: inline.map_or(0, |(m, _)| m.round() as i64),
             inline_error: inline.map_or(0, |(_, e)| e.round() as u64),
             inline_pairs: if inline.is_some() { w.inline_differences.len() as u32 } else { 0 },
+            bare_measured: over_bare.map_or(0, |(m, _)| m.round() as i64),
+            bare_error: over_bare.map_or(0, |(_, e)| e.round() as u64),
+            bare_pairs: if over_bare.is_some() { w.bare_differences.len() as u32 } else { 0 },
             own: parts.map_or(0, |(own, _)| own),
             inside: parts.map_or(0, |(_, inside)| inside),
             fenced_windows: if parts.is_some() { w.fenced_means.len() as u32 } else { 0 },
@@ -1198,16 +1248,16 @@ mod tests {
     fn windows_alternate_abba_starting_counted_and_later_groups_pair_counted_with_tally_and_inline() {
         use Window::{Counted as C, Inline as I, Tally as Y, Timed as T};
         let kinds = |tallies, inlines| {
-            (0..8).map(|n| window_kind(n, tallies, inlines, false, false)).collect::<Vec<_>>()
+            (0..8).map(|n| window_kind(n, tallies, inlines, false, false, false)).collect::<Vec<_>>()
         };
         assert_eq!(kinds(false, false), [C, T, T, C, C, T, T, C]);
         assert_eq!(kinds(true, false), [C, T, T, C, C, T, T, C]);
         assert_eq!(kinds(true, true), [C, T, T, C, C, T, T, C]);
         let group = |n: u32, tallies, inlines| {
-            (n..n + 4).map(|n| window_kind(n, tallies, inlines, false, false)).collect::<Vec<_>>()
+            (n..n + 4).map(|n| window_kind(n, tallies, inlines, false, false, false)).collect::<Vec<_>>()
         };
         assert_eq!(group(8, true, false), [C, Y, Y, C]);
-        assert_eq!(window_kind(21, true, false, false, false), Y, "the cycle repeats");
+        assert_eq!(window_kind(21, true, false, false, false, false), Y, "the cycle repeats");
         assert_eq!(group(8, true, true), [C, Y, Y, C]);
         assert_eq!(group(12, true, true), [C, I, I, C]);
         assert_eq!(group(16, true, true), [C, T, T, C], "the cycle of four groups repeats");
@@ -1219,7 +1269,7 @@ mod tests {
     fn split_windows_close_the_cycle_of_groups() {
         use Window::{Counted as C, Fenced as F, Inline as I, Tally as Y, Timed as T};
         let group = |n: u32, tallies, inlines| {
-            (n..n + 4).map(|n| window_kind(n, tallies, inlines, true, false)).collect::<Vec<_>>()
+            (n..n + 4).map(|n| window_kind(n, tallies, inlines, false, true, false)).collect::<Vec<_>>()
         };
         assert_eq!(group(0, true, false), [C, T, T, C]);
         assert_eq!(group(8, true, false), [C, Y, Y, C]);
@@ -1236,7 +1286,7 @@ mod tests {
     fn a_callpath_leaf_pairs_counted_with_pathed_windows_before_the_split_ones() {
         use Window::{Counted as C, Fenced as F, Inline as I, Pathed as P, Tally as Y, Timed as T};
         let group = |n: u32, inlines, fenced| {
-            (n..n + 4).map(|n| window_kind(n, true, inlines, fenced, true)).collect::<Vec<_>>()
+            (n..n + 4).map(|n| window_kind(n, true, inlines, false, fenced, true)).collect::<Vec<_>>()
         };
         assert_eq!(group(8, true, true), [C, Y, Y, C]);
         assert_eq!(group(12, true, true), [C, I, I, C]);
@@ -1245,6 +1295,24 @@ mod tests {
         assert_eq!(group(24, true, true), [C, T, T, C], "the cycle of six groups repeats");
         assert_eq!(group(12, false, false), [C, P, P, C], "without inline windows");
         assert_eq!(group(16, false, false), [C, T, T, C], "the cycle of four groups repeats");
+    }
+
+    #[test]
+    fn bare_windows_follow_the_inline_ones_and_only_with_them() {
+        use Window::{
+            Bare as B, Counted as C, Fenced as F, Inline as I, Pathed as P, Tally as Y, Timed as T,
+        };
+        let group = |n: u32, inlines, pathes| {
+            (n..n + 4).map(|n| window_kind(n, true, inlines, true, true, pathes)).collect::<Vec<_>>()
+        };
+        assert_eq!(group(8, true, false), [C, Y, Y, C]);
+        assert_eq!(group(12, true, false), [C, I, I, C]);
+        assert_eq!(group(16, true, false), [C, B, B, C]);
+        assert_eq!(group(20, true, false), [C, F, F, C]);
+        assert_eq!(group(24, true, false), [C, T, T, C], "the cycle of six groups repeats");
+        assert_eq!(group(20, true, true), [C, P, P, C], "pathed windows after the bare ones");
+        assert_eq!(group(24, true, true), [C, F, F, C]);
+        assert_eq!(group(12, false, false), [C, F, F, C], "no bare windows without inline ones");
     }
 
     #[test]

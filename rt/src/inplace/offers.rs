@@ -322,7 +322,8 @@ pub(super) unsafe fn offer(
     let pathed = keeps_path(record, after);
     // Pathed windows only with compensation on, as a parent's (the only runs that calibrate the pair).
     let pathes = leaf && crate::callpath::depth() != 0 && crate::compensate::enabled();
-    let extra_groups = u64::from(inlines) + u64::from(fenced) + u64::from(pathes);
+    let bares = inlines && crate::compensate::enabled();
+    let extra_groups = u64::from(inlines) + u64::from(bares) + u64::from(fenced) + u64::from(pathes);
     let pairs_in_budget = PAIRS_IN_BUDGET + extra_groups * MIN_PAIRS as u64 / 2;
     let largest = (budget / (2 * pairs_in_budget)).clamp(MIN_WINDOW, MAX_WINDOW);
     let window = ((WINDOW_NS * ticks_per_ns / mean) as u64).clamp(MIN_WINDOW, largest);
@@ -337,9 +338,13 @@ pub(super) unsafe fn offer(
     for series in [&mut w.timed_means, &mut w.fenced_means, &mut w.counted_means] {
         series.clear();
     }
-    for series in
-        [&mut w.differences, &mut w.tally_differences, &mut w.inline_differences, &mut w.pathed_differences]
-    {
+    for series in [
+        &mut w.differences,
+        &mut w.tally_differences,
+        &mut w.inline_differences,
+        &mut w.bare_differences,
+        &mut w.pathed_differences,
+    ] {
         series.clear();
     }
     (w.timed_spent, w.pathed_spent) = (0, 0);
@@ -347,7 +352,8 @@ pub(super) unsafe fn offer(
     PATHED_MISSES.store(0, Relaxed);
     // A pathed call has no tally path to be measured against.
     (w.tallies, w.voided) = (TALLY_WINDOWS && !pathed, 0);
-    (w.inlines, w.fenced, w.leaf, w.pathed, w.pathes) = (inlines, fenced, leaf, pathed, pathes);
+    (w.inlines, w.bares, w.fenced, w.leaf, w.pathed, w.pathes) =
+        (inlines, bares, fenced, leaf, pathed, pathes);
     PATHED_LEAF.store(if pathes { id } else { NONE }, Relaxed);
     w.start = now;
     // Any nonzero seed: xorshift stays nonzero.

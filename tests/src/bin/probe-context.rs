@@ -348,6 +348,9 @@ fn print_estimates(context: &str, mode: &str, harness: &Harness, profile: &Profi
     for e in profile.overhead.iter().flat_map(|o| &o.in_place) {
         eprintln!("{context} {mode}: pooled at the end: {e:?}");
     }
+    if let Some(i) = profile.compensation.as_ref().and_then(|c| c.inline_count.as_ref()) {
+        eprintln!("{context} {mode}: inline count charged at the end: {i:?}");
+    }
 }
 
 fn measure_with(
