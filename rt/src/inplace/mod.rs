@@ -1142,9 +1142,6 @@ unsafe fn publish(w: &mut Windows) {
         (w.inline_differences.len() >= MIN_TALLY_PAIRS).then(|| trimmed_of(w.inline_differences.values()));
     let reference = inline.filter(|_| w.leaf);
     let over_bare = inline_over_bare(w, inline);
-    if let Some(measured) = over_bare {
-        excess::add(measured, w.budget);
-    }
     // A pathed pair has no measured reference (and one an earlier estimation of the event kept
     // as a leaf is of another pair).
     let counted_pooled = if w.pathed {
@@ -1156,6 +1153,10 @@ unsafe fn publish(w: &mut Windows) {
     if !w.pathed {
         // A pathed entry steps as a timed one does: its windows' difference holds no miss.
         used.timed = used.timed.saturating_sub(misses_charged(w)).max(1);
+    }
+    if let Some(measured) = over_bare {
+        // SAFETY: the caller publishes the estimation it owns (the contract).
+        unsafe { excess::add(measured, used.timed) };
     }
     let pathed = pathed_in_place(w);
     let parts = split_of(w);
