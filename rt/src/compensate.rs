@@ -154,7 +154,7 @@ pub fn bare_count_cost() -> u64 {
 }
 
 /// The calibrated bare count (scaled), and what the inline count costs over its calibration in
-/// place (scaled, pooled over the events the bare windows measured: inplace's `inline_excess`).
+/// place (scaled, pooled over the events the bare windows measured: inplace's excess.rs).
 static BARE_COUNT: AtomicU64 = AtomicU64::new(0);
 static INLINE_EXCESS: AtomicI64 = AtomicI64::new(0);
 

@@ -590,7 +590,7 @@ enum Window {
     Inline,
     /// Counted barely by the event's own entry code (mode `BARE`: a thread-local decrement,
     /// inline.rs): what the inline windows measure the inline count against, so that only the
-    /// bare count's cost comes from its calibration (`inline_excess`).
+    /// bare count's cost comes from its calibration (excess.rs).
     Bare,
     /// Timed with each entry's timestamp fenced (mode `FENCED`): a split window (`splits`).
     Fenced,
@@ -608,7 +608,7 @@ enum Window {
 /// counted (`settled_mode`) and, where the inline count is the cheaper path, are what a leaf's
 /// counted path is measured against (`Reference`); with bare windows, a group after them pairs
 /// counted with bare ones (... C B B C), against which the inline count's own cost is measured
-/// (`inline_excess`); with pathed windows (a callpath leaf's), a
+/// (excess.rs); with pathed windows (a callpath leaf's), a
 /// group pairs counted with pathed ones (... C P P C), what every pathed pair's calibration is
 /// scaled by (`pathed_in_place`); with split windows, a last group pairs counted with fenced
 /// ones (... C F F C).
