@@ -25,10 +25,10 @@
 //! `INSTRUMENT_THROTTLE_PERCALL_US` (10 microseconds), it is only counted from then on.
 //! `INSTRUMENT_THROTTLE=0` turns it off, `=1` on also in callpath mode (where it is off by
 //! default: callpaths are about every call, and a throttled event's estimated time is in the
-//! flat view only). With compensation it is on (`instrument_contract::throttle::on_by_default`): a throttled event
-//! gets the time its in-place windows estimate, and compensation removes the measured cost of
-//! each counted call from its parents. The profile marks throttled events; their measured
-//! times cover the calls timed before, their counts every call.
+//! flat view only). With compensation it is on (`instrument_contract::throttle::on_by_default`):
+//! a throttled event gets the time its in-place windows estimate, and compensation removes the
+//! measured cost of each counted call from its parents. The profile marks throttled events;
+//! their measured times cover the calls timed before, their counts every call.
 
 use crate::bits::EventBits;
 use crate::callpath::MAX_EVENTS;
