@@ -132,8 +132,9 @@ fn time_of(event: &instrument_profile::Function) -> f64 {
 }
 
 /// `program` (`c-fixtures/compensation.c` built) run in `dir` with `arg` under the default
-/// compensation: `instrument report` of its profile, compensated and `--raw`, and how disturbed
-/// the run was (`disturbance`).
+/// compensation, every call timed (compensation throttles by default, and a throttled step's
+/// calls would leave main's loop nothing to be taken from): `instrument report` of its profile,
+/// compensated and `--raw`, and how disturbed the run was (`disturbance`).
 fn reports(dir: &std::path::Path, program: &std::path::Path, arg: &str) -> ((String, String), f64) {
     for old in profile_paths(dir) {
         std::fs::remove_file(old).unwrap();
@@ -143,6 +144,7 @@ fn reports(dir: &std::path::Path, program: &std::path::Path, arg: &str) -> ((Str
         .current_dir(dir)
         .env("INSTRUMENT_PROFILE_DIR", dir)
         .env("INSTRUMENT_COMPENSATE", "1")
+        .env("INSTRUMENT_THROTTLE", "0")
         .env("INSTRUMENT_RECALIBRATE_MS", "0"));
     assert_success(&output, "compensation fixture");
     let path = only_profile_path(dir);
