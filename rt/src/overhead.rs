@@ -178,14 +178,16 @@ pub struct Untimed {
     /// One inline count of a throttled routine (inline.rs's replica of the pass's code).
     pub inline: u64,
     /// One bare count (inline.rs's `replica_bare`): what inplace's bare windows, against which
-    /// inline windows measure the inline count, leave to the calibration.
+    /// inline windows measure the inline count, leave to the calibration (0 where compensation
+    /// is off: no bare window runs).
     pub bare: u64,
 }
 
 /// The untimed modes of both kinds with `budget`, less `baseline` (the empty loop's, scaled):
 /// counted, switched off, kept on the stack untimed when `pathed` (only compensation uses it;
 /// without it a pathed frame would be closed by the timed exit's assembly path, timed_path.rs,
-/// which takes any frame for a timed one), and the inline count on x86-64.
+/// which takes any frame for a timed one), and the inline count on x86-64, with the bare count
+/// where compensation is on (only its bare windows run it: inplace's excess.rs).
 ///
 /// # Safety
 /// As `pair`'s: on the measuring thread, inside the hidden parent's activation, with no inline
@@ -213,16 +215,18 @@ pub unsafe fn untimed_round(state: &mut ThreadState, budget: Budget, baseline: u
         // meanwhile.
         untimed.inline = min_pair(budget, || unsafe { crate::inline::replica(ts, child) }, || 0).0;
         untimed.inline = untimed.inline.saturating_sub(baseline);
-        switch::set(child_id, switch::BARE);
-        // SAFETY: this thread's state, whose window words only it touches. A bare window it runs
-        // (a recalibration round inside one) gets its calls left back: the round's entry
-        // credited those counted so far (`inline::charge_pending`), so none is lost or doubled.
-        let left = unsafe { std::mem::replace(&mut (*ts).window_left, u32::MAX) };
-        // SAFETY: as the inline count's.
-        untimed.bare = min_pair(budget, || unsafe { crate::inline::replica_bare(ts, child) }, || 0).0;
-        untimed.bare = untimed.bare.saturating_sub(baseline);
-        // SAFETY: as above.
-        unsafe { (*ts).window_left = left };
+        if compensate::enabled() {
+            switch::set(child_id, switch::BARE);
+            // SAFETY: this thread's state, whose window words only it touches. A bare window it
+            // runs (a recalibration round inside one) gets its calls left back: the round's entry
+            // credited those counted so far (`inline::charge_pending`): none lost or doubled.
+            let left = unsafe { std::mem::replace(&mut (*ts).window_left, u32::MAX) };
+            // SAFETY: as the inline count's.
+            untimed.bare = min_pair(budget, || unsafe { crate::inline::replica_bare(ts, child) }, || 0).0;
+            untimed.bare = untimed.bare.saturating_sub(baseline);
+            // SAFETY: as above.
+            unsafe { (*ts).window_left = left };
+        }
         switch::set(child_id, switch::MEASURED);
         // The measurement's counts were never calls: none to charge, none in the totals.
         (state.pending_calls, state.pending_estimate) = (0, 0);
