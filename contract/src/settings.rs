@@ -251,7 +251,7 @@ pub const THROTTLE_CALLS: Setting = setting(
 pub const INLINE_COUNT: Setting = setting(
     "INSTRUMENT_INLINE_COUNT",
     Flag,
-    "on",
+    "on (off with callpaths)",
     Run,
     "throttled routines counted by their own entry code, without a probe call (late placement, x86-64)",
 );

@@ -182,7 +182,7 @@ fn one_profile_text(args: &ReportArgs, view: ReportView, profile: Profile) -> Re
             let rows = callpaths::table(&profile, args.depth, threads)?;
             match json {
                 true => callpaths::json_table(&profile, &rows, shown) + "\n",
-                false => callpaths::render_table(&profile, &rows),
+                false => callpaths::render_table(&profile, &rows, shown),
             }
         }
         ReportView::Cct if json => callpaths::json_cct(&profile, threads, shown)? + "\n",

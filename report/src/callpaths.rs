@@ -48,18 +48,27 @@ impl Labels {
 pub struct Row {
     pub path: Vec<u32>,
     pub calls: u64,
+    /// Calls counted without timing (included in `calls`).
+    pub untimed_calls: u64,
     pub child_calls: u64,
     pub exclusive_ns: u64,
     pub inclusive_ns: u64,
     /// Compensated (exclusive, inclusive) when the profile was compensated.
     pub compensated: Option<(i64, i64)>,
+    /// (exclusive, inclusive) with the calls counted without timing estimated (throttled events
+    /// and their callers, rt/src/untimed.rs) when a path of the row has estimates: each path's
+    /// estimated times, else its compensated ones in a compensated profile, else its measured
+    /// ones.
+    pub estimated: Option<(i64, i64)>,
 }
 
 impl Row {
-    /// (exclusive, inclusive) nanoseconds in `view`.
+    /// (exclusive, inclusive) nanoseconds in `view`, as `View::times` shows an event's.
     pub fn times(&self, view: crate::view::View) -> (i64, i64) {
-        match (view, self.compensated) {
-            (crate::view::View::Compensated, Some(c)) => c,
+        use crate::view::View;
+        match (view, self.compensated, self.estimated) {
+            (View::Compensated, Some(_), Some(e)) | (View::Raw, None, Some(e)) => e,
+            (View::Compensated, Some(c), None) => c,
             _ => (self.exclusive_ns as i64, self.inclusive_ns as i64),
         }
     }
@@ -127,18 +136,32 @@ pub fn table(profile: &Profile, k: Option<u32>, threads: Threads) -> Result<Vec<
 
 fn add(row: &mut Row, record: &CallpathRecord, with_inclusive: bool) {
     let record = &record.stats;
+    let measured = (record.exclusive_ns as i64, record.inclusive_ns as i64);
+    let compensated = record.compensated.map(|c| (c.exclusive_ns, c.inclusive_ns));
+    if record.estimated.is_some() && row.estimated.is_none() {
+        // The paths added before had none: theirs are their compensated or measured times.
+        let before = row.compensated.unwrap_or((row.exclusive_ns as i64, row.inclusive_ns as i64));
+        row.estimated = Some(before);
+    }
+    let estimated = record.estimated.map(|e| (e.exclusive_ns, e.inclusive_ns));
     row.calls += record.calls;
+    row.untimed_calls += record.untimed_calls;
     row.child_calls += record.child_calls;
     row.exclusive_ns += record.exclusive_ns;
     if with_inclusive {
         row.inclusive_ns += record.inclusive_ns;
     }
-    if let Some(c) = record.compensated {
-        let (excl, incl) = row.compensated.get_or_insert((0, 0));
-        *excl += c.exclusive_ns;
+    let sum = |total: &mut (i64, i64), (excl, incl): (i64, i64)| {
+        total.0 += excl;
         if with_inclusive {
-            *incl += c.inclusive_ns;
+            total.1 += incl;
         }
+    };
+    if let Some(c) = compensated {
+        sum(row.compensated.get_or_insert((0, 0)), c);
+    }
+    if let Some(total) = row.estimated.as_mut() {
+        sum(total, estimated.or(compensated).unwrap_or(measured));
     }
 }
 
@@ -156,21 +179,25 @@ fn recurs_before_end(path: &[u32], key: &[u32]) -> bool {
     (key.len()..path.len()).any(|end| path[..end].ends_with(key))
 }
 
-pub fn render_table(profile: &Profile, rows: &[Row]) -> String {
+/// The k-callpath table as text, times in `view` (inclusive per call over every call where the
+/// untimed ones are estimated, as the flat table's).
+pub fn render_table(profile: &Profile, rows: &[Row], view: crate::view::View) -> String {
     let labels = Labels::new(profile);
-    let total: u64 = rows.iter().map(|r| r.exclusive_ns).sum::<u64>().max(1);
+    let total: i64 = rows.iter().map(|r| r.times(view).0).sum::<i64>().max(1);
     let mut out = String::new();
     crate::report::pprof_header(&mut out, "Callpath");
     for r in rows {
+        let (exclusive, inclusive) = r.times(view);
+        let timed = if r.estimated.is_some() { r.calls } else { r.calls.saturating_sub(r.untimed_calls) };
         let _ = writeln!(
             out,
             "{:>6.1} {:>12.3} {:>12.3} {:>12} {:>12} {:>12.3}  {}",
-            100.0 * r.exclusive_ns as f64 / total as f64,
-            r.exclusive_ns as f64 / 1e6,
-            r.inclusive_ns as f64 / 1e6,
+            100.0 * exclusive as f64 / total as f64,
+            exclusive as f64 / 1e6,
+            inclusive as f64 / 1e6,
             r.calls,
             r.child_calls,
-            r.inclusive_ns as f64 / 1e3 / r.calls.max(1) as f64,
+            inclusive as f64 / 1e3 / timed.max(1) as f64,
             labels.path(&r.path, " => ")
         );
     }

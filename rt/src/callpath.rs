@@ -169,10 +169,6 @@ pub struct Node {
     pub record: Record,
 }
 
-/// Where a node's cached step lies, for the trampolines' counted path, which forgets it as
-/// `Node::forget_step` does.
-pub const LAST_EVENT_AT: usize = std::mem::offset_of!(Node, last_event);
-
 /// An open-addressing map from (node, event) to node, in kernel-provided zeroed memory. It
 /// starts small with its pages touched at once, and grows (at most to `max` slots) inside node
 /// creation, whose time no frame counts: a lookup never faults on a fresh page in a frame's time.
@@ -365,39 +361,6 @@ impl OpenFrames {
 }
 
 impl Node {
-    /// Forgets the step node `at` (a node's address, `Tree::address`) cached: a counted call of
-    /// one of its children, which steps nowhere, leaves the cache as a timed call of it would,
-    /// holding no sibling's step. Otherwise the in-place windows of an event that alternates
-    /// with a sibling under one caller (BT's binvcrhs and matmul_sub) would time the sibling's
-    /// steps hitting the cache while the event is counted and missing it while it is timed,
-    /// and charge that difference to the event: each sibling's estimate held the other's
-    /// misses, and compensation with callpaths removed them twice (BT.W, late placement:
-    /// CA-comp -3.4 % against MO where PA-comp was -0.6 %).
-    ///
-    /// # Safety
-    /// `at` is the address of a node of this thread's tree (nodes never move or go away while
-    /// it runs).
-    #[inline(always)]
-    pub unsafe fn forget_step(at: u64) {
-        // SAFETY: the contract: a live node, this thread's, one reference at a time.
-        unsafe { (*(at as *mut Node)).last_event = NONE };
-    }
-
-    /// A node whose cached step is event `id`'s, for tests of what forgets it.
-    #[cfg(test)]
-    pub fn caching(id: u32) -> Node {
-        // SAFETY: a node is plain integers, valid when zeroed.
-        let mut node: Node = unsafe { std::mem::zeroed() };
-        (node.slots, node.last_event) = (NONE, id);
-        node
-    }
-
-    /// The event whose step the node caches (NONE: none).
-    #[cfg(test)]
-    pub fn cached(&self) -> u32 {
-        self.last_event
-    }
-
     /// Where the timed path in assembly (timed_path.rs) finds a node's cached step and its record.
     pub const LAST_EVENT_AT: usize = std::mem::offset_of!(Node, last_event);
     pub const LAST_CHILD_AT: usize = std::mem::offset_of!(Node, last_child);
@@ -511,6 +474,31 @@ impl Tree {
         });
         self.misses = misses;
         (next, true)
+    }
+
+    /// `step` for a call that stays counted: the same node, whose cached step is then what a
+    /// timed call leaves (this event's), unless `keep`, which leaves the cache as it was (the
+    /// counted windows paired with paths that step nowhere: `inplace::keeps_step`). A missed
+    /// step is not timed: no time of the call's own is measured to hold it.
+    ///
+    /// # Safety
+    /// As `step`'s.
+    #[inline(always)]
+    pub unsafe fn step_counted(&mut self, current: u32, id: u32, open: OpenFrames, keep: bool) -> u32 {
+        // SAFETY: `current` is a node of this tree (the contract).
+        let node = unsafe { self.node_ref(current) };
+        if node.last_event == id {
+            return node.last_child;
+        }
+        let cache = (node.last_event, node.last_child, node.last_child_at);
+        // SAFETY: this fn's contract, which `step_missed` shares.
+        let next = unsafe { self.step_missed(current, id, open) };
+        if keep {
+            // SAFETY: as above; `step_missed` left `current` where it was.
+            let node = unsafe { self.node(current) };
+            (node.last_event, node.last_child, node.last_child_at) = cache;
+        }
+        next
     }
 
     /// `step` past the node's cache: the event's precomputed slot, else the transitions.
@@ -724,13 +712,14 @@ impl Tree {
     /// the "other paths" node.
     ///
     /// A snapshot may call this while the tree's thread runs (output.rs): a node it is still
-    /// writing has no calls yet and is skipped, so every prefix walked is a finished node.
+    /// writing has no calls yet, timed or counted, and is skipped, so every prefix walked is a
+    /// finished node. A node with counted calls only (a throttled event's) is a path too.
     pub fn paths(&self) -> (Vec<(Vec<u32>, Record)>, Record) {
         let mut out = Vec::new();
         for index in FIRST_NODE..self.len {
             // SAFETY: `index < len`.
             let n = unsafe { self.node_ref(index) };
-            if n.record.calls == 0 {
+            if n.record.calls == 0 && n.record.counted == 0 {
                 continue;
             }
             let mut path = Vec::with_capacity(n.depth as usize);

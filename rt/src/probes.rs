@@ -203,7 +203,7 @@ unsafe fn enter_pathed(ts: &mut ThreadState, id: u32, depth: usize, sp: usize) -
             // A counted window begins at this entry (a leaf's pathed windows, inplace's
             // `Window::Pathed`): it is counted as the window's others, not kept on the stack.
             // SAFETY: the counted entry above, which charged `cost`.
-            return unsafe { counted_instead(ts, id, depth - 1, cost) };
+            return unsafe { counted_instead(ts, id, depth - 1, cost, estimate) };
         }
     }
     // SAFETY: the contract, which is `open_pathed`'s.
@@ -244,31 +244,19 @@ unsafe fn open_pathed(
 }
 
 /// A pathed entry of `id` that begins a counted window: its charge to the frame on top (at
-/// `depth`), `cost`, becomes a counted call's, its caller's cached step is forgotten as a
-/// counted entry forgets it, and no frame is pushed.
+/// `depth`), `cost`, becomes a counted call's, it is counted on its node as a counted entry
+/// (its untimed `estimate` charged), and no frame is pushed.
 ///
 /// # Safety
 /// `enter_pathed`'s contract, at that entry (its counting done), with the stack marked busy.
 #[cold]
 #[inline(never)]
-unsafe fn counted_instead(ts: &mut ThreadState, id: u32, depth: usize, cost: u64) -> Opened {
+unsafe fn counted_instead(ts: &mut ThreadState, id: u32, depth: usize, cost: u64, estimate: u64) -> Opened {
     // SAFETY: depth < frame_cap (the contract).
     let top = unsafe { ts.frame(depth) };
     top.overhead = top.overhead - cost + compensate::counted_cost(id);
-    forget_callers_step(top.node_at, id);
-    commit(ts, depth);
-    NOTHING
-}
-
-/// A counted call of `id` forgets the step its caller's node cached (`node_at`, 0 without a
-/// tree), unless its window keeps it (`inplace::keeps_step`): see `enter_counted`.
-#[inline(always)]
-fn forget_callers_step(node_at: u64, id: u32) {
-    if node_at != 0 && !inplace::keeps_step(id) {
-        // SAFETY: a frame's node address is its node's in this thread's tree (push, attach),
-        // which nodes never leave while it runs.
-        unsafe { crate::callpath::Node::forget_step(node_at) };
-    }
+    // SAFETY: the contract, the stack marked busy at `depth`, the call counted.
+    unsafe { stays_counted(ts, depth, id, estimate) }
 }
 
 /// A counted entry of `id` that begins a pathed window (inplace's `Window::Pathed`): its charge
@@ -354,11 +342,8 @@ unsafe fn enter_full(id_slot: *const u32, sp: usize) -> Opened {
 /// not read. It opens a frame only where an in-place window ends and times this entry. The
 /// trampolines do the same in assembly away from a window's end, serialized mode and waiting
 /// events that have had their share (trampolines.rs, `counted_path!`): a change here is a change
-/// there. With callpaths, this path forgets the step the caller's node cached
-/// (`Node::forget_step`) whether or not compensation is on; the assembly one, only with
-/// compensation on (which the in-place windows need), so that a throttled call without it does
-/// not make its caller's next step miss; neither in the counted windows that pair with tally or
-/// inline ones (`inplace::KEEP_STEP`).
+/// there. With callpaths only this path runs (the assembly one's gate is closed), and a call
+/// that stays counted is counted on its node too (`count_on_node`).
 ///
 /// # Safety
 /// `ts` is the calling thread's state, `id < record_cap`, `ts.depth + 1 < frame_cap`, and `id`
@@ -373,8 +358,7 @@ unsafe fn enter_counted(ts: &mut ThreadState, id: u32, sp: usize) -> Opened {
     record.counted += 1;
     let counted = record.counted;
     top.child_calls += COUNTED_CHILD;
-    let (caller, node_at) = (top.id, top.node_at);
-    forget_callers_step(node_at, id);
+    let caller = top.id;
     // SAFETY: the contract; the caller is the top frame's event (below record_cap, as every
     // pushed frame's) or the sentinel, and no reference to either record is held from here.
     let estimate = unsafe { estimate_untimed(ts, id, caller) };
@@ -386,8 +370,53 @@ unsafe fn enter_counted(ts: &mut ThreadState, id: u32, sp: usize) -> Opened {
         // SAFETY: as above, with no cost charged.
         return unsafe { counted_window_end(ts, id, sp, 0, estimate) };
     }
+    // SAFETY: the contract, the stack marked busy at `depth`, the call counted.
+    unsafe { stays_counted(ts, depth, id, estimate) }
+}
+
+/// The end of an entry of `id` that stays counted (its record's count and untimed `estimate`
+/// charged, the stack marked busy at `depth`, the frame on top): with callpaths, the call is
+/// counted on its node too, and the stack committed.
+///
+/// # Safety
+/// `ts` is the calling thread's state, `depth < frame_cap` its top frame, `id` below record_cap
+/// and inside the mode table.
+#[inline(always)]
+unsafe fn stays_counted(ts: &mut ThreadState, depth: usize, id: u32, estimate: u64) -> Opened {
+    // SAFETY: the contract.
+    unsafe { count_on_node(ts, depth, id, 1, estimate) };
     commit(ts, depth);
     NOTHING
+}
+
+/// With callpaths, `calls` counted calls of `id` from the frame at `depth`: on the node their
+/// step from the caller's node reaches (`Tree::step_counted`: the step a timed call would take,
+/// cached as it would cache it unless the event's window keeps the caller's cache,
+/// `inplace::keeps_step`), their untimed `estimate` (in all) on that node and on the caller's,
+/// as the record and the caller's record have them (`charge_untimed`). So a callpath's counts are
+/// exact whichever mode its calls ran in: counted calls used to reach the flat record only,
+/// and a compensated callpath profile's hot leaves lost their counted windows' calls there
+/// (the hot_parent fixture's leaf: about one call in twelve).
+///
+/// # Safety
+/// As `stays_counted`'s, with the stack marked busy and the frames above `depth` none of the
+/// calls' callers.
+#[inline(always)]
+pub(crate) unsafe fn count_on_node(ts: &mut ThreadState, depth: usize, id: u32, calls: u64, estimate: u64) {
+    let frames = ts.frames();
+    // SAFETY: the tree, when there is one, is this thread's (attach maps it).
+    let Some(tree) = (unsafe { ts.tree() }) else { return };
+    // SAFETY: depth < frame_cap (the contract); its node is one the tree made (or the root), and
+    // `step_counted` returns another; the open frames are 1..=depth, below frame_cap.
+    unsafe {
+        let caller = (*frames.add(depth)).node;
+        let open = crate::callpath::OpenFrames { frames, top: depth };
+        let node = tree.step_counted(caller, id, open, inplace::keeps_step(id));
+        let own = &mut tree.node(node).record;
+        own.counted += calls;
+        own.untimed_own += estimate;
+        tree.node(caller).record.untimed_children += estimate;
+    }
 }
 
 /// Charges a counted call's estimated time (untimed.rs) and returns it: it is event `id`'s own,
@@ -450,8 +479,8 @@ unsafe extern "C" fn counted_compensated(ts: &mut ThreadState, id: u32, sp: usiz
         // SAFETY: the contract, the counted entry's cost `cost`.
         return unsafe { counted_window_end(ts, id, sp, cost, estimate) };
     }
-    commit(ts, depth);
-    NOTHING
+    // SAFETY: the contract, the stack marked busy at `depth`, the call counted.
+    unsafe { stays_counted(ts, depth, id, estimate) }
 }
 
 /// A counted entry that reached inplace's window end (the stack still marked busy): when the
@@ -476,8 +505,8 @@ unsafe extern "C" fn counted_window_end(
             // SAFETY: the contract, at the counted entry that charged `cost` and `estimate`.
             return unsafe { pathed_instead(ts, id, sp, cost, estimate) };
         }
-        commit(ts, ts.depth & !BUSY);
-        return NOTHING;
+        // SAFETY: the contract, the stack marked busy at its depth, the call counted.
+        return unsafe { stays_counted(ts, ts.depth & !BUSY, id, estimate) };
     }
     // SAFETY: the contract, at the counted entry that charged `cost` and `estimate`.
     unsafe { timed_instead(ts, id, sp, cost, estimate) }
@@ -914,21 +943,17 @@ pub fn commit(ts: &mut ThreadState, depth: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::callpath::{Node, NONE};
 
     #[test]
-    fn a_counted_call_forgets_the_step_its_callers_node_cached() {
+    fn a_counted_call_is_counted_for_its_event_and_as_a_child_of_the_frame_on_top() {
         let (mut frames, mut records) = ThreadState::test_stacks();
-        let mut node = Node::caching(6);
         frames[1].id = 2;
-        frames[1].node_at = std::ptr::addr_of_mut!(node) as u64;
         let mut ts = ThreadState::over(&mut frames, &mut records);
         ts.depth = 1;
         // SAFETY: event 5 is below the records and the mode table, depth 2 below the frames.
         // No window is this thread's, so the entry only counts, compensated or not.
         let opened = unsafe { enter_counted(&mut ts, 5, 0) };
-        assert_eq!(opened, NOTHING);
-        assert_eq!(node.cached(), NONE, "the sibling's step is no longer cached");
+        assert_eq!((opened, ts.depth), (NOTHING, 1));
         assert_eq!(records[5].counted, 1);
         assert_eq!(frames[1].child_calls, COUNTED_CHILD);
     }
@@ -991,7 +1016,7 @@ mod tests {
         ts.depth = 1;
         mark_busy(&mut ts, 1);
         // SAFETY: as above, at a pathed entry of event 6 that charged 3 and counted the call.
-        let opened = unsafe { counted_instead(&mut ts, 6, 1, 3) };
+        let opened = unsafe { counted_instead(&mut ts, 6, 1, 3, 0) };
         assert_eq!((opened, ts.depth), (NOTHING, 1), "no frame: its exit runs no probe");
         assert_eq!(frames[2].id, 0);
         assert_eq!(frames[1].overhead, 10 + compensate::counted_cost(6), "a counted call's charge");

@@ -177,7 +177,10 @@ pub fn configure() {
     // only), so they are not throttled unless asked for; compensated flat runs are, after TAU's
     // 10^5 calls (`throttle::default_for`, `throttle::on_by_default`).
     let compensating = crate::compensate::requested().is_some();
-    let inline = cfg!(target_arch = "x86_64") && settings::flag(&settings::INLINE_COUNT).unwrap_or(true);
+    // An inline count reaches no frame, so with callpaths its calls would have no node.
+    let inline = cfg!(target_arch = "x86_64")
+        && settings::flag(&settings::INLINE_COUNT).unwrap_or(true)
+        && crate::callpath::depth() == 0;
     INLINE_WINDOWS.store(inline, Relaxed);
     INLINE_ALLOWED.store(inline, Relaxed);
     let default = instrument_contract::throttle::on_by_default(crate::callpath::depth() != 0);

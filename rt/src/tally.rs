@@ -14,9 +14,10 @@
 //! most).
 //!
 //! The tally path keeps the counts exact without touching a record: its executions are added at
-//! the window's end to the event's count, to its caller's child calls and untimed estimate, as
-//! the counted path would have added them one by one. That needs every tallied execution to
-//! have had the same caller, the frame on top when the window opened (at `tally_depth`):
+//! the window's end to the event's count, to its caller's child calls and untimed estimate (and
+//! with callpaths to their node), as the counted path would have added them one by one. That
+//! needs every tallied execution to have had the same caller, the frame on top when the window
+//! opened (at `tally_depth`):
 //! - a call from deeper (a child of that frame calling the event) fails the trampoline's depth
 //!   test and takes the counted path, which charges its own caller and ends the window there;
 //! - the frame itself cannot be left without a probe seeing it: its exit would find a stack
@@ -85,6 +86,9 @@ pub unsafe fn close(ts: &mut ThreadState, id: u32, cost: u64, executions: u64) -
         let estimate = crate::untimed::per_call_in_table(id);
         if estimate != 0 && tallied != 0 {
             charge_untimed(ts, id, caller, estimate * tallied, false);
+        }
+        if tallied != 0 {
+            crate::probes::count_on_node(ts, depth, id, tallied, estimate * tallied);
         }
     }
     tallied

@@ -273,9 +273,9 @@ const _: () = assert!(switch::MEASURED == 0, "the routed trampolines test the me
 /// from the window's depth, the execution is only tallied (one decrement of the thread's count,
 /// no record touched) until the count runs out; every other case, and the window's last
 /// execution, is counted as usual (`enter_throttled`), through `$miss`. It touches `$base`,
-/// `$scratch` and the flags, and returns `NOTHING` in `eax`. (It does not forget the caller's
-/// cached callpath step, nor does the counted path in the windows paired with it:
-/// `inplace::KEEP_STEP`.)
+/// `$scratch` and the flags, and returns `NOTHING` in `eax`. (It steps to no callpath node, and
+/// the counted calls of the windows paired with it leave their caller's cached step as it was:
+/// `inplace::KEEP_STEP`; the window's end counts its executions on their node, `tally::close`.)
 macro_rules! tally_path {
     ($name:ident, base: $base:literal, scratch: $scratch:literal, miss: $miss:literal,
      [$($tail:literal),*] $(, $operand:ident = sym $target:path)*) => {
@@ -347,7 +347,7 @@ unsafe extern "C" fn exit_pm() {
 /// record and as a counted child of the frame on top, and charges the event's untimed estimate
 /// to the event and to that frame's event (`probes::charge_untimed`). With compensation on it
 /// also does what `probes::counted_compensated` does but the fence: the call's cost to the
-/// frame on top, and the caller's node's cached step forgotten. Through the Rust body, that
+/// frame on top. Through the Rust body, that
 /// made a counted call cost 4 to 30 ns more than this path without compensation (issue 23's
 /// ground truth: 5.2 against 0.4 ns beside multiply-adds, 40.5 against 11.4 beside cache
 /// misses), which compensation then had to estimate; and an event waiting counted in the
@@ -355,8 +355,9 @@ unsafe extern "C" fn exit_pm() {
 /// path, which broke the telescoping of inplace (the ground truth's nested context: a parent
 /// measured 37.5 ns over counting where it costs 41.4). Every other case goes to `$miss` with
 /// nothing written: no thread state, a busy or full stack, an id past the records, serialized
-/// mode, a waiting event that has had its share (compensation on), or a count at the window's
-/// end (`inplace::COUNTED_GATE`). The body uses `rcx`, `rdx`,
+/// mode, a waiting event that has had its share (compensation on), a count at the window's
+/// end, or a run that records callpaths, whose counted calls step to their nodes
+/// (`inplace::COUNTED_GATE`). The body uses `rcx`, `rdx`,
 /// `r8` to `r11` and the flags; `$save` and `$restore` keep what the convention asks.
 macro_rules! counted_path {
     ($name:ident, save: [$($save:literal),*], restore: [$($restore:literal),*], miss: [$($miss:literal),*]
@@ -422,8 +423,7 @@ macro_rules! counted_path {
                 "add qword ptr [r11 + {child_calls}], r9",
                 // Compensation on: the call's in-place cost to the frame on top
                 // (`compensate::counted_cost`: the event's estimate once it has one, else the
-                // calibrated cost), and the step its node cached forgotten (`Node::forget_step`)
-                // unless its counted window pairs with tally or inline ones (`KEEP_STEP`).
+                // calibrated cost). (With callpaths the gate is closed: `inplace::open_gate`.)
                 "cmp byte ptr [rip + {compensating}], 0",
                 "je 4f",
                 "mov r9, qword ptr [rip + {costs}]",
@@ -440,12 +440,6 @@ macro_rules! counted_path {
                 "mov r10, qword ptr [rip + {calibrated}]",
                 "5:",
                 "add qword ptr [r11 + {overhead}], r10",
-                "mov r9, qword ptr [r11 + {node_at}]",
-                "test r9, r9",
-                "jz 4f",
-                "cmp eax, dword ptr [rip + {keep_step}]",
-                "je 4f",
-                "mov dword ptr [r9 + {last_event}], {no_event}",
                 "4:",
                 // The estimate, to the event and to the top frame's event unless it is the
                 // sentinel (`probes::charge_untimed`).
@@ -477,15 +471,11 @@ macro_rules! counted_path {
                 compensating = sym crate::compensate::ENABLED,
                 calibrated = sym crate::compensate::COUNTED,
                 costs = sym crate::inplace::TABLE,
-                keep_step = sym crate::inplace::KEEP_STEP,
                 timed = const core::mem::offset_of!(crate::inplace::Cost, timed),
                 counted_cost = const core::mem::offset_of!(crate::inplace::Cost, counted),
                 wait_until = const core::mem::offset_of!(crate::inplace::Cost, wait_until),
                 cost_shift = const size_of::<crate::inplace::Cost>().trailing_zeros(),
                 overhead = const core::mem::offset_of!(Frame, overhead),
-                node_at = const core::mem::offset_of!(Frame, node_at),
-                last_event = const crate::callpath::LAST_EVENT_AT,
-                no_event = const crate::callpath::NONE,
                 per_call = sym crate::untimed::PER_CALL,
                 depth = const core::mem::offset_of!(ThreadState, depth),
                 frame_cap = const ThreadState::FRAME_CAP_AT,

@@ -190,7 +190,8 @@ fn set_end(end: u64) {
 /// once compensation is decided).
 pub fn open_gate() {
     let fenced = crate::compensate::strategy() == crate::compensate::Strategy::Fenced;
-    let gate = if fenced { 0 } else { END.load(Relaxed) };
+    // With callpaths every counted call steps to its node (`probes::count_on_node`), in Rust.
+    let gate = if fenced || crate::callpath::depth() != 0 { 0 } else { END.load(Relaxed) };
     COUNTED_GATE.store(gate, Relaxed);
 }
 
@@ -262,14 +263,13 @@ static TARGET: AtomicU32 = AtomicU32::new(NONE);
 static OWNER: AtomicPtr<ThreadState> = AtomicPtr::new(std::ptr::null_mut());
 
 /// The event whose counted calls keep the step their caller's callpath node cached (NONE: every
-/// counted call forgets it, `Node::forget_step`): the one under estimation while its windows
-/// are a group of counted and tally or inline windows, whose paths forget nothing. Against
-/// timed windows a counted call forgets the step as a timed call replaces it, so that a
-/// sibling's next lookup misses alike in both and its cost stays in the sibling's own
-/// difference; against the tally path or an inline count, forgetting would put that sibling's
-/// miss into this event's counted cost too, and compensation would remove it twice (BT.W's
-/// CA-comp at late placement, 5.6 ns a call too much, the fifteenth session's note). Read by the
-/// trampolines' counted path too.
+/// counted call caches its own, as a timed call does: `Tree::step_counted`): the one under
+/// estimation while its windows are a group of counted and tally windows, whose path steps
+/// nowhere. Against timed windows a counted call replaces the step as a timed call does, so
+/// that a sibling's next lookup misses alike in both and its cost stays in the sibling's own
+/// difference; against the tally path, replacing it would put that sibling's miss into this
+/// event's counted cost too, and compensation would remove it twice (BT.W's CA-comp at late
+/// placement, 5.6 ns a call too much, the fifteenth session's note).
 pub(crate) static KEEP_STEP: AtomicU32 = AtomicU32::new(NONE);
 
 /// Whether a counted call of `id` keeps its caller's cached callpath step (`KEEP_STEP`).
