@@ -153,7 +153,7 @@ unsafe fn measure_on(state: &mut ThreadState, precise: bool) -> Costs {
     // SAFETY: inside the parent's activation, on the measuring thread.
     let fenced_own = unsafe { fenced_inner(if precise { ROUND } else { QUICK }, own) };
     // SAFETY: inside the parent's activation, on the measuring thread.
-    let untimed = unsafe { untimed_round(state, QUICK, quick_baseline, compensate::enabled()) };
+    let untimed = unsafe { untimed_round(state, QUICK, quick_baseline, crate::callpath::depth() != 0) };
     let costs = Costs { measured: timed.pair_costs(), own: timed.inner, untimed, fenced_own, ticks: 0 };
     // SAFETY: closes the parent's activation opened above.
     unsafe { (trampolines::set_in_use().exit)(parent) };
@@ -172,8 +172,9 @@ unsafe fn measure_on(state: &mut ThreadState, precise: bool) -> Costs {
 pub struct Untimed {
     pub counted: [u64; 2],
     pub off: [u64; 2],
-    /// Counted but kept on the shadow stack (`switch::PATHED`, inplace's counted windows of a
-    /// callpath parent): measured where compensation is on, the only runs that use it (0 else).
+    /// Counted but kept on the shadow stack (`switch::PATHED`: a throttled callpath parent, and
+    /// inplace's counted windows of one): measured where callpaths are recorded, the only runs
+    /// that use it (0 else).
     pub pathed: [u64; 2],
     /// One inline count of a throttled routine (inline.rs's replica of the pass's code).
     pub inline: u64,
@@ -184,9 +185,8 @@ pub struct Untimed {
 }
 
 /// The untimed modes of both kinds with `budget`, less `baseline` (the empty loop's, scaled):
-/// counted, switched off, kept on the stack untimed when `pathed` (only compensation uses it;
-/// without it a pathed frame would be closed by the timed exit's assembly path, timed_path.rs,
-/// which takes any frame for a timed one), and the inline count on x86-64, with the bare count
+/// counted, switched off, kept on the stack untimed when `pathed` (only callpath runs use it:
+/// throttled parents and inplace's pathed windows), and the inline count on x86-64, with the bare count
 /// where compensation is on (only its bare windows run it: inplace's excess.rs).
 ///
 /// # Safety

@@ -913,7 +913,7 @@ unsafe fn past_throttle_calls(ts: &mut ThreadState, id: u32, kind: usize, record
     if !compensate::enabled() && inplace::at_end(record.calls) {
         // SAFETY: a timed exit of `id` on this thread (the contract).
         unsafe { inplace::timed_boundary(ts, id, record.calls, u64::from(record.active)) };
-    } else if switch::consider(id, record.calls, record.incl) {
+    } else if switch::consider(id, record.calls, record.incl, record.child_calls != 0) {
         let timed_children = record.child_calls.saturating_sub(u64::from(record.counted_children));
         let mean =
             crate::untimed::throttled(id, kind, crate::untimed::basis(record), record.calls, timed_children);

@@ -217,24 +217,44 @@ pub fn due(calls: u64) -> bool {
     calls >= THROTTLE_CALLS.load(Relaxed)
 }
 
-/// TAU's rule for an event that is `due`: throttle it if its calls took under the limit each.
-/// True when it was throttled now.
+/// TAU's rule for an event that is `due`: throttle it if its calls took under the limit each,
+/// into the mode `settled_for(parent)` gives (`parent`: it made calls). True when it was
+/// throttled now.
 #[cold]
 #[inline(never)]
-pub fn consider(id: u32, calls: u64, inclusive_ticks: u64) -> bool {
+pub fn consider(id: u32, calls: u64, inclusive_ticks: u64, parent: bool) -> bool {
     // An event under in-place estimation is timed in its timed windows on purpose, and one
-    // already counted (its estimation's last timed exit) stays as it is.
-    if crate::inplace::estimating(id) || mode(id) & UNTIMED != 0 {
+    // already counted or settled on the stack (its estimation's last timed exit) stays as it is.
+    if crate::inplace::estimating(id) || mode(id) & UNTIMED != 0 || settled_throttled(id) {
         return false;
     }
     let Some(ticks_per_ns) = clock::ticks_per_ns_estimate() else { return false };
     let limit = THROTTLE_PER_CALL_NS.load(Relaxed) as f64 * ticks_per_ns * calls as f64;
     let throttle = (inclusive_ticks as f64) < limit;
     if throttle {
-        set(id, settled());
+        set(id, settled_for(parent));
         THROTTLED.set(id);
     }
     throttle
+}
+
+/// The mode a throttled event settles in: `PATHED` for a `parent` (one that made calls) when
+/// callpaths are recorded, so that its children's calls stay on paths through it (counted
+/// without it they would go to paths that skip it, as TAU's throttling puts them), else
+/// `settled()`.
+pub fn settled_for(parent: bool) -> u8 {
+    if parent && crate::callpath::depth() != 0 {
+        PATHED
+    } else {
+        settled()
+    }
+}
+
+/// Whether event `id` is throttled and settled in its mode (`settled_counted`, or `PATHED` with
+/// callpaths): what its re-estimations and its queued first estimation wait for.
+pub fn settled_throttled(id: u32) -> bool {
+    let mode = mode(id);
+    settled_counted(mode) || mode == PATHED && throttled(id)
 }
 
 /// Whether event `id` was throttled (it stays counted for the rest of the run).

@@ -13,7 +13,8 @@
 //! - in callpath mode, the parent's node has the step to this event cached (`Tree::step`'s
 //!   first test); frames keep their node's address (`Frame::node_at`, 0 without a tree), and
 //!   nodes their cached child's, so no node is found by index here;
-//! - an exit closes the frame on top, pushed for this event at this stack pointer.
+//! - an exit closes the frame on top, pushed for this event at this stack pointer and timed
+//!   (its start before the exit's timestamp).
 //!
 //! The entry marks the stack busy, counts the call as a timed child of the frame on top and as
 //! an activation of the event (and of its node), fills the frame and takes the timestamp last.
@@ -240,15 +241,17 @@ macro_rules! timed_exit {
                 "jne 9f",
                 "cmp qword ptr [r9 + {f_sp}], rsi",
                 "jne 9f",
-                // Closed from here on: rsi and rdi are free. rdx: the inclusive ticks
-                // (saturating), r8: zero.
+                // rdx: the inclusive ticks. A start after the timestamp is a frame kept on the
+                // stack untimed (`UNTIMED_START`: a throttled callpath parent's, or a pathed
+                // window's), or a clock read on another core behind this one: the body's.
+                "mov rdx, rax",
+                "sub rdx, qword ptr [r9 + {f_start}]",
+                "jb 9f",
+                // Closed from here on: rsi and rdi are free. r8: zero.
                 "mov rdi, rcx",
                 "bts rdi, {busy_bit}",
                 "mov qword ptr [r10 + {depth}], rdi",
                 "xor r8d, r8d",
-                "mov rdx, rax",
-                "sub rdx, qword ptr [r9 + {f_start}]",
-                "cmovb rdx, r8",
                 "add qword ptr [r9 - {parent_child_incl}], rdx",
                 "mov edi, r11d",
                 "shl rdi, {record_shift}",

@@ -633,6 +633,17 @@ impl Windows {
         window_kind(n, self.tallies, self.inlines, self.bares, self.fenced, self.pathes)
     }
 
+    /// The mode the event is left in when the estimation ends: a throttled one's settled mode
+    /// (`release` asks `settled_mode` for it), `PATHED` for a throttled callpath parent, whose
+    /// counted windows keep it on the stack (`switch::settled_for`); a measured one's measured.
+    fn settles(&self) -> u8 {
+        if self.after == switch::COUNTED && self.pathed {
+            switch::PATHED
+        } else {
+            self.after
+        }
+    }
+
     /// The event's mode in counted windows (`pathed`).
     fn counted_mode(&self) -> u8 {
         if self.pathed {
@@ -675,7 +686,7 @@ pub unsafe fn timed_boundary(ts: &mut ThreadState, id: u32, calls: u64, active: 
         if calls.saturating_sub(w.start_count) > MAX_OVERRUN * w.window.max(1) {
             GIVEN_UP.store(u64::from(id) + 1, Relaxed);
             // SAFETY: this thread owns the estimation and leaves the windows alone from here.
-            return unsafe { release(w.after) };
+            return unsafe { release(w.settles()) };
         }
         return set_end(calls + active);
     }
@@ -887,7 +898,7 @@ unsafe fn close_window(w: &mut Windows, now: u64, count: u64) -> bool {
         // touches the windows no more once released (the contract too).
         unsafe {
             publish(w);
-            release(w.after);
+            release(w.settles());
         }
         return true;
     }
@@ -972,8 +983,11 @@ unsafe fn give_up_stale(state: *mut ThreadState, now: u64) {
     }
     // An activation that began counted may still be open: its exit must not be reconciled
     // (a throttled event's exits never are).
-    let mode =
-        if w.timed(w.done) || w.after != switch::MEASURED { w.after } else { instrument_live::MODE_LENIENT };
+    let mode = if w.timed(w.done) || w.after != switch::MEASURED {
+        w.settles()
+    } else {
+        instrument_live::MODE_LENIENT
+    };
     // SAFETY: this thread owns the estimation and leaves the windows alone from here.
     unsafe { release(mode) };
 }
@@ -1082,7 +1096,7 @@ pub unsafe fn retire(state: *mut ThreadState) {
         if w.differences.len() >= MIN_PAIRS {
             publish(w);
         }
-        release(w.after);
+        release(w.settles());
     }
 }
 
@@ -1211,10 +1225,10 @@ unsafe fn publish(w: &mut Windows) {
             pathed_pairs: if pathed.is_some() { w.pathed_differences.len() as u32 } else { 0 },
             at: 0,
             calibration: now,
-            mode: if w.after == switch::COUNTED {
+            mode: if w.settles() == switch::COUNTED {
                 settled_mode_with(pool_inline_with(w.id, inline))
             } else {
-                w.after
+                w.settles()
             },
         });
     }

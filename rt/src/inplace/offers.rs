@@ -72,7 +72,7 @@ pub(super) unsafe fn offer_hot(ts: &mut ThreadState, id: u32, kind: usize, calls
         let waits = TARGET.load(Relaxed) != id;
         let waiting = if waits { pending::WAITING } else { 0 };
         // A callpath parent waits on the stack, as its counted windows keep it.
-        let mode = if keeps_path(record, switch::MEASURED) { switch::PATHED } else { switch::COUNTED };
+        let mode = if keeps_path(record) { switch::PATHED } else { switch::COUNTED };
         // Counted before this entry joins them; only a waiting event's share needs it.
         let ahead = if waits { pending::waiting_on(ts.index) as u64 } else { 0 };
         if pending::push(ts.index, kind | pending::MEASURED | waiting, id) && waits {
@@ -173,8 +173,7 @@ pub unsafe fn reoffer(ts: &mut ThreadState, now: u64) {
         let id = (ts.reoffer_cursor + step) % used.max(1);
         // SAFETY: `id < used <= record_cap`, records left alone meanwhile (the contract).
         let record = unsafe { record_of(ts, id) };
-        if record.counted == 0 || !switch::settled_counted(switch::mode(id)) || !crate::rests::rested(id, now)
-        {
+        if record.counted == 0 || !switch::settled_throttled(id) || !crate::rests::rested(id, now) {
             continue;
         }
         ts.reoffer_cursor = id;
@@ -239,7 +238,7 @@ pub(super) unsafe fn start_pending(ts: &mut ThreadState) -> bool {
             unsafe { offer(ts, id, kind, record.calls, record.incl, switch::MEASURED, budget) }
         } else {
             // SAFETY: as above.
-            switch::settled_counted(switch::mode(id)) && unsafe { offer_counted(ts, id, kind, false) }
+            switch::settled_throttled(id) && unsafe { offer_counted(ts, id, kind, false) }
         };
         if started {
             return true;
@@ -319,7 +318,7 @@ pub(super) unsafe fn offer(
         && registry::counts_inline(id)
         && (leaf || after == switch::COUNTED);
     let fenced = splits(kind);
-    let pathed = keeps_path(record, after);
+    let pathed = keeps_path(record);
     // Pathed windows only with compensation on, as a parent's (the only runs that calibrate the pair).
     let pathes = leaf && crate::callpath::depth() != 0 && crate::compensate::enabled();
     let bares = inlines && crate::compensate::enabled();
@@ -384,7 +383,7 @@ pub(super) fn budget(calls: u64, after: u8) -> u64 {
 /// windows): estimation is on, the event is in the tables, and not given up.
 pub(super) fn eligible(id: u32, after: u8) -> bool {
     let mode = switch::mode(id);
-    let in_mode = mode == after || (after == switch::COUNTED && switch::settled_counted(mode));
+    let in_mode = mode == after || (after == switch::COUNTED && switch::settled_throttled(id));
     enabled() && id < switch::TABLE_LEN && !given_up(id) && in_mode
 }
 
@@ -393,9 +392,9 @@ pub(super) fn eligible(id: u32, after: u8) -> bool {
 /// its counted windows their calls would go to paths that skip it (BT.W: x_solve => binvcrhs,
 /// 54000 calls of a call the program never makes). So an event with children (`record`, its
 /// record on the offering thread) is counted on the stack instead, and the windows measure
-/// timing against that. A throttled event is counted from then on anyway.
-fn keeps_path(record: &Record, after: u8) -> bool {
-    after == switch::MEASURED && crate::callpath::depth() != 0 && record.child_calls != 0
+/// timing against that. So is a throttled parent, which settles there (`switch::settled_for`).
+fn keeps_path(record: &Record) -> bool {
+    crate::callpath::depth() != 0 && record.child_calls != 0
 }
 
 /// The last event given up (recursive, or no longer called), so that it is not offered again
