@@ -342,8 +342,8 @@ unsafe fn enter_full(id_slot: *const u32, sp: usize) -> Opened {
 /// not read. It opens a frame only where an in-place window ends and times this entry. The
 /// trampolines do the same in assembly away from a window's end, serialized mode and waiting
 /// events that have had their share (trampolines.rs, `counted_path!`): a change here is a change
-/// there. With callpaths only this path runs (the assembly one's gate is closed), and a call
-/// that stays counted is counted on its node too (`count_on_node`).
+/// there. With callpaths a call that stays counted is counted on its node too
+/// (`count_on_node`; the assembly path only where its caller's node has the step cached).
 ///
 /// # Safety
 /// `ts` is the calling thread's state, `id < record_cap`, `ts.depth + 1 < frame_cap`, and `id`

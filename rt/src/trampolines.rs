@@ -356,8 +356,9 @@ unsafe extern "C" fn exit_pm() {
 /// measured 37.5 ns over counting where it costs 41.4). Every other case goes to `$miss` with
 /// nothing written: no thread state, a busy or full stack, an id past the records, serialized
 /// mode, a waiting event that has had its share (compensation on), a count at the window's
-/// end, or a run that records callpaths, whose counted calls step to their nodes
-/// (`inplace::COUNTED_GATE`). The body uses `rcx`, `rdx`,
+/// end (`inplace::COUNTED_GATE`), or with callpaths a caller's node whose cached step is not
+/// this event's. With callpaths the call is also counted on its node, the cached step's, with its
+/// estimate (`probes::count_on_node`). The body uses `rcx`, `rdx`,
 /// `r8` to `r11` and the flags; `$save` and `$restore` keep what the convention asks.
 macro_rules! counted_path {
     ($name:ident, save: [$($save:literal),*], restore: [$($restore:literal),*], miss: [$($miss:literal),*]
@@ -414,16 +415,24 @@ macro_rules! counted_path {
                 "cmp r9, r10",
                 "jae 2f",
                 "7:",
-                "mov qword ptr [r8 + {counted}], r9",
-                // r11: the frame on top; one more counted child.
+                // r11: the frame on top. With callpaths (its node's address is not 0) the step
+                // its node cached must be this event's, else the body steps (`Tree::step_counted`).
                 "mov r11, rcx",
                 "shl r11, {frame_shift}",
                 "add r11, qword ptr [rdx + {frames}]",
+                "mov r10, qword ptr [r11 + {node_at}]",
+                "test r10, r10",
+                "jz 1f",
+                "cmp dword ptr [r10 + {last_event}], eax",
+                "jne 2f",
+                "1:",
+                "mov qword ptr [r8 + {counted}], r9",
+                // One more counted child of the frame on top.
                 "movabs r9, {counted_child}",
                 "add qword ptr [r11 + {child_calls}], r9",
                 // Compensation on: the call's in-place cost to the frame on top
                 // (`compensate::counted_cost`: the event's estimate once it has one, else the
-                // calibrated cost). (With callpaths the gate is closed: `inplace::open_gate`.)
+                // calibrated cost).
                 "cmp byte ptr [rip + {compensating}], 0",
                 "je 4f",
                 "mov r9, qword ptr [rip + {costs}]",
@@ -455,6 +464,16 @@ macro_rules! counted_path {
                 "add r9, qword ptr [rdx + {records}]",
                 "add qword ptr [r9 + {untimed_children}], r10",
                 "3:",
+                // Callpaths: the call and its estimate (r10, 0 without one) on the cached step's
+                // node, the estimate on the caller's too (`probes::count_on_node`).
+                "mov r9, qword ptr [r11 + {node_at}]",
+                "test r9, r9",
+                "jz 0f",
+                "mov r11, qword ptr [r9 + {last_child_at}]",
+                "add qword ptr [r11 + {node_record} + {counted}], 1",
+                "add qword ptr [r11 + {node_record} + {untimed_own}], r10",
+                "add qword ptr [r9 + {node_record} + {untimed_children}], r10",
+                "0:",
                 "mov qword ptr [rdx + {depth}], rcx",
                 $($restore,)*
                 "xor eax, eax",
@@ -477,6 +496,10 @@ macro_rules! counted_path {
                 cost_shift = const size_of::<crate::inplace::Cost>().trailing_zeros(),
                 overhead = const core::mem::offset_of!(Frame, overhead),
                 per_call = sym crate::untimed::PER_CALL,
+                node_at = const core::mem::offset_of!(Frame, node_at),
+                last_event = const crate::callpath::Node::LAST_EVENT_AT,
+                last_child_at = const crate::callpath::Node::LAST_CHILD_ADDRESS_AT,
+                node_record = const crate::callpath::Node::RECORD_AT,
                 depth = const core::mem::offset_of!(ThreadState, depth),
                 frame_cap = const ThreadState::FRAME_CAP_AT,
                 frames = const ThreadState::FRAMES_AT,

@@ -316,3 +316,37 @@ fn in_place_estimation_leaves_the_callpaths_of_a_hot_routine_alone() {
             .collect();
     assert_eq!(table(&path, None, None), expected);
 }
+
+/// Throttling with callpaths keeps every call on its path, whichever mode it ran in: the
+/// throttled parent (outer, which calls leaf eight times) stays on the stack untimed, so that
+/// leaf's calls keep their path through it (without it they would hang from main, as TAU's
+/// throttling puts them), the throttled leaf is counted on its node, and each node gets its
+/// event's estimated times for its untimed calls; with compensation and without.
+#[test]
+fn throttled_callpaths_keep_exact_counts_on_their_paths() {
+    let dir = scratch();
+    for compensate in ["0", "1"] {
+        let run = dir.path().join(format!("compensate{compensate}"));
+        std::fs::create_dir_all(&run).unwrap();
+        let env = [("INSTRUMENT_THROTTLE", "1"), ("INSTRUMENT_COMPENSATE", compensate)];
+        let path = record_fixture(&run, "nested_throttle", "all", &env);
+        let profile = load_profile(&path);
+        let (outer, leaf) = (function(&profile, "outer"), function(&profile, "leaf"));
+        assert!(outer.throttled && leaf.throttled, "compensate={compensate}");
+        let expected: BTreeMap<String, u64> =
+            [("main", 1), ("main => outer", 400_000), ("main => outer => leaf", 3_200_000)]
+                .into_iter()
+                .map(|(p, c)| (p.to_string(), c))
+                .collect();
+        assert_eq!(table(&path, None, None), expected, "compensate={compensate}");
+        let paths = &profile.callpaths.as_ref().expect("callpaths").threads[0].paths;
+        for event in [outer, leaf] {
+            let node = paths.iter().find(|p| p.path.last() == Some(&event.id)).expect("its path");
+            assert_eq!(node.stats.untimed_calls, event.stats.untimed_calls, "{}", event.name);
+            // leaf's estimate may be none (about half a nanosecond a call, within the timed
+            // pair's inside part: throttling.rs), and then its node has none either.
+            assert!(node.stats.untimed_calls > 0, "{node:?}");
+            assert_eq!(node.stats.estimated.is_some(), event.stats.estimated.is_some(), "{node:?}");
+        }
+    }
+}

@@ -190,8 +190,7 @@ fn set_end(end: u64) {
 /// once compensation is decided).
 pub fn open_gate() {
     let fenced = crate::compensate::strategy() == crate::compensate::Strategy::Fenced;
-    // With callpaths every counted call steps to its node (`probes::count_on_node`), in Rust.
-    let gate = if fenced || crate::callpath::depth() != 0 { 0 } else { END.load(Relaxed) };
+    let gate = if fenced { 0 } else { END.load(Relaxed) };
     COUNTED_GATE.store(gate, Relaxed);
 }
 
