@@ -33,22 +33,22 @@ pub fn default_for(compensating: bool) -> Rule {
     }
 }
 
-/// Whether a run throttles when its settings do not say: unless it records callpaths, whose
-/// throttled events' estimated times would be in the flat view only. Compensation throttles
-/// too (it used not to): a throttled event keeps its exact count and gets the time its in-place
-/// windows estimate, and its probes then cost a tenth of what timing every call does, which no
-/// compensation removes to the nanosecond a call that call-dense code needs. On real programs
-/// nobody here wrote, their plain and instrumented copies alternated in one process
-/// (`scripts/nas-paired --placement late --processes 10`, the note of issue 23's twenty-first
-/// session), the compensated steps came out closer to plain throttled than not (Lua: -2.2 ±2.0
-/// ns a probed call against -6.1 ±3.2, and -2.4 ±2.3 against -10.5 ±4.5 with callpaths asked
-/// to throttle; SQLite +0.6 ±1.4 against -5.1 ±6.5; NPB BT.W unresolved, +8 ±10 % against
-/// +13 ±14 % of plain) while the probes cost 8 to 20 times less in place; and
-/// `c-fixtures/nested_throttle.c` at `--instrument-min-instructions=0` ran 43 x slower than
-/// plain unthrottled, 2.3 to 3.3 x throttled.
-pub fn on_by_default(callpaths: bool) -> bool {
-    !callpaths
-}
+/// Whether a run throttles when its settings do not say: yes, with callpaths or without,
+/// compensated or not. A throttled event keeps its exact count (on its callpath too: a
+/// throttled parent stays on the stack untimed, its children's calls on paths through it) and
+/// gets the time its in-place windows estimate, and its probes then cost a fraction of what
+/// timing every call does, which no compensation removes to the nanosecond a call that
+/// call-dense code needs. On real programs nobody here wrote, their plain and instrumented
+/// copies alternated in one process (`scripts/nas-paired --placement late --processes 10`, the
+/// notes of issue 23), the compensated flat steps came out closer to plain throttled than not
+/// (Lua: -2.2 ±2.0 ns a probed call against -6.1 ±3.2; SQLite +0.6 ±1.4 against -5.1 ±6.5; NPB
+/// BT.W unresolved) while the probes cost 8 to 20 times less in place; with callpaths the
+/// errors came out alike (Lua -16.3 ±4.1 against -15.5 ±2.6, SQLite -17.7 ±5.5 against -23.0
+/// ±4.5) with the probes costing a half and a third; and `c-fixtures/nested_throttle.c` at
+/// `--instrument-min-instructions=0` ran 43 x slower than plain unthrottled, 2.3 to 3.3 x
+/// throttled. Callpath runs used not to throttle, when a throttled event's calls reached its
+/// flat record only.
+pub const ON_BY_DEFAULT: bool = true;
 
 /// One throttling rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,13 +69,5 @@ impl Rule {
     /// "called over 1000 times at under 10 us each"
     pub fn describe(&self) -> String {
         format!("called over {} times at under {} us each", self.calls, self.per_call_us)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn only_callpath_runs_are_unthrottled_by_default() {
-        assert_eq!([false, true].map(super::on_by_default), [true, false]);
     }
 }
