@@ -33,22 +33,30 @@ pub fn default_for(compensating: bool) -> Rule {
     }
 }
 
-/// Whether a run throttles when its settings do not say: yes, with callpaths or without,
-/// compensated or not. A throttled event keeps its exact count (on its callpath too: a
-/// throttled parent stays on the stack untimed, its children's calls on paths through it) and
-/// gets the time its in-place windows estimate, and its probes then cost a fraction of what
-/// timing every call does, which no compensation removes to the nanosecond a call that
+/// Whether a run throttles when its settings do not say: unless it records callpaths.
+///
+/// Flat runs throttle, compensated too (they used not to): a throttled event keeps its exact
+/// count and gets the time its in-place windows estimate, and its probes then cost a tenth of
+/// what timing every call does, which no compensation removes to the nanosecond a call that
 /// call-dense code needs. On real programs nobody here wrote, their plain and instrumented
 /// copies alternated in one process (`scripts/nas-paired --placement late --processes 10`, the
-/// notes of issue 23), the compensated flat steps came out closer to plain throttled than not
-/// (Lua: -2.2 ±2.0 ns a probed call against -6.1 ±3.2; SQLite +0.6 ±1.4 against -5.1 ±6.5; NPB
-/// BT.W unresolved) while the probes cost 8 to 20 times less in place; with callpaths the
-/// errors came out alike (Lua -16.3 ±4.1 against -15.5 ±2.6, SQLite -17.7 ±5.5 against -23.0
-/// ±4.5) with the probes costing a half and a third; and `c-fixtures/nested_throttle.c` at
+/// note of issue 23's twenty-first session), the compensated steps came out closer to plain
+/// throttled than not (Lua: -2.2 ±2.0 ns a probed call against -6.1 ±3.2; SQLite +0.6 ±1.4
+/// against -5.1 ±6.5; NPB BT.W unresolved, +8 ±10 % against +13 ±14 % of plain) while the
+/// probes cost 8 to 20 times less in place; and `c-fixtures/nested_throttle.c` at
 /// `--instrument-min-instructions=0` ran 43 x slower than plain unthrottled, 2.3 to 3.3 x
-/// throttled. Callpath runs used not to throttle, when a throttled event's calls reached its
-/// flat record only.
-pub const ON_BY_DEFAULT: bool = true;
+/// throttled.
+///
+/// Throttled with callpaths, an event keeps its exact count on every path (a throttled parent
+/// stays on the stack untimed, its callees' paths through it), so its counted calls step to
+/// their nodes: on Lua and SQLite that halved and thirded the probes' cost in place against
+/// timing every call and moved the compensated error none (-16.3 ±4.1 against -15.5 ±2.6 ns a
+/// probed call, -17.7 ±5.5 against -23.0 ±4.5), and on the ground truth's alternating siblings
+/// (BT's solve_line) it came to -20.9 ±8.2 ns an event against -6.4 ±10.3 timing every call (the
+/// notes of issue 23's twenty-second session): not enough for a default.
+pub fn on_by_default(callpaths: bool) -> bool {
+    !callpaths
+}
 
 /// One throttling rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,5 +77,13 @@ impl Rule {
     /// "called over 1000 times at under 10 us each"
     pub fn describe(&self) -> String {
         format!("called over {} times at under {} us each", self.calls, self.per_call_us)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn only_callpath_runs_are_unthrottled_by_default() {
+        assert_eq!([false, true].map(super::on_by_default), [true, false]);
     }
 }
