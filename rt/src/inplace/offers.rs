@@ -319,7 +319,7 @@ pub(super) unsafe fn offer(
         && (leaf || after == switch::COUNTED);
     let fenced = splits(kind);
     let pathed = keeps_path(record);
-    // Pathed windows only with compensation on, as a parent's (the only runs that calibrate the pair).
+    // A leaf's pathed windows scale the pathed pair's calibration for compensation: only with it on.
     let pathes = leaf && crate::callpath::depth() != 0 && crate::compensate::enabled();
     let bares = inlines && crate::compensate::enabled();
     let extra_groups = u64::from(inlines) + u64::from(bares) + u64::from(fenced) + u64::from(pathes);
