@@ -20,7 +20,9 @@ pub fn render_all(profile: &Profile) {
     }
     let _ = report::json(profile);
     if let Ok(rows) = callpaths::table(profile, None, Threads::Merged) {
-        let _ = callpaths::render_table(profile, &rows);
+        for view in [View::Raw, View::Compensated, View::Measured] {
+            let _ = callpaths::render_table(profile, &rows, view);
+        }
     }
     let _ = callpaths::render_cct(profile, Threads::Merged, View::Raw);
     let _ = callpaths::render_cct(profile, Threads::One(0), View::Compensated);
