@@ -398,19 +398,22 @@ unsafe fn stays_counted(ts: &mut ThreadState, depth: usize, id: u32, estimate: u
 /// and a compensated callpath profile's hot leaves lost their counted windows' calls there
 /// (the hot_parent fixture's leaf: about one call in twelve).
 ///
+/// A node created here takes time out of every frame open on the thread, which may reach
+/// above `depth` (a tally window ended by a deeper call: `tally::close`).
+///
 /// # Safety
-/// As `stays_counted`'s, with the stack marked busy and the frames above `depth` none of the
-/// calls' callers.
+/// `ts` is the calling thread's state with the stack marked busy at its top frame (below
+/// frame_cap), `depth` at or below it, `id` below record_cap and inside the mode table.
 #[inline(always)]
 pub(crate) unsafe fn count_on_node(ts: &mut ThreadState, depth: usize, id: u32, calls: u64, estimate: u64) {
-    let frames = ts.frames();
+    let (frames, top) = (ts.frames(), ts.depth & !BUSY);
     // SAFETY: the tree, when there is one, is this thread's (attach maps it).
     let Some(tree) = (unsafe { ts.tree() }) else { return };
-    // SAFETY: depth < frame_cap (the contract); its node is one the tree made (or the root), and
-    // `step_counted` returns another; the open frames are 1..=depth, below frame_cap.
+    // SAFETY: depth <= top < frame_cap (the contract); its node is one the tree made (or the
+    // root), and `step_counted` returns another; the open frames are 1..=top.
     unsafe {
         let caller = (*frames.add(depth)).node;
-        let open = crate::callpath::OpenFrames { frames, top: depth };
+        let open = crate::callpath::OpenFrames { frames, top };
         let node = tree.step_counted(caller, id, open, inplace::keeps_step(id));
         let own = &mut tree.node(node).record;
         own.counted += calls;

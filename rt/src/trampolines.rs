@@ -347,10 +347,10 @@ unsafe extern "C" fn exit_pm() {
 /// record and as a counted child of the frame on top, and charges the event's untimed estimate
 /// to the event and to that frame's event (`probes::charge_untimed`). With compensation on it
 /// also does what `probes::counted_compensated` does but the fence: the call's cost to the
-/// frame on top. Through the Rust body, that
-/// made a counted call cost 4 to 30 ns more than this path without compensation (issue 23's
-/// ground truth: 5.2 against 0.4 ns beside multiply-adds, 40.5 against 11.4 beside cache
-/// misses), which compensation then had to estimate; and an event waiting counted in the
+/// frame on top. Through the Rust body, that made a counted call cost 4 to 30 ns more than
+/// this path without compensation (issue 23's ground truth: 5.2 against 0.4 ns beside
+/// multiply-adds, 40.5 against 11.4 beside cache misses), which compensation then had to
+/// estimate; and an event waiting counted in the
 /// in-place queue was measured against the body's cost while its counted windows took this
 /// path, which broke the telescoping of inplace (the ground truth's nested context: a parent
 /// measured 37.5 ns over counting where it costs 41.4). Every other case goes to `$miss` with
