@@ -30,6 +30,7 @@
 //! `Map` below, whose fields are private to this module; the unsafe accessors (`Tree::node`,
 //! `node_ref`, `slot`, `Map::key`, `static_entry`) check them in debug builds.
 
+use crate::node_map::{Map, MAP_START};
 use crate::pages;
 use crate::thread::{Frame, Record};
 use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering::Relaxed};
@@ -167,141 +168,6 @@ pub struct Node {
     /// The address of `last_child`'s node, for the timed path in assembly (timed_path.rs).
     last_child_at: u64,
     pub record: Record,
-}
-
-/// An open-addressing map from (node, event) to node, in kernel-provided zeroed memory. It
-/// starts small with its pages touched at once, and grows (at most to `max` slots) inside node
-/// creation, whose time no frame counts: a lookup never faults on a fresh page in a frame's time.
-///
-/// Invariant: `keys` and `values` each hold `mask + 1` entries (a power of two) that `Map::new`
-/// mapped and the map owns until `unmap`. A zero key marks an empty slot (no real key is zero:
-/// its node is at least ROOT), and `insert` leaves at least a quarter of the slots empty, so a
-/// probe sequence always ends.
-struct Map {
-    keys: *mut u64,
-    values: *mut u32,
-    mask: usize,
-    len: usize,
-    max: usize,
-}
-
-/// Slots a map starts with (12 KiB of keys and values).
-const MAP_START: usize = 1024;
-
-impl Map {
-    fn new(capacity: usize, max: usize) -> Option<Map> {
-        let capacity = capacity.next_power_of_two();
-        let keys = pages::map_touched(capacity * 8)?.as_ptr().cast();
-        let values = pages::map_touched(capacity * 4)?.as_ptr().cast();
-        Some(Map { keys, values, mask: capacity - 1, len: 0, max: max.next_power_of_two() })
-    }
-
-    /// The key in slot `i` (0: empty).
-    ///
-    /// # Safety
-    /// `i <= mask`.
-    #[inline(always)]
-    unsafe fn key(&self, i: usize) -> u64 {
-        debug_assert!(i <= self.mask, "map slot {i} past {}", self.mask);
-        // SAFETY: keys[..=mask] is the map's array (its invariant) and `i <= mask` (the contract).
-        unsafe { *self.keys.add(i) }
-    }
-
-    /// The value in slot `i`.
-    ///
-    /// # Safety
-    /// `i <= mask`.
-    #[inline(always)]
-    unsafe fn value(&self, i: usize) -> u32 {
-        debug_assert!(i <= self.mask, "map slot {i} past {}", self.mask);
-        // SAFETY: values[..=mask] is the map's array (its invariant) and `i <= mask` (the
-        // contract).
-        unsafe { *self.values.add(i) }
-    }
-
-    /// Stores `key` and `value` in slot `i`.
-    ///
-    /// # Safety
-    /// `i <= mask`.
-    #[inline(always)]
-    unsafe fn put(&mut self, i: usize, key: u64, value: u32) {
-        debug_assert!(i <= self.mask, "map slot {i} past {}", self.mask);
-        // SAFETY: keys[..=mask] and values[..=mask] are the map's arrays, which `&mut self`
-        // holds alone (its invariant), and `i <= mask` (the contract).
-        unsafe {
-            *self.keys.add(i) = key;
-            *self.values.add(i) = value;
-        }
-    }
-
-    /// The slot that holds `key`, or the empty slot where it would go.
-    fn slot(&self, key: u64) -> usize {
-        let mut i = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 20) as usize & self.mask;
-        // SAFETY: `i` is masked by `mask` at every step.
-        while unsafe { self.key(i) } != 0 && unsafe { self.key(i) } != key {
-            i = (i + 1) & self.mask;
-        }
-        i
-    }
-
-    fn get(&self, node: u32, event: u32) -> Option<u32> {
-        let key = (u64::from(node) << 32) | u64::from(event);
-        let i = self.slot(key);
-        // SAFETY: `slot` returns a slot of the map (masked by `mask`).
-        unsafe { (self.key(i) == key).then(|| self.value(i)) }
-    }
-
-    /// Remembers `value` for (node, event); a map that is full at its largest size remembers
-    /// nothing more (lookups then miss and recompute).
-    fn insert(&mut self, node: u32, event: u32, value: u32) {
-        let capacity = self.mask + 1;
-        if (self.len + 1) * 2 > capacity && !self.grow() && (self.len + 1) * 4 > capacity * 3 {
-            return;
-        }
-        let key = (u64::from(node) << 32) | u64::from(event);
-        let i = self.slot(key);
-        // SAFETY: `slot` returns a slot of the map (masked by `mask`).
-        unsafe {
-            self.len += usize::from(self.key(i) == 0);
-            self.put(i, key, value);
-        }
-    }
-
-    /// Moves the entries to a map four times larger; false at the largest size or without memory.
-    fn grow(&mut self) -> bool {
-        let capacity = self.mask + 1;
-        if capacity >= self.max {
-            return false;
-        }
-        let Some(mut larger) = Map::new(capacity * 4, self.max) else { return false };
-        for i in 0..capacity {
-            // SAFETY: `i < capacity`, that is `i <= mask`.
-            let key = unsafe { self.key(i) };
-            if key != 0 {
-                // SAFETY: as the key's.
-                larger.insert((key >> 32) as u32, key as u32, unsafe { self.value(i) });
-            }
-        }
-        // SAFETY: the old arrays are not read again: `larger` replaces them at once.
-        unsafe { self.unmap() };
-        *self = larger;
-        true
-    }
-
-    /// Gives the map's arrays back to the kernel.
-    ///
-    /// # Safety
-    /// The map is not used afterwards (nor unmapped again): its pointers dangle.
-    unsafe fn unmap(&self) {
-        let n = self.mask + 1;
-        // SAFETY: `keys` and `values` are the mappings `Map::new` made of `n * 8` and `n * 4`
-        // bytes (its invariant; non-null, as `pages::map` returns), and the map, their only
-        // owner, is done with them (the contract).
-        unsafe {
-            pages::unmap(std::ptr::NonNull::new_unchecked(self.keys.cast()), n * 8);
-            pages::unmap(std::ptr::NonNull::new_unchecked(self.values.cast()), n * 4);
-        }
-    }
 }
 
 /// A thread's callpath graph.

@@ -37,6 +37,7 @@ mod live;
 mod lock;
 mod misses;
 mod mpi;
+mod node_map;
 mod output;
 mod overhead;
 mod pages;
