@@ -7,8 +7,9 @@ use std::sync::atomic::{AtomicU32, AtomicU64};
 /// The memfd's name, as `/proc/PID/fd/N` shows it: `/memfd:instrument-live (deleted)`.
 pub const MEMFD_NAME: &str = "instrument-live";
 pub const MAGIC: [u8; 8] = *b"INSTLIV1";
-/// 2: records keep the counted path's fields in their first cache line.
-pub const VERSION: u32 = 2;
+/// 2: records keep the counted path's fields in their first cache line; 3: thread headers of
+/// 512 bytes (the tally window's credits grew the state past 256).
+pub const VERSION: u32 = 3;
 pub const PAGE: u64 = 4096;
 const MIB: u64 = 1 << 20;
 
@@ -32,7 +33,7 @@ pub const RETIRED_OFFSET: u64 = 1024 * MIB;
 /// shadow stack) and record arrays, allocated from here on.
 pub const THREADS_OFFSET: u64 = 2048 * MIB;
 /// The thread state's room at the start of a thread region; the frames follow.
-pub const THREAD_HEADER_BYTES: u64 = 256;
+pub const THREAD_HEADER_BYTES: u64 = 512;
 /// Set in the depth word while a probe updates the shadow stack: a probe that runs then (in a
 /// signal handler that interrupted it) only counts its event, and readers mask it off.
 pub const DEPTH_BUSY: u64 = 1 << 48;

@@ -406,13 +406,33 @@ unsafe fn stays_counted(ts: &mut ThreadState, depth: usize, id: u32, estimate: u
 /// frame_cap), `depth` at or below it, `id` below record_cap and inside the mode table.
 #[inline(always)]
 pub(crate) unsafe fn count_on_node(ts: &mut ThreadState, depth: usize, id: u32, calls: u64, estimate: u64) {
+    // SAFETY: depth < frame_cap (the contract); its node is one the tree made (or the root).
+    let caller = unsafe { ts.frame(depth) }.node;
+    // SAFETY: the contract, which is `count_on_node_from`'s.
+    unsafe { count_on_node_from(ts, caller, id, calls, estimate) }
+}
+
+/// `count_on_node` from the caller's node `caller` (one the thread's tree made, or the root),
+/// which may be the node of a frame that has closed since (tally.rs credits a tally window's
+/// executions to their caller's node at the window's end).
+///
+/// # Safety
+/// `ts` is the calling thread's state with the stack marked busy at its top frame (below
+/// frame_cap), `id` below record_cap and inside the mode table.
+#[inline(always)]
+pub(crate) unsafe fn count_on_node_from(
+    ts: &mut ThreadState,
+    caller: u32,
+    id: u32,
+    calls: u64,
+    estimate: u64,
+) {
     let (frames, top) = (ts.frames(), ts.depth & !BUSY);
     // SAFETY: the tree, when there is one, is this thread's (attach maps it).
     let Some(tree) = (unsafe { ts.tree() }) else { return };
-    // SAFETY: depth <= top < frame_cap (the contract); its node is one the tree made (or the
-    // root), and `step_counted` returns another; the open frames are 1..=top.
+    // SAFETY: `caller` is a node the tree made (the contract), and `step_counted` returns
+    // another; the open frames are 1..=top, below frame_cap.
     unsafe {
-        let caller = (*frames.add(depth)).node;
         let open = crate::callpath::OpenFrames { frames, top };
         let node = tree.step_counted(caller, id, open, inplace::keeps_step(id));
         let own = &mut tree.node(node).record;
@@ -654,7 +674,8 @@ pub unsafe extern "C" fn loop_exit(id_slot: *const u32, iterations: u64, sp: usi
 }
 
 /// Exit of an event whose entries keep it on the stack untimed (`PATHED`): its frame on top,
-/// pushed so, is closed without a clock read; any other case (an activation that began timed,
+/// pushed so, is closed without a clock read (a tally window's trapped caller too, its
+/// window's executions credited first: `tally::left`); any other case (an activation that began timed,
 /// an exit that does not match the top frame) is a timed exit.
 ///
 /// # Safety
@@ -670,7 +691,10 @@ unsafe fn exit_pathed(id_slot: *const u32, sp: usize, kind: usize) {
     // SAFETY: the frame is read only below frame_cap; a match makes it this event's, pushed
     // with an id below record_cap.
     unsafe {
-        if depth < ts.frame_cap() && top_is(ts, depth, id, sp) && ts.frame(depth).start == UNTIMED_START {
+        if depth < ts.frame_cap()
+            && (top_is(ts, depth, id, sp) || (crate::tally::left(ts, id, sp) && top_is(ts, depth, id, sp)))
+            && ts.frame(depth).start == UNTIMED_START
+        {
             return close_untimed(ts, depth);
         }
         exit_now(id_slot, sp, kind)
@@ -695,8 +719,9 @@ unsafe fn exit_unmeasured(id_slot: *const u32, sp: usize, kind: usize) {
     // SAFETY: called only when not overflowed, so the top frame is stored; the slot is the
     // probe's.
     let on_top = |ts: &ThreadState| unsafe { top_is(ts, ts.depth, load_id(id_slot), sp) };
-    // SAFETY: this thread's state, in its probe (see `exit_at` for the tally window's trap).
-    if overflowed || on_top(ts) || (unsafe { crate::tally::interrupted(ts) } && on_top(ts)) {
+    // SAFETY: this thread's state, in its probe (see `exit_at` for the tally window's trap); the
+    // slot is the probe's.
+    if overflowed || on_top(ts) || (unsafe { crate::tally::left(ts, load_id(id_slot), sp) } && on_top(ts)) {
         // SAFETY: the probe contract.
         unsafe { exit_now(id_slot, sp, kind) };
     }
@@ -746,7 +771,7 @@ unsafe fn exit_at(now: u64, id_slot: *const u32, sp: usize, kind: usize) {
     // the match once; `interrupted` mends it for the second.
     let on_top = |ts: &ThreadState| unsafe { top_is(ts, depth, id, sp) };
     // SAFETY: this thread's state, in its probe, the stack not busy.
-    if on_top(ts) || (unsafe { crate::tally::interrupted(ts) } && on_top(ts)) {
+    if on_top(ts) || (unsafe { crate::tally::left(ts, id, sp) } && on_top(ts)) {
         // SAFETY: the top frame is stored and was pushed for `id`, so 1 <= depth (the sentinel
         // never matches a real id) and its id is below record_cap.
         unsafe { close_top(ts, depth, now, kind) };

@@ -113,6 +113,10 @@ pub struct ThreadState {
     /// entry trampolines read both.
     pub tally: i64,
     pub tally_depth: usize,
+    /// `tally` when the window's executions were last credited, and the callpath node credit
+    /// they wait for (tally.rs `credit`).
+    pub tally_credited: i64,
+    pub tally_pending: crate::tally::Pending,
     /// The thread's process and kernel ids and its run delay when it attached (waits.rs).
     pub pid: i32,
     pub tid: i32,
@@ -186,6 +190,8 @@ impl ThreadState {
             bare_from: 0,
             tally: crate::tally::IDLE,
             tally_depth: usize::MAX,
+            tally_credited: 0,
+            tally_pending: crate::tally::Pending::NONE,
             pid: 0,
             tid: 0,
             wait_start: 0,
@@ -393,6 +399,8 @@ pub fn attach() -> *mut ThreadState {
             bare_from: 0,
             tally: crate::tally::IDLE,
             tally_depth: usize::MAX,
+            tally_credited: 0,
+            tally_pending: crate::tally::Pending::NONE,
             pid,
             tid,
             wait_start,

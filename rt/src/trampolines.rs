@@ -292,16 +292,34 @@ macro_rules! tally_path {
                 concat!("jz ", $miss),
                 concat!("mov ", $scratch, ", qword ptr [", $base, " + {tally_depth}]"),
                 concat!("cmp ", $scratch, ", qword ptr [", $base, " + {depth}]"),
-                concat!("jne ", $miss),
+                "jne 3f",
+                "1:",
                 concat!("sub qword ptr [", $base, " + {tally}], 1"),
                 concat!("jle ", $miss),
                 "xor eax, eax",
                 "ret",
+                // A window waiting at this depth since its caller left (`tally::REARM`): the
+                // frame on top is its caller now, trapped as `tally::open` traps it.
+                "3:",
+                concat!("btr ", $scratch, ", {rearm_bit}"),
+                concat!("jnc ", $miss),
+                concat!("cmp ", $scratch, ", qword ptr [", $base, " + {depth}]"),
+                concat!("jne ", $miss),
+                concat!("mov qword ptr [", $base, " + {tally_depth}], ", $scratch),
+                concat!("shl ", $scratch, ", {frame_shift}"),
+                concat!("add ", $scratch, ", qword ptr [", $base, " + {frames}]"),
+                concat!("or qword ptr [", $scratch, " + {frame_sp}], {trap}"),
+                "jmp 1b",
                 $($tail,)*
                 counted = sym enter_throttled,
                 tally_depth = const core::mem::offset_of!(ThreadState, tally_depth),
                 depth = const core::mem::offset_of!(ThreadState, depth),
                 tally = const core::mem::offset_of!(ThreadState, tally),
+                rearm_bit = const crate::tally::REARM.trailing_zeros(),
+                frame_shift = const size_of::<Frame>().trailing_zeros(),
+                frames = const ThreadState::FRAMES_AT,
+                frame_sp = const core::mem::offset_of!(Frame, sp),
+                trap = const crate::tally::TRAP,
                 $($operand = sym $target,)*
             )
         }

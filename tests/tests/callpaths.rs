@@ -348,5 +348,13 @@ fn throttled_callpaths_keep_exact_counts_on_their_paths() {
             assert!(node.stats.untimed_calls > 0, "{node:?}");
             assert_eq!(node.stats.estimated.is_some(), event.stats.estimated.is_some(), "{node:?}");
         }
+        if compensate == "1" {
+            // outer returns after 8 calls of leaf, inside every tally window of leaf's: the
+            // windows go on at its next activation (tally.rs), so they measure leaf's counted
+            // call (they were void, and it kept its calibration).
+            let estimates = &profile.compensation.as_ref().expect("compensation").in_place;
+            let of_leaf: Vec<_> = estimates.iter().filter(|e| e.id == leaf.id).collect();
+            assert!(!of_leaf.is_empty() && of_leaf.iter().all(|e| e.counted_pairs > 0), "{of_leaf:?}");
+        }
     }
 }

@@ -780,7 +780,7 @@ pub unsafe fn counted_boundary(ts: &mut ThreadState, id: u32) -> bool {
 }
 
 /// Counts the executions of the tally window `ts` runs, if it runs one (the thread owns the
-/// estimation `w` then), at what the switched-off pair costs each for compensation.
+/// estimation `w` then), at what the switched-off pair costs each for compensation (`tally_cost`).
 ///
 /// # Safety
 /// `ts` is the calling thread's state with the stack marked busy, and `w` the windows it owns.
@@ -788,9 +788,39 @@ unsafe fn close_tally(ts: &mut ThreadState, w: &mut Windows) {
     if !crate::tally::open_on(ts) {
         return;
     }
-    let cost = if crate::compensate::enabled() { crate::compensate::untimed_costs().off[w.kind] } else { 0 };
     // SAFETY: the contract; the event under estimation is below record_cap and TABLE_LEN.
-    w.tallied = unsafe { crate::tally::close(ts, w.id, cost, w.tally_window) };
+    w.tallied = unsafe { crate::tally::close(ts, w.id, tally_cost(w), w.tally_window) };
+}
+
+/// What a tallied execution is charged for compensation (scaled): the switched-off pair's cost,
+/// which its path's is about.
+fn tally_cost(w: &Windows) -> u64 {
+    if crate::compensate::enabled() {
+        crate::compensate::untimed_costs().off[w.kind]
+    } else {
+        0
+    }
+}
+
+/// The exit of `id` at `sp` on `ts`, which runs a tally window: when it leaves the window's
+/// trapped caller, the executions so far are credited to it and the window waits for the
+/// event's next entry at that depth (`tally::caller_left`); the counted count the window ends
+/// at moves on by as many, as they are counted now. False when the exit is not the caller's.
+///
+/// # Safety
+/// `ts` is the calling thread's state, which runs a tally window (so it owns the estimation),
+/// with the stack marked busy.
+pub unsafe fn tally_caller_left(ts: &mut ThreadState, id: u32, sp: usize) -> bool {
+    // SAFETY: this thread owns the estimation (the contract, see `Owned`).
+    let w = unsafe { &*WINDOWS.0.get() };
+    // SAFETY: the contract; the event under estimation is below record_cap and TABLE_LEN.
+    match unsafe { crate::tally::caller_left(ts, w.id, id, sp, tally_cost(w)) } {
+        Some(credited) => {
+            set_end(END.load(Relaxed) + credited);
+            true
+        }
+        None => false,
+    }
 }
 
 /// The tally window `ts` runs was ended by another probe (tally.rs `interrupted`): its
