@@ -194,8 +194,11 @@ pub unsafe fn caller_left(ts: &mut ThreadState, event: u32, id: u32, sp: usize, 
 
 /// The exit of event `id` whose machine frame is at `sp` found the top frame's match failing:
 /// where that frame is the tally window's caller, the window goes on (`caller_left`, through
-/// inplace, which moves the window's end on by what it credited); otherwise it is void
-/// (`interrupted`). True when either mended the frame, so that the caller matches again.
+/// inplace, which moves the window's end on by what it credited), and the time this took is
+/// kept out of the window (a normal exit does none of it, and where the caller returns after
+/// one or two executions, as SQLite's record comparisons' do, the tally path came out dearer
+/// than the counted one); otherwise it is void (`interrupted`). True when either mended the
+/// frame, so that the caller matches again.
 ///
 /// # Safety
 /// `ts` is the calling thread's attached state, in the exit probe, the stack not busy.
@@ -205,11 +208,20 @@ pub unsafe fn left(ts: &mut ThreadState, id: u32, sp: usize) -> bool {
     if !open_on(ts) {
         return false;
     }
+    // Three clock reads around the work, as misses.rs times a miss: the first two a lone read
+    // apart, so that the work and all three reads come to `end + start - 2 * before`.
+    let before = crate::clock::now();
+    let start = crate::clock::now();
     let word = ts.depth;
     mark_busy(ts, word & !BUSY);
     // SAFETY: this thread runs a tally window, so it owns the estimation, with the stack marked
     // busy.
     let kept = unsafe { crate::inplace::tally_caller_left(ts, id, sp) };
+    if kept {
+        let end = crate::clock::now();
+        // SAFETY: as above.
+        unsafe { crate::inplace::tally_window_later((end + start).saturating_sub(2 * before)) };
+    }
     commit(ts, word);
     // SAFETY: the contract.
     kept || unsafe { interrupted(ts) }

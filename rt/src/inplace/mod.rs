@@ -539,23 +539,30 @@ pub fn note_miss(ts: &ThreadState, id: u32, timed: bool) {
 
 /// A leaf's pathed pair in place (scaled), from its pathed windows (`Window::Pathed`): what they
 /// measured over its counted call (weighed with the calibrated difference, as timing's is), plus
-/// that call's calibrated cost. It goes to the run's scale of the pathed pair
+/// that call's cost: as its tally windows measured it (`counted`, the pooled cost publish
+/// uses), else its calibration. It goes to the run's scale of the pathed pair
 /// (`population::PATHED`), weighed by the estimation's calls, which every pathed call without
 /// a pathed estimate of its own and every callpath parent's estimate take their pathed pair
-/// from. The counted call's cost as its own windows measured it (against tally or inline ones)
-/// would add their noise: in the ground truth's nested context one estimation of the leaf put it
-/// at 0 and the next at 32 ns, where the calibration said 5. None without enough pathed windows.
-fn pathed_in_place(w: &mut Windows) -> Option<u64> {
+/// from. The calibration alone once stood for the counted call, since a single estimation's
+/// tally windows were noisy (in the ground truth's nested context one put it at 0 and the next
+/// at 32 ns where the calibration said 5); but with callpaths a counted call steps to its node,
+/// which misses the caller's cache wherever the caller alternates children, and costs two to
+/// five times its calibration there (the siblings context: 25 to 39 ns against 5.6 to 6), so
+/// that the pathed pair came out as low (the scale 0.57 to 0.96) and every callpath parent kept
+/// about 30 ns a call (Lua, SQLite). The pooled cost is the estimate's own noise-weighed mean.
+/// None without enough pathed windows.
+fn pathed_in_place(w: &mut Windows, counted: Option<u64>) -> Option<u64> {
     if w.pathed_differences.len() < MIN_TALLY_PAIRS {
         return None;
     }
     let (mean, se) = trimmed_of(w.pathed_differences.values());
     // Its misses are charged apart, as a parent's pathed steps' are.
     let mean = mean - misses_per_execution(PATHED_MISSES.load(Relaxed), w.pathed_spent) as f64;
-    let (_, counted, calibrated) = model::calibrated_untimed(w.kind)?;
-    let prior = (calibrated - counted) as f64;
+    let (_, counted_calibrated, calibrated) = model::calibrated_untimed(w.kind)?;
+    let prior = (calibrated - counted_calibrated) as f64;
     let over = model::weighed_toward(mean, se, prior, prior.abs());
-    let pathed = (counted as f64 + over).max(0.0).round() as u64;
+    let base = counted.map_or(counted_calibrated as f64, |c| c as f64);
+    let pathed = (base + over).max(0.0).round() as u64;
     crate::population::PATHED.add(w.id, w.budget, pathed, calibrated.max(0) as u64);
     Some(pathed)
 }
@@ -821,6 +828,17 @@ pub unsafe fn tally_caller_left(ts: &mut ThreadState, id: u32, sp: usize) -> boo
         }
         None => false,
     }
+}
+
+/// Moves the start of the current window (a tally one, its caller just left) `ticks` later: time
+/// its executions did not take (`tally::left`).
+///
+/// # Safety
+/// The calling thread owns the estimation (it runs the tally window).
+pub unsafe fn tally_window_later(ticks: u64) {
+    // SAFETY: this thread owns the estimation (the contract, see `Owned`).
+    let w = unsafe { &mut *WINDOWS.0.get() };
+    w.start += ticks;
 }
 
 /// The tally window `ts` runs was ended by another probe (tally.rs `interrupted`): its
@@ -1201,7 +1219,8 @@ unsafe fn publish(w: &mut Windows) {
         // SAFETY: the caller publishes the estimation it owns (the contract).
         unsafe { excess::add(measured, used.timed) };
     }
-    let pathed = pathed_in_place(w);
+    let measured_counted = (!matches!(counted_pooled, Reference::None)).then_some(used.counted);
+    let pathed = pathed_in_place(w, measured_counted);
     let parts = split_of(w);
     let inside = pool_inside_with(w.id, parts.map(|(_, inside)| inside), now).map(|i| i.min(used.timed));
     if let Some(cost) = cost_of(w.id) {
