@@ -271,7 +271,8 @@ const _: () = assert!(switch::MEASURED == 0, "the routed trampolines test the me
 /// The tally path of an entry (tally.rs), jumped to by an entry trampoline with the id slot in
 /// `rdi` and the caller's stack pointer in `rsi`: on the thread that runs a tally window, called
 /// from the window's depth, the execution is only tallied (one decrement of the thread's count,
-/// no record touched) until the count runs out; every other case, and the window's last
+/// no record touched) until the count runs out (a window waiting at that depth since its caller
+/// left, `tally::REARM`, first traps the frame on top as its caller); every other case, and the window's last
 /// execution, is counted as usual (`enter_throttled`), through `$miss`. It touches `$base`,
 /// `$scratch` and the flags, and returns `NOTHING` in `eax`. (It steps to no callpath node, and
 /// the counted calls of the windows paired with it leave their caller's cached step as it was:

@@ -831,14 +831,21 @@ pub unsafe fn tally_caller_left(ts: &mut ThreadState, id: u32, sp: usize) -> boo
 }
 
 /// Moves the start of the current window (a tally one, its caller just left) `ticks` later: time
-/// its executions did not take (`tally::left`).
+/// its executions did not take (`tally::left`), which the exiting caller's own caller, whose
+/// time holds it, is charged with compensation on.
 ///
 /// # Safety
-/// The calling thread owns the estimation (it runs the tally window).
-pub unsafe fn tally_window_later(ticks: u64) {
+/// `ts` is the calling thread's state, which owns the estimation (it runs the tally window), in
+/// the exit of a frame at depth 1 or more (below frame_cap), the stack marked busy.
+pub unsafe fn tally_window_later(ts: &mut ThreadState, ticks: u64) {
     // SAFETY: this thread owns the estimation (the contract, see `Owned`).
     let w = unsafe { &mut *WINDOWS.0.get() };
     w.start += ticks;
+    if crate::compensate::enabled() {
+        let depth = ts.depth & !crate::probes::BUSY;
+        // SAFETY: depth - 1 is a frame of the stack (the contract).
+        unsafe { ts.frame(depth - 1) }.overhead += ticks << SCALE;
+    }
 }
 
 /// The tally window `ts` runs was ended by another probe (tally.rs `interrupted`): its
