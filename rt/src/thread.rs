@@ -113,9 +113,10 @@ pub struct ThreadState {
     /// entry trampolines read both.
     pub tally: i64,
     pub tally_depth: usize,
-    /// `tally` when the window's executions were last credited, and the callpath node credit
-    /// they wait for (tally.rs `credit`).
+    /// `tally` when the window's executions were last credited, whether a caller's exit has
+    /// (the window re-armed since), and the callpath node credit they wait for (tally.rs).
     pub tally_credited: i64,
+    pub tally_rearmed: bool,
     pub tally_pending: crate::tally::Pending,
     /// The thread's process and kernel ids and its run delay when it attached (waits.rs).
     pub pid: i32,
@@ -191,6 +192,7 @@ impl ThreadState {
             tally: crate::tally::IDLE,
             tally_depth: usize::MAX,
             tally_credited: 0,
+            tally_rearmed: false,
             tally_pending: crate::tally::Pending::NONE,
             pid: 0,
             tid: 0,
@@ -400,6 +402,7 @@ pub fn attach() -> *mut ThreadState {
             tally: crate::tally::IDLE,
             tally_depth: usize::MAX,
             tally_credited: 0,
+            tally_rearmed: false,
             tally_pending: crate::tally::Pending::NONE,
             pid,
             tid,
