@@ -234,13 +234,8 @@ pub const PIGGYBACK: Setting = setting(
     Run,
     "MPI with compensation: piggyback overheads on messages",
 );
-pub const THROTTLE: Setting = setting(
-    "INSTRUMENT_THROTTLE",
-    Flag,
-    "on (off with callpaths)",
-    Run,
-    "TAU's throttling of tiny, hot events",
-);
+pub const THROTTLE: Setting =
+    setting("INSTRUMENT_THROTTLE", Flag, "on", Run, "TAU's throttling of tiny, hot events");
 pub const THROTTLE_CALLS: Setting = setting(
     "INSTRUMENT_THROTTLE_CALLS",
     Number { min: 1 },

@@ -33,30 +33,26 @@ pub fn default_for(compensating: bool) -> Rule {
     }
 }
 
-/// Whether a run throttles when its settings do not say: unless it records callpaths.
-///
-/// Flat runs throttle, compensated too (they used not to): a throttled event keeps its exact
-/// count and gets the time its in-place windows estimate, and its probes then cost a tenth of
-/// what timing every call does, which no compensation removes to the nanosecond a call that
+/// Whether a run throttles when its settings do not say: yes, with callpaths or without,
+/// compensated or not. A throttled event keeps its exact count (on its callpath too: a
+/// throttled parent stays on the stack untimed, its children's calls on paths through it) and
+/// gets the time its in-place windows estimate, and its probes then cost a fraction of what
+/// timing every call does, which no compensation removes to the nanosecond a call that
 /// call-dense code needs. On real programs nobody here wrote, their plain and instrumented
 /// copies alternated in one process (`scripts/nas-paired --placement late --processes 10`, the
-/// note of issue 23's twenty-first session), the compensated steps came out closer to plain
-/// throttled than not (Lua: -2.2 ±2.0 ns a probed call against -6.1 ±3.2; SQLite +0.6 ±1.4
-/// against -5.1 ±6.5; NPB BT.W unresolved, +8 ±10 % against +13 ±14 % of plain) while the
-/// probes cost 8 to 20 times less in place; and `c-fixtures/nested_throttle.c` at
-/// `--instrument-min-instructions=0` ran 43 x slower than plain unthrottled, 2.3 to 3.3 x
-/// throttled.
+/// notes of issue 23), the compensated flat steps came out closer to plain throttled than not
+/// (Lua: -2.2 ±2.0 ns a probed call against -6.1 ±3.2; SQLite +0.6 ±1.4 against -5.1 ±6.5; NPB
+/// BT.W unresolved) while the probes cost 8 to 20 times less in place; and
+/// `c-fixtures/nested_throttle.c` at `--instrument-min-instructions=0` ran 43 x slower than
+/// plain unthrottled, 2.3 to 3.3 x throttled.
 ///
-/// Throttled with callpaths, an event keeps its exact count on every path (a throttled parent
-/// stays on the stack untimed, its callees' paths through it), so its counted calls step to
-/// their nodes: on Lua and SQLite that halved and thirded the probes' cost in place against
-/// timing every call and moved the compensated error none (-16.3 ±4.1 against -15.5 ±2.6 ns a
-/// probed call, -17.7 ±5.5 against -23.0 ±4.5), and on the ground truth's alternating siblings
-/// (BT's solve_line) it came to -20.9 ±8.2 ns an event against -6.4 ±10.3 timing every call (the
-/// notes of issue 23's twenty-second session): not enough for a default.
-pub fn on_by_default(callpaths: bool) -> bool {
-    !callpaths
-}
+/// With callpaths (the twenty-third session's note): Lua -10.5 ±6.1 ns a probed call throttled
+/// against -11.2 ±4.6 timing every call, SQLite -19.2 ±3.7 against -33.2 ±4.9, the probes
+/// costing a half and a third in place. Callpath runs were left unthrottled while a throttled
+/// event's calls reached its flat record only, and then while the counted calls of alternating
+/// siblings were charged their calibration (their tally windows void at each return of their
+/// caller: the ground truth's siblings context -20.9 ±8.2 ns an event throttled).
+pub const ON_BY_DEFAULT: bool = true;
 
 /// One throttling rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,13 +73,5 @@ impl Rule {
     /// "called over 1000 times at under 10 us each"
     pub fn describe(&self) -> String {
         format!("called over {} times at under {} us each", self.calls, self.per_call_us)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn only_callpath_runs_are_unthrottled_by_default() {
-        assert_eq!([false, true].map(super::on_by_default), [true, false]);
     }
 }

@@ -23,13 +23,12 @@
 //! once an event has been called `INSTRUMENT_THROTTLE_CALLS` (1000; TAU's 100000 when
 //! compensating) times on a thread and its inclusive time per call there is under
 //! `INSTRUMENT_THROTTLE_PERCALL_US` (10 microseconds), it is only counted from then on.
-//! `INSTRUMENT_THROTTLE=0` turns it off, `=1` on also in callpath mode (where it is off by
-//! default: `instrument_contract::throttle::on_by_default`). A throttled event gets the time its
-//! in-place windows estimate, and compensation removes the measured cost of each counted call
-//! from its parents. With callpaths a throttled parent stays on the stack untimed (`PATHED`,
-//! `settled_for`), so that its children's paths go through it, and every counted call is counted
-//! on its node too. The profile marks throttled events; their measured times cover the calls
-//! timed before, their counts every call.
+//! `INSTRUMENT_THROTTLE=0` turns it off (`instrument_contract::throttle::ON_BY_DEFAULT`): a
+//! throttled event gets the time its in-place windows estimate, and compensation removes the
+//! measured cost of each counted call from its parents. With callpaths a throttled parent stays
+//! on the stack untimed (`PATHED`, `settled_for`), so that its children's paths go through it,
+//! and every counted call is counted on its node too. The profile marks throttled events; their
+//! measured times cover the calls timed before, their counts every call.
 
 use crate::bits::EventBits;
 use crate::callpath::MAX_EVENTS;
@@ -174,8 +173,8 @@ pub fn settled_counted(mode: u8) -> bool {
 
 /// Reads the throttling settings (once, at start-up, after the callpath settings).
 pub fn configure() {
-    // Callpath runs are not throttled unless asked for; flat runs are, compensated ones after
-    // TAU's 10^5 calls (`throttle::default_for`, `throttle::on_by_default`).
+    // Throttled unless asked not to; compensated runs after TAU's 10^5 calls
+    // (`throttle::default_for`, `throttle::ON_BY_DEFAULT`).
     let compensating = crate::compensate::requested().is_some();
     // An inline count reaches no frame, so with callpaths its calls would have no node.
     let inline = cfg!(target_arch = "x86_64")
@@ -183,8 +182,7 @@ pub fn configure() {
         && crate::callpath::depth() == 0;
     INLINE_WINDOWS.store(inline, Relaxed);
     INLINE_ALLOWED.store(inline, Relaxed);
-    let default = instrument_contract::throttle::on_by_default(crate::callpath::depth() != 0);
-    if !settings::flag(&settings::THROTTLE).unwrap_or(default) {
+    if !settings::flag(&settings::THROTTLE).unwrap_or(instrument_contract::throttle::ON_BY_DEFAULT) {
         return;
     }
     let default = instrument_contract::throttle::default_for(compensating);

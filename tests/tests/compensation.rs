@@ -131,6 +131,8 @@ fn recalibration_while_running_changes_no_count_and_removes_its_own_time() {
         .env("INSTRUMENT_PROFILE_DIR", dir.path())
         .env("INSTRUMENT_COMPENSATE", "calibrated")
         .env("INSTRUMENT_RECALIBRATE_MS", "5")
+        // Every call timed, as the arithmetic below takes them.
+        .env("INSTRUMENT_THROTTLE", "0")
         .env("INSTRUMENT_CALLPATH", "all"));
     assert_success(&output, "compensation fixture");
     let profile = only_profile(dir.path());
@@ -341,9 +343,8 @@ fn counting_is_measured_in_place_and_the_tally_windows_lose_no_call() {
 /// node's cache, which the calibration never does (its loop calls one event): each such miss is
 /// charged apart, at a cost timed in place (rt/src/misses.rs). c-fixtures/alternating.c: pair()
 /// calls left() and right() in turn, so every timed entry of either misses; a counted one (in its
-/// estimation's counted windows) steps nowhere, and forgets the cached step unless its window
-/// pairs with tally or inline ones (`inplace::KEEP_STEP`): the other child's next timed entry then
-/// hits.
+/// estimation's counted windows) steps as a timed one does, caching its own step, unless its
+/// window pairs with tally ones (`inplace::KEEP_STEP`), which leave the cache as it was.
 #[test]
 fn callpath_steps_that_miss_the_nodes_cache_are_counted_and_charged() {
     let dir = scratch();

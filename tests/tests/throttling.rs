@@ -81,11 +81,20 @@ fn a_throttled_routine_is_counted_exactly_and_timed_only_before() {
     assert!(!f.throttled);
     assert_eq!((f.stats.calls, f.stats.untimed_calls), (CALLS, 0), "INSTRUMENT_THROTTLE=0 times every call");
 
+    // Callpath mode throttles by default too, every call still on its path.
     let (_, callpaths) =
         run_with(&program, dir.path(), "callpaths", &[&calls], &[("INSTRUMENT_CALLPATH", "2")]);
-    assert!(!function(&callpaths, "next_random").throttled, "callpath mode is not throttled by default");
+    let f = function(&callpaths, "next_random");
+    assert!(f.throttled && f.stats.calls == CALLS, "callpath mode is throttled by default: {f:?}");
+    let on_paths: u64 = callpaths.callpaths.as_ref().expect("callpaths").threads[0]
+        .paths
+        .iter()
+        .filter(|p| p.path.last() == Some(&f.id))
+        .map(|p| p.stats.calls)
+        .sum();
+    assert_eq!(on_paths, CALLS, "its callpaths count every call");
 
-    // Compensation throttles by default, after TAU's 10^5 calls, and still not with callpaths.
+    // Compensation throttles by default, after TAU's 10^5 calls, with callpaths too.
     let compensate = ("INSTRUMENT_COMPENSATE", "on");
     let (output, compensated) = run_with(&program, dir.path(), "compensated", &[&calls], &[compensate]);
     assert_eq!(output.stdout, expected.stdout, "same checksum");
@@ -99,7 +108,8 @@ fn a_throttled_routine_is_counted_exactly_and_timed_only_before() {
     let callpath = ("INSTRUMENT_CALLPATH", "2");
     let (_, both) =
         run_with(&program, dir.path(), "compensated-callpaths", &[&calls], &[compensate, callpath]);
-    assert_eq!(both.throttle, None, "callpaths are not throttled, compensated or not");
+    assert_eq!(both.throttle, compensated.throttle, "TAU's rule with callpaths too");
+    assert!(function(&both, "next_random").throttled);
 }
 
 #[test]
@@ -429,7 +439,7 @@ fn a_bad_setting_is_one_line_naming_it_and_the_default_runs() {
         lines,
         [
             "instrument: INSTRUMENT_COMPENSATE=\"fenced2\" is not on, off, inplace, calibrated or fenced; using the default (off)",
-            "instrument: INSTRUMENT_THROTTLE=\"maybe\" is not on or off (1, on, yes, true; 0, off, no, false); using the default (on (off with callpaths))",
+            "instrument: INSTRUMENT_THROTTLE=\"maybe\" is not on or off (1, on, yes, true; 0, off, no, false); using the default (on)",
         ],
         "{stderr}"
     );

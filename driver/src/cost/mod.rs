@@ -100,7 +100,7 @@ pub fn run(args: &CostArgs, profile_path: PathBuf) -> Result<()> {
     let (costs, costs_from) = probe_costs(args, &profile, &profile_path)?;
     let throttle = match args.throttle.as_deref() {
         Some(choice) => choice == "on",
-        None => instrument_contract::throttle::on_by_default(args.callpath.is_some()),
+        None => instrument_contract::throttle::ON_BY_DEFAULT,
     };
     let setting = Setting {
         build: build.as_ref(),
