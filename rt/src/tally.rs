@@ -22,12 +22,13 @@
 //!   test and takes the counted path, which charges its own caller and ends the window there;
 //! - the frame itself cannot be left without a probe seeing it: its exit would find a stack
 //!   pointer with bit 0 set (a real one never has it), fail the top frame's match and reach
-//!   `interrupted` on the cold path, which adds what was tallied, mends the frame and lets the
-//!   exit go on. So do unwinding, reconciling and the thread's end.
+//!   `left` on the cold path, which adds what was tallied, mends the frame and lets the exit go
+//!   on. Unwinding, reconciling and the thread's end reach `interrupted`, which does the same.
 //!
 //! The caller's exit does not end the window: its executions so far are credited to that frame
 //! (`caller_left`), and the window waits for the event's next entry at the same depth, from
-//! whatever frame is on top there then, which the tally path traps in turn (`REARM`). A window
+//! whatever frame is on top there then, which the tally path traps in turn (`REARM`); a caller
+//! trapped so that made one call of the event voids it (`caller_left` says why). A window
 //! voided at its caller's exit measured nothing where the caller returns within a window's
 //! executions: a callpath parent calling its siblings a few times each (NPB BT's solve_line,
 //! the ground truth's siblings context) kept every counted call of its children at the
