@@ -26,9 +26,9 @@
 //! so a routine called once shows the same inclusive time with callpaths as without.
 //!
 //! Memory: a tree's nodes, its slot arrays and its maps live in pages mapped when the thread
-//! attaches (the maps grow inside node creation). Their bounds are the invariants of `Tree` and
-//! `Map` below, whose fields are private to this module; the unsafe accessors (`Tree::node`,
-//! `node_ref`, `slot`, `Map::key`, `static_entry`) check them in debug builds.
+//! attaches (the maps grow inside node creation). Their bounds are the invariants of `Tree`
+//! below and of `node_map::Map`, whose fields are private to their modules; the unsafe accessors
+//! (`Tree::node`, `node_ref`, `slot`, `Map::entry`, `static_entry`) check them in debug builds.
 
 use crate::node_map::{Map, MAP_START};
 use crate::pages;

@@ -31,6 +31,12 @@ pub struct Map {
 /// Slots a map starts with (16 KiB).
 pub const MAP_START: usize = 1024;
 
+/// The key of (node, event): never zero, since a node is at least ROOT.
+#[inline(always)]
+fn key_of(node: u32, event: u32) -> u64 {
+    (u64::from(node) << 32) | u64::from(event)
+}
+
 impl Map {
     pub fn new(capacity: usize, max: usize) -> Option<Map> {
         let capacity = capacity.next_power_of_two();
@@ -79,7 +85,7 @@ impl Map {
     }
 
     pub fn get(&self, node: u32, event: u32) -> Option<u32> {
-        let key = (u64::from(node) << 32) | u64::from(event);
+        let key = key_of(node, event);
         let i = self.slot(key);
         // SAFETY: `slot` returns a slot of the map (masked by `mask`).
         let entry = unsafe { self.entry(i) };
@@ -93,7 +99,7 @@ impl Map {
         if (self.len + 1) * 2 > capacity && !self.grow() && (self.len + 1) * 4 > capacity * 3 {
             return;
         }
-        let key = (u64::from(node) << 32) | u64::from(event);
+        let key = key_of(node, event);
         let i = self.slot(key);
         // SAFETY: `slot` returns a slot of the map (masked by `mask`).
         unsafe {
@@ -149,7 +155,7 @@ mod tests {
         let event = 7u32;
         let starts: std::collections::HashSet<usize> = (3u32..515)
             .map(|node| {
-                let key = (u64::from(node) << 32) | u64::from(event);
+                let key = key_of(node, event);
                 map.slot(key)
             })
             .collect();

@@ -692,7 +692,7 @@ unsafe fn exit_pathed(id_slot: *const u32, sp: usize, kind: usize) {
     // with an id below record_cap.
     unsafe {
         if depth < ts.frame_cap()
-            && (top_is(ts, depth, id, sp) || (crate::tally::left(ts, id, sp) && top_is(ts, depth, id, sp)))
+            && top_is_mended(ts, depth, id, sp)
             && ts.frame(depth).start == UNTIMED_START
         {
             return close_untimed(ts, depth);
@@ -716,15 +716,23 @@ unsafe fn exit_unmeasured(id_slot: *const u32, sp: usize, kind: usize) {
     let ts = unsafe { &mut *state };
     // On an overflowed shadow stack every entry counted a level, whatever the event's mode.
     let overflowed = ts.depth >= ts.frame_cap();
-    // SAFETY: called only when not overflowed, so the top frame is stored; the slot is the
-    // probe's.
-    let on_top = |ts: &ThreadState| unsafe { top_is(ts, ts.depth, load_id(id_slot), sp) };
-    // SAFETY: this thread's state, in its probe (see `exit_at` for the tally window's trap); the
-    // slot is the probe's.
-    if overflowed || on_top(ts) || (unsafe { crate::tally::left(ts, load_id(id_slot), sp) } && on_top(ts)) {
+    // SAFETY: called only when not overflowed, so the top frame is stored; this thread's state,
+    // in its probe; the slot is the probe's.
+    if overflowed || unsafe { top_is_mended(ts, ts.depth, load_id(id_slot), sp) } {
         // SAFETY: the probe contract.
         unsafe { exit_now(id_slot, sp, kind) };
     }
+}
+
+/// `top_is`, once a tally window's trap on the frame is taken off: the trap fails the match
+/// once, and `tally::left` (which credits the window or voids it) mends it for the second.
+///
+/// # Safety
+/// `depth < frame_cap`; `ts` is the calling thread's state, in an exit probe, the stack not busy.
+#[inline(always)]
+unsafe fn top_is_mended(ts: &mut ThreadState, depth: usize, id: u32, sp: usize) -> bool {
+    // SAFETY: the contract, which is `top_is`'s and `tally::left`'s.
+    unsafe { top_is(ts, depth, id, sp) || (crate::tally::left(ts, id, sp) && top_is(ts, depth, id, sp)) }
 }
 
 /// Whether frame `depth` of `ts` is the activation of event `id` whose machine frame is at `sp`.
@@ -767,11 +775,8 @@ unsafe fn exit_at(now: u64, id_slot: *const u32, sp: usize, kind: usize) {
     }
     // SAFETY: the slot is the probe's.
     let id = unsafe { load_id(id_slot) };
-    // SAFETY: depth < frame_cap, checked. A tally window's trap on the frame (tally.rs) fails
-    // the match once; `interrupted` mends it for the second.
-    let on_top = |ts: &ThreadState| unsafe { top_is(ts, depth, id, sp) };
-    // SAFETY: this thread's state, in its probe, the stack not busy.
-    if on_top(ts) || (unsafe { crate::tally::left(ts, id, sp) } && on_top(ts)) {
+    // SAFETY: depth < frame_cap, checked; this thread's state, in its probe, the stack not busy.
+    if unsafe { top_is_mended(ts, depth, id, sp) } {
         // SAFETY: the top frame is stored and was pushed for `id`, so 1 <= depth (the sentinel
         // never matches a real id) and its id is below record_cap.
         unsafe { close_top(ts, depth, now, kind) };
