@@ -270,6 +270,12 @@ pub struct InPlaceCost {
     pub inline_over_bare_ns: Option<(f64, f64)>,
     #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub bare_pairs: u32,
+    /// A callpath profile's leaf that counts inline, with compensation on: what its counted
+    /// probe call cost in place over a bare count, from `bare_pairs` pairs of bare windows
+    /// against counted ones, and its standard error; `counted_ns` is then that plus the bare
+    /// count's calibrated cost (rather than the tally path's measurement). Absent elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counted_over_bare_ns: Option<(f64, f64)>,
 }
 
 fn is_zero_u32(n: &u32) -> bool {

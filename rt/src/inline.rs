@@ -16,7 +16,9 @@
 //!
 //! The bare count (`instrument_contract::inline_count`) leaves its calls in `pending_calls` and
 //! counts `window_left` down; `credit_bare` gives them to the bare window's event (its record's
-//! count and estimate, as the inline count would have) before they are charged.
+//! count and estimate, as the inline count would have, and with callpaths its node's, the step
+//! from the caller's: a callpath leaf's bare windows run where no inline count does) before
+//! they are charged.
 
 use crate::thread::{ThreadState, SENTINEL_ID};
 use instrument_live::COUNTED_CHILD;
@@ -65,6 +67,8 @@ pub fn credit_bare(ts: &mut ThreadState) -> u64 {
     record.counted += calls;
     record.untimed_own = record.untimed_own.wrapping_add(estimate);
     ts.pending_estimate = ts.pending_estimate.wrapping_add(estimate);
+    // SAFETY: this thread's state; id is below record_cap and TABLE_LEN, checked.
+    unsafe { crate::probes::count_pending_on_node(ts, id, calls, estimate) };
     calls
 }
 

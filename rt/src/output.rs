@@ -484,7 +484,9 @@ fn in_place(canonical: &[u32], infos: &[registry::EventInfo], units: &assemble::
             pathed_pairs: e.pathed_pairs,
             inline_over_bare_ns: (e.bare_pairs != 0)
                 .then(|| (signed_ns(e.bare_measured), units.scaled_ns(e.bare_error))),
-            bare_pairs: e.bare_pairs,
+            bare_pairs: e.bare_pairs.max(e.over_bare_pairs),
+            counted_over_bare_ns: (e.over_bare_pairs != 0)
+                .then(|| (signed_ns(e.over_bare_measured), units.scaled_ns(e.over_bare_error))),
         })
         .collect()
 }

@@ -442,6 +442,30 @@ pub(crate) unsafe fn count_on_node_from(
     }
 }
 
+/// `count_on_node_from` for `calls` calls of `id` counted in the instrumented code since the
+/// frame on top last changed (a bare window's, inline.rs), whose caller that frame is: its
+/// node's step to `id` counts them and their `estimate`. Nothing without a tree or on an
+/// overflowed stack; the stack is marked busy meanwhile (a signal's probe counts a level).
+///
+/// # Safety
+/// `ts` is the calling thread's state, `id` below record_cap and inside the mode table.
+pub(crate) unsafe fn count_pending_on_node(ts: &mut ThreadState, id: u32, calls: u64, estimate: u64) {
+    let (depth, top) = (ts.depth, ts.depth & !BUSY);
+    // SAFETY: the tree, when there is one, is this thread's.
+    if top >= ts.frame_cap() || unsafe { ts.tree() }.is_none() {
+        return;
+    }
+    ts.depth = top | BUSY;
+    compiler_fence(SeqCst);
+    // SAFETY: top < frame_cap, checked; its node is one the tree made (or the root); the stack
+    // is marked busy at it (`count_on_node_from`'s contract, with the caller's).
+    unsafe {
+        let caller = ts.frame(top).node;
+        count_on_node_from(ts, caller, id, calls, estimate);
+    }
+    commit(ts, depth);
+}
+
 /// Charges a counted call's estimated time (untimed.rs) and returns it: it is event `id`'s own,
 /// and the exclusive time of its caller `caller` holds it (`charge_untimed`).
 ///

@@ -159,6 +159,16 @@ fn late_code() -> bool {
 /// Whether inline windows may run (`inline_windows_possible`).
 static INLINE_WINDOWS: AtomicBool = AtomicBool::new(false);
 
+/// Whether bare counts may run in in-place windows (inplace's `Window::Bare`): as inline
+/// windows, and with callpaths too, where a callpath leaf's bare windows are what its counted
+/// call is measured against (the bare calls' node counted when they are credited, inline.rs).
+pub fn bare_windows_possible() -> bool {
+    BARE_WINDOWS.load(Relaxed) && late_code()
+}
+
+/// Whether bare windows may run (`bare_windows_possible`).
+static BARE_WINDOWS: AtomicBool = AtomicBool::new(false);
+
 /// Whether an exit of an event in `mode` closes a frame of its own: `MEASURED`, `FENCED` (a
 /// measured event whose entries fence, for an in-place window) or `PATHED` (its frame untimed).
 #[inline(always)]
@@ -177,9 +187,10 @@ pub fn configure() {
     // (`throttle::default_for`, `throttle::ON_BY_DEFAULT`).
     let compensating = crate::compensate::requested().is_some();
     // An inline count reaches no frame, so with callpaths its calls would have no node.
-    let inline = cfg!(target_arch = "x86_64")
-        && settings::flag(&settings::INLINE_COUNT).unwrap_or(true)
-        && crate::callpath::depth() == 0;
+    let counts_inline =
+        cfg!(target_arch = "x86_64") && settings::flag(&settings::INLINE_COUNT).unwrap_or(true);
+    let inline = counts_inline && crate::callpath::depth() == 0;
+    BARE_WINDOWS.store(counts_inline, Relaxed);
     INLINE_WINDOWS.store(inline, Relaxed);
     INLINE_ALLOWED.store(inline, Relaxed);
     if !settings::flag(&settings::THROTTLE).unwrap_or(instrument_contract::throttle::ON_BY_DEFAULT) {

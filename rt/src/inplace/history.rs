@@ -46,6 +46,12 @@ pub struct Estimate {
     pub bare_measured: i64,
     pub bare_error: u64,
     pub bare_pairs: u32,
+    /// A counted probe call minus a bare count per execution as the windows measured it (scaled
+    /// ticks), its standard error, and the pairs of bare windows (0: none measured): a callpath
+    /// leaf's, whose bare windows run without inline ones (`model::Reference::Bare`).
+    pub over_bare_measured: i64,
+    pub over_bare_error: u64,
+    pub over_bare_pairs: u32,
     /// From the split windows (`split`): the event's own time per execution with its entries
     /// fenced, less the fenced pair's calibrated inside part, and the part of the timed pair
     /// inside its interval (scaled ticks); the fenced windows (0: none measured).
@@ -141,6 +147,9 @@ impl Estimate {
             bare_measured: 0,
             bare_error: 0,
             bare_pairs: 0,
+            over_bare_measured: 0,
+            over_bare_error: 0,
+            over_bare_pairs: 0,
             own: 0,
             inside: 0,
             fenced_windows: 0,
@@ -246,6 +255,15 @@ pub(super) fn pool_counted_with(id: u32, this: Option<(f64, f64)>, now: u64) -> 
     let earlier = estimates_of(id)
         .filter(|e| e.counted_pairs != 0)
         .map(move |e| in_phase(&e, now, (e.counted_measured as f64, e.counted_error as f64)));
+    crate::pooling::pool(earlier.chain(this))
+}
+
+/// The event's earlier counted-minus-bare measurements and this one (if this estimation made
+/// one) pooled in the phase `now`, as `pool_counted_with`; None when none was ever made.
+pub(super) fn pool_over_bare_with(id: u32, this: Option<(f64, f64)>, now: u64) -> Option<(f64, f64)> {
+    let earlier = estimates_of(id)
+        .filter(|e| e.over_bare_pairs != 0)
+        .map(move |e| in_phase(&e, now, (e.over_bare_measured as f64, e.over_bare_error as f64)));
     crate::pooling::pool(earlier.chain(this))
 }
 

@@ -107,7 +107,7 @@ use crate::event_table::EventTable;
 use crate::overhead::{self, SCALE, STANDARD};
 use crate::thread::{Record, ThreadState};
 use crate::{clock, switch};
-use history::{pool_counted_with, pool_inline_with, pool_inside_with, pool_with};
+use history::{pool_counted_with, pool_inline_with, pool_inside_with, pool_over_bare_with, pool_with};
 use model::{split, weighed_se, Reference};
 use offers::{reestimate_ticks, start_pending};
 use series::Series;
@@ -614,7 +614,7 @@ enum Window {
 /// counted (`settled_mode`) and, where the inline count is the cheaper path, are what a leaf's
 /// counted path is measured against (`Reference`); with bare windows, a group after them pairs
 /// counted with bare ones (... C B B C), against which the inline count's own cost is measured
-/// (excess.rs); with pathed windows (a callpath leaf's), a
+/// (excess.rs), or, with callpaths (no inline windows), a leaf's counted path; with pathed windows (a callpath leaf's), a
 /// group pairs counted with pathed ones (... C P P C), what every pathed pair's calibration is
 /// scaled by (`pathed_in_place`); with split windows, a last group pairs counted with fenced
 /// ones (... C F F C).
@@ -622,11 +622,10 @@ fn window_kind(n: u32, tallies: bool, inlines: bool, bares: bool, fenced: bool, 
     if !matches!(n % 4, 1 | 2) {
         return Window::Counted;
     }
-    let bares = inlines && bares;
     let groups = 3 + u32::from(inlines) + u32::from(bares) + u32::from(pathes) + u32::from(fenced);
     match n / 4 % groups {
         3 if inlines => Window::Inline,
-        4 if bares => Window::Bare,
+        g if bares && g == 3 + u32::from(inlines) => Window::Bare,
         g if pathes && g == 3 + u32::from(inlines) + u32::from(bares) => Window::Pathed,
         g if fenced && g == groups - 1 => Window::Fenced,
         2 if tallies => Window::Tally,
@@ -1173,6 +1172,17 @@ fn inline_over_bare(w: &mut Windows, inline: Option<(f64, f64)>) -> Option<(f64,
     Some((inline - bare, inline_se.hypot(bare_se)))
 }
 
+/// A counted call minus a bare count per execution (scaled, with its standard error): the bare
+/// windows' difference turned round, where they ran without inline windows (a callpath leaf's)
+/// and measured enough pairs.
+fn counted_over_bare(w: &mut Windows) -> Option<(f64, f64)> {
+    if w.inlines || w.bare_differences.len() < MIN_TALLY_PAIRS {
+        return None;
+    }
+    let (bare, se) = trimmed_of(w.bare_differences.values());
+    Some((-bare, se))
+}
+
 /// `trimmed` of any differences.
 fn trimmed_of(d: &mut [i64]) -> (f64, f64) {
     d.sort_unstable();
@@ -1210,12 +1220,17 @@ unsafe fn publish(w: &mut Windows) {
         (w.inline_differences.len() >= MIN_TALLY_PAIRS).then(|| trimmed_of(w.inline_differences.values()));
     let reference = inline.filter(|_| w.leaf);
     let over_bare = inline_over_bare(w, inline);
+    let counted_over_bare = counted_over_bare(w);
     // A pathed pair has no measured reference (and one an earlier estimation of the event kept
     // as a leaf is of another pair).
     let counted_pooled = if w.pathed {
         Reference::None
     } else {
-        Reference::of(reference.and(pool_inline_with(w.id, reference)), pool_counted_with(w.id, tally, now))
+        Reference::of(
+            reference.and(pool_inline_with(w.id, reference)),
+            pool_over_bare_with(w.id, counted_over_bare, now),
+            pool_counted_with(w.id, tally, now),
+        )
     };
     let mut used = split(pooled, pooled_se, counted_pooled, w.kind, w.pathed);
     if !w.pathed {
@@ -1250,7 +1265,7 @@ unsafe fn publish(w: &mut Windows) {
             crate::rests::estimated(id, same, clock::now(), reestimate_ticks());
         }
     }
-    let alone = split(mean, se, Reference::of(reference, tally), w.kind, w.pathed);
+    let alone = split(mean, se, Reference::of(reference, counted_over_bare, tally), w.kind, w.pathed);
     let used_se = weighed_se(pooled_se, w.kind, w.pathed).hypot(used.counted_se);
     // SAFETY: this thread is the estimates' only writer (the contract).
     unsafe {
@@ -1273,6 +1288,9 @@ unsafe fn publish(w: &mut Windows) {
             bare_measured: over_bare.map_or(0, |(m, _)| m.round() as i64),
             bare_error: over_bare.map_or(0, |(_, e)| e.round() as u64),
             bare_pairs: if over_bare.is_some() { w.bare_differences.len() as u32 } else { 0 },
+            over_bare_measured: counted_over_bare.map_or(0, |(m, _)| m.round() as i64),
+            over_bare_error: counted_over_bare.map_or(0, |(_, e)| e.round() as u64),
+            over_bare_pairs: if counted_over_bare.is_some() { w.bare_differences.len() as u32 } else { 0 },
             own: parts.map_or(0, |(own, _)| own),
             inside: parts.map_or(0, |(_, inside)| inside),
             fenced_windows: if parts.is_some() { w.fenced_means.len() as u32 } else { 0 },
@@ -1368,7 +1386,7 @@ mod tests {
     }
 
     #[test]
-    fn bare_windows_follow_the_inline_ones_and_only_with_them() {
+    fn bare_windows_follow_the_inline_ones_or_the_tally_ones() {
         use Window::{
             Bare as B, Counted as C, Fenced as F, Inline as I, Pathed as P, Tally as Y, Timed as T,
         };
@@ -1382,7 +1400,9 @@ mod tests {
         assert_eq!(group(24, true, false), [C, T, T, C], "the cycle of six groups repeats");
         assert_eq!(group(20, true, true), [C, P, P, C], "pathed windows after the bare ones");
         assert_eq!(group(24, true, true), [C, F, F, C]);
-        assert_eq!(group(12, false, false), [C, F, F, C], "no bare windows without inline ones");
+        assert_eq!(group(12, false, false), [C, B, B, C], "a callpath leaf's, without inline ones");
+        assert_eq!(group(16, false, true), [C, P, P, C]);
+        assert_eq!(group(20, false, true), [C, F, F, C]);
     }
 
     #[test]

@@ -321,7 +321,11 @@ pub(super) unsafe fn offer(
     let pathed = keeps_path(record);
     // A leaf's pathed windows scale the pathed pair's calibration for compensation: only with it on.
     let pathes = leaf && crate::callpath::depth() != 0 && crate::compensate::enabled();
-    let bares = inlines && crate::compensate::enabled();
+    // Bare windows measure the inline count against a bare one (a leaf's or a throttled
+    // routine's, with its inline windows); with callpaths, where no inline window runs, a leaf's
+    // counted call against a bare count (`model::Reference::Bare`).
+    let bares = crate::compensate::enabled()
+        && (inlines || (leaf && !pathed && switch::bare_windows_possible() && registry::counts_inline(id)));
     let extra_groups = u64::from(inlines) + u64::from(bares) + u64::from(fenced) + u64::from(pathes);
     let pairs_in_budget = PAIRS_IN_BUDGET + extra_groups * MIN_PAIRS as u64 / 2;
     let largest = (budget / (2 * pairs_in_budget)).clamp(MIN_WINDOW, MAX_WINDOW);
