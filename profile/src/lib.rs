@@ -276,6 +276,11 @@ pub struct InPlaceCost {
     /// count's calibrated cost (rather than the tally path's measurement). Absent elsewhere.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counted_over_bare_ns: Option<(f64, f64)>,
+    /// What the counted call cost over the tally path as `counted_pairs` pairs of tally windows
+    /// measured it, and its standard error, whichever reference `counted_ns` took. Absent
+    /// without tally pairs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counted_over_tally_ns: Option<(f64, f64)>,
 }
 
 fn is_zero_u32(n: &u32) -> bool {

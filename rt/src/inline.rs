@@ -67,14 +67,43 @@ pub fn credit_bare(ts: &mut ThreadState) -> u64 {
     record.counted += calls;
     record.untimed_own = record.untimed_own.wrapping_add(estimate);
     ts.pending_estimate = ts.pending_estimate.wrapping_add(estimate);
-    // SAFETY: this thread's state; id is below record_cap and TABLE_LEN, checked.
-    unsafe { crate::probes::count_pending_on_node(ts, id, calls, estimate) };
+    pend_on_node(ts, id, calls, estimate);
     calls
+}
+
+/// With callpaths, `calls` bare calls of `id` (their untimed `estimate` in all), whose caller is
+/// the frame on top, wait for their node's credit (`tally::Pending`): one step from the
+/// caller's node for every run of credits under the same node, at the window's end
+/// (`close_bare`) or when another node's turn comes, not one at every credit.
+fn pend_on_node(ts: &mut ThreadState, id: u32, calls: u64, estimate: u64) {
+    let top = ts.depth & !crate::probes::BUSY;
+    // SAFETY: the tree, when there is one, is this thread's.
+    if top >= ts.frame_cap() || unsafe { ts.tree() }.is_none() {
+        return;
+    }
+    // SAFETY: top < frame_cap, checked.
+    let node = unsafe { ts.frame(top) }.node;
+    if ts.bare_pending.node != node {
+        settle_bare(ts, id);
+    }
+    let pending = &mut ts.bare_pending;
+    (pending.node, pending.calls, pending.estimate) =
+        (node, pending.calls + calls, pending.estimate.wrapping_add(estimate));
+}
+
+/// Credits the bare calls waiting for their node (`pend_on_node`) of event `id` to it.
+fn settle_bare(ts: &mut ThreadState, id: u32) {
+    let pending = std::mem::replace(&mut ts.bare_pending, crate::tally::Pending::NONE);
+    if pending.calls != 0 && id < ts.record_cap() && id < crate::switch::TABLE_LEN {
+        // SAFETY: this thread's state; id below record_cap and TABLE_LEN, checked; the node was
+        // a frame's, one the thread's tree made.
+        unsafe { crate::probes::count_pending_on_node(ts, pending.node, id, pending.calls, pending.estimate) };
+    }
 }
 
 /// Starts a bare window of event `id` on `ts` (inplace): its bare count counts down `calls`.
 pub fn open_bare(ts: &mut ThreadState, id: u32, calls: u32) {
-    credit_bare(ts);
+    close_bare(ts);
     (ts.bare_event, ts.window_left, ts.bare_from) = (id, calls, calls);
 }
 
@@ -82,6 +111,7 @@ pub fn open_bare(ts: &mut ThreadState, id: u32, calls: u32) {
 /// pending ones).
 pub fn close_bare(ts: &mut ThreadState) {
     credit_bare(ts);
+    settle_bare(ts, ts.bare_event);
     (ts.window_left, ts.bare_from) = (0, 0);
 }
 

@@ -487,6 +487,8 @@ fn in_place(canonical: &[u32], infos: &[registry::EventInfo], units: &assemble::
             bare_pairs: e.bare_pairs.max(e.over_bare_pairs),
             counted_over_bare_ns: (e.over_bare_pairs != 0)
                 .then(|| (signed_ns(e.over_bare_measured), units.scaled_ns(e.over_bare_error))),
+            counted_over_tally_ns: (e.counted_pairs != 0)
+                .then(|| (signed_ns(e.counted_measured), units.scaled_ns(e.counted_error))),
         })
         .collect()
 }

@@ -60,12 +60,13 @@ const _: () = assert!(REARM as u64 > instrument_live::DEPTH_BUSY, "a waiting win
 /// alternates children, is taken once for every caller activation with the same node, at the
 /// window's end or when another node's turn comes. Each caller's exit credits its executions
 /// inside the tally window, whose time would otherwise hold a lookup per caller (of about 7
-/// executions each in NPB BT's solve_line) that no counted window has.
+/// executions each in NPB BT's solve_line) that no counted window has. A bare window's calls
+/// wait so too (inline.rs).
 #[derive(Clone, Copy)]
 pub struct Pending {
-    node: u32,
-    calls: u64,
-    estimate: u64,
+    pub(crate) node: u32,
+    pub(crate) calls: u64,
+    pub(crate) estimate: u64,
 }
 
 impl Pending {

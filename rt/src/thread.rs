@@ -108,6 +108,8 @@ pub struct ThreadState {
     /// last credited (`window_left`).
     pub bare_event: u32,
     pub bare_from: u32,
+    /// The callpath node credit the bare window's credited calls wait for (inline.rs).
+    pub bare_pending: crate::tally::Pending,
     /// The tally window this thread runs (tally.rs): executions left in it, and the depth its
     /// executions must be called at (`tally::IDLE` and `usize::MAX` when it runs none). The
     /// entry trampolines read both.
@@ -189,6 +191,7 @@ impl ThreadState {
             reoffer_cursor: 0,
             bare_event: 0,
             bare_from: 0,
+            bare_pending: crate::tally::Pending::NONE,
             tally: crate::tally::IDLE,
             tally_depth: usize::MAX,
             tally_credited: 0,
@@ -399,6 +402,7 @@ pub fn attach() -> *mut ThreadState {
             reoffer_cursor: 0,
             bare_event: 0,
             bare_from: 0,
+            bare_pending: crate::tally::Pending::NONE,
             tally: crate::tally::IDLE,
             tally_depth: usize::MAX,
             tally_credited: 0,

@@ -322,6 +322,45 @@ fn in_place_estimation_leaves_the_callpaths_of_a_hot_routine_alone() {
 /// leaf's calls keep their path through it (without it they would hang from main, as TAU's
 /// throttling puts them), the throttled leaf is counted on its node, and each node gets its
 /// event's estimated times for its untimed calls; with compensation and without.
+/// A callpath leaf that counts inline (late placement): compensated, its estimations pair
+/// counted windows with bare ones (its own entry code counts down a thread-local word), which
+/// measure its counted probe call in place, and the bare calls are counted on their caller's
+/// path when they are credited, so every path keeps its exact count.
+#[test]
+fn a_callpath_leafs_bare_windows_measure_its_counted_call_and_keep_its_paths_exact() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "inline_count", &["--instrument-placement=late"]);
+    let output = run(Command::new(&program)
+        .arg("0")
+        .current_dir(dir.path())
+        .env("INSTRUMENT_PROFILE_DIR", dir.path())
+        .env("INSTRUMENT_CALLPATH", "all")
+        .envs([("INSTRUMENT_COMPENSATE", "on"), ("INSTRUMENT_THROTTLE", "1"), ("INSTRUMENT_THROTTLE_CALLS", "1000")]));
+    assert_success(&output, "inline_count");
+    let path = only_profile_path(dir.path());
+    let expected: BTreeMap<String, u64> = [
+        ("main", 1),
+        ("main => inner", 1),
+        ("main => inner => step", 50_000),
+        ("main => outer", 1),
+        ("main => outer => step", 100_000),
+    ]
+    .into_iter()
+    .map(|(p, c)| (p.to_string(), c))
+    .collect();
+    assert_eq!(table(&path, None, None), expected);
+    let profile = load_profile(&path);
+    let step = function(&profile, "step").id;
+    let estimates = &profile.compensation.as_ref().expect("compensation").in_place;
+    let of_step: Vec<_> = estimates.iter().filter(|e| e.id == step).collect();
+    assert!(!of_step.is_empty(), "{estimates:?}");
+    assert!(
+        of_step.iter().any(|e| e.bare_pairs >= 10 && e.counted_over_bare_ns.is_some()),
+        "bare windows measured step's counted call: {of_step:?}"
+    );
+    assert!(of_step.iter().all(|e| e.inline_over_bare_ns.is_none()), "no inline window runs with callpaths");
+}
+
 #[test]
 fn throttled_callpaths_keep_exact_counts_on_their_paths() {
     let dir = scratch();
