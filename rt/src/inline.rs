@@ -97,7 +97,9 @@ fn settle_bare(ts: &mut ThreadState, id: u32) {
     if pending.calls != 0 && id < ts.record_cap() && id < crate::switch::TABLE_LEN {
         // SAFETY: this thread's state; id below record_cap and TABLE_LEN, checked; the node was
         // a frame's, one the thread's tree made.
-        unsafe { crate::probes::count_pending_on_node(ts, pending.node, id, pending.calls, pending.estimate) };
+        unsafe {
+            crate::probes::count_pending_on_node(ts, pending.node, id, pending.calls, pending.estimate)
+        };
     }
 }
 

@@ -457,7 +457,13 @@ pub(crate) unsafe fn count_on_node_from(
 /// # Safety
 /// `ts` is the calling thread's state, `id` below record_cap and inside the mode table,
 /// `caller` a node its tree made (or the root).
-pub(crate) unsafe fn count_pending_on_node(ts: &mut ThreadState, caller: u32, id: u32, calls: u64, estimate: u64) {
+pub(crate) unsafe fn count_pending_on_node(
+    ts: &mut ThreadState,
+    caller: u32,
+    id: u32,
+    calls: u64,
+    estimate: u64,
+) {
     let (depth, top) = (ts.depth, ts.depth & !BUSY);
     if top >= ts.frame_cap() {
         return;

@@ -324,41 +324,40 @@ fn in_place_estimation_leaves_the_callpaths_of_a_hot_routine_alone() {
 /// event's estimated times for its untimed calls; with compensation and without.
 /// A callpath leaf that counts inline (late placement): compensated, its estimations pair
 /// counted windows with bare ones (its own entry code counts down a thread-local word), which
-/// measure its counted probe call in place, and the bare calls are counted on their caller's
-/// path when they are credited, so every path keeps its exact count.
+/// measure its counted probe call in place, and the bare calls are credited to their caller's
+/// path, so every path keeps its exact count.
 #[test]
 fn a_callpath_leafs_bare_windows_measure_its_counted_call_and_keep_its_paths_exact() {
     let dir = scratch();
-    let program = build_instrumented(dir.path(), "inline_count", &["--instrument-placement=late"]);
+    let program = build_instrumented(
+        dir.path(),
+        "nested_throttle",
+        &["--instrument-placement=late", "--instrument-min-instructions=0"],
+    );
     let output = run(Command::new(&program)
-        .arg("0")
         .current_dir(dir.path())
         .env("INSTRUMENT_PROFILE_DIR", dir.path())
         .env("INSTRUMENT_CALLPATH", "all")
-        .envs([("INSTRUMENT_COMPENSATE", "on"), ("INSTRUMENT_THROTTLE", "1"), ("INSTRUMENT_THROTTLE_CALLS", "1000")]));
-    assert_success(&output, "inline_count");
+        .envs([("INSTRUMENT_COMPENSATE", "on"), ("INSTRUMENT_THROTTLE", "1")]));
+    assert_success(&output, "nested_throttle");
     let path = only_profile_path(dir.path());
-    let expected: BTreeMap<String, u64> = [
-        ("main", 1),
-        ("main => inner", 1),
-        ("main => inner => step", 50_000),
-        ("main => outer", 1),
-        ("main => outer => step", 100_000),
-    ]
-    .into_iter()
-    .map(|(p, c)| (p.to_string(), c))
-    .collect();
+    let expected: BTreeMap<String, u64> =
+        [("main", 1), ("main => outer", 400_000), ("main => outer => leaf", 3_200_000)]
+            .into_iter()
+            .map(|(p, c)| (p.to_string(), c))
+            .collect();
     assert_eq!(table(&path, None, None), expected);
     let profile = load_profile(&path);
-    let step = function(&profile, "step").id;
+    assert!(profile.totals.inline_counted > 0, "the bare windows counted calls in the program's code");
+    let leaf = function(&profile, "leaf").id;
     let estimates = &profile.compensation.as_ref().expect("compensation").in_place;
-    let of_step: Vec<_> = estimates.iter().filter(|e| e.id == step).collect();
-    assert!(!of_step.is_empty(), "{estimates:?}");
+    let of_leaf: Vec<_> = estimates.iter().filter(|e| e.id == leaf).collect();
+    assert!(!of_leaf.is_empty(), "{estimates:?}");
     assert!(
-        of_step.iter().any(|e| e.bare_pairs >= 10 && e.counted_over_bare_ns.is_some()),
-        "bare windows measured step's counted call: {of_step:?}"
+        of_leaf.iter().all(|e| e.bare_pairs >= 10 && e.counted_over_bare_ns.is_some()),
+        "bare windows measured leaf's counted call: {of_leaf:?}"
     );
-    assert!(of_step.iter().all(|e| e.inline_over_bare_ns.is_none()), "no inline window runs with callpaths");
+    assert!(of_leaf.iter().all(|e| e.inline_over_bare_ns.is_none()), "no inline window runs with callpaths");
 }
 
 #[test]

@@ -83,8 +83,13 @@
 //! inline windows, compensated or not, are also what its counted path's cost is measured
 //! against where the inline count is the cheaper (`Reference`): what no window sees is then an
 //! inline count (whose calls run the routine's own code where the pass gave its probes a copy,
-//! `pass/src/probed_copy.rs`), not a probe call. The counted windows paired with inline or
-//! tally ones keep their caller's cached callpath step, as those paths do (`KEEP_STEP`).
+//! `pass/src/probed_copy.rs`), not a probe call. With callpaths no inline count runs (it
+//! reaches no frame, so its calls would have no node), but a leaf's bare windows do: their
+//! calls are credited to their node as a tally window's executions are, and the leaf's counted
+//! call is measured against the bare count, which sees the call into the runtime, the
+//! trampoline's routing and the probed copy that a tally window does not (`Reference::Bare`).
+//! The counted windows paired with inline, bare or tally ones keep their caller's cached
+//! callpath step, as those paths do (`KEEP_STEP`).
 //!
 //! How a timed pair's cost divides between the event and its caller (what compensation takes
 //! from each) is measured too, by windows whose entries fence their timestamps (`splits`).
