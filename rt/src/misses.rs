@@ -65,7 +65,7 @@ impl Misses {
         result
     }
 
-    fn add(&mut self, full: u64, empty: u64) {
+    pub(crate) fn add(&mut self, full: u64, empty: u64) {
         self.samples += 1;
         self.full += full;
         self.empty += empty;
