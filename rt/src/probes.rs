@@ -167,7 +167,7 @@ unsafe fn step_node(ts: &mut ThreadState, depth: usize, id: u32, timed: bool) ->
     }
 }
 
-/// `enter_pathed`, one in `misses::SAMPLE_EVERY` of whose bodies is timed with compensation on
+/// `enter_pathed`, a sample of whose bodies is timed with compensation on
 /// (pathed_body.rs).
 ///
 /// # Safety
@@ -359,7 +359,7 @@ unsafe fn close_untimed(ts: &mut ThreadState, depth: usize) {
     commit(ts, depth - 1);
 }
 
-/// `close_untimed` of event `id`'s frame, one in `misses::SAMPLE_EVERY` of them timed with
+/// `close_untimed` of event `id`'s frame, a sample of them timed with
 /// compensation on (pathed_body.rs).
 ///
 /// # Safety
