@@ -93,25 +93,33 @@ mod tests {
         }
     }
 
+    /// Bodies sampled at (entry, exit) ticks in place and in the calibration's loop.
+    fn bodies(in_place: (u64, u64), calibrated: (u64, u64)) -> PathedBodies {
+        let mut bodies = PathedBodies::default();
+        for (body, calibrating, ticks) in [
+            (Body::Entry, false, in_place.0),
+            (Body::Exit, false, in_place.1),
+            (Body::Entry, true, calibrated.0),
+            (Body::Exit, true, calibrated.1),
+        ] {
+            sampled(&mut bodies, body, calibrating, ticks);
+        }
+        bodies
+    }
+
     #[test]
     fn the_excess_is_what_both_bodies_cost_over_their_calibration_once_all_four_are_sampled() {
-        let mut bodies = PathedBodies::default();
-        sampled(&mut bodies, Body::Entry, false, 60);
-        sampled(&mut bodies, Body::Exit, false, 30);
-        sampled(&mut bodies, Body::Entry, true, 20);
-        assert_eq!(bodies.excess(), 0, "the calibrated exit not sampled yet");
-        sampled(&mut bodies, Body::Exit, true, 10);
         let scaled = |t: u64| t << crate::overhead::SCALE;
-        assert_eq!(bodies.excess(), scaled(60 + 30) - scaled(20 + 10));
+        assert_eq!(bodies((60, 30), (20, 10)).excess(), scaled(60 + 30) - scaled(20 + 10));
+        let mut partly = PathedBodies::default();
+        sampled(&mut partly, Body::Entry, false, 60);
+        sampled(&mut partly, Body::Exit, false, 30);
+        sampled(&mut partly, Body::Entry, true, 20);
+        assert_eq!(partly.excess(), 0, "the calibrated exit not sampled yet");
     }
 
     #[test]
     fn bodies_cheaper_in_place_than_calibrated_have_no_excess() {
-        let mut bodies = PathedBodies::default();
-        sampled(&mut bodies, Body::Entry, false, 10);
-        sampled(&mut bodies, Body::Exit, false, 10);
-        sampled(&mut bodies, Body::Entry, true, 20);
-        sampled(&mut bodies, Body::Exit, true, 20);
-        assert_eq!(bodies.excess(), 0);
+        assert_eq!(bodies((10, 10), (20, 20)).excess(), 0);
     }
 }

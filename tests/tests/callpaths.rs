@@ -42,6 +42,16 @@ fn table(path: &std::path::Path, depth: Option<&str>, thread: Option<&str>) -> B
     callpath_calls(std::path::Path::new("."), &args)
 }
 
+/// c-fixtures/nested_throttle.c's callpaths: main calls outer 400 000 times, each call eight
+/// leaves.
+const NESTED_THROTTLE: &[(&str, u64)] =
+    &[("main", 1), ("main => outer", 400_000), ("main => outer => leaf", 3_200_000)];
+
+/// A callpath table (path to calls) from literal rows.
+fn paths_of(rows: &[(&str, u64)]) -> BTreeMap<String, u64> {
+    rows.iter().map(|&(p, c)| (p.to_string(), c)).collect()
+}
+
 fn expect(table: &BTreeMap<String, u64>, expected: &[(&str, u64)]) {
     for (path, calls) in expected {
         assert_eq!(table.get(*path), Some(calls), "{path} in {table:#?}");
@@ -309,19 +319,10 @@ fn in_place_estimation_leaves_the_callpaths_of_a_hot_routine_alone() {
     );
     let scale = profile.overhead.as_ref().expect("overhead").pathed_scale;
     assert!(scale > 0.0 && scale != 1.0, "the leaf's pathed pair scales the calibration: {scale}");
-    let expected: BTreeMap<String, u64> =
-        [("main", 1), ("main => parent", 100000), ("main => parent => leaf", 100000)]
-            .into_iter()
-            .map(|(p, c)| (p.to_string(), c))
-            .collect();
+    let expected = paths_of(&[("main", 1), ("main => parent", 100000), ("main => parent => leaf", 100000)]);
     assert_eq!(table(&path, None, None), expected);
 }
 
-/// Throttling with callpaths keeps every call on its path, whichever mode it ran in: the
-/// throttled parent (outer, which calls leaf eight times) stays on the stack untimed, so that
-/// leaf's calls keep their path through it (without it they would hang from main, as TAU's
-/// throttling puts them), the throttled leaf is counted on its node, and each node gets its
-/// event's estimated times for its untimed calls; with compensation and without.
 /// A callpath leaf that counts inline (late placement): compensated, its estimations pair
 /// counted windows with bare ones (its own entry code counts down a thread-local word), which
 /// measure its counted probe call in place, and the bare calls are credited to their caller's
@@ -341,12 +342,7 @@ fn a_callpath_leafs_bare_windows_measure_its_counted_call_and_keep_its_paths_exa
         .envs([("INSTRUMENT_COMPENSATE", "on"), ("INSTRUMENT_THROTTLE", "1")]));
     assert_success(&output, "nested_throttle");
     let path = only_profile_path(dir.path());
-    let expected: BTreeMap<String, u64> =
-        [("main", 1), ("main => outer", 400_000), ("main => outer => leaf", 3_200_000)]
-            .into_iter()
-            .map(|(p, c)| (p.to_string(), c))
-            .collect();
-    assert_eq!(table(&path, None, None), expected);
+    assert_eq!(table(&path, None, None), paths_of(NESTED_THROTTLE));
     let profile = load_profile(&path);
     assert!(profile.totals.inline_counted > 0, "the bare windows counted calls in the program's code");
     let leaf = function(&profile, "leaf").id;
@@ -360,6 +356,11 @@ fn a_callpath_leafs_bare_windows_measure_its_counted_call_and_keep_its_paths_exa
     assert!(of_leaf.iter().all(|e| e.inline_over_bare_ns.is_none()), "no inline window runs with callpaths");
 }
 
+/// Throttling with callpaths keeps every call on its path, whichever mode it ran in: the
+/// throttled parent (outer, which calls leaf eight times) stays on the stack untimed, so that
+/// leaf's calls keep their path through it (without it they would hang from main, as TAU's
+/// throttling puts them), the throttled leaf is counted on its node, and each node gets its
+/// event's estimated times for its untimed calls; with compensation and without.
 #[test]
 fn throttled_callpaths_keep_exact_counts_on_their_paths() {
     let dir = scratch();
@@ -371,12 +372,7 @@ fn throttled_callpaths_keep_exact_counts_on_their_paths() {
         let profile = load_profile(&path);
         let (outer, leaf) = (function(&profile, "outer"), function(&profile, "leaf"));
         assert!(outer.throttled && leaf.throttled, "compensate={compensate}");
-        let expected: BTreeMap<String, u64> =
-            [("main", 1), ("main => outer", 400_000), ("main => outer => leaf", 3_200_000)]
-                .into_iter()
-                .map(|(p, c)| (p.to_string(), c))
-                .collect();
-        assert_eq!(table(&path, None, None), expected, "compensate={compensate}");
+        assert_eq!(table(&path, None, None), paths_of(NESTED_THROTTLE), "compensate={compensate}");
         let paths = &profile.callpaths.as_ref().expect("callpaths").threads[0].paths;
         for event in [outer, leaf] {
             let node = paths.iter().find(|p| p.path.last() == Some(&event.id)).expect("its path");
