@@ -230,8 +230,9 @@ pub struct InPlaceCost {
     pub timed_ns: f64,
     /// What a counted-only pair cost there: measured against tally windows (`counted_pairs`
     /// pairs of them: the counted path's cost over the tally path's, plus the tally path's, the
-    /// switched-off pair's calibrated cost scaled as that measured part moved from its own), or,
-    /// with no such pairs, the calibrated counted pair's cost. Compensation then uses the
+    /// switched-off pair's calibrated cost scaled as that measured part moved from its own), or
+    /// for a callpath leaf that counts inline against bare windows (`counted_over_bare_ns`),
+    /// or, with no such pairs, the calibrated counted pair's cost. Compensation then uses the
     /// event's earlier tally measurements where it has any.
     pub counted_ns: f64,
     /// Timed minus counted per execution, as measured, and its standard error.

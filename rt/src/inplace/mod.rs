@@ -634,10 +634,11 @@ enum Window {
 /// counted (`settled_mode`) and, where the inline count is the cheaper path, are what a leaf's
 /// counted path is measured against (`Reference`); with bare windows, a group after them pairs
 /// counted with bare ones (... C B B C), against which the inline count's own cost is measured
-/// (excess.rs), or, with callpaths (no inline windows), a leaf's counted path; with pathed windows (a callpath leaf's), a
-/// group pairs counted with pathed ones (... C P P C), what every pathed pair's calibration is
-/// scaled by (`pathed_in_place`); with split windows, a last group pairs counted with fenced
-/// ones (... C F F C).
+/// (excess.rs), or, with callpaths (no inline windows; the group after the tally one), a
+/// leaf's counted path; with pathed windows (a callpath leaf's), a group pairs counted with
+/// pathed ones (... C P P C), what every pathed pair's calibration is scaled by
+/// (`pathed_in_place`); with split windows, a last group pairs counted with fenced ones
+/// (... C F F C).
 fn window_kind(n: u32, tallies: bool, inlines: bool, bares: bool, fenced: bool, pathes: bool) -> Window {
     if !matches!(n % 4, 1 | 2) {
         return Window::Counted;

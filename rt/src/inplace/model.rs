@@ -252,8 +252,7 @@ mod tests {
     }
 
     #[test]
-    fn the_reference_is_the_cheaper_inline_count_else_the_bare_count_else_the_tally_path_else_the_calibration(
-    ) {
+    fn the_reference_is_the_cheapest_measured_path_else_the_calibration() {
         assert!(
             matches!(Reference::of(Some((-2.0, 0.5)), None, Some((4.0, 1.0))), Reference::Inline(m, _) if m == 2.0)
         );
