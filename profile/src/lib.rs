@@ -363,12 +363,6 @@ pub struct ThreadCallpaths {
     pub step_misses: u64,
     #[serde(default, skip_serializing_if = "is_zero_f64")]
     pub step_miss_ns: f64,
-    /// With compensation on: what each call kept on the stack untimed (a throttled callpath
-    /// parent's) was charged over its scaled calibration at the end (ns): what its entry and
-    /// exit bodies cost in place over the calibration's loop, timed on a sample
-    /// (rt/src/pathed_body.rs).
-    #[serde(default, skip_serializing_if = "is_zero_f64")]
-    pub pathed_excess_ns: f64,
 }
 
 fn is_zero_u64(x: &u64) -> bool {

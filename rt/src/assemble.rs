@@ -48,7 +48,6 @@ pub fn callpaths(
             overflow_paths: t.overflow,
             step_misses: t.misses,
             step_miss_ns: units.scaled_ns(t.miss_charge),
-            pathed_excess_ns: units.scaled_ns(t.pathed_excess),
         })
         .collect();
     Some(Callpaths { depth, node_cap: callpath::node_cap(), threads })

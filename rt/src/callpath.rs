@@ -199,9 +199,6 @@ pub struct Tree {
     pub cold_ticks: u64,
     /// What this thread's steps that miss a node's cache cost (misses.rs).
     pub misses: crate::misses::Misses,
-    /// What this thread's pathed probe pairs' bodies cost in place over their calibration
-    /// (pathed_body.rs).
-    pub pathed: crate::pathed_body::PathedBodies,
 }
 
 /// The frames open on a thread, `frames[1..=top]` (frame 0 is the sentinel).
@@ -262,7 +259,6 @@ impl Tree {
             overflow: 0,
             cold_ticks: 0,
             misses: crate::misses::Misses::default(),
-            pathed: crate::pathed_body::PathedBodies::default(),
         };
         for (i, event) in [(ROOT, NONE), (OTHER, NONE)] {
             // SAFETY: ROOT and OTHER are below `len` = FIRST_NODE, and `len <= cap` (NODE_CAP

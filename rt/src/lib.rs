@@ -41,7 +41,6 @@ mod node_map;
 mod output;
 mod overhead;
 mod pages;
-mod pathed_body;
 mod piggyback;
 mod pooling;
 mod population;

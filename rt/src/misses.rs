@@ -27,10 +27,9 @@ const SAMPLE_EVERY: u32 = 16;
 /// Samples before the mean is charged: until then a miss is charged nothing.
 const MIN_SAMPLES: u64 = 16;
 
-/// A thread's sampled misses (in its callpath tree), or any work sampled so (pathed_body.rs).
+/// A thread's sampled misses (in its callpath tree).
+#[derive(Default)]
 pub struct Misses {
-    /// One in this many is timed.
-    every: u32,
     countdown: u32,
     samples: u64,
     /// Ticks of the sampled misses, each with one clock read, and of as many lone clock reads.
@@ -41,24 +40,12 @@ pub struct Misses {
     count: u64,
 }
 
-impl Default for Misses {
-    fn default() -> Misses {
-        Misses::sampling(SAMPLE_EVERY)
-    }
-}
-
 impl Misses {
-    /// A sampler that times one in `every` (at least 1).
-    pub fn sampling(every: u32) -> Misses {
-        let every = every.max(1);
-        Misses { every, countdown: 0, samples: 0, full: 0, empty: 0, charge: 0, count: 0 }
-    }
-
-    /// Whether this miss is to be timed (one in `every`).
+    /// Whether this miss is to be timed (one in `SAMPLE_EVERY`).
     #[inline(always)]
     pub fn due(&mut self) -> bool {
         if self.countdown == 0 {
-            self.countdown = self.every - 1;
+            self.countdown = SAMPLE_EVERY - 1;
             return true;
         }
         self.countdown -= 1;
@@ -78,12 +65,12 @@ impl Misses {
         result
     }
 
-    pub(crate) fn add(&mut self, full: u64, empty: u64) {
+    fn add(&mut self, full: u64, empty: u64) {
         self.samples += 1;
         self.full += full;
         self.empty += empty;
         if self.samples >= MIN_SAMPLES {
-            self.charge = charge(self.full, self.empty, self.samples, self.every);
+            self.charge = charge(self.full, self.empty, self.samples);
         }
     }
 
@@ -106,10 +93,10 @@ impl Misses {
 }
 
 /// The mean miss over `samples` (scaled ticks): full less empty, plus the sample's three extra
-/// clock reads (about one and a half lone reads' worth) shared among the `every` misses.
-fn charge(full: u64, empty: u64, samples: u64, every: u32) -> u64 {
+/// clock reads (about one and a half lone reads' worth) shared among `SAMPLE_EVERY` misses.
+fn charge(full: u64, empty: u64, samples: u64) -> u64 {
     let work = full.saturating_sub(empty);
-    let reads = empty * 3 / 2 / u64::from(every);
+    let reads = empty * 3 / 2 / u64::from(SAMPLE_EVERY);
     ((work + reads) << SCALE) / samples.max(1)
 }
 
@@ -128,13 +115,9 @@ mod tests {
     #[test]
     fn a_miss_is_charged_its_work_and_the_sampling_share() {
         // 16 samples of 100 ticks of work, each read 20 ticks: (100 + 20 * 3/2 / 16) per miss.
-        let charge = charge(16 * 120, 16 * 20, 16, SAMPLE_EVERY);
+        let charge = charge(16 * 120, 16 * 20, 16);
         assert_eq!(charge, ((16 * 100 + 16 * 20 * 3 / 2 / 16) << SCALE) / 16);
-        assert_eq!(
-            super::charge(10, 50, 1, SAMPLE_EVERY),
-            (50 * 3 / 2 / 16) << SCALE,
-            "a read slower than the work"
-        );
+        assert_eq!(super::charge(10, 50, 1), (50 * 3 / 2 / 16) << SCALE, "a read slower than the work");
     }
 
     #[test]

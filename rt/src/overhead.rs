@@ -62,12 +62,6 @@ const QUICK: Budget = (9, 500);
 static PARENT: AtomicU32 = AtomicU32::new(registry::UNREGISTERED);
 static CHILD: AtomicU32 = AtomicU32::new(registry::UNREGISTERED);
 
-/// Whether `id` is the hidden child the calibration's loops call.
-#[inline(always)]
-pub fn is_child(id: u32) -> bool {
-    id == CHILD.load(Relaxed)
-}
-
 /// Measures the probe costs, and switches compensation on when `INSTRUMENT_COMPENSATE` asks
 /// for it. Runs once, at start-up, before any program event.
 pub fn measure() {

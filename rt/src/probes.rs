@@ -33,7 +33,6 @@ use crate::clock;
 use crate::compensate;
 use crate::inplace;
 use crate::overhead::{LOOP, STANDARD};
-use crate::pathed_body::Body;
 use crate::recalibrate;
 use crate::reconcile;
 use crate::registry::{load_id, UNREGISTERED};
@@ -85,7 +84,7 @@ pub unsafe extern "C" fn enter(id_slot: *const u32, sp: usize) -> Opened {
         if mode == switch::PATHED {
             // SAFETY: 1 <= depth < frame_cap and id < record_cap, checked above; a pathed event
             // is inside the mode table (its mode is stored there).
-            return unsafe { enter_pathed_sampled(ts, id, depth, sp) };
+            return unsafe { enter_pathed(ts, id, depth, sp) };
         }
         return NOTHING;
     }
@@ -167,52 +166,6 @@ unsafe fn step_node(ts: &mut ThreadState, depth: usize, id: u32, timed: bool) ->
     }
 }
 
-/// `enter_pathed`, a sample of whose bodies is timed with compensation on
-/// (pathed_body.rs).
-///
-/// # Safety
-/// `enter_pathed`'s contract.
-#[inline(always)]
-unsafe fn enter_pathed_sampled(ts: &mut ThreadState, id: u32, depth: usize, sp: usize) -> Opened {
-    if compensate::enabled() {
-        // SAFETY: the tree, when there is one, is this thread's.
-        if let Some(tree) = unsafe { ts.tree() } {
-            if tree.pathed.sampler(Body::Entry, crate::overhead::is_child(id)).due() {
-                // SAFETY: the contract.
-                return unsafe { enter_pathed_timed(ts, id, depth, sp) };
-            }
-        }
-    }
-    // SAFETY: the contract.
-    unsafe { enter_pathed(ts, id, depth, sp) }
-}
-
-/// `enter_pathed` timed as misses.rs times a miss: kept when it pushed its untimed frame
-/// without a missed step (misses are charged apart).
-///
-/// # Safety
-/// `enter_pathed`'s contract, with a tree.
-#[cold]
-#[inline(never)]
-unsafe fn enter_pathed_timed(ts: &mut ThreadState, id: u32, depth: usize, sp: usize) -> Opened {
-    // SAFETY: the tree is this thread's (the contract); read between the bodies' own uses.
-    let misses = unsafe { ts.tree() }.map_or(0, |tree| tree.misses.count());
-    let before = clock::now();
-    let start = clock::now();
-    // SAFETY: the contract.
-    let opened = unsafe { enter_pathed(ts, id, depth, sp) };
-    let end = clock::now();
-    // SAFETY: as above; a frame at `depth` below frame_cap (the contract).
-    unsafe {
-        let pushed = ts.depth == depth && ts.frame(depth).start == UNTIMED_START;
-        if let Some(tree) = ts.tree().filter(|tree| pushed && tree.misses.count() == misses) {
-            let sampler = tree.pathed.sampler(Body::Entry, crate::overhead::is_child(id));
-            sampler.add(end.saturating_sub(start), start.saturating_sub(before));
-        }
-    }
-    opened
-}
-
 /// Entry of an event in a counted window that keeps it on the shadow stack (`switch::PATHED`:
 /// a callpath parent under in-place estimation, whose children's calls would otherwise go to
 /// paths that skip it). It is counted as `enter_counted` counts it (the call's cost and its
@@ -284,11 +237,6 @@ unsafe fn open_pathed(
             own.counted += 1;
             own.untimed_own += estimate;
             tree.node(caller_node).record.untimed_children += estimate;
-            // What its bodies cost in place over their calibration, to the frame whose time
-            // holds them (pathed_body.rs; 0 without compensation: nothing is sampled).
-            if !crate::overhead::is_child(id) {
-                ts.frame(depth - 1).overhead += tree.pathed.excess();
-            }
         }
     }
     commit(ts, depth);
@@ -357,33 +305,6 @@ unsafe fn close_untimed(ts: &mut ThreadState, depth: usize) {
         unsafe { tree.node(frame.node).record.child_calls += calls };
     }
     commit(ts, depth - 1);
-}
-
-/// `close_untimed` of event `id`'s frame, a sample of them timed with
-/// compensation on (pathed_body.rs).
-///
-/// # Safety
-/// `close_untimed`'s contract.
-#[inline(always)]
-unsafe fn close_untimed_sampled(ts: &mut ThreadState, depth: usize, id: u32) {
-    let calibrating = crate::overhead::is_child(id);
-    // SAFETY: the tree, when there is one, is this thread's.
-    let due = compensate::enabled()
-        && unsafe { ts.tree() }.is_some_and(|tree| tree.pathed.sampler(Body::Exit, calibrating).due());
-    if !due {
-        // SAFETY: the contract.
-        return unsafe { close_untimed(ts, depth) };
-    }
-    let before = clock::now();
-    let start = clock::now();
-    // SAFETY: the contract.
-    unsafe { close_untimed(ts, depth) };
-    let end = clock::now();
-    // SAFETY: as above; the bodies are done with the tree.
-    if let Some(tree) = unsafe { ts.tree() } {
-        let sampler = tree.pathed.sampler(Body::Exit, calibrating);
-        sampler.add(end.saturating_sub(start), start.saturating_sub(before));
-    }
 }
 
 /// Entry of a throttled event, from its trampoline: the counted path without the timed
@@ -807,7 +728,7 @@ unsafe fn exit_pathed(id_slot: *const u32, sp: usize, kind: usize) {
             && top_is_mended(ts, depth, id, sp)
             && ts.frame(depth).start == UNTIMED_START
         {
-            return close_untimed_sampled(ts, depth, id);
+            return close_untimed(ts, depth);
         }
         exit_now(id_slot, sp, kind)
     }

@@ -54,9 +54,6 @@ pub struct ThreadPaths {
     /// ticks) at the end (misses.rs).
     pub misses: u64,
     pub miss_charge: u64,
-    /// What a pathed call was charged over its scaled calibration at the end (scaled ticks,
-    /// pathed_body.rs).
-    pub pathed_excess: u64,
 }
 
 /// One thread's records (only the events it ran), kept when the thread ends.
@@ -611,16 +608,7 @@ pub fn thread_paths(ts: &ThreadState) -> Option<ThreadPaths> {
     let tree = unsafe { ts.tree.as_ref()? };
     let (paths, other) = tree.paths();
     let (misses, miss_charge) = (tree.misses.count(), tree.misses.charge());
-    let pathed_excess = tree.pathed.excess();
-    Some(ThreadPaths {
-        thread: ts.index,
-        paths,
-        other,
-        overflow: tree.overflow,
-        misses,
-        miss_charge,
-        pathed_excess,
-    })
+    Some(ThreadPaths { thread: ts.index, paths, other, overflow: tree.overflow, misses, miss_charge })
 }
 
 /// A copy of the records of the events the thread ran.

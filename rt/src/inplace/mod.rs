@@ -568,23 +568,8 @@ fn pathed_in_place(w: &mut Windows, counted: Option<u64>) -> Option<u64> {
     let over = model::weighed_toward(mean, se, prior, prior.abs());
     let base = counted.map_or(counted_calibrated as f64, |c| c as f64);
     let pathed = (base + over).max(0.0).round() as u64;
-    // Against what a pathed call is charged before the scale: its calibration and what its
-    // bodies cost in place over it (pathed_body.rs), which the windows' difference holds too.
-    let charged = calibrated.max(0) as u64 + pathed_excess();
-    crate::population::PATHED.add(w.id, w.budget, pathed, charged);
+    crate::population::PATHED.add(w.id, w.budget, pathed, calibrated.max(0) as u64);
     Some(pathed)
-}
-
-/// What the owner thread's pathed calls are charged over their scaled calibration (scaled,
-/// pathed_body.rs). Runs on the owner thread.
-fn pathed_excess() -> u64 {
-    let owner = OWNER.load(Relaxed);
-    if owner.is_null() {
-        return 0;
-    }
-    // SAFETY: the owner is the calling thread (the estimation's only writer publishes), whose
-    // state and tree live as long as it; the tree is read only.
-    unsafe { (*owner).tree() }.map_or(0, |tree| tree.pathed.excess())
 }
 
 /// What the misses of the event's timed executions are charged apart, per execution (scaled):
