@@ -1002,11 +1002,12 @@ pub fn mark_busy(ts: &mut ThreadState, depth: usize) {
 /// `mark_busy` for a counted entry, which leaves the frame on top as it is: the calls counted
 /// inline before it (the caller's too) wait to be charged until a probe changes the stack
 /// (`push` and `pathed_instead` charge them first), or a counted call of the bare window's
-/// event comes (whose window ends at a count its record reaches once they are credited). Charged at every counted call through the
-/// Rust body, a bare window's calls (inline.rs) each took a flush and, with callpaths, a step
-/// to their node, where the siblings that alternate with them miss their caller's cached step
-/// and take the body: the ground truth's siblings context measured its leaves' counted calls
-/// at 0 to 7 ns over a bare count, where they cost about 18 ns in the runtime alone.
+/// event comes (whose window ends at a count its record reaches once they are credited).
+/// Charged at every counted call through the Rust body, a bare window's calls (inline.rs) each
+/// took a flush and, with callpaths, a step to their node, where the siblings that alternate
+/// with them miss their caller's cached step and take the body: the ground truth's siblings
+/// context measured its leaves' counted calls at 0 to 7 ns over a bare count, where they cost
+/// about 18 ns in the runtime alone.
 #[inline(always)]
 pub fn mark_busy_keeping_pending(ts: &mut ThreadState, depth: usize) {
     ts.depth = depth | BUSY;
