@@ -18,7 +18,18 @@ fn record_fixture(
     depth: &str,
     extra_env: &[(&str, &str)],
 ) -> std::path::PathBuf {
-    let program = build_instrumented(dir, fixture, &[]);
+    record_built_with(dir, fixture, &[], depth, extra_env)
+}
+
+/// `record_fixture` with the fixture built with `flags` besides the defaults.
+fn record_built_with(
+    dir: &std::path::Path,
+    fixture: &str,
+    flags: &[&str],
+    depth: &str,
+    extra_env: &[(&str, &str)],
+) -> std::path::PathBuf {
+    let program = build_instrumented(dir, fixture, flags);
     let output = run(Command::new(&program)
         .current_dir(dir)
         .env("INSTRUMENT_PROFILE_DIR", dir)
@@ -330,18 +341,9 @@ fn in_place_estimation_leaves_the_callpaths_of_a_hot_routine_alone() {
 #[test]
 fn a_callpath_leafs_bare_windows_measure_its_counted_call_and_keep_its_paths_exact() {
     let dir = scratch();
-    let program = build_instrumented(
-        dir.path(),
-        "nested_throttle",
-        &["--instrument-placement=late", "--instrument-min-instructions=0"],
-    );
-    let output = run(Command::new(&program)
-        .current_dir(dir.path())
-        .env("INSTRUMENT_PROFILE_DIR", dir.path())
-        .env("INSTRUMENT_CALLPATH", "all")
-        .envs([("INSTRUMENT_COMPENSATE", "on"), ("INSTRUMENT_THROTTLE", "1")]));
-    assert_success(&output, "nested_throttle");
-    let path = only_profile_path(dir.path());
+    let late = ["--instrument-placement=late", "--instrument-min-instructions=0"];
+    let env = [("INSTRUMENT_COMPENSATE", "on"), ("INSTRUMENT_THROTTLE", "1")];
+    let path = record_built_with(dir.path(), "nested_throttle", &late, "all", &env);
     assert_eq!(table(&path, None, None), paths_of(NESTED_THROTTLE));
     let profile = load_profile(&path);
     assert!(profile.totals.inline_counted > 0, "the bare windows counted calls in the program's code");
