@@ -83,23 +83,19 @@ fn pend_on_node(ts: &mut ThreadState, id: u32, calls: u64, estimate: u64) {
     }
     // SAFETY: top < frame_cap, checked.
     let node = unsafe { ts.frame(top) }.node;
-    if ts.bare_pending.node != node {
-        settle_bare(ts, id);
-    }
-    let pending = &mut ts.bare_pending;
-    (pending.node, pending.calls, pending.estimate) =
-        (node, pending.calls + calls, pending.estimate.wrapping_add(estimate));
+    let earlier = ts.bare_pending.add(node, calls, estimate);
+    // SAFETY: this thread's state; `id` (below record_cap and TABLE_LEN: `credit_bare` checked)
+    // is the bare window's event, whose calls waited; the node was a frame's.
+    unsafe { earlier.settle(ts, id) };
 }
 
 /// Credits the bare calls waiting for their node (`pend_on_node`) of event `id` to it.
 fn settle_bare(ts: &mut ThreadState, id: u32) {
-    let pending = std::mem::replace(&mut ts.bare_pending, crate::tally::Pending::NONE);
-    if pending.calls != 0 && id < ts.record_cap() && id < crate::switch::TABLE_LEN {
+    let pending = ts.bare_pending.take();
+    if id < ts.record_cap() && id < crate::switch::TABLE_LEN {
         // SAFETY: this thread's state; id below record_cap and TABLE_LEN, checked; the node was
         // a frame's, one the thread's tree made.
-        unsafe {
-            crate::probes::count_pending_on_node(ts, pending.node, id, pending.calls, pending.estimate)
-        };
+        unsafe { pending.settle(ts, id) };
     }
 }
 

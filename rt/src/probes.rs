@@ -449,10 +449,10 @@ pub(crate) unsafe fn count_on_node_from(
     }
 }
 
-/// `count_on_node_from` for `calls` calls of `id` counted in the instrumented code (a bare
-/// window's, inline.rs) whose caller's node is `caller`, from anywhere on the thread: the stack
-/// is marked busy meanwhile (a signal's probe counts a level) and left as it was. Nothing on
-/// an overflowed stack.
+/// `count_on_node_from` for `calls` calls of `id` whose node credit waited (`tally::Pending`: a
+/// tally window's executions, a bare window's calls, inline.rs) and whose caller's node is
+/// `caller`, from anywhere on the thread: the stack is marked busy meanwhile (a signal's probe
+/// counts a level) and left as it was. Nothing on an overflowed stack.
 ///
 /// # Safety
 /// `ts` is the calling thread's state, `id` below record_cap and inside the mode table,

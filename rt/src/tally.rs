@@ -64,13 +64,40 @@ const _: () = assert!(REARM as u64 > instrument_live::DEPTH_BUSY, "a waiting win
 /// wait so too (inline.rs).
 #[derive(Clone, Copy)]
 pub struct Pending {
-    pub(crate) node: u32,
-    pub(crate) calls: u64,
-    pub(crate) estimate: u64,
+    node: u32,
+    calls: u64,
+    estimate: u64,
 }
 
 impl Pending {
     pub const NONE: Pending = Pending { node: 0, calls: 0, estimate: 0 };
+
+    /// Adds `calls` (their untimed `estimate` in all) whose caller's node is `node`, and returns
+    /// what waited under another node (`NONE` if nothing did), to be settled first.
+    pub fn add(&mut self, node: u32, calls: u64, estimate: u64) -> Pending {
+        let earlier = if self.node != node { self.take() } else { Pending::NONE };
+        (self.node, self.calls, self.estimate) =
+            (node, self.calls + calls, self.estimate.wrapping_add(estimate));
+        earlier
+    }
+
+    /// What waits, which waits no more.
+    pub fn take(&mut self) -> Pending {
+        std::mem::replace(self, Pending::NONE)
+    }
+
+    /// Counts the calls of event `id` that waited on their node (`probes::count_pending_on_node`,
+    /// which marks the stack busy if it is not).
+    ///
+    /// # Safety
+    /// `ts` is the calling thread's state, `id` below its record_cap and inside the mode table;
+    /// the node is one the thread's tree made (a frame's).
+    pub unsafe fn settle(self, ts: &mut ThreadState, id: u32) {
+        if self.calls != 0 {
+            // SAFETY: the contract.
+            unsafe { crate::probes::count_pending_on_node(ts, self.node, id, self.calls, self.estimate) };
+        }
+    }
 }
 
 /// Opens a tally window of `executions` (the entry at hand being the first) on `ts`, its top
@@ -147,12 +174,7 @@ unsafe fn credit(ts: &mut ThreadState, id: u32, depth: usize, tallied: u64, cost
         }
         if tallied != 0 {
             let node = ts.frame(depth).node;
-            if ts.tally_pending.node != node {
-                settle(ts, id);
-            }
-            let pending = &mut ts.tally_pending;
-            (pending.node, pending.calls, pending.estimate) =
-                (node, pending.calls + tallied, pending.estimate + estimate * tallied);
+            ts.tally_pending.add(node, tallied, estimate * tallied).settle(ts, id);
         }
     }
 }
@@ -162,11 +184,8 @@ unsafe fn credit(ts: &mut ThreadState, id: u32, depth: usize, tallied: u64, cost
 /// # Safety
 /// As `credit`'s.
 unsafe fn settle(ts: &mut ThreadState, id: u32) {
-    let Pending { node, calls, estimate } = std::mem::replace(&mut ts.tally_pending, Pending::NONE);
-    if calls != 0 {
-        // SAFETY: the contract; `node` was a frame's node, one the thread's tree made.
-        unsafe { crate::probes::count_on_node_from(ts, node, id, calls, estimate) };
-    }
+    // SAFETY: the contract; the node was a frame's, one the thread's tree made.
+    unsafe { ts.tally_pending.take().settle(ts, id) };
 }
 
 /// The exit of event `id` whose machine frame is at `sp` found the top frame's match failing.
