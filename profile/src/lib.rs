@@ -205,6 +205,11 @@ pub struct Compensation {
     /// charged at the end of the run; absent where no code counted inline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inline_count: Option<InlineCharge>,
+    /// The calibrated flush of a bare window's pending calls (ns), which callpath profiles'
+    /// bare windows take out of their time once per flush and charge where it ran (the
+    /// runtime's flushes.rs); absent where no bare window could run, and in older profiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bare_flush_ns: Option<f64>,
 }
 
 /// The charge of an inline count: its calibration, the bare count's (what the in-place bare

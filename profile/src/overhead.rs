@@ -53,6 +53,11 @@ pub struct Overhead {
     /// weighed and shrunk as `unestimated_scale` is. 1 in profiles that did not record it.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub pathed_scale: f64,
+    /// The leaves whose pathed pair `pathed_scale` weighs (0: none, the scale is 1). A leaf
+    /// whose pathed windows were buried in its own noise measured its calibration, and moved
+    /// the scale nowhere. 0 in profiles that did not record it.
+    #[serde(default, skip_serializing_if = "is_zero_count")]
+    pub pathed_scale_events: u64,
 }
 
 fn one() -> f64 {
@@ -100,6 +105,10 @@ pub struct EventCosts {
 
 fn is_zero(x: &f64) -> bool {
     *x == 0.0
+}
+
+fn is_zero_count(n: &u64) -> bool {
+    *n == 0
 }
 
 impl EventCosts {
@@ -231,6 +240,7 @@ mod tests {
             inline_share: 0.5,
             unestimated_scale: 1.0,
             pathed_scale: 1.0,
+            pathed_scale_events: 0,
         }
     }
 

@@ -121,6 +121,7 @@ pub fn set_untimed_costs(untimed: &Untimed) {
     COUNTED.store(untimed.counted[STANDARD], Relaxed);
     INLINE_COUNT.store(untimed.inline, Relaxed);
     BARE_COUNT.store(untimed.bare, Relaxed);
+    FLUSH.store(untimed.flush, Relaxed);
 }
 
 /// The untimed modes' costs in use (`set_untimed_costs`).
@@ -132,6 +133,7 @@ pub fn untimed_costs() -> Untimed {
         pathed: load(&UNTIMED[2]),
         inline: INLINE_COUNT.load(Relaxed),
         bare: BARE_COUNT.load(Relaxed),
+        flush: FLUSH.load(Relaxed),
     }
 }
 
@@ -152,6 +154,15 @@ pub fn inline_count_cost() -> u64 {
 pub fn bare_count_cost() -> u64 {
     BARE_COUNT.load(Relaxed)
 }
+
+/// What a flush that credits a bare window's calls costs (scaled, flushes.rs): its calibration.
+#[inline(always)]
+pub fn flush_cost() -> u64 {
+    FLUSH.load(Relaxed)
+}
+
+/// The calibrated flush of a bare window's calls (scaled, flushes.rs).
+static FLUSH: AtomicU64 = AtomicU64::new(0);
 
 /// The calibrated bare count (scaled), and what the inline count costs over its calibration in
 /// place (scaled, pooled over the events the bare windows measured: inplace's excess.rs).

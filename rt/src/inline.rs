@@ -30,16 +30,31 @@ use instrument_live::COUNTED_CHILD;
 #[inline(always)]
 pub fn charge_pending(ts: &mut ThreadState, top: usize) {
     if ts.pending_calls != 0 {
-        flush(ts, top);
+        flush(ts, top, top);
+    }
+}
+
+/// `charge_pending` at the exit of frame `top`, after its timestamp: the flush itself runs in
+/// the time of the frame below, which its cost goes to (`flushes.rs`).
+#[inline(always)]
+pub fn charge_pending_leaving(ts: &mut ThreadState, top: usize) {
+    if ts.pending_calls != 0 {
+        flush(ts, top, top.saturating_sub(1));
     }
 }
 
 /// `charge_pending`'s work, with what each inline (or bare) count costs its caller when
-/// compensation is on.
+/// compensation is on, and with callpaths what a flush that credited a bare window's calls
+/// costs, to frame `runs_in` (flushes.rs: no inline count runs there, so no other window
+/// measured it; the inline counts' flushes are left in the windows of the events at whose
+/// probes they run).
 #[cold]
 #[inline(never)]
-fn flush(ts: &mut ThreadState, top: usize) {
+fn flush(ts: &mut ThreadState, top: usize, runs_in: usize) {
     let bare = credit_bare(ts);
+    if bare != 0 {
+        ts.bare_flushes += 1;
+    }
     let cost = if crate::compensate::enabled() {
         let inline = ts.pending_calls.saturating_sub(bare);
         inline * crate::compensate::inline_count_cost() + bare * crate::compensate::bare_count_cost()
@@ -47,6 +62,12 @@ fn flush(ts: &mut ThreadState, top: usize) {
         0
     };
     charge(ts, top, cost);
+    let callpaths = crate::callpath::depth() != 0;
+    if bare != 0 && callpaths && crate::compensate::enabled() && runs_in < ts.frame_cap() {
+        // SAFETY: runs_in < frame_cap, checked; this thread's state (the callers' contract).
+        let frame = unsafe { ts.frame(runs_in) };
+        frame.overhead = frame.overhead.wrapping_add(crate::compensate::flush_cost());
+    }
 }
 
 /// Credits the calls the instrumented code's bare count (`instrument_contract::inline_count`)

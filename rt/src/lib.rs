@@ -29,6 +29,7 @@ mod compensate;
 mod current;
 mod event_table;
 mod exec;
+mod flushes;
 mod hint;
 mod inline;
 mod inplace;

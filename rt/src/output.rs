@@ -392,7 +392,16 @@ fn compensation(
         recalibration: recalibration(units),
         in_place: in_place(canonical, infos, units),
         inline_count: inline_charge(units),
+        bare_flush_ns: bare_flush(units),
     }
+}
+
+/// The calibrated flush of a bare window's calls, where bare windows could run with callpaths
+/// (flushes.rs).
+fn bare_flush(units: &assemble::Units) -> Option<f64> {
+    let flush = compensate::untimed_costs().flush;
+    (crate::switch::bare_windows_possible() && crate::callpath::depth() != 0 && flush != 0)
+        .then(|| units.scaled_ns(flush))
 }
 
 /// What each inline count was charged at the end (where code counted inline).
@@ -556,6 +565,7 @@ fn overhead_section(
         inline_share: 0.0,
         unestimated_scale: crate::population::UNESTIMATED.scale(),
         pathed_scale: crate::population::PATHED.scale(),
+        pathed_scale_events: crate::population::PATHED.events(),
     };
     let counted: u64 = profile
         .activations()

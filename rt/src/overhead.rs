@@ -182,12 +182,15 @@ pub struct Untimed {
     /// inline windows measure the inline count, leave to the calibration (0 where compensation
     /// is off: no bare window runs).
     pub bare: u64,
+    /// One flush of a bare window's pending calls (flushes.rs), where compensation is on.
+    pub flush: u64,
 }
 
 /// The untimed modes of both kinds with `budget`, less `baseline` (the empty loop's, scaled):
 /// counted, switched off, kept on the stack untimed when `pathed` (only callpath runs use it:
 /// throttled parents and inplace's pathed windows), and the inline count on x86-64, with the bare count
-/// where compensation is on (only its bare windows run it: inplace's excess.rs).
+/// and the flush of a bare call where compensation is on (only its bare windows run them:
+/// inplace's excess.rs, flushes.rs).
 ///
 /// # Safety
 /// As `pair`'s: on the measuring thread, inside the hidden parent's activation, with no inline
@@ -230,6 +233,13 @@ pub unsafe fn untimed_round(state: &mut ThreadState, budget: Budget, baseline: u
         switch::set(child_id, switch::MEASURED);
         // The measurement's counts were never calls: none to charge, none in the totals.
         (state.pending_calls, state.pending_estimate) = (0, 0);
+        if compensate::enabled() {
+            // SAFETY: this thread's state inside the hidden parent's activation (the caller's
+            // contract), nothing pending (cleared above), the hidden child as above.
+            let flush =
+                unsafe { crate::flushes::calibrate(state, child_id, |one| min_pair(budget, one, || 0).0) };
+            untimed.flush = flush.saturating_sub(baseline);
+        }
     }
     untimed
 }

@@ -84,6 +84,11 @@ impl Pool {
         self.scaled() as f64 / f64::from(1u32 << SCALE)
     }
 
+    /// How many events' estimates the scale weighs.
+    pub fn events(&self) -> u64 {
+        self.events.load(Relaxed)
+    }
+
     /// Event `id`'s newest estimate: its cost `used` against the calibration `calibrated` (both
     /// scaled), weighed by `weight` (its calls).
     ///

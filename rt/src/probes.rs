@@ -288,7 +288,7 @@ unsafe fn pathed_instead(ts: &mut ThreadState, id: u32, sp: usize, cost: u64, es
 /// frame_cap), pushed by `enter_pathed`.
 #[inline(never)]
 unsafe fn close_untimed(ts: &mut ThreadState, depth: usize) {
-    mark_busy(ts, depth);
+    mark_busy_leaving(ts, depth);
     // SAFETY: `depth` and `depth - 1` are frames of the mapped stack (the contract), distinct.
     let (frame, parent) = unsafe { (&*ts.frame(depth), ts.frame(depth - 1)) };
     parent.child_incl += frame.child_incl;
@@ -839,7 +839,7 @@ pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64, kind: usiz
         // SAFETY: the contract, a frame `enter_pathed` pushed.
         return unsafe { close_untimed(ts, depth) };
     }
-    mark_busy(ts, depth);
+    mark_busy_leaving(ts, depth);
     // SAFETY: `depth` and `depth - 1` are frames of the mapped stack (the contract); the frame
     // and its parent are distinct.
     let (frame, parent) = unsafe { (&*ts.frame(depth), ts.frame(depth - 1)) };
@@ -997,6 +997,14 @@ pub const BUSY: usize = instrument_live::DEPTH_BUSY as usize;
 pub fn mark_busy(ts: &mut ThreadState, depth: usize) {
     mark_busy_keeping_pending(ts, depth);
     crate::inline::charge_pending(ts, depth);
+}
+
+/// `mark_busy` at the exit of frame `depth`, after its timestamp: the charge's own work runs in
+/// the time of the frame below (`inline::charge_pending_leaving`).
+#[inline(always)]
+pub fn mark_busy_leaving(ts: &mut ThreadState, depth: usize) {
+    mark_busy_keeping_pending(ts, depth);
+    crate::inline::charge_pending_leaving(ts, depth);
 }
 
 /// `mark_busy` for a counted entry, which leaves the frame on top as it is: the calls counted

@@ -110,6 +110,9 @@ pub struct ThreadState {
     pub bare_from: u32,
     /// The callpath node credit the bare window's credited calls wait for (inline.rs).
     pub bare_pending: crate::tally::Pending,
+    /// Flushes of pending counts that credited bare calls (inline.rs): inplace takes the bare
+    /// windows' share of them out of those windows' time (flushes.rs).
+    pub bare_flushes: u64,
     /// The tally window this thread runs (tally.rs): executions left in it, and the depth its
     /// executions must be called at (`tally::IDLE` and `usize::MAX` when it runs none). The
     /// entry trampolines read both.
@@ -192,6 +195,7 @@ impl ThreadState {
             bare_event: 0,
             bare_from: 0,
             bare_pending: crate::tally::Pending::NONE,
+            bare_flushes: 0,
             tally: crate::tally::IDLE,
             tally_depth: usize::MAX,
             tally_credited: 0,
@@ -403,6 +407,7 @@ pub fn attach() -> *mut ThreadState {
             bare_event: 0,
             bare_from: 0,
             bare_pending: crate::tally::Pending::NONE,
+            bare_flushes: 0,
             tally: crate::tally::IDLE,
             tally_depth: usize::MAX,
             tally_credited: 0,

@@ -239,6 +239,7 @@ mod tests {
             inline_share: 0.0,
             unestimated_scale: 1.5,
             pathed_scale: 1.0,
+            pathed_scale_events: 0,
         });
         let throttle = Some(Throttle { calls: 100000, per_call_ns: 10000.0 });
         let p = predict(&profile, &COSTS, &Setting { build: None, runtime: None, throttle });
@@ -263,6 +264,7 @@ mod tests {
             inline_share: 1.0,
             unestimated_scale: 1.0,
             pathed_scale: 1.0,
+            pathed_scale_events: 0,
         });
         let throttle = Some(Throttle { calls: 100000, per_call_ns: 10000.0 });
         let p = predict(&profile, &COSTS, &Setting { build: None, runtime: None, throttle });

@@ -336,6 +336,8 @@ struct Windows {
     /// the window is) before its first execution.
     start: u64,
     start_count: u64,
+    /// The thread's flushes of bare calls when the window began (`ThreadState::bare_flushes`).
+    flushes_start: u64,
     /// The last timed, counted and tally windows' ticks per execution, scaled.
     timed_per: i64,
     counted_per: i64,
@@ -437,6 +439,7 @@ const IDLE_WINDOWS: Windows = Windows {
     tally_per: 0,
     inline_per: 0,
     bare_per: 0,
+    flushes_start: 0,
     pathed_per: 0,
     tally_differences: Series::new(0),
     inline_differences: Series::new(0),
@@ -774,6 +777,7 @@ pub unsafe fn counted_boundary(ts: &mut ThreadState, id: u32) -> bool {
         Deferred::Close(calls) => Some(calls),
         Deferred::Start | Deferred::Await => None,
     };
+    let now = now.saturating_sub(flush_ticks(w, ts));
     // SAFETY: `w` is the windows this thread owns; it leaves them alone once they are released.
     if closing.is_some_and(|count| unsafe { close_window(w, now, count) }) {
         // SAFETY: this thread's state, records left alone meanwhile (the contract).
@@ -789,6 +793,17 @@ pub unsafe fn counted_boundary(ts: &mut ThreadState, id: u32) -> bool {
     // SAFETY: this thread's state at a counted entry, the stack marked busy (the contract).
     unsafe { begin(w, ts, count, id) };
     next_timed
+}
+
+/// The ticks of the flushes of bare calls (flushes.rs) in the window that ends now, when it is a
+/// bare window measured against counted ones (a callpath leaf's: `counted_over_bare`), which
+/// hold none: its time less them is what the bare counts took. Inline windows flush as often as
+/// the bare ones they are measured against, and keep theirs.
+fn flush_ticks(w: &Windows, ts: &ThreadState) -> u64 {
+    if w.inlines || w.kind_of(w.done) != Window::Bare {
+        return 0;
+    }
+    crate::flushes::ticks_of(ts.bare_flushes.saturating_sub(w.flushes_start))
 }
 
 /// Counts the executions of the tally window `ts` runs, if it runs one (the thread owns the
@@ -1005,6 +1020,7 @@ unsafe fn begin(w: &mut Windows, ts: &mut ThreadState, count: u64, id: u32) {
     KEEP_STEP.store(if keeps { id } else { NONE }, Relaxed);
     switch::set(id, mode);
     set_end(end);
+    w.flushes_start = ts.bare_flushes;
     (w.start, w.start_count) = (clock::now(), count);
 }
 

@@ -1,0 +1,159 @@
+//! What a flush of a bare window's calls costs, and the share of the bare windows' time it is.
+//!
+//! A callpath leaf's bare windows (inplace) measure its counted probe call against its bare
+//! count: the bare calls count themselves down in the program's code and leave their caller's
+//! share pending, which the next probe that changes the stack charges (inline.rs's `flush`: the
+//! calls credited to the event's record, their node credit deferred, the caller's frame charged).
+//! Where a caller returns after each call (the ground truth's nested context, xz's match finder),
+//! every bare call takes a flush of its own inside the window: the bare windows held a counted
+//! call's bookkeeping too, and the leaf's counted call measured 5 to 14 ns *below* its bare count
+//! (so nothing was charged for it, and the parents' pathed pairs, measured over it, came out as
+//! low: compensated callpath error -18 to -20 ns an event, -42 %). A counted window has no flush
+//! (a counted call charges its caller itself). So a bare window's time less its flushes at their
+//! calibrated cost is what its bare counts took (`ticks_of`, inplace's `counted_boundary`), and
+//! each flush that credited bare calls is charged as overhead to the frame it runs in: with
+//! callpaths no inline count runs, so only the bare windows flush, and no other window measured
+//! those flushes.
+//!
+//! The inline counts' flushes (flat profiles, bare windows there included) are left alone: they
+//! run at the probes of timed events, whose windows measure them in place (a timed window's
+//! entries and exits flush, a counted window's entries do not), so charging them too would
+//! count them twice; an inline window flushes as often as the bare one it is measured against.
+//!
+//! The calibration (`calibrate`) runs the flush one pending bare call leaves, on the hidden
+//! child in a bare window of its own above the hidden parent's frame, and puts back every word
+//! it touched.
+
+use crate::overhead::SCALE;
+use crate::probes::BUSY;
+use crate::tally::Pending;
+use crate::thread::ThreadState;
+
+/// The ticks `flushes` flushes of bare calls take at their calibrated cost.
+pub fn ticks_of(flushes: u64) -> u64 {
+    flushes.saturating_mul(crate::compensate::flush_cost()) >> SCALE
+}
+
+/// What one flush of a pending bare call costs, as `measure` times the body it is handed (a
+/// flush each call; the empty loop's cost not taken out).
+///
+/// # Safety
+/// `ts` is the calling thread's state, inside the hidden parent's activation (its frame on top,
+/// below frame_cap), with nothing pending; `child` is the hidden child's id, below record_cap
+/// and inside the mode table.
+pub unsafe fn calibrate(
+    ts: &mut ThreadState,
+    child: u32,
+    measure: impl FnOnce(&mut dyn FnMut()) -> u64,
+) -> u64 {
+    let top = ts.depth & !BUSY;
+    // SAFETY: top < frame_cap (the contract).
+    let frame = unsafe { *ts.frame(top) };
+    if frame.id >= ts.record_cap() || ts.pending_calls != 0 {
+        return 0;
+    }
+    // SAFETY: both ids below record_cap (checked, the contract); copies, no reference kept.
+    let (caller, own) = unsafe { (*ts.record(frame.id), *ts.record(child)) };
+    let saved = Saved::of(ts);
+    (ts.bare_event, ts.window_left, ts.bare_from) = (child, u32::MAX, u32::MAX);
+    let cost = measure(&mut || {
+        // The bare count's two words (inline.rs's `replica_bare`), then the flush.
+        ts.window_left = ts.window_left.wrapping_sub(1);
+        ts.pending_calls += 1;
+        crate::inline::charge_pending(ts, top);
+    });
+    // SAFETY: as above: the frame and the records the flushes changed, put back.
+    unsafe {
+        *ts.frame(top) = frame;
+        *ts.record(frame.id) = caller;
+        *ts.record(child) = own;
+    }
+    saved.restore(ts);
+    cost
+}
+
+/// The thread's words a flush changes besides the frame and the records.
+struct Saved {
+    bare_event: u32,
+    window_left: u32,
+    bare_from: u32,
+    bare_pending: Pending,
+    bare_flushes: u64,
+    pending_estimate: u64,
+    inlined: u64,
+}
+
+impl Saved {
+    fn of(ts: &mut ThreadState) -> Saved {
+        Saved {
+            bare_event: ts.bare_event,
+            window_left: ts.window_left,
+            bare_from: ts.bare_from,
+            bare_pending: ts.bare_pending.take(),
+            bare_flushes: ts.bare_flushes,
+            pending_estimate: ts.pending_estimate,
+            inlined: ts.counters.inlined,
+        }
+    }
+
+    /// Puts them back; the node credit the measurement's calls wait for is dropped.
+    fn restore(self, ts: &mut ThreadState) {
+        (ts.bare_event, ts.window_left, ts.bare_from) = (self.bare_event, self.window_left, self.bare_from);
+        (ts.bare_pending, ts.bare_flushes) = (self.bare_pending, self.bare_flushes);
+        (ts.pending_calls, ts.pending_estimate, ts.counters.inlined) =
+            (0, self.pending_estimate, self.inlined);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use instrument_live::COUNTED_CHILD;
+
+    #[test]
+    fn the_calibration_flushes_one_bare_call_at_a_time_and_puts_back_what_it_touched() {
+        let (mut frames, mut records) = ThreadState::test_stacks();
+        frames[1].id = 2;
+        frames[1].overhead = 7;
+        records[3].counted = 11;
+        let mut ts = ThreadState::over(&mut frames, &mut records);
+        ts.depth = 1;
+        (ts.bare_event, ts.window_left, ts.bare_from, ts.bare_flushes) = (5, 9, 9, 4);
+        let mut seen = vec![];
+        // SAFETY: a state over this test's frames and records, its frame 1 on top, nothing
+        // pending, the child's id below their count and the mode table's length.
+        let cost = unsafe {
+            calibrate(&mut ts, 3, |one| {
+                for _ in 0..3 {
+                    one();
+                }
+                seen.push(42);
+                42
+            })
+        };
+        assert_eq!((cost, seen), (42, vec![42]));
+        assert_eq!((ts.bare_event, ts.window_left, ts.bare_from, ts.bare_flushes), (5, 9, 9, 4));
+        assert_eq!((ts.pending_calls, ts.counters.inlined), (0, 0));
+        assert_eq!((frames[1].overhead, frames[1].child_calls), (7, 0), "the frame as it was");
+        assert_eq!(records[3].counted, 11, "the child's record as it was");
+    }
+
+    #[test]
+    fn each_flush_of_bare_calls_is_counted() {
+        let (mut frames, mut records) = ThreadState::test_stacks();
+        frames[1].id = 2;
+        let mut ts = ThreadState::over(&mut frames, &mut records);
+        ts.depth = 1;
+        crate::inline::open_bare(&mut ts, 3, 10);
+        for _ in 0..4 {
+            ts.window_left -= 1;
+            ts.pending_calls += 1;
+            crate::inline::charge_pending(&mut ts, 1);
+        }
+        // An inline count's flush (no bare call pending) is not one.
+        ts.pending_calls += 1;
+        crate::inline::charge_pending(&mut ts, 1);
+        assert_eq!(ts.bare_flushes, 4);
+        assert_eq!(frames[1].child_calls, 5 * COUNTED_CHILD);
+    }
+}
