@@ -197,12 +197,14 @@ macro_rules! timed_enter {
 /// convention asks for, and `$sp` puts the caller's stack pointer in `rsi`. `$restore` undoes
 /// both saves, `$done` returns, `$tail` finishes through the Rust function in `r11` (arguments
 /// in `rdi`, `rsi`, `rdx`), and `$late_miss` leaves to the bodies a case found after the
-/// clock read (the timestamp in `rax`). Uses `rax`, `rcx`, `rdx`, `rsi`, `rdi`, `r8` to `r11`
-/// and the flags.
+/// clock read (the timestamp in `rax`); `$mode_miss` undoes the early saves and leaves an event
+/// not measured to its routed exit before the clock read. Uses `rax`, `rcx`, `rdx`, `rsi`, `rdi`,
+/// `r8` to `r11` and the flags.
 macro_rules! timed_exit {
     ($name:ident, prologue: [$($prologue:literal),*], save_early: [$($save_early:literal),*], save: [$($save:literal),*],
      sp: [$($sp:literal),*], restore: [$($restore:literal),*], done: [$($done:literal),*],
      tail: [$($tail:literal),*], late_miss: [$($late_miss:literal),*],
+     mode_miss: [$($mode_miss:literal),*],
      early_miss: [$($early_miss:literal),*] $(, $operand:ident = sym $target:path)*) => {
         /// A probe's entry point (see the macro).
         ///
@@ -219,11 +221,22 @@ macro_rules! timed_exit {
                 "je 8f",
                 $($prologue,)*
                 $($save_early,)*
-                // rax: the timestamp; r11d: the id.
+                // r11d: the id. An event in the mode table but not measured (a throttled
+                // callpath parent's frame kept untimed, or an event switched since its entry)
+                // exits through its routed path, which reads no clock for an untimed frame:
+                // an `rdtscp` waits for all the work before it, and the program's loads in
+                // flight with it.
+                "mov r11d, dword ptr [rdi]",
+                "cmp r11d, {max}",
+                "jae 10f",
+                "lea rcx, [rip + {modes}]",
+                "cmp byte ptr [rcx + r11], 0",
+                "jne 11f",
+                "10:",
+                // rax: the timestamp.
                 "rdtscp",
                 "shl rdx, 32",
                 "or rax, rdx",
-                "mov r11d, dword ptr [rdi]",
                 $($save,)*
                 $($sp,)*
                 "mov r10, qword ptr fs:[instrument_rt_current@TPOFF]",
@@ -301,9 +314,13 @@ macro_rules! timed_exit {
                 $($tail,)*
                 "9:",
                 $($late_miss,)*
+                "11:",
+                $($mode_miss,)*
                 "8:",
                 $($early_miss,)*
                 gate = sym GATE,
+                max = const crate::switch::TABLE_LEN,
+                modes = sym crate::switch::MODES,
                 throttle_calls = sym crate::switch::THROTTLE_CALLS,
                 recalibrate_at = sym crate::recalibrate::NEXT,
                 charged = sym exit_charged,
@@ -349,7 +366,8 @@ const _: () = assert!(
 timed_enter!(enter_timed_fast, save: [], sp: [], restore: [], miss: ["jmp {full}"], full = sym enter);
 timed_exit!(__instrument_exit, prologue: ["mov rsi, rsp"], save_early: [], save: [], sp: [], restore: [],
     done: ["ret"], tail: ["jmp r11"], late_miss: ["mov rdx, rax", "jmp {timed_at}"],
-    early_miss: ["jmp {routed}"], routed = sym exit_routed, timed_at = sym exit_timed_at);
+    mode_miss: ["jmp {routed}"], early_miss: ["jmp {routed}"], routed = sym exit_routed,
+    timed_at = sym exit_timed_at);
 
 /// The C set's entry for a measured event (`instrument_contract::probes::C.enter_measured`): the
 /// inline count's code has read the mode byte as measured, so this skips the trampoline's mode
@@ -388,6 +406,7 @@ timed_exit!(__instrument_exit_pm,
         "pop r10", "pop r9", "pop r8", "pop rdi", "pop rsi", "pop rcx", "pop rdx", "pop rax", "ret"],
     late_miss: ["pop r10", "pop r9", "pop r8", "pop rdi", "pop rsi", "pop rcx", "pop rdx", "pop rax",
         "jmp {routed}"],
+    mode_miss: ["pop rcx", "pop rdx", "pop rax", "jmp {routed}"],
     early_miss: ["jmp {routed}"],
     routed = sym exit_routed_pm);
 
