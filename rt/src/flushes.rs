@@ -56,6 +56,9 @@ pub unsafe fn calibrate(
     let (caller, own) = unsafe { (*ts.record(frame.id), *ts.record(child)) };
     let saved = Saved::of(ts);
     (ts.bare_event, ts.window_left, ts.bare_from) = (child, u32::MAX, u32::MAX);
+    // Busy meanwhile: a signal handler's probes count their events and leave the frame alone,
+    // which is put back below.
+    crate::probes::mark_busy_keeping_pending(ts, top);
     let cost = measure(&mut || {
         // The bare count's two words (inline.rs's `replica_bare`), then the flush.
         ts.window_left = ts.window_left.wrapping_sub(1);
@@ -74,6 +77,7 @@ pub unsafe fn calibrate(
 
 /// The thread's words a flush changes besides the frame and the records.
 struct Saved {
+    depth: usize,
     bare_event: u32,
     window_left: u32,
     bare_from: u32,
@@ -86,6 +90,7 @@ struct Saved {
 impl Saved {
     fn of(ts: &mut ThreadState) -> Saved {
         Saved {
+            depth: ts.depth,
             bare_event: ts.bare_event,
             window_left: ts.window_left,
             bare_from: ts.bare_from,
@@ -102,6 +107,7 @@ impl Saved {
         (ts.bare_pending, ts.bare_flushes) = (self.bare_pending, self.bare_flushes);
         (ts.pending_calls, ts.pending_estimate, ts.counters.inlined) =
             (0, self.pending_estimate, self.inlined);
+        crate::probes::commit(ts, self.depth);
     }
 }
 
