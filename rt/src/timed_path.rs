@@ -27,8 +27,10 @@
 //! The entries are reached through the routed trampolines of `trampolines.rs` (a measured
 //! event's mode, or an id past the mode table), with the id in `eax`, the id slot in `rdi` and,
 //! with the C convention, the caller's stack pointer in `rsi`. The exits are the exported
-//! symbols themselves: an exit runs only when its entry opened a frame, so it needs no mode
-//! lookup, and what it does not handle goes to the routed exits there (`exit_routed`, or
+//! symbols themselves: an exit runs only when its entry opened a frame, but that frame may be
+//! untimed (a throttled callpath parent's), so an exit looks up the mode before its clock read
+//! and leaves an event not measured to its routed exit; what it does not handle goes to the
+//! routed exits there (`exit_routed`, or
 //! `probes::exit_timed_at` with the timestamp already taken). The `preserve_most` set's paths
 //! save the registers they use (its exit keeps `rax` too) and find the stack pointer above
 //! their saves.
