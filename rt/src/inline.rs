@@ -55,15 +55,15 @@ fn flush(ts: &mut ThreadState, top: usize, runs_in: usize) {
     if bare != 0 {
         ts.bare_flushes += 1;
     }
-    let cost = if crate::compensate::enabled() {
+    let compensated = crate::compensate::enabled();
+    let cost = if compensated {
         let inline = ts.pending_calls.saturating_sub(bare);
         inline * crate::compensate::inline_count_cost() + bare * crate::compensate::bare_count_cost()
     } else {
         0
     };
     charge(ts, top, cost);
-    let callpaths = crate::callpath::depth() != 0;
-    if bare != 0 && callpaths && crate::compensate::enabled() && runs_in < ts.frame_cap() {
+    if bare != 0 && compensated && crate::callpath::depth() != 0 && runs_in < ts.frame_cap() {
         // SAFETY: runs_in < frame_cap, checked; this thread's state (the callers' contract).
         let frame = unsafe { ts.frame(runs_in) };
         frame.overhead = frame.overhead.wrapping_add(crate::compensate::flush_cost());
