@@ -16,4 +16,4 @@ mod records;
 
 pub use layout::*;
 pub use names::{parse_names, write_name_line, EventName};
-pub use records::{Frame, Record, COUNTED_CHILD, TIMED_CHILD, UNTIMED_START};
+pub use records::{Frame, Record, COUNTED_CHILD, TIMED_CHILD, UNTIMED_SNAPSHOT, UNTIMED_START};

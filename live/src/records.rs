@@ -29,9 +29,22 @@ pub struct Frame {
     pub node_at: u64,
 }
 
-/// `Frame::start` of an activation on the stack that is counted, not timed (`MODE_PATHED`): its
-/// exit reads no clock, and readers of open frames take it as no time elapsed.
-pub const UNTIMED_START: u64 = u64::MAX;
+/// `Frame::start` of an activation on the stack that is counted, not timed (`MODE_PATHED`), at
+/// least this (its top bit set: no timestamp comes near it): its exit reads no clock, and
+/// readers of open frames take it as no time elapsed (a start after any clock reading). Its low
+/// bits hold the untimed-children total of its callpath node when it opened (`UNTIMED_SNAPSHOT`),
+/// so that its exit can tell what its descendants' untimed calls were estimated at.
+pub const UNTIMED_START: u64 = 1 << 63;
+/// The low bits of an untimed activation's start: its node's snapshot, modulo 2^63.
+pub const UNTIMED_SNAPSHOT: u64 = UNTIMED_START - 1;
+
+impl Frame {
+    /// Whether this activation is kept on the stack untimed (`UNTIMED_START`).
+    #[inline(always)]
+    pub fn untimed(&self) -> bool {
+        self.start >= UNTIMED_START
+    }
+}
 
 /// What a timed child adds to `Frame::child_calls`.
 pub const TIMED_CHILD: u64 = 1;

@@ -219,7 +219,7 @@ impl OpenFrames {
             // SAFETY: frame `depth` is one of frames[1..=top], in the stack and unaliased (the
             // contract).
             let frame = unsafe { &mut *self.frames.add(depth) };
-            if frame.start != instrument_live::UNTIMED_START {
+            if !frame.untimed() {
                 frame.start += ticks;
             }
         }

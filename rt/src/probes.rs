@@ -38,7 +38,7 @@ use crate::reconcile;
 use crate::registry::{load_id, UNREGISTERED};
 use crate::switch;
 use crate::thread::{self, Frame, Record, ThreadState};
-use instrument_live::{COUNTED_CHILD, TIMED_CHILD, UNTIMED_START};
+use instrument_live::{COUNTED_CHILD, TIMED_CHILD, UNTIMED_SNAPSHOT, UNTIMED_START};
 use std::sync::atomic::{compiler_fence, Ordering::SeqCst};
 
 /// What an entry probe returns to the probed code: whether its exit probe has anything to close.
@@ -226,19 +226,23 @@ unsafe fn open_pathed(
     estimate: u64,
 ) -> Opened {
     // SAFETY: the contract, which is `open_frame`'s.
-    let frame = unsafe { open_frame(ts, depth, id, sp, false) };
-    frame.start = UNTIMED_START;
-    let node = frame.node;
+    let node = unsafe { open_frame(ts, depth, id, sp, false) }.node;
+    // Its node's untimed-children total now, which its exit takes its descendants' from
+    // (`hand_up_descendants`); none without a tree.
+    let mut snapshot = 0;
     // SAFETY: the tree, when there is one, is this thread's; both nodes are ones it made.
     if let Some(tree) = unsafe { ts.tree() } {
         // SAFETY: as above.
         unsafe {
+            tree.node(caller_node).record.untimed_children += estimate;
             let own = &mut tree.node(node).record;
             own.counted += 1;
             own.untimed_own += estimate;
-            tree.node(caller_node).record.untimed_children += estimate;
+            snapshot = own.untimed_children;
         }
     }
+    // SAFETY: depth < frame_cap (the contract); the frame opened above.
+    unsafe { ts.frame(depth).start = UNTIMED_START | snapshot & UNTIMED_SNAPSHOT };
     commit(ts, depth);
     OPENED
 }
@@ -290,11 +294,12 @@ unsafe fn pathed_instead(ts: &mut ThreadState, id: u32, sp: usize, cost: u64, es
 unsafe fn close_untimed(ts: &mut ThreadState, depth: usize) {
     mark_busy_leaving(ts, depth);
     // SAFETY: `depth` and `depth - 1` are frames of the mapped stack (the contract), distinct.
-    let (frame, parent) = unsafe { (&*ts.frame(depth), ts.frame(depth - 1)) };
+    let (frame, parent) = unsafe { (*ts.frame(depth), ts.frame(depth - 1)) };
     parent.child_incl += frame.child_incl;
     parent.overhead += frame.overhead;
     parent.comp_child += frame.comp_child;
     let (calls, counted) = frame.children();
+    let (parent_id, parent_node) = (parent.id, parent.node);
     // SAFETY: the frame's id is below record_cap (a frame is pushed only for such ids).
     let record = unsafe { ts.record(frame.id) };
     record.child_calls += calls;
@@ -304,7 +309,48 @@ unsafe fn close_untimed(ts: &mut ThreadState, depth: usize) {
         // SAFETY: as above.
         unsafe { tree.node(frame.node).record.child_calls += calls };
     }
+    // SAFETY: the contract; the frames are copied out, no record reference is held.
+    unsafe { hand_up_descendants(ts, &frame, parent_id, parent_node) };
     commit(ts, depth - 1);
+}
+
+/// The untimed calls made under an untimed activation (`frame`, closing) were estimated into
+/// its node's `untimed_children` (by its children directly, by its untimed children's exits
+/// for theirs), which its exclusive time never held: their time ran in the exclusive time of
+/// the nearest timed activation below it. So their total since the frame opened (its start's
+/// snapshot) becomes part of its own estimate, on its record and node (its inclusive time
+/// gains it, its exclusive time keeps only its own), and goes on to its parent's
+/// `untimed_children` as its children's charges do (record and node): a timed parent's
+/// exclusive time loses it, an untimed parent hands it on at its own exit. Without this, a
+/// throttled callpath parent's untimed children left it a negative exclusive time (the ground
+/// truth's nested context: -34 % of the run for its middle routine) and an inclusive time
+/// without them. A parent on the same node (a recursion deeper than the callpath depth) holds
+/// these charges already and takes them at its own exit; the sentinel has no record. (With
+/// recursion, a record's inclusive estimate counts an inner activation's own estimate twice:
+/// once as its own, once in the outer one's; its exclusive estimate is right.)
+///
+/// # Safety
+/// `ts` is the calling thread's state with the stack marked busy; `frame` an untimed frame
+/// `enter_pathed` pushed, with an id below record_cap; `parent_id` the frame's below (below
+/// record_cap or the sentinel) and `parent_node` its node.
+unsafe fn hand_up_descendants(ts: &mut ThreadState, frame: &Frame, parent_id: u32, parent_node: u32) {
+    // SAFETY: the tree, when there is one, is this thread's; both nodes are ones it made.
+    let Some(tree) = (unsafe { ts.tree() }) else { return };
+    // SAFETY: as above.
+    let own = unsafe { &mut tree.node(frame.node).record };
+    let descendants = own.untimed_children.wrapping_sub(frame.start) & UNTIMED_SNAPSHOT;
+    if descendants == 0 || parent_node == frame.node {
+        return;
+    }
+    own.untimed_own += descendants;
+    // SAFETY: as above; the reference to the frame's node has ended.
+    unsafe { tree.node(parent_node).record.untimed_children += descendants };
+    // SAFETY: the frame's id is below record_cap (the contract).
+    unsafe { ts.record(frame.id).untimed_own += descendants };
+    if parent_id != crate::thread::SENTINEL_ID {
+        // SAFETY: parent_id is below record_cap (the contract); the reference above has ended.
+        unsafe { ts.record(parent_id).untimed_children += descendants };
+    }
 }
 
 /// Entry of a throttled event, from its trampoline: the counted path without the timed
@@ -724,10 +770,7 @@ unsafe fn exit_pathed(id_slot: *const u32, sp: usize, kind: usize) {
     // SAFETY: the frame is read only below frame_cap; a match makes it this event's, pushed
     // with an id below record_cap.
     unsafe {
-        if depth < ts.frame_cap()
-            && top_is_mended(ts, depth, id, sp)
-            && ts.frame(depth).start == UNTIMED_START
-        {
+        if depth < ts.frame_cap() && top_is_mended(ts, depth, id, sp) && ts.frame(depth).untimed() {
             return close_untimed(ts, depth);
         }
         exit_now(id_slot, sp, kind)
@@ -833,7 +876,7 @@ unsafe fn exit_at(now: u64, id_slot: *const u32, sp: usize, kind: usize) {
 #[inline(always)]
 pub unsafe fn close_top(ts: &mut ThreadState, depth: usize, now: u64, kind: usize) {
     // SAFETY: `depth` is a stored frame (the contract).
-    if unsafe { ts.frame(depth).start } == UNTIMED_START {
+    if unsafe { ts.frame(depth).untimed() } {
         // An untimed activation (`enter_pathed`) that a timed exit closes: it was switched out
         // of its window's mode meanwhile, or a reconciliation closes it.
         // SAFETY: the contract, a frame `enter_pathed` pushed.

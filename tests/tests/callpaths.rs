@@ -401,3 +401,48 @@ fn throttled_callpaths_keep_exact_counts_on_their_paths() {
         }
     }
 }
+
+/// A chain of throttled routines with callpaths (c-fixtures/throttled_chain.c: main calls top,
+/// top mid, mid work, a hundred nanoseconds of arithmetic): top and mid stay on the stack
+/// untimed, and work's counted calls under them are estimated into mid's node. Their time ran
+/// in main's exclusive time, so mid's and top's estimated inclusive times hold it and their
+/// estimated exclusive times do not lose it; main's does. Before, mid's exclusive time lost
+/// work's estimates (negative, about as large as work's time) and top's and mid's inclusive
+/// times had only their own, a few percent of work's. With compensation and without.
+#[test]
+fn untimed_parents_hold_their_counted_descendants_estimates() {
+    let dir = scratch();
+    for compensate in ["0", "1"] {
+        let run = dir.path().join(format!("compensate{compensate}"));
+        std::fs::create_dir_all(&run).unwrap();
+        let env = [("INSTRUMENT_THROTTLE", "1"), ("INSTRUMENT_COMPENSATE", compensate)];
+        let flags = ["--instrument-min-instructions=0"];
+        let path = record_built_with(&run, "throttled_chain", &flags, "all", &env);
+        let profile = load_profile(&path);
+        let paths = &profile.callpaths.as_ref().expect("callpaths").threads[0].paths;
+        let node = |name: &str| {
+            let id = function(&profile, name).id;
+            let node = paths.iter().find(|p| p.path.last() == Some(&id)).expect("its path");
+            assert_eq!(node.stats.calls, 1_000_000, "{name}, compensate={compensate}");
+            node.stats.estimated.unwrap_or_else(|| panic!("{name} is estimated: {node:?}"))
+        };
+        let (top, mid, work) = (node("top"), node("mid"), node("work"));
+        for (name, e) in [("top", top), ("mid", mid)] {
+            let holds = e.exclusive_ns >= 0 && e.inclusive_ns >= e.exclusive_ns;
+            assert!(holds, "{name}: {e:?}, compensate={compensate}");
+        }
+        assert!(2 * mid.inclusive_ns >= work.inclusive_ns, "mid holds work: {mid:?} {work:?}");
+        assert!(2 * top.inclusive_ns >= mid.inclusive_ns, "top holds mid: {top:?} {mid:?}");
+        // The estimates move time between nodes, never make it (the compensated time, when
+        // compensating: what they are estimated from).
+        let basis =
+            |p: &instrument_profile::Stats| p.compensated.map_or(p.exclusive_ns as i64, |c| c.exclusive_ns);
+        let measured: i64 = paths.iter().map(|p| basis(&p.stats)).sum();
+        let moved: i64 =
+            paths.iter().map(|p| p.stats.estimated.map_or(basis(&p.stats), |e| e.exclusive_ns)).sum();
+        assert!(
+            (moved - measured).abs() <= paths.len() as i64,
+            "{moved} vs {measured}, compensate={compensate}"
+        );
+    }
+}
