@@ -367,6 +367,8 @@ struct Windows {
     children_start: u64,
     /// The event's counted children's calls at the start of the current timed window.
     counted_children_start: u32,
+    /// The event's compensated exclusive ticks at the start of the current timed window.
+    comp_excl_start: i64,
     timed_means: Series<u64>,
     /// The same of each fenced window.
     fenced_means: Series<u64>,
@@ -452,6 +454,7 @@ const IDLE_WINDOWS: Windows = Windows {
     excl_start: 0,
     children_start: 0,
     counted_children_start: 0,
+    comp_excl_start: 0,
     timed_means: Series::new(0),
     fenced_means: Series::new(0),
     counted_means: Series::new(0),
@@ -724,22 +727,44 @@ fn defer(w: &mut Windows, what: Deferred, counted: u64, id: u32) {
 
 /// Keeps the exclusive time per execution of the timed (or fenced) window ending with the event's
 /// calls at `calls` (its record as charged), less its children's untimed estimates and their
-/// counted calls' calibrated cost: a throttled routine's untimed calls are not on the stack, so
-/// their children's counted calls cost their caller, not them. A routine calling a counted leaf
-/// once a call was estimated at 8 to 10 ns a call of which about 2 were its own, and its caller
-/// kept 16 to 17 % of its time (`nested_throttle.c` with one leaf call, early placement); 55 to
-/// 76 % without that cost, its loop and the counted calls' probes.
+/// probes' cost (`children_probes`): a throttled routine's untimed calls are not on the stack,
+/// so their children's counted calls cost their caller, not them. A routine calling a counted
+/// leaf once a call was estimated at 8 to 10 ns a call of which about 2 were its own, and its
+/// caller kept 16 to 17 % of its time (`nested_throttle.c` with one leaf call, early
+/// placement); 55 to 76 % without that cost, its loop and the counted calls' probes.
 fn timed_window_mean(w: &mut Windows, record: &Record, calls: u64) {
     let executions = calls.saturating_sub(w.start_count).max(1);
     let excl = record.excl.saturating_sub(w.excl_start) << SCALE;
     let children = record.untimed_children.saturating_sub(w.children_start);
-    let counted = u64::from(record.counted_children.saturating_sub(w.counted_children_start));
-    let counted_cost = counted.saturating_mul(crate::compensate::untimed_costs().counted[STANDARD]);
-    let mean = excl.saturating_sub(children).saturating_sub(counted_cost) / executions;
+    let mean =
+        excl.saturating_sub(children).saturating_sub(children_probes(w, record, executions)) / executions;
     match w.kind_of(w.done) {
         Window::Fenced => w.fenced_means.push(mean),
         _ => w.timed_means.push(mean),
     }
+}
+
+/// What the probes of the event's children left in its exclusive time over the timed window
+/// ending now (`executions` of it, scaled ticks). With compensation, what compensation charged
+/// its activations for them (their compensated exclusive time's shortfall, less the event's own
+/// pairs' inside part, which the window's mean keeps): each counted child's counted pair, each
+/// child kept on the stack untimed (a callpath parent's, `switch::PATHED`) its pathed pair and
+/// the probes of its own untimed descendants, each timed child the part of its pair outside its
+/// own interval. Those
+/// stay in the exclusive time of the frame below once the event's calls are untimed. Charged
+/// the counted pair's calibration each instead, a throttled callpath parent whose child was one
+/// too (`throttled_chain.c`: each of top and mid about a nanosecond of its own) was estimated
+/// at 45 to 50 ns a call: its child's pathed pair over a counted one. Without compensation,
+/// the counted children's calibrated counted pairs.
+fn children_probes(w: &Windows, record: &Record, executions: u64) -> u64 {
+    if crate::compensate::enabled() {
+        let shortfall =
+            record.excl.saturating_sub(w.excl_start) as i64 - (record.comp_excl - w.comp_excl_start);
+        let own = crate::compensate::pair_cost(w.id, w.kind).1.saturating_mul(executions);
+        return (shortfall.max(0) as u64).saturating_mul(1 << SCALE).saturating_sub(own);
+    }
+    let counted = u64::from(record.counted_children.saturating_sub(w.counted_children_start));
+    counted.saturating_mul(crate::compensate::untimed_costs().counted[STANDARD])
 }
 
 /// A counted entry of an event brought its counted calls to `END` (enter_counted, after
@@ -788,7 +813,7 @@ pub unsafe fn counted_boundary(ts: &mut ThreadState, id: u32) -> bool {
     let count = if next_timed { record.calls } else { record.counted - 1 };
     if next_timed {
         (w.excl_start, w.children_start) = (record.excl, record.untimed_children);
-        w.counted_children_start = record.counted_children;
+        (w.counted_children_start, w.comp_excl_start) = (record.counted_children, record.comp_excl);
     }
     // SAFETY: this thread's state at a counted entry, the stack marked busy (the contract).
     unsafe { begin(w, ts, count, id) };
