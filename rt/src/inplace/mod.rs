@@ -750,12 +750,11 @@ fn timed_window_mean(w: &mut Windows, record: &Record, calls: u64) {
 /// pairs' inside part, which the window's mean keeps): each counted child's counted pair, each
 /// child kept on the stack untimed (a callpath parent's, `switch::PATHED`) its pathed pair and
 /// the probes of its own untimed descendants, each timed child the part of its pair outside its
-/// own interval. Those
-/// stay in the exclusive time of the frame below once the event's calls are untimed. Charged
-/// the counted pair's calibration each instead, a throttled callpath parent whose child was one
-/// too (`throttled_chain.c`: each of top and mid about a nanosecond of its own) was estimated
-/// at 45 to 50 ns a call: its child's pathed pair over a counted one. Without compensation,
-/// the counted children's calibrated counted pairs.
+/// own interval. Those stay in the exclusive time of the frame below once the event's calls are
+/// untimed. Charged the counted pair's calibration each instead, a throttled callpath parent
+/// whose child was one too (`throttled_chain.c`: each of top and mid about a nanosecond of its
+/// own) was estimated at 19 to 50 ns a call: its child's pathed pair over a counted one. Without
+/// compensation, the counted children's calibrated counted pairs.
 fn children_probes(w: &Windows, record: &Record, executions: u64) -> u64 {
     if crate::compensate::enabled() {
         let shortfall =
