@@ -66,11 +66,16 @@ pub fn threads(
     }
     let shown = |id: u32| infos.get(id as usize).is_some_and(|i| !hidden(i));
     let one = |t: &ThreadRecords| {
-        let mut by_id: BTreeMap<u32, Record> = BTreeMap::new();
+        let mut by_id: BTreeMap<u32, (Record, u64)> = BTreeMap::new();
         for (id, r) in t.records.iter().filter(|(id, _)| shown(*id)) {
-            by_id.entry(canonical.get(*id as usize).copied().unwrap_or(*id)).or_default().add(r);
+            let summed = by_id.entry(canonical.get(*id as usize).copied().unwrap_or(*id)).or_default();
+            summed.0.add(r);
+            summed.1 = summed.1.saturating_add(under(*id, r));
         }
-        let events = by_id.into_iter().map(|(id, r)| ThreadEvent { id, stats: units.stats(&r) }).collect();
+        let events = by_id
+            .into_iter()
+            .map(|(id, (r, under))| ThreadEvent { id, stats: units.stats_under(&r, under) })
+            .collect();
         ThreadEvents { thread: t.thread, events }
     };
     threads.iter().map(one).filter(|t| !t.events.is_empty()).collect()
@@ -94,6 +99,12 @@ impl Units {
 
     /// A record's statistics in nanoseconds.
     fn stats(&self, r: &Record) -> Stats {
+        self.stats_under(r, 0)
+    }
+
+    /// `stats` of a flat record whose untimed calls' descendants were estimated at `under`
+    /// (scaled ticks in all: `under`), part of its estimated inclusive time.
+    fn stats_under(&self, r: &Record, under: u64) -> Stats {
         Stats {
             calls: r.calls + r.counted,
             untimed_calls: r.counted,
@@ -102,7 +113,7 @@ impl Units {
             inclusive_ns: self.ns(r.incl),
             iterations: r.iterations,
             compensated: self.compensated(r),
-            estimated: self.estimated(r),
+            estimated: self.estimated(r, under),
         }
     }
 
@@ -111,17 +122,20 @@ impl Units {
     }
 
     /// The times of `r` with untimed calls estimated (untimed.rs): its own counted calls'
-    /// estimates in, its throttled children's out of its exclusive time.
-    fn estimated(&self, r: &Record) -> Option<Estimated> {
-        if r.untimed_own == 0 && r.untimed_children == 0 {
+    /// estimates in, its throttled children's out of its exclusive time, and what its untimed
+    /// calls' descendants were estimated at (`under`, scaled: `untimed::UNDER`) in its
+    /// inclusive time.
+    fn estimated(&self, r: &Record, under: u64) -> Option<Estimated> {
+        if r.untimed_own == 0 && r.untimed_children == 0 && under == 0 {
             return None;
         }
+        let under = compensate::scaled_to_ticks(under) as i64;
         let (inclusive, exclusive) =
             if self.compensated { (r.comp_incl, r.comp_excl) } else { (r.incl as i64, r.excl as i64) };
         let own = compensate::scaled_to_ticks(r.untimed_own) as i64;
         let children = compensate::scaled_to_ticks(r.untimed_children) as i64;
         Some(Estimated {
-            inclusive_ns: self.signed_ns(inclusive + own),
+            inclusive_ns: self.signed_ns(inclusive + own + under),
             exclusive_ns: self.signed_ns(exclusive - children + own),
         })
     }
@@ -227,16 +241,19 @@ fn function_events(
     referenced: &[u32],
     units: &Units,
 ) -> Vec<Function> {
-    let mut summed: HashMap<u32, Record> = HashMap::new();
+    let mut summed: HashMap<u32, (Record, u64)> = HashMap::new();
     for (id, info) in infos.iter().enumerate() {
         if matches!(info.kind, Kind::Function { .. }) {
-            summed.entry(canonical[id]).or_default().add(&records.get(id).copied().unwrap_or_default());
+            let r = records.get(id).copied().unwrap_or_default();
+            let sum = summed.entry(canonical[id]).or_default();
+            sum.0.add(&r);
+            sum.1 = sum.1.saturating_add(under(id as u32, &r));
         }
     }
     let mut functions = Vec::new();
     for (id, info) in infos.iter().enumerate() {
         let Kind::Function { name, language, recursive, .. } = &info.kind else { continue };
-        let r = summed.get(&(id as u32)).copied().unwrap_or_default();
+        let (r, under) = summed.get(&(id as u32)).copied().unwrap_or_default();
         if canonical[id] != id as u32
             || hidden(info)
             || (r.calls + r.counted == 0 && !referenced.contains(&(id as u32)))
@@ -253,10 +270,20 @@ fn function_events(
             recursive: *recursive,
             throttled,
             switched_off,
-            stats: units.stats(&r),
+            stats: units.stats_under(&r, under),
         });
     }
     functions
+}
+
+/// What the descendants of event `id`'s untimed calls in record `r` were estimated at (scaled
+/// ticks, `untimed::UNDER`), in a flat profile; with callpaths the untimed parents' exits
+/// hand them up exactly (`probes::hand_up_descendants`).
+fn under(id: u32, r: &Record) -> u64 {
+    if callpath::depth() != 0 {
+        return 0;
+    }
+    (u128::from(r.counted) * u128::from(crate::untimed::under_per_call(id))).min(u128::from(u64::MAX)) as u64
 }
 
 /// For every event id, the id of the routine copy that stands for it (itself for everything

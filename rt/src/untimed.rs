@@ -35,6 +35,30 @@ pub struct Estimates([AtomicU64; TABLE_LEN as usize]);
 #[export_name = "__instrument_per_call"]
 pub static PER_CALL: Estimates = Estimates([const { AtomicU64::new(0) }; TABLE_LEN as usize]);
 
+/// Per event: what the descendants of one of its untimed calls took, estimated (scaled ticks;
+/// 0: none), for its flat record's inclusive time. In a flat profile an untimed call is not on
+/// the shadow stack: its descendants' counted calls charge the nearest timed frame, as their
+/// time is that frame's exclusive time, and nothing gave the event's inclusive time their part
+/// (the ground truth's nested context, throttled: its top routine's inclusive time 1 ms for
+/// 5 M calls whose callees took 250). Its timed windows measure it (inplace's
+/// `timed_window_mean`: with the event timed, its descendants' counted calls charge it, their
+/// estimates in its `untimed_children`, and its timed children's inclusive time is in its
+/// own), in the state its untimed calls run in. With callpaths an untimed parent stays on the
+/// stack and its descendants' estimates are handed up exactly (`probes::hand_up_descendants`).
+static UNDER: Estimates = Estimates([const { AtomicU64::new(0) }; TABLE_LEN as usize]);
+
+/// Event `id`'s estimate of its untimed calls' descendants (`UNDER`), scaled ticks per call.
+pub fn under_per_call(id: u32) -> u64 {
+    UNDER.0.get(id as usize).map_or(0, |u| u.load(Relaxed))
+}
+
+/// Sets event `id`'s estimate of its untimed calls' descendants (`UNDER`).
+pub fn set_under(id: u32, scaled: u64) {
+    if let Some(under) = UNDER.0.get(id as usize) {
+        under.store(scaled, Relaxed);
+    }
+}
+
 /// Event `id`'s estimate per untimed call (scaled ticks; 0 when it has none), for an `id` inside
 /// the mode table (every counted event's: `switch::mode` reads a later id as measured).
 ///

@@ -346,6 +346,33 @@ fn nested_throttled_routines_move_time_without_making_any() {
     assert_eq!(estimated(main).inclusive_ns, main.stats.inclusive_ns as i64);
 }
 
+/// In a flat profile a throttled routine's untimed calls are not on the stack, so its
+/// descendants' counted calls are charged to the nearest timed routine (main), as their time is
+/// main's; its inclusive time takes what its timed windows measured its descendants at per call
+/// (`untimed::UNDER`). c-fixtures/throttled_chain.c: main calls top, top mid, mid work (a
+/// hundred nanoseconds of arithmetic), a million times. Before, top's and mid's inclusive
+/// times held only their own estimates: about 1 ms where work took 60. With compensation and
+/// without.
+#[test]
+fn a_throttled_routines_inclusive_time_holds_its_untimed_descendants() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "throttled_chain", &["--instrument-min-instructions=0"]);
+    for compensate in ["0", "1"] {
+        let (_, profile) =
+            run_with(&program, dir.path(), compensate, &[], &[("INSTRUMENT_COMPENSATE", compensate)]);
+        let inclusive = |name: &str| {
+            let f = function(&profile, name);
+            assert!(f.throttled && f.stats.calls == 1_000_000, "{f:?}");
+            f.stats.estimated.unwrap_or_else(|| panic!("{name} is estimated: {f:?}")).inclusive_ns
+        };
+        let (top, mid, work) = (inclusive("top"), inclusive("mid"), inclusive("work"));
+        assert!(
+            2 * mid >= work && 2 * top >= work,
+            "compensate={compensate}: top {top}, mid {mid}, work {work}"
+        );
+    }
+}
+
 /// A routine that calls a tiny leaf once per call is throttled at about the leaf's own
 /// throttling: its timed calls held the leaf's timed probe pairs, its untimed calls hold only
 /// the leaf's counted entry. Estimated from the former as they were, main's estimated exclusive

@@ -369,6 +369,12 @@ struct Windows {
     counted_children_start: u32,
     /// The event's compensated exclusive ticks at the start of the current timed window.
     comp_excl_start: i64,
+    /// Its inclusive ticks less its exclusive ones (raw, and compensated) at that start: its
+    /// timed children's time.
+    children_incl_start: (u64, i64),
+    /// Each timed window's descendants' time per execution (scaled): its children's untimed
+    /// estimates and its timed children's inclusive time (`untimed::UNDER`).
+    under_means: Series<u64>,
     timed_means: Series<u64>,
     /// The same of each fenced window.
     fenced_means: Series<u64>,
@@ -455,6 +461,8 @@ const IDLE_WINDOWS: Windows = Windows {
     children_start: 0,
     counted_children_start: 0,
     comp_excl_start: 0,
+    children_incl_start: (0, 0),
+    under_means: Series::new(0),
     timed_means: Series::new(0),
     fenced_means: Series::new(0),
     counted_means: Series::new(0),
@@ -740,8 +748,31 @@ fn timed_window_mean(w: &mut Windows, record: &Record, calls: u64) {
         excl.saturating_sub(children).saturating_sub(children_probes(w, record, executions)) / executions;
     match w.kind_of(w.done) {
         Window::Fenced => w.fenced_means.push(mean),
-        _ => w.timed_means.push(mean),
+        _ => {
+            w.timed_means.push(mean);
+            w.under_means.push(under_mean(w, record, children, executions));
+        }
     }
+}
+
+/// The event's timed children's inclusive ticks so far, raw and compensated: its inclusive
+/// less its exclusive time.
+fn children_incl(record: &Record) -> (u64, i64) {
+    (record.incl.saturating_sub(record.excl), record.comp_incl - record.comp_excl)
+}
+
+/// What the descendants of the timed window ending now took per execution (scaled): their
+/// untimed estimates (`children`, all of them in a flat profile, where its untimed children
+/// are not on the stack) and its timed children's inclusive time, compensated when
+/// compensation is on. For its untimed calls' inclusive time (`untimed::UNDER`).
+fn under_mean(w: &Windows, record: &Record, children: u64, executions: u64) -> u64 {
+    let (raw, compensated) = children_incl(record);
+    let timed = if crate::compensate::enabled() {
+        (compensated - w.children_incl_start.1).max(0) as u64
+    } else {
+        raw.saturating_sub(w.children_incl_start.0)
+    };
+    children.saturating_add(timed << SCALE) / executions
 }
 
 /// What the probes of the event's children left in its exclusive time over the timed window
@@ -813,6 +844,7 @@ pub unsafe fn counted_boundary(ts: &mut ThreadState, id: u32) -> bool {
     if next_timed {
         (w.excl_start, w.children_start) = (record.excl, record.untimed_children);
         (w.counted_children_start, w.comp_excl_start) = (record.counted_children, record.comp_excl);
+        w.children_incl_start = children_incl(record);
     }
     // SAFETY: this thread's state at a counted entry, the stack marked busy (the contract).
     unsafe { begin(w, ts, count, id) };
@@ -1306,6 +1338,9 @@ unsafe fn publish(w: &mut Windows) {
             let per_call = || unsafe { crate::untimed::per_call_in_table(id) };
             let before = per_call();
             crate::untimed::measured_in_place(w.id, w.kind, throttled_mean(w), used.timed, inside);
+            if w.under_means.len() >= MIN_PAIRS / 2 {
+                crate::untimed::set_under(id, median(w.under_means.values()));
+            }
             let same = crate::rests::unchanged(before, per_call())
                 && crate::rests::unchanged(timed_before, used.timed);
             crate::rests::estimated(id, same, clock::now(), reestimate_ticks());

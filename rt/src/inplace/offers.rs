@@ -338,7 +338,7 @@ pub(super) unsafe fn offer(
     let w = unsafe { &mut *WINDOWS.0.get() };
     (w.id, w.kind, w.window, w.largest, w.budget, w.after) = (id, kind, window, largest, budget, after);
     (w.spent, w.done, w.mean) = (0, 0, 0);
-    for series in [&mut w.timed_means, &mut w.fenced_means, &mut w.counted_means] {
+    for series in [&mut w.timed_means, &mut w.fenced_means, &mut w.counted_means, &mut w.under_means] {
         series.clear();
     }
     for series in [
