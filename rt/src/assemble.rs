@@ -70,7 +70,7 @@ pub fn threads(
         for (id, r) in t.records.iter().filter(|(id, _)| shown(*id)) {
             let summed = by_id.entry(canonical.get(*id as usize).copied().unwrap_or(*id)).or_default();
             summed.0.add(r);
-            summed.1 = summed.1.saturating_add(under(*id, r));
+            summed.1 = summed.1.saturating_add(under(infos, *id, r));
         }
         let events = by_id
             .into_iter()
@@ -247,7 +247,7 @@ fn function_events(
             let r = records.get(id).copied().unwrap_or_default();
             let sum = summed.entry(canonical[id]).or_default();
             sum.0.add(&r);
-            sum.1 = sum.1.saturating_add(under(id as u32, &r));
+            sum.1 = sum.1.saturating_add(under(infos, id as u32, &r));
         }
     }
     let mut functions = Vec::new();
@@ -278,9 +278,13 @@ fn function_events(
 
 /// What the descendants of event `id`'s untimed calls in record `r` were estimated at (scaled
 /// ticks, `untimed::UNDER`), in a flat profile; with callpaths the untimed parents' exits
-/// hand them up exactly (`probes::hand_up_descendants`).
-fn under(id: u32, r: &Record) -> u64 {
-    if callpath::depth() != 0 {
+/// hand them up exactly (`probes::hand_up_descendants`). None for a routine that may call
+/// itself: its windows' descendants hold its own inner calls, whose estimates its record holds
+/// already.
+fn under(infos: &[EventInfo], id: u32, r: &Record) -> u64 {
+    let recursive =
+        matches!(infos.get(id as usize).map(|i| &i.kind), Some(Kind::Function { recursive: true, .. }));
+    if callpath::depth() != 0 || recursive {
         return 0;
     }
     (u128::from(r.counted) * u128::from(crate::untimed::under_per_call(id))).min(u128::from(u64::MAX)) as u64
