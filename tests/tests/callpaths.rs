@@ -407,8 +407,8 @@ fn throttled_callpaths_keep_exact_counts_on_their_paths() {
 /// untimed, and work's counted calls under them are estimated into mid's node. Their time ran
 /// in main's exclusive time, so mid's and top's estimated inclusive times hold it and their
 /// estimated exclusive times do not lose it; main's does. Before, mid's exclusive time lost
-/// work's estimates (negative, about as large as work's time) and top's and mid's inclusive
-/// times had only their own, a few percent of work's. With compensation and without.
+/// work's estimates (negative, about as large as work's time) and its inclusive time had only
+/// its own, a few percent of work's. With compensation and without.
 #[test]
 fn untimed_parents_hold_their_counted_descendants_estimates() {
     let dir = scratch();
