@@ -47,16 +47,28 @@ pub static PER_CALL: Estimates = Estimates([const { AtomicU64::new(0) }; TABLE_L
 /// stack and its descendants' estimates are handed up exactly (`probes::hand_up_descendants`).
 static UNDER: Estimates = Estimates([const { AtomicU64::new(0) }; TABLE_LEN as usize]);
 
+impl Estimates {
+    /// Event `id`'s value (0 past the table).
+    fn get(&self, id: u32) -> u64 {
+        self.0.get(id as usize).map_or(0, |e| e.load(Relaxed))
+    }
+
+    /// Sets event `id`'s value (nothing past the table).
+    fn set(&self, id: u32, scaled: u64) {
+        if let Some(e) = self.0.get(id as usize) {
+            e.store(scaled, Relaxed);
+        }
+    }
+}
+
 /// Event `id`'s estimate of its untimed calls' descendants (`UNDER`), scaled ticks per call.
 pub fn under_per_call(id: u32) -> u64 {
-    UNDER.0.get(id as usize).map_or(0, |u| u.load(Relaxed))
+    UNDER.get(id)
 }
 
 /// Sets event `id`'s estimate of its untimed calls' descendants (`UNDER`).
 pub fn set_under(id: u32, scaled: u64) {
-    if let Some(under) = UNDER.0.get(id as usize) {
-        under.store(scaled, Relaxed);
-    }
+    UNDER.set(id, scaled);
 }
 
 /// Event `id`'s estimate per untimed call (scaled ticks; 0 when it has none), for an `id` inside
@@ -158,7 +170,5 @@ pub fn clear(id: u32) {
 }
 
 fn set(id: u32, scaled: u64) {
-    if let Some(estimate) = PER_CALL.0.get(id as usize) {
-        estimate.store(scaled, Relaxed);
-    }
+    PER_CALL.set(id, scaled);
 }
