@@ -39,6 +39,20 @@ fn record_built_with(
     only_profile_path(dir)
 }
 
+/// `record_built_with` at every depth, throttled, with INSTRUMENT_COMPENSATE=`compensate`, in
+/// a directory of its own under `dir`.
+fn record_throttled(
+    dir: &std::path::Path,
+    fixture: &str,
+    flags: &[&str],
+    compensate: &str,
+) -> std::path::PathBuf {
+    let run = dir.join(format!("compensate{compensate}"));
+    std::fs::create_dir_all(&run).unwrap();
+    let env = [("INSTRUMENT_THROTTLE", "1"), ("INSTRUMENT_COMPENSATE", compensate)];
+    record_built_with(&run, fixture, flags, "all", &env)
+}
+
 /// `instrument report --callpaths [--depth K]` as a map from callpath to #calls.
 fn table(path: &std::path::Path, depth: Option<&str>, thread: Option<&str>) -> BTreeMap<String, u64> {
     let mut args = vec![];
@@ -374,10 +388,7 @@ fn a_callpath_leafs_bare_windows_measure_its_counted_call_and_keep_its_paths_exa
 fn throttled_callpaths_keep_exact_counts_on_their_paths() {
     let dir = scratch();
     for compensate in ["0", "1"] {
-        let run = dir.path().join(format!("compensate{compensate}"));
-        std::fs::create_dir_all(&run).unwrap();
-        let env = [("INSTRUMENT_THROTTLE", "1"), ("INSTRUMENT_COMPENSATE", compensate)];
-        let path = record_fixture(&run, "nested_throttle", "all", &env);
+        let path = record_throttled(dir.path(), "nested_throttle", &[], compensate);
         let profile = load_profile(&path);
         let (outer, leaf) = (function(&profile, "outer"), function(&profile, "leaf"));
         assert!(outer.throttled && leaf.throttled, "compensate={compensate}");
@@ -413,11 +424,8 @@ fn throttled_callpaths_keep_exact_counts_on_their_paths() {
 fn untimed_parents_hold_their_counted_descendants_estimates() {
     let dir = scratch();
     for compensate in ["0", "1"] {
-        let run = dir.path().join(format!("compensate{compensate}"));
-        std::fs::create_dir_all(&run).unwrap();
-        let env = [("INSTRUMENT_THROTTLE", "1"), ("INSTRUMENT_COMPENSATE", compensate)];
         let flags = ["--instrument-min-instructions=0"];
-        let path = record_built_with(&run, "throttled_chain", &flags, "all", &env);
+        let path = record_throttled(dir.path(), "throttled_chain", &flags, compensate);
         let profile = load_profile(&path);
         let paths = &profile.callpaths.as_ref().expect("callpaths").threads[0].paths;
         let node = |name: &str| {
