@@ -7,7 +7,8 @@
 //! outside recursive cycles of `callgraph`), emits the module's program graph with a constructor
 //! that registers it with the runtime (`table`), then inserts the probes: routine entry and exits
 //! (`probes`, with the exits' guards left to the end of the pipeline under early placement:
-//! `guards`), loops (`loops`, on edges split by `split`) and call statements (`callsites`).
+//! `guards`), loops (`loops`, on edges split by `split`) and call statements (`callsites`), and
+//! the probes of landing pads and setjmp calls (`landings`), in routines without events too.
 
 mod callgraph;
 mod callsites;
@@ -17,6 +18,7 @@ mod demangle;
 mod guards;
 mod inline_count;
 mod ir;
+mod landings;
 mod language;
 mod loops;
 mod options;
@@ -78,10 +80,14 @@ pub fn instrument_module_with(module: &Module<'_>, options: &Options, guards: Gu
     let mut stats = Stats::default();
     let graph = callgraph::CallGraph::new(module);
     let mut plans = Vec::new();
+    let mut eventless = Vec::new();
     for function in module.get_functions() {
         let location = debug_info::location_of(module, function);
-        if skip::reason(module, function, &location, options, &graph).is_some() {
+        if let Some(reason) = skip::reason(module, function, &location, options, &graph) {
             stats.skipped += usize::from(function.count_basic_blocks() > 0);
+            if reason.keeps_landings() && landings::calls_setjmp(function) {
+                eventless.push(function);
+            }
             continue;
         }
         let name = function.get_name().to_string_lossy();
@@ -96,13 +102,19 @@ pub fn instrument_module_with(module: &Module<'_>, options: &Options, guards: Gu
     if options.clang_marks {
         strip_clang_marks(module);
     }
-    if plans.is_empty() {
+    if plans.is_empty() && eventless.is_empty() {
         return stats;
     }
-    let slots = table::emit(module, &plans, language::of_module(module), options);
+    let slots =
+        (!plans.is_empty()).then(|| table::emit(module, &plans, language::of_module(module), options));
     let triple = module.get_triple().as_str().to_string_lossy().into_owned();
     let set = instrument_contract::probes::set_for(&triple);
     let mut hooks = probes::Hooks::declare(module, set, guards == Guards::Deferred);
+    for function in eventless {
+        landings::insert(module, &hooks, function, None, &[]);
+        mark_probed(function);
+    }
+    let Some(slots) = slots else { return stats };
     let inline =
         options.placement == Placement::Late && instrument_contract::inline_count::supported(&triple);
     hooks.inline_count =
@@ -112,6 +124,9 @@ pub fn instrument_module_with(module: &Module<'_>, options: &Options, guards: Gu
             Some((counting, copy)) => {
                 probe_copy(module, &hooks, copy, slots.functions[i], &mut stats);
                 counting.dispatch(plan.function, copy, slots.functions[i]);
+                // Counted calls run the routine's own code: a longjmp or an exception may land
+                // there too (its event has no frame then: the runtime closes the deeper ones).
+                landings::insert(module, &hooks, plan.function, Some(slots.functions[i]), &[]);
             }
             None => probe_in_place(module, &hooks, plan, &slots, i, &mut stats),
         }
@@ -139,7 +154,7 @@ fn probe_in_place<'ctx>(
     let pads_in_loops = loops::insert(module, hooks, plan.function, &plan.loops, &slots.loops[i]);
     callsites::insert(module, hooks, &plan.sites, &slots.sites[i]);
     let routine = plan.probe_routine.then(|| slots.functions[i]);
-    probes::insert_unwind(module, hooks, plan.function, routine, &pads_in_loops);
+    landings::insert(module, hooks, plan.function, routine, &pads_in_loops);
     stats.loops += plan.loops.len();
     stats.callsites += plan.sites.len();
 }
@@ -155,7 +170,7 @@ fn probe_copy<'ctx>(
 ) {
     let plain = probes::Hooks { inline_count: None, ..*hooks };
     stats.exit_probes += probes::insert(module, &plain, copy, site);
-    probes::insert_unwind(module, &plain, copy, Some(site), &[]);
+    landings::insert(module, &plain, copy, Some(site), &[]);
     stats.functions_probed += 1;
     stats.probed_copies += 1;
     mark_probed(copy);

@@ -63,8 +63,9 @@ fn count_iteration<'ctx>(builder: &Builder<'ctx>, header: LLVMBasicBlockRef, cou
     builder.build_store(counter, next).expect("positioned");
 }
 
-/// Inserts the loop probes of `f`. Returns, for every landing pad inside a probed loop, the id
-/// slot of the innermost such loop: an exception caught there leaves that loop running.
+/// Inserts the loop probes of `f`. Returns, for every landing inside a probed loop (a landing pad
+/// or a setjmp call: `landings`), the id slot of the innermost such loop: an exception caught
+/// there, or a longjmp come back there, leaves that loop running.
 pub fn insert<'ctx>(
     module: &Module<'ctx>,
     hooks: &Hooks<'ctx>,
@@ -82,10 +83,12 @@ pub fn insert<'ctx>(
     let counters = allocate_counters(&builder, f, planned.len());
     let depth = |i: usize| crate::cfg::nesting_depth(i, |l| planned[l].parent);
     let mut edges: BTreeMap<(usize, usize), EdgeProbes> = BTreeMap::new();
-    let mut pads: BTreeMap<usize, usize> = BTreeMap::new(); // pad block -> innermost planned loop
+    let mut pads: BTreeMap<usize, usize> = BTreeMap::new(); // landing block -> innermost planned loop
     for (i, plan) in planned.iter().enumerate() {
         let Some(l) = loops.iter().find(|l| cfg.blocks[l.header] == plan.header) else { continue };
-        for b in (0..cfg.blocks.len()).filter(|&b| l.contains(b) && ir::is_eh_pad(cfg.blocks[b])) {
+        for b in
+            (0..cfg.blocks.len()).filter(|&b| l.contains(b) && crate::landings::is_landing(cfg.blocks[b]))
+        {
             let innermost = pads.entry(b).or_insert(i);
             if depth(i) > depth(*innermost) {
                 *innermost = i;

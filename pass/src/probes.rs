@@ -1,11 +1,9 @@
 //! Entry and exit probes. The entry probe goes after the entry block's allocas; an exit probe goes
 //! before every `ret`, or before the `musttail` call that must stay immediately in front of its
 //! `ret`, and before every `resume` (the routine is left by an exception or a panic that its
-//! cleanup code passes on). Every landing pad gets an unwind probe right after its `landingpad`
-//! instruction: the frames of the callees the exception unwound are closed there, also those of
-//! routines without landing pads of their own. Blocks that end in `unreachable` (calls to
-//! noreturn functions) get none: the runtime closes such frames when it next sees an exit of an
-//! enclosing frame or at process exit.
+//! cleanup code passes on). Landing pads and setjmp calls get their probes in `landings`.
+//! Blocks that end in `unreachable` (calls to noreturn functions) get none: the runtime closes
+//! such frames at the next landing, the next exit of an enclosing frame or at process exit.
 
 use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::builder::Builder;
@@ -25,7 +23,7 @@ use instrument_contract::probes::{self, ProbeSet};
 /// around when it is zero, so a counted or switched-off routine makes one probe call),
 /// `void exit(u32 *id_slot)`, its deferred form `exit_if(id_slot, opened)` (see `guards`),
 /// `void loop_exit(u32 *id_slot, u64 iterations)` and `void __instrument_unwind(u32 *id_slot)`
-/// (at a landing pad of the routine in `id_slot`).
+/// (at a landing of the routine in `id_slot`, or of a routine without events: `landings`).
 pub struct Hooks<'ctx> {
     pub enter: FunctionValue<'ctx>,
     pub exit: FunctionValue<'ctx>,
@@ -191,38 +189,6 @@ extern "C" {
     /// The shim's LLVM SplitBlockAndInsertIfThen on `opened != 0` before `at`: the terminator of
     /// the new block that runs only then.
     fn instrument_guard_before(at: LLVMValueRef, opened: LLVMValueRef) -> LLVMValueRef;
-}
-
-/// Puts an unwind probe after every `landingpad` of `f`: it names the innermost event still
-/// running there, the loop from `in_loops` that holds the pad or else the routine (`routine`,
-/// None when the routine itself is not probed: pads outside loops then get no probe).
-pub fn insert_unwind<'ctx>(
-    module: &Module<'ctx>,
-    hooks: &Hooks<'ctx>,
-    f: FunctionValue<'ctx>,
-    routine: Option<PointerValue<'ctx>>,
-    in_loops: &[(inkwell::llvm_sys::prelude::LLVMBasicBlockRef, PointerValue<'ctx>)],
-) {
-    let builder = module.get_context().create_builder();
-    for block in f.get_basic_block_iter() {
-        let Some(pad) = landing_pad(block) else { continue };
-        let in_loop = in_loops.iter().find(|(b, _)| *b == block.as_mut_ptr()).map(|(_, slot)| *slot);
-        let Some(slot) = in_loop.or(routine) else { continue };
-        match pad.get_next_instruction() {
-            Some(next) => builder.position_before(&next),
-            None => builder.position_at_end(block),
-        }
-        finish_call(builder.build_call(hooks.unwind, &[slot.into()], "").expect("builder is positioned"));
-    }
-}
-
-/// The block's `landingpad` instruction (the first after its phis), if it is a landing pad.
-fn landing_pad(block: inkwell::basic_block::BasicBlock<'_>) -> Option<InstructionValue<'_>> {
-    let mut inst = block.get_first_instruction();
-    while let Some(i) = inst.filter(|i| i.get_opcode() == InstructionOpcode::Phi) {
-        inst = i.get_next_instruction();
-    }
-    inst.filter(|i| i.get_opcode() == InstructionOpcode::LandingPad)
 }
 
 /// A probe call's call-site properties. It takes its callee's calling convention (a call whose

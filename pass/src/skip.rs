@@ -25,6 +25,15 @@ pub enum Reason {
     TooSmall,
 }
 
+impl Reason {
+    /// Whether a function skipped for this reason still gets the probes of its landings
+    /// (`landings`): it is the program's code, only without events of its own (too small,
+    /// deselected, excluded). Not code the user marked, the runtime's, or code already probed.
+    pub fn keeps_landings(self) -> bool {
+        matches!(self, Reason::TooSmall | Reason::Deselected | Reason::Excluded)
+    }
+}
+
 /// rustc's allocator shims (`__rustc::__rust_alloc` and friends, legacy or v0 mangled): glue
 /// generated into every Rust program, not the user's code.
 fn is_rust_allocator_shim(name: &[u8]) -> bool {

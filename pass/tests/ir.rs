@@ -277,3 +277,49 @@ fn probed_copies_only_where_a_tail_call_forwards_everything() {
         "a second run probes nothing, copies included"
     );
 }
+
+const SETJMP: &str = r#"
+declare i32 @_setjmp(ptr) returns_twice
+declare i32 @vfork() returns_twice
+declare void @run(ptr)
+
+define i32 @catcher(ptr %env) {
+  %r = call i32 @_setjmp(ptr %env) returns_twice
+  %z = icmp eq i32 %r, 0
+  br i1 %z, label %body, label %caught
+body:
+  call void @run(ptr %env)
+  ret i32 0
+caught:
+  ret i32 1
+}
+
+define i32 @small(ptr %env) {
+  %r = call i32 @_setjmp(ptr %env) returns_twice
+  ret i32 %r
+}
+
+define i32 @forks() {
+  %p = call i32 @vfork() returns_twice
+  ret i32 %p
+}
+"#;
+
+/// A setjmp's second return (non-zero) gets the landing probe, naming the routine's event, or
+/// no event (a null slot) in a routine left without events (here: too small); vfork, returns
+/// twice too, gets none. A second run adds nothing.
+#[test]
+fn setjmp_returning_again_is_a_landing_in_routines_with_and_without_events() {
+    let options = Options { exclude: vec!["small".into()], ..Options::default() };
+    let context = Context::create();
+    let module = parse(&context, SETJMP);
+    let stats = instrument_module(&module, &options);
+    module.verify().expect("instrumented IR verifies");
+    assert_eq!((stats.functions_probed, stats.skipped), (2, 1), "catcher and forks probed, small excluded");
+    let ir = module.print_to_string().to_string();
+    assert_eq!(ir.matches("call void @__instrument_unwind(ptr null)").count(), 1, "small's landing");
+    assert_eq!(ir.matches("call void @__instrument_unwind(").count(), 2, "catcher's and small's");
+    instrument_module(&module, &options);
+    assert_eq!(module.print_to_string().to_string(), ir, "a second run changes nothing");
+    insta::assert_snapshot!(ir);
+}

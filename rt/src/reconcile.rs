@@ -10,11 +10,13 @@ use crate::clock;
 use crate::overhead::STANDARD;
 use crate::probes::{close_top, BUSY};
 use crate::registry::{load_id, UNREGISTERED};
+use crate::tally::TRAP;
 use crate::thread::{self, ThreadState};
 
-/// A landing pad of the event in `id_slot` (its routine, or the loop that holds the pad) was
-/// reached by an exception or a panic: the frames above that event's frame belong to machine
-/// frames the unwinder removed, or to the call statement that threw, and are closed now.
+/// A landing of the event in `id_slot` (its routine, or the loop that holds the landing; null
+/// for a routine without events) was reached by an exception, a panic or a longjmp: the frames
+/// above that event's frame belong to machine frames the unwinder or the jump removed, or to
+/// the call statement that threw, and are closed now.
 ///
 /// # Safety
 /// The probe contract (module comment).
@@ -22,8 +24,10 @@ pub unsafe extern "C" fn unwind(id_slot: *const u32, sp: usize) {
     let now = clock::now();
     let state = thread::current();
     if !state.is_null() {
-        // SAFETY: the probe contract: the slot is a table's, the state this thread's.
-        unsafe { unwind_to(&mut *state, load_id(id_slot), sp, now) };
+        // SAFETY: the probe contract: the slot is null or a table's.
+        let id = if id_slot.is_null() { UNREGISTERED } else { unsafe { load_id(id_slot) } };
+        // SAFETY: the state is this thread's.
+        unsafe { unwind_to(&mut *state, id, sp, now) };
     }
     clock::fence();
 }
@@ -59,9 +63,13 @@ pub unsafe fn exit_mismatch(ts: &mut ThreadState, id: u32, sp: usize, now: u64, 
     unsafe { close_top(ts, target, now, kind) };
 }
 
-/// A landing pad of event `id` ran with stack pointer `sp`: closes every frame above the
-/// innermost frame of `id` whose entry stack pointer is at or above `sp` (frames that
-/// overflowed the shadow stack go too). Nothing happens when no such frame is open.
+/// A landing of event `id` ran with stack pointer `sp`: closes every frame entered deeper in the
+/// machine stack (its entry stack pointer below `sp`; frames that overflowed the shadow stack go
+/// too) and, of the frames of the landing's own machine frame (at `sp`), those above the
+/// innermost of `id`: the loops and call statements the jump or the unwinding left. Where that
+/// frame has no frame of `id` (the event is counted, or `id` is `UNREGISTERED`), its frames
+/// stay. Frames of shallower machine frames always stay: with a recursive routine counted, a
+/// frame of its own id further down belongs to an activation still running.
 ///
 /// # Safety
 /// `ts` is the calling thread's attached state.
@@ -71,12 +79,16 @@ pub unsafe fn unwind_to(ts: &mut ThreadState, id: u32, sp: usize, now: u64) {
     // SAFETY: this thread's attached state, in its unwinding probe (the stack not busy).
     unsafe { crate::tally::interrupted(ts) };
     let top = (ts.depth & !BUSY).min(ts.frame_cap() - 1);
-    let found = (1..=top).rev().find(|&d| {
-        // SAFETY: `top` is below frame_cap, so every frame up to it is on the mapped stack.
-        let f = unsafe { &*ts.frame(d) };
-        f.id == id && f.sp >= sp
-    });
-    let Some(target) = found else { return };
+    // SAFETY: `top` is below frame_cap, so every frame up to it is on the mapped stack.
+    let frame = |d: usize| unsafe { (ts.frame(d).id, ts.frame(d).sp & !TRAP) };
+    let mut target = top;
+    while target > 0 && frame(target).1 < sp {
+        target -= 1;
+    }
+    let mut same = (1..=target).rev().take_while(|&d| frame(d).1 == sp);
+    if let Some(own) = same.find(|&d| frame(d).0 == id) {
+        target = own;
+    }
     ts.depth = top;
     for depth in (target + 1..=top).rev() {
         // SAFETY: `depth` is the top frame at each step.
