@@ -104,3 +104,33 @@ fn after_a_catch_calls_belong_to_the_catcher_and_loops_go_on() {
         "the loop went on after its catch"
     );
 }
+
+/// An exception caught in a throttled catcher (counted: no frame of its own to close down to)
+/// closes the thrower's frame at the landing pad: before, that frame stayed open until main's
+/// exit, its inclusive time most of the run and every later call its child.
+#[test]
+fn an_exception_caught_by_a_throttled_catcher_closes_the_throwers_frame() {
+    let dir = scratch();
+    let source = fixtures().join("throw_throttled.cpp");
+    let plain = compile(Path::new("clang++-22"), dir.path(), "plain", &[source.clone()], &["-O2"]);
+    let expected = run(&mut Command::new(&plain));
+    let flags = ["-O2", "--instrument-placement=late", "--instrument-min-instructions=0"];
+    let program = compile(&bin("instrument-c++"), dir.path(), "throw_throttled", &[source], &flags);
+    let output =
+        run(Command::new(&program).current_dir(dir.path()).env("INSTRUMENT_PROFILE_DIR", dir.path()));
+    assert_success(&output, "throw_throttled");
+    assert_eq!(output.stdout, expected.stdout, "caught=20 as plain");
+    let profile = only_profile(dir.path());
+    let (fail, main) = (function(&profile, "_Z4faili"), function(&profile, "main"));
+    assert!(function(&profile, "_Z7guardedi").throttled, "the catcher is counted");
+    assert_eq!((fail.stats.calls, fail.stats.child_calls), (20, 0), "nothing ran under a closed fail");
+    assert_eq!(profile.totals.frames_reconciled, 20, "one fail frame per throw");
+    assert_eq!(profile.totals.frames_closed_at_exit, 0);
+    assert!(
+        fail.stats.inclusive_ns * 4 < main.stats.inclusive_ns,
+        "20 throws, not the run: {} of {} ns",
+        fail.stats.inclusive_ns,
+        main.stats.inclusive_ns
+    );
+    assert_inclusive_covers_exclusive(&profile);
+}
