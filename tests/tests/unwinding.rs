@@ -112,7 +112,8 @@ fn after_a_catch_calls_belong_to_the_catcher_and_loops_go_on() {
 fn an_exception_caught_by_a_throttled_catcher_closes_the_throwers_frame() {
     let dir = scratch();
     let source = fixtures().join("throw_throttled.cpp");
-    let plain = compile(Path::new("clang++-22"), dir.path(), "plain", &[source.clone()], &["-O2"]);
+    let plain =
+        compile(Path::new("clang++-22"), dir.path(), "plain", std::slice::from_ref(&source), &["-O2"]);
     let expected = run(&mut Command::new(&plain));
     let flags = ["-O2", "--instrument-placement=late", "--instrument-min-instructions=0"];
     let program = compile(&bin("instrument-c++"), dir.path(), "throw_throttled", &[source], &flags);
