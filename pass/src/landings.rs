@@ -35,7 +35,8 @@ pub fn calls_setjmp(f: FunctionValue<'_>) -> bool {
 
 /// The calls of setjmp and its variants in `block` (`_setjmp`, `__sigsetjmp`...): `returns_twice`
 /// callees named for it, whose integer result is zero on their first return only. Other
-/// `returns_twice` functions (vfork, getcontext) return otherwise and are left alone.
+/// `returns_twice` functions (vfork, getcontext) return otherwise and are left alone, and so is
+/// `__builtin_setjmp`'s intrinsic, whose second return the back end lays out itself.
 fn setjmp_calls(block: LLVMBasicBlockRef) -> Vec<LLVMValueRef> {
     let mut calls = Vec::new();
     // SAFETY: `block` is a live block; its instructions are read only.
@@ -61,6 +62,7 @@ fn is_setjmp_call(inst: LLVMValueRef) -> bool {
         let integer =
             LLVMGetTypeKind(LLVMTypeOf(inst)) == inkwell::llvm_sys::LLVMTypeKind::LLVMIntegerTypeKind;
         integer
+            && LLVMGetIntrinsicID(callee) == 0
             && (ir::returns_twice(callee) || ir::call_returns_twice(inst))
             && ir::value_name(callee).ends_with("setjmp")
     }
