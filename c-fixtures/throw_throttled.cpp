@@ -1,7 +1,7 @@
-// Exceptions caught by a throttled catcher (counted, without a frame), as the longjmp of
-// longjmp_throttled.c: guarded() calls work() inside a try, CALLS times, and every EVERY-th
-// call fail() throws at once: 20 fail calls, each leaving its frame open until the landing pad
-// in guarded() closes it. Prints the errors caught.
+// Exceptions caught by a catcher without a frame (throttled, or too small for an event at late
+// placement), as the longjmps of longjmp_throttled.c: guarded() calls work() inside a try,
+// CALLS times, and every EVERY-th call fail() throws at once: 20 fail calls, each leaving its
+// frame open until the landing pad in guarded() closes it. Prints the errors caught.
 #include <cstdio>
 #include <stdexcept>
 

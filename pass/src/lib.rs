@@ -85,7 +85,7 @@ pub fn instrument_module_with(module: &Module<'_>, options: &Options, guards: Gu
         let location = debug_info::location_of(module, function);
         if let Some(reason) = skip::reason(module, function, &location, options, &graph) {
             stats.skipped += usize::from(function.count_basic_blocks() > 0);
-            if reason.keeps_landings() && landings::calls_setjmp(function) {
+            if reason.keeps_landings() && landings::has_landings(function) {
                 eventless.push(function);
             }
             continue;

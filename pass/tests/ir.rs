@@ -303,22 +303,33 @@ define i32 @forks() {
   %p = call i32 @vfork() returns_twice
   ret i32 %p
 }
+
+declare i32 @__gxx_personality_v0(...)
+
+define i32 @small_try(ptr %env) personality ptr @__gxx_personality_v0 {
+  invoke void @run(ptr %env) to label %ok unwind label %pad
+ok:
+  ret i32 0
+pad:
+  %lp = landingpad { ptr, i32 } catch ptr null
+  ret i32 1
+}
 "#;
 
 /// A setjmp's second return (non-zero) gets the landing probe, naming the routine's event, or
-/// no event (a null slot) in a routine left without events (here: too small); vfork, returns
-/// twice too, gets none. A second run adds nothing.
+/// no event (a null slot) in a routine left without events (here: excluded), as a landing pad
+/// there does; vfork, returns twice too, gets none. A second run adds nothing.
 #[test]
 fn setjmp_returning_again_is_a_landing_in_routines_with_and_without_events() {
-    let options = Options { exclude: vec!["small".into()], ..Options::default() };
+    let options = Options { exclude: vec!["small".into(), "small_try".into()], ..Options::default() };
     let context = Context::create();
     let module = parse(&context, SETJMP);
     let stats = instrument_module(&module, &options);
     module.verify().expect("instrumented IR verifies");
-    assert_eq!((stats.functions_probed, stats.skipped), (2, 1), "catcher and forks probed, small excluded");
+    assert_eq!((stats.functions_probed, stats.skipped), (2, 2), "catcher and forks probed, two excluded");
     let ir = module.print_to_string().to_string();
-    assert_eq!(ir.matches("call void @__instrument_unwind(ptr null)").count(), 1, "small's landing");
-    assert_eq!(ir.matches("call void @__instrument_unwind(").count(), 2, "catcher's and small's");
+    assert_eq!(ir.matches("call void @__instrument_unwind(ptr null)").count(), 2, "small's and small_try's");
+    assert_eq!(ir.matches("call void @__instrument_unwind(").count(), 3, "and catcher's");
     instrument_module(&module, &options);
     assert_eq!(module.print_to_string().to_string(), ir, "a second run changes nothing");
     insta::assert_snapshot!(ir);

@@ -105,33 +105,42 @@ fn after_a_catch_calls_belong_to_the_catcher_and_loops_go_on() {
     );
 }
 
-/// An exception caught in a throttled catcher (counted: no frame of its own to close down to)
-/// closes the thrower's frame at the landing pad: before, that frame stayed open until main's
-/// exit, its inclusive time most of the run and every later call its child.
+/// An exception caught by a catcher without a frame (throttled: counted; or without an event,
+/// too small at late placement) closes the thrower's frame at the landing pad: before, that
+/// frame stayed open until main's exit, its inclusive time most of the run and every later call
+/// its child.
 #[test]
-fn an_exception_caught_by_a_throttled_catcher_closes_the_throwers_frame() {
+fn an_exception_caught_by_a_catcher_without_a_frame_closes_the_throwers_frame() {
     let dir = scratch();
     let source = fixtures().join("throw_throttled.cpp");
-    let plain =
-        compile(Path::new("clang++-22"), dir.path(), "plain", std::slice::from_ref(&source), &["-O2"]);
-    let expected = run(&mut Command::new(&plain));
-    let flags = ["-O2", "--instrument-placement=late", "--instrument-min-instructions=0"];
-    let program = compile(&bin("instrument-c++"), dir.path(), "throw_throttled", &[source], &flags);
-    let output =
-        run(Command::new(&program).current_dir(dir.path()).env("INSTRUMENT_PROFILE_DIR", dir.path()));
-    assert_success(&output, "throw_throttled");
-    assert_eq!(output.stdout, expected.stdout, "caught=20 as plain");
-    let profile = only_profile(dir.path());
-    let (fail, main) = (function(&profile, "_Z4faili"), function(&profile, "main"));
-    assert!(function(&profile, "_Z7guardedi").throttled, "the catcher is counted");
-    assert_eq!((fail.stats.calls, fail.stats.child_calls), (20, 0), "nothing ran under a closed fail");
-    assert_eq!(profile.totals.frames_reconciled, 20, "one fail frame per throw");
-    assert_eq!(profile.totals.frames_closed_at_exit, 0);
-    assert!(
-        fail.stats.inclusive_ns * 4 < main.stats.inclusive_ns,
-        "20 throws, not the run: {} of {} ns",
-        fail.stats.inclusive_ns,
-        main.stats.inclusive_ns
-    );
-    assert_inclusive_covers_exclusive(&profile);
+    let sources = std::slice::from_ref(&source);
+    let expected =
+        run(&mut Command::new(compile(Path::new("clang++-22"), dir.path(), "plain", sources, &["-O2"])));
+    let late = ["-O2", "--instrument-placement=late"];
+    for (name, every) in [("eventless", &[][..]), ("throttled", &["--instrument-min-instructions=0"][..])] {
+        let build = new_dir(dir.path(), name);
+        let program =
+            compile(&bin("instrument-c++"), &build, "throw_throttled", sources, &[&late[..], every].concat());
+        let output = run(Command::new(&program).current_dir(&build).env("INSTRUMENT_PROFILE_DIR", &build));
+        assert_success(&output, "throw_throttled");
+        assert_eq!(output.stdout, expected.stdout, "{name}: caught=20 as plain");
+        let profile = only_profile(&build);
+        let (fail, main) = (function(&profile, "_Z4faili"), function(&profile, "main"));
+        let guarded = profile.functions.iter().find(|f| f.name == "_Z7guardedi");
+        assert_eq!(guarded.map(|f| f.throttled), (name == "throttled").then_some(true), "{name}");
+        assert_eq!(
+            (fail.stats.calls, fail.stats.child_calls),
+            (20, 0),
+            "{name}: nothing ran under a closed fail"
+        );
+        assert_eq!(profile.totals.frames_reconciled, 20, "{name}: one fail frame per throw");
+        assert_eq!(profile.totals.frames_closed_at_exit, 0, "{name}");
+        assert!(
+            fail.stats.inclusive_ns * 4 < main.stats.inclusive_ns,
+            "{name}: 20 throws, not the run: {} of {} ns",
+            fail.stats.inclusive_ns,
+            main.stats.inclusive_ns
+        );
+        assert_inclusive_covers_exclusive(&profile);
+    }
 }
