@@ -260,6 +260,31 @@ pub fn has_function(profile: &Profile, name: &str) -> bool {
     profile.functions.iter().any(|f| f.name == name)
 }
 
+/// A run of the `build` (its name: "throttled" gives the catcher an event) of a fixture whose
+/// `thrower` runs 20 times, each time longjmping or throwing at once to `catcher`, which has no
+/// frame (throttled, or without an event): every skipped frame was closed where the jump landed
+/// (nothing ran under the thrower, one frame reconciled each, none left at exit), and the
+/// thrower's inclusive time is under `1 / share` of main's (before, it held the rest of the run).
+pub fn assert_closed_at_landing(profile: &Profile, build: &str, thrower: &str, catcher: &str, share: u64) {
+    let (fail, main) = (function(profile, thrower), function(profile, "main"));
+    let caught = profile.functions.iter().find(|f| f.name == catcher);
+    assert_eq!(caught.map(|f| f.throttled), (build == "throttled").then_some(true), "{build}: {catcher}");
+    assert_eq!(
+        (fail.stats.calls, fail.stats.child_calls),
+        (20, 0),
+        "{build}: nothing ran under a closed {thrower}"
+    );
+    assert_eq!(profile.totals.frames_reconciled, 20, "{build}: one {thrower} frame per jump");
+    assert_eq!(profile.totals.frames_closed_at_exit, 0, "{build}");
+    assert!(
+        fail.stats.inclusive_ns * share < main.stats.inclusive_ns,
+        "{build}: 20 short {thrower} calls, not the run: {} of {} ns",
+        fail.stats.inclusive_ns,
+        main.stats.inclusive_ns
+    );
+    assert_inclusive_covers_exclusive(profile);
+}
+
 /// Inclusive time is never below exclusive time, for every routine.
 pub fn assert_inclusive_covers_exclusive(profile: &Profile) {
     for f in &profile.functions {

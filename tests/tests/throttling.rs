@@ -495,21 +495,7 @@ fn a_longjmp_to_a_catcher_without_a_frame_closes_what_it_skipped_where_it_lands(
         let program = build_instrumented(&build, "longjmp_throttled", flags);
         let (output, profile) = run_with(&program, &build, "run", &[], &[]);
         assert_eq!(output.stdout, expected.stdout, "{name}: caught=20 as plain");
-        let fail = function(&profile, "fail");
-        let main = function(&profile, "main");
-        assert_eq!(fail.stats.calls, 20, "{name}");
-        assert_eq!(fail.stats.child_calls, 0, "{name}: nothing ran under a closed fail");
-        assert_eq!(profile.totals.frames_reconciled, 20, "{name}: one fail frame per longjmp");
-        assert_eq!(profile.totals.frames_closed_at_exit, 0, "{name}");
         assert!(function(&profile, "work").throttled, "{name}");
-        let protected = profile.functions.iter().find(|f| f.name == "protected");
-        assert_eq!(protected.map(|f| f.throttled), (name == "throttled").then_some(true), "{name}");
-        assert!(
-            fail.stats.inclusive_ns * 20 < main.stats.inclusive_ns,
-            "{name}: 20 short fail calls, not the run: {} of {} ns",
-            fail.stats.inclusive_ns,
-            main.stats.inclusive_ns
-        );
-        assert_inclusive_covers_exclusive(&profile);
+        assert_closed_at_landing(&profile, name, "fail", "protected", 20);
     }
 }

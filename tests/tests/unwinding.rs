@@ -125,22 +125,6 @@ fn an_exception_caught_by_a_catcher_without_a_frame_closes_the_throwers_frame() 
         assert_success(&output, "throw_throttled");
         assert_eq!(output.stdout, expected.stdout, "{name}: caught=20 as plain");
         let profile = only_profile(&build);
-        let (fail, main) = (function(&profile, "_Z4faili"), function(&profile, "main"));
-        let guarded = profile.functions.iter().find(|f| f.name == "_Z7guardedi");
-        assert_eq!(guarded.map(|f| f.throttled), (name == "throttled").then_some(true), "{name}");
-        assert_eq!(
-            (fail.stats.calls, fail.stats.child_calls),
-            (20, 0),
-            "{name}: nothing ran under a closed fail"
-        );
-        assert_eq!(profile.totals.frames_reconciled, 20, "{name}: one fail frame per throw");
-        assert_eq!(profile.totals.frames_closed_at_exit, 0, "{name}");
-        assert!(
-            fail.stats.inclusive_ns * 4 < main.stats.inclusive_ns,
-            "{name}: 20 throws, not the run: {} of {} ns",
-            fail.stats.inclusive_ns,
-            main.stats.inclusive_ns
-        );
-        assert_inclusive_covers_exclusive(&profile);
+        assert_closed_at_landing(&profile, name, "_Z4faili", "_Z7guardedi", 4);
     }
 }
