@@ -77,7 +77,9 @@ pub const PRESERVING: ProbeSet = ProbeSet {
 /// Both sets.
 pub const SETS: [ProbeSet; 2] = [C, PRESERVING];
 
-/// `void __instrument_unwind(u32 *id_slot)`, in landing pads, with the C convention.
+/// `void __instrument_unwind(u32 *id_slot)`, with the C convention, at landings: after a landing
+/// pad's `landingpad` and on a setjmp's non-zero return (pass/src/landings.rs). The slot names
+/// the event still running there, or is null in a routine without events.
 pub const UNWIND: &str = "__instrument_unwind";
 
 /// The set a module for `triple` uses: `PRESERVING` on x86-64, under either placement.
