@@ -271,19 +271,47 @@ pub fn throttled(id: u32) -> bool {
     THROTTLED.get(id)
 }
 
+/// Events the runtime itself left `LENIENT`: measured, their estimation given up while an
+/// activation that began counted was open (inplace), whose exit must not be reconciled.
+static LENIENT_HERE: EventBits = EventBits::new();
+
+/// Leaves event `id` measured but `LENIENT` (see `LENIENT_HERE`), which the profile does not
+/// take for a switch from outside.
+pub fn set_lenient_here(id: u32) {
+    LENIENT_HERE.set(id);
+    set(id, instrument_live::MODE_LENIENT);
+}
+
 /// What the profile says of event `id` at the end: (throttled during the run, switched off
 /// from outside). Only `instrument top` (or the run-time selection, before the event ran) sets
 /// a mode the runtime itself never does: `OFF`, `COUNTED` on an event that was not throttled,
-/// or `LENIENT` when it switched the event back on.
+/// or `LENIENT` when it switched the event back on, unless the runtime set that itself
+/// (`set_lenient_here`): SQLite's compensated callpath profile said two routines had been
+/// switched off from outside, their counts covering part of the run, in a run nobody touched.
+/// An event the runtime left lenient that `instrument top` then switched off and on again is not
+/// told apart.
 pub fn ending(id: u32) -> (bool, bool) {
     let throttled = THROTTLED.get(id);
     let mode = mode(id);
-    (throttled, !(measured(mode) || mode & COUNTED != 0 && throttled))
+    let lenient_here = mode == instrument_live::MODE_LENIENT && LENIENT_HERE.get(id);
+    (throttled, !(measured(mode) || lenient_here || mode & COUNTED != 0 && throttled))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_event_left_lenient_by_the_runtime_is_not_switched_from_outside() {
+        use instrument_live::MODE_LENIENT;
+        set_lenient_here(7001);
+        assert_eq!(mode(7001), MODE_LENIENT);
+        assert_eq!(ending(7001), (false, false), "an estimation given up");
+        set(7002, MODE_LENIENT);
+        assert_eq!(ending(7002), (false, true), "instrument top switched it back on");
+        set(7001, OFF);
+        assert_eq!(ending(7001), (false, true), "then switched off from outside");
+    }
 
     #[test]
     fn modes_default_to_measured_and_switch() {

@@ -1145,7 +1145,11 @@ unsafe fn release(mode: u8) {
     if mode == switch::MEASURED {
         crate::untimed::clear(id);
     }
-    switch::set(id, if mode == switch::COUNTED { settled_mode(id) } else { mode });
+    match mode {
+        switch::COUNTED => switch::set(id, settled_mode(id)),
+        instrument_live::MODE_LENIENT => switch::set_lenient_here(id),
+        _ => switch::set(id, mode),
+    }
     OWNER.store(std::ptr::null_mut(), Relaxed);
     TARGET.store(NONE, Release);
 }
