@@ -57,6 +57,7 @@ extern "C" void instrument_register_callbacks(PassBuilder &PB) {
 // and duplicate switch edges right, which the C API cannot express. Returns the new block on the
 // edge, or null when the edge cannot be split (an exception-handling edge).
 #include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/MDBuilder.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 extern "C" LLVMBasicBlockRef instrument_split_edge(LLVMBasicBlockRef From, LLVMBasicBlockRef To) {
@@ -202,23 +203,26 @@ Counting buildCount(BasicBlock *Head, BasicBlock *Before, Value *Slot, BasicBloc
     auto Load = [&](Type *Ty, Value *From, unsigned Bytes, bool Shared = false) {
         return loadWord(B, Ty, From, Bytes, Shared);
     };
+    // Every check is weighed to pass, so that the count falls through to the routine's own
+    // code and the paths that call the probe or count barely are laid out of its way.
+    MDNode *Likely = MDBuilder(Ctx).createLikelyBranchWeights();
     Value *Id = Load(I32, Slot, 4);
     Value *InTable = B.CreateICmpULT(Id, B.getInt32(static_cast<uint32_t>(Abi[TableLen])));
-    B.CreateCondBr(InTable, ModeCheck, Slow);
+    B.CreateCondBr(InTable, ModeCheck, Slow, Likely);
 
     B.SetInsertPoint(ModeCheck);
     Value *Index = B.CreateZExt(Id, I64);
     Value *ModeByte = Load(I8, B.CreateInBoundsGEP(I8, Modes, Index), 1, true);
     Value *Inline = B.CreateICmpEQ(ModeByte, B.getInt8(static_cast<uint8_t>(Abi[ModeValue])));
-    B.CreateCondBr(Inline, StateCheck, Other);
+    B.CreateCondBr(Inline, StateCheck, Other, Likely);
 
     B.SetInsertPoint(StateCheck);
     Value *State = Load(Ptr, B.CreateThreadLocalAddress(Thread), 8);
-    B.CreateCondBr(B.CreateIsNotNull(State), CapCheck, Slow);
+    B.CreateCondBr(B.CreateIsNotNull(State), CapCheck, Slow, Likely);
 
     B.SetInsertPoint(CapCheck);
     Value *Cap = Load(I32, At(State, Abi[RecordCapAt]), 4);
-    B.CreateCondBr(B.CreateICmpULT(Id, Cap), EndCheck, Slow);
+    B.CreateCondBr(B.CreateICmpULT(Id, Cap), EndCheck, Slow, Likely);
 
     // The runtime's window of inline counts ends at the call that finds this count: the probe
     // then counts it and measures the window.
@@ -228,7 +232,7 @@ Counting buildCount(BasicBlock *Head, BasicBlock *Before, Value *Slot, BasicBloc
     Value *CountedWord = At(Record, Abi[CountedAt]);
     Value *Counted = Load(I64, CountedWord, 8);
     Value *End = Load(I64, At(State, Abi[InlineEndAt]), 8);
-    B.CreateCondBr(B.CreateICmpNE(Counted, End), Fast, Slow);
+    B.CreateCondBr(B.CreateICmpNE(Counted, End), Fast, Slow, Likely);
 
     B.SetInsertPoint(Fast);
     countInline(B, State, Record, CountedWord, Counted, PerCall, Index, Abi);
@@ -272,6 +276,14 @@ BasicBlock *buildBare(BasicBlock *Check, BasicBlock *Before, Value *ModeByte, Ba
     return Fast;
 }
 } // namespace
+
+// Whether `M` is an executable's code: position-independent for one (its PIE level set), or not
+// position-independent at all. The runtime's thread-local state, which the executable defines,
+// is then at an offset the link fixes (the local-exec model).
+extern "C" bool instrument_module_is_executable(LLVMModuleRef M) {
+    Module *Mod = unwrap(M);
+    return Mod->getPIELevel() != PIELevel::Default || Mod->getPICLevel() == PICLevel::NotPIC;
+}
 
 // The inline count around the entry probe call `EnterCall`: where its checks hold, the entry
 // counts the call itself in a block of its own, and its result is zero; a measured event calls
