@@ -239,7 +239,7 @@ pub const THROTTLE: Setting =
 pub const THROTTLE_CALLS: Setting = setting(
     "INSTRUMENT_THROTTLE_CALLS",
     Number { min: 1 },
-    "1000 (100000 with compensation)",
+    "1000",
     Run,
     "calls before an event is throttled",
 );

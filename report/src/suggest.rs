@@ -10,8 +10,8 @@ use crate::names;
 use instrument_profile::{Function, Profile};
 use std::fmt::Write;
 
-/// TAU's defaults (TAU_THROTTLE_NUMCALLS, TAU_THROTTLE_PERCALL), which the runtime applies only
-/// when compensating (it throttles after fewer calls otherwise, `throttle::default_for`).
+/// TAU's defaults (TAU_THROTTLE_NUMCALLS, TAU_THROTTLE_PERCALL): a selection leaves out what TAU's
+/// own rule would (the runtime throttles after fewer calls, `throttle::DEFAULT`).
 pub const CALLS: u64 = instrument_contract::throttle::TAU.calls;
 pub const PER_CALL_NS: f64 = instrument_contract::throttle::TAU.per_call_ns();
 

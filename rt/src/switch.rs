@@ -20,8 +20,8 @@
 //! statements: the same binary serves every selection.
 //!
 //! Throttling uses TAU's rule with a shorter timed prefix (`instrument_contract::throttle`):
-//! once an event has been called `INSTRUMENT_THROTTLE_CALLS` (1000; TAU's 100000 when
-//! compensating) times on a thread and its inclusive time per call there is under
+//! once an event has been called `INSTRUMENT_THROTTLE_CALLS` (1000, compensated or not) times on
+//! a thread and its inclusive time per call there is under
 //! `INSTRUMENT_THROTTLE_PERCALL_US` (10 microseconds), it is only counted from then on.
 //! `INSTRUMENT_THROTTLE=0` turns it off (`instrument_contract::throttle::ON_BY_DEFAULT`): a
 //! throttled event gets the time its in-place windows estimate, and compensation removes the
@@ -183,9 +183,8 @@ pub fn settled_counted(mode: u8) -> bool {
 
 /// Reads the throttling settings (once, at start-up, after the callpath settings).
 pub fn configure() {
-    // Throttled unless asked not to; compensated runs after TAU's 10^5 calls
-    // (`throttle::default_for`, `throttle::ON_BY_DEFAULT`).
-    let compensating = crate::compensate::requested().is_some();
+    // Throttled unless asked not to, compensated or not (`throttle::DEFAULT`,
+    // `throttle::ON_BY_DEFAULT`).
     // An inline count reaches no frame, so with callpaths its calls would have no node.
     let counts_inline =
         cfg!(target_arch = "x86_64") && settings::flag(&settings::INLINE_COUNT).unwrap_or(true);
@@ -196,7 +195,7 @@ pub fn configure() {
     if !settings::flag(&settings::THROTTLE).unwrap_or(instrument_contract::throttle::ON_BY_DEFAULT) {
         return;
     }
-    let default = instrument_contract::throttle::default_for(compensating);
+    let default = instrument_contract::throttle::DEFAULT;
     let calls = settings::number(&settings::THROTTLE_CALLS).unwrap_or(default.calls);
     let per_call_us = settings::number(&settings::THROTTLE_PERCALL_US).unwrap_or(default.per_call_us);
     THROTTLE_PER_CALL_NS.store(per_call_us.saturating_mul(1000), Relaxed);

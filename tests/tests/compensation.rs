@@ -345,6 +345,7 @@ fn counting_is_measured_in_place_and_the_tally_windows_lose_no_call() {
 /// calls left() and right() in turn, so every timed entry of either misses; a counted one (in its
 /// estimation's counted windows) steps as a timed one does, caching its own step, unless its
 /// window pairs with tally ones (`inplace::KEEP_STEP`), which leave the cache as it was.
+/// Unthrottled, so that the children's entries are timed but for their estimations' windows.
 #[test]
 fn callpath_steps_that_miss_the_nodes_cache_are_counted_and_charged() {
     let dir = scratch();
@@ -355,6 +356,7 @@ fn callpath_steps_that_miss_the_nodes_cache_are_counted_and_charged() {
     command
         .env("INSTRUMENT_COMPENSATE", "1")
         .env("INSTRUMENT_CALLPATH", "all")
+        .env("INSTRUMENT_THROTTLE", "0")
         .env("INSTRUMENT_RECALIBRATE_MS", "0");
     assert_success(&run(without_instrument_env(&mut command)), "alternating");
     let profile = only_profile(dir.path());

@@ -94,21 +94,21 @@ fn a_throttled_routine_is_counted_exactly_and_timed_only_before() {
         .sum();
     assert_eq!(on_paths, CALLS, "its callpaths count every call");
 
-    // Compensation throttles by default, after TAU's 10^5 calls, with callpaths too.
+    // Compensation throttles by default, after the same 10^3 calls, with callpaths too.
     let compensate = ("INSTRUMENT_COMPENSATE", "on");
     let (output, compensated) = run_with(&program, dir.path(), "compensated", &[&calls], &[compensate]);
     assert_eq!(output.stdout, expected.stdout, "same checksum");
-    let tau = instrument_contract::throttle::TAU;
-    assert_eq!(compensated.throttle, Some(Throttle { calls: tau.calls, per_call_us: tau.per_call_us }));
+    let rule = instrument_contract::throttle::DEFAULT;
+    assert_eq!(compensated.throttle, Some(Throttle { calls: rule.calls, per_call_us: rule.per_call_us }));
     let f = function(&compensated, "next_random");
     let timed = f.stats.calls - f.stats.untimed_calls;
     assert!(f.throttled && f.stats.calls == CALLS, "{f:?}");
-    assert!((tau.calls..CALLS / 2).contains(&timed), "throttled after {} calls: {timed}", tau.calls);
+    assert!((rule.calls..CALLS / 2).contains(&timed), "throttled after {} calls: {timed}", rule.calls);
     assert!(f.stats.estimated.is_some(), "its untimed calls get an estimated time: {f:?}");
     let callpath = ("INSTRUMENT_CALLPATH", "2");
     let (_, both) =
         run_with(&program, dir.path(), "compensated-callpaths", &[&calls], &[compensate, callpath]);
-    assert_eq!(both.throttle, compensated.throttle, "TAU's rule with callpaths too");
+    assert_eq!(both.throttle, compensated.throttle, "the same rule with callpaths too");
     assert!(function(&both, "next_random").throttled);
 }
 

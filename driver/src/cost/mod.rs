@@ -32,9 +32,8 @@ pub struct CostArgs {
     /// routines it leaves out are switched off
     #[arg(long, value_name = "FILE")]
     pub runtime_select: Option<PathBuf>,
-    /// Throttling by TAU's rule (over 1000 calls at under 10 us each, 100000 with --compensate:
-    /// counted only); default:
-    /// as a run in that setting does, on unless recording callpaths
+    /// Throttling by TAU's rule with a shorter prefix (over 1000 calls at under 10 us each:
+    /// counted only); default: on, as a run does
     #[arg(long, value_parser = ["on", "off"])]
     pub throttle: Option<String>,
     /// Predict for callpath recording of depth K (`all` for the whole calling context)
@@ -106,7 +105,7 @@ pub fn run(args: &CostArgs, profile_path: PathBuf) -> Result<()> {
         build: build.as_ref(),
         runtime: runtime.as_ref(),
         throttle: throttle.then(|| {
-            let rule = instrument_contract::throttle::default_for(args.compensate);
+            let rule = instrument_contract::throttle::DEFAULT;
             Throttle { calls: rule.calls, per_call_ns: rule.per_call_ns() }
         }),
     };

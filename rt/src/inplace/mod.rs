@@ -136,8 +136,9 @@ const MIN_WINDOW: u64 = 16;
 /// calls has (`instrument_contract::throttle`), whatever the rule that throttled it. A rule
 /// that throttles after 10^4 left an eighth of those to the first estimation, too short:
 /// NPB IS's compensated main, throttling on, came out 5 % low (+0.6 % after 10^5); with this
-/// floor 1.5 % low, so compensated runs keep 10^5 as well (`throttle::default_for`). Also the
-/// budget of every re-estimation of a throttled event (`offer_counted`).
+/// floor 1.5 % low (compensated runs then kept 10^5 calls, until measured again on call-heavy
+/// code: `throttle::DEFAULT`). Also the budget of every re-estimation of a throttled event
+/// (`offer_counted`).
 const MIN_THROTTLED_BUDGET: u64 = instrument_contract::throttle::TAU.calls / BUDGET_SHARE;
 /// Pairs of windows: at least, and at most.
 const MIN_PAIRS: usize = 24;
