@@ -461,7 +461,9 @@ fn a_bad_setting_is_one_line_naming_it_and_the_default_runs() {
     let bad = [("INSTRUMENT_THROTTLE", "maybe"), ("INSTRUMENT_COMPENSATE", "fenced2")];
     let (output, profile) = run_with(&program, dir.path(), "bad", &[calls], &bad);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("instrument: INSTRUMENT_")).collect();
+    // One line each, in whichever order the runtime reads them.
+    let mut lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("instrument: INSTRUMENT_")).collect();
+    lines.sort_unstable();
     assert_eq!(
         lines,
         [
