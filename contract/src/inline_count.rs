@@ -53,9 +53,7 @@
 //! worst move one estimate between callers.
 
 /// The thread-local `ptr` to the calling thread's state (null before its first event and after
-/// it retired): the runtime defines it in the executable's static TLS, which an executable's code
-/// reaches with the local-exec model and a shared library's with initial-exec
-/// (pass/src/inline_count.rs).
+/// it retired), initial-exec model: the runtime defines it in the executable's static TLS.
 pub const THREAD: &str = "__instrument_thread";
 /// `u8 [TABLE_LEN]`: the mode byte of every event id (the runtime's `switch::MODES`).
 pub const MODES: &str = "__instrument_modes";

@@ -277,14 +277,6 @@ BasicBlock *buildBare(BasicBlock *Check, BasicBlock *Before, Value *ModeByte, Ba
 }
 } // namespace
 
-// Whether `M` is an executable's code: position-independent for one (its PIE level set), or not
-// position-independent at all. The runtime's thread-local state, which the executable defines,
-// is then at an offset the link fixes (the local-exec model).
-extern "C" bool instrument_module_is_executable(LLVMModuleRef M) {
-    Module *Mod = unwrap(M);
-    return Mod->getPIELevel() != PIELevel::Default || Mod->getPICLevel() == PICLevel::NotPIC;
-}
-
 // The inline count around the entry probe call `EnterCall`: where its checks hold, the entry
 // counts the call itself in a block of its own, and its result is zero; a measured event calls
 // `EnterMeasured`, a switched-off one nothing. Returns the phi that replaces the call's result.

@@ -33,7 +33,7 @@ impl<'ctx> Globals<'ctx> {
             })
         };
         let thread = external(abi::THREAD, ctx.ptr_type(AddressSpace::default()).into());
-        thread.set_thread_local_mode(Some(tls_model(module)));
+        thread.set_thread_local_mode(Some(ThreadLocalMode::InitialExecTLSModel));
         let modes = external(abi::MODES, ctx.i8_type().into());
         let per_call = external(abi::PER_CALL, ctx.i64_type().into());
         let enter_measured = module.get_function(enter_measured).unwrap_or_else(|| {
@@ -114,23 +114,7 @@ impl<'ctx> Globals<'ctx> {
     }
 }
 
-/// The thread pointer's access model: local-exec in an executable's code, whose link puts the
-/// runtime's state (defined in the executable) at a fixed offset from the thread pointer, one
-/// load fewer on every inline count than initial-exec's offset from the GOT, which GNU ld 2.40
-/// does not relax (the runtime's symbols are exported); initial-exec elsewhere (a shared
-/// library's code, whose executable's runtime defines the state).
-fn tls_model(module: &Module<'_>) -> ThreadLocalMode {
-    // SAFETY: `module` is a live module; the shim reads its flags.
-    if unsafe { instrument_module_is_executable(module.as_mut_ptr()) } {
-        ThreadLocalMode::LocalExecTLSModel
-    } else {
-        ThreadLocalMode::InitialExecTLSModel
-    }
-}
-
 extern "C" {
-    /// The shim: whether the module is an executable's code (its PIE level, or no PIC level).
-    fn instrument_module_is_executable(module: inkwell::llvm_sys::prelude::LLVMModuleRef) -> bool;
     /// The shim: the inline count's blocks around the entry call; the phi of its result.
     fn instrument_inline_count(
         enter_call: LLVMValueRef,

@@ -216,23 +216,6 @@ fn late_placement_on_x86_64_counts_throttled_calls_inline() {
     assert!(!ir.contains("__instrument_thread"), "early placement calls the probe: {ir}");
 }
 
-/// An executable's code (a PIE level, or no PIC level) reaches the runtime's thread-local state
-/// with the local-exec model, a shared library's (a PIC level alone) with initial-exec.
-#[test]
-fn the_inline_count_reads_the_thread_state_local_exec_in_executables_only() {
-    let options = Options { placement: Placement::Late, min_instructions: 0, ..Options::default() };
-    let flags = |flags: &str| format!("{INLINE_COUNT}\n!llvm.module.flags = !{{{flags}}}\n");
-    let pic = "!0}\n!0 = !{i32 8, !\"PIC Level\", i32 2";
-    let pie = "!0, !1}\n!0 = !{i32 8, !\"PIC Level\", i32 2}\n!1 = !{i32 7, !\"PIE Level\", i32 2";
-    let model = |ir: &str| {
-        let (ir, _) = instrument(ir, &options);
-        ir.lines().find(|l| l.starts_with("@__instrument_thread")).expect("the state declared").to_string()
-    };
-    assert!(model(INLINE_COUNT).contains("thread_local(localexec)"), "position-dependent code");
-    assert!(model(&flags(pie)).contains("thread_local(localexec)"), "a position-independent executable");
-    assert!(model(&flags(pic)).contains("thread_local(initialexec)"), "a shared library");
-}
-
 const NO_PROBED_COPY: &str = r#"
 target triple = "x86_64-pc-linux-gnu"
 

@@ -5,8 +5,7 @@
 //! call), and stable Rust has no `-Z tls-model`. Local-exec is sound here because the runtime is
 //! linked only into executables (toolchain/src/wrapper: never into `-shared` links; shared libraries
 //! resolve the probes from the executable), whose static TLS block holds the slot. The slot is
-//! also `__instrument_thread`, which an executable's instrumented code reads with the local-exec
-//! model too and a shared library's with the initial-exec one (pass/src/inline_count.rs).
+//! also `__instrument_thread`, which instrumented code reads with the initial-exec model.
 
 #[cfg(target_arch = "x86_64")]
 core::arch::global_asm!(
