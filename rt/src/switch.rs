@@ -282,13 +282,14 @@ pub fn set_lenient_here(id: u32) {
 }
 
 /// What the profile says of event `id` at the end: (throttled during the run, switched off
-/// from outside). Only `instrument top` (or the run-time selection, before the event ran) sets
-/// a mode the runtime itself never does: `OFF`, `COUNTED` on an event that was not throttled,
-/// or `LENIENT` when it switched the event back on, unless the runtime set that itself
-/// (`set_lenient_here`): SQLite's compensated callpath profile said two routines had been
-/// switched off from outside, their counts covering part of the run, in a run nobody touched.
-/// An event the runtime left lenient that `instrument top` then switched off and on again is not
-/// told apart.
+/// from outside). An event ends switched from outside when its last mode is one the runtime
+/// never leaves it in: `OFF` and `COUNTED` on an event that was not throttled, which only
+/// `instrument top` (or the run-time selection, before the event ran) sets, and `LENIENT`,
+/// `instrument top`'s switch back on, except where the runtime left it so itself
+/// (`set_lenient_here`): without that exception SQLite's compensated callpath profile said two
+/// routines had been switched off from outside, their counts covering part of the run, in a run
+/// nobody touched. An event the runtime left lenient that `instrument top` then switched off and
+/// on again is not told apart.
 pub fn ending(id: u32) -> (bool, bool) {
     let throttled = THROTTLED.get(id);
     let mode = mode(id);
