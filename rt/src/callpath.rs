@@ -5,8 +5,9 @@
 //! and the node of the callpath before it, so creating one hashes two integers, never a name and
 //! never the stack. Moving from the current node to the next on an event entry is:
 //!
-//! 1. a one-entry cache in the node (the last transition taken from it), which serves loops,
-//!    recursion and repeated calls with one compare;
+//! 1. a two-entry cache in the node (the last two transitions that missed it), which serves
+//!    loops, recursion, repeated calls and a parent alternating two children with one or two
+//!    compares;
 //! 2. precomputed: loops and call statements have one static parent (their routine or loop),
 //!    known from the program graph; each node owns a slot array with one entry per static child,
 //!    indexed by the child's precomputed local index;
@@ -163,12 +164,32 @@ pub struct Node {
     depth: u32,
     /// Offset of this node's static-child slots, or NONE.
     slots: u32,
-    last_event: u32,
-    last_child: u32,
-    /// The address of `last_child`'s node, for the timed path in assembly (timed_path.rs).
-    last_child_at: u64,
+    /// The last two steps that missed this cache, the latest first: a parent that alternates
+    /// two children (an interpreter's dispatch calling its table lookup and its stack
+    /// adjustment) finds both here, where one entry missed at every alternation. They share the
+    /// node's first cache line with the fields above (the record is aligned to the next).
+    cache: [CachedStep; 2],
     pub record: Record,
 }
+
+/// A step a node remembers: the event that entered under it and the node that event stepped to.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct CachedStep {
+    event: u32,
+    child: u32,
+    /// The address of `child`'s node, for the probes in assembly (timed_path.rs, trampolines.rs).
+    child_at: u64,
+}
+
+impl CachedStep {
+    const EMPTY: CachedStep = CachedStep { event: NONE, child: 0, child_at: 0 };
+}
+
+const _: () = assert!(
+    std::mem::offset_of!(Node, record) == 64 && size_of::<Node>() == 192,
+    "the cached steps share the node's first line"
+);
 
 /// A thread's callpath graph.
 ///
@@ -227,10 +248,23 @@ impl OpenFrames {
 }
 
 impl Node {
-    /// Where the timed path in assembly (timed_path.rs) finds a node's cached step and its record.
-    pub const LAST_EVENT_AT: usize = std::mem::offset_of!(Node, last_event);
-    pub const LAST_CHILD_AT: usize = std::mem::offset_of!(Node, last_child);
-    pub const LAST_CHILD_ADDRESS_AT: usize = std::mem::offset_of!(Node, last_child_at);
+    /// Where the probes in assembly (timed_path.rs, trampolines.rs) find a node's cached steps
+    /// (the latest, then the one before) and its record.
+    pub const LAST_EVENT_AT: usize =
+        std::mem::offset_of!(Node, cache) + std::mem::offset_of!(CachedStep, event);
+    pub const LAST_CHILD_AT: usize =
+        std::mem::offset_of!(Node, cache) + std::mem::offset_of!(CachedStep, child);
+    pub const LAST_CHILD_ADDRESS_AT: usize =
+        std::mem::offset_of!(Node, cache) + std::mem::offset_of!(CachedStep, child_at);
+    pub const PREVIOUS_EVENT_AT: usize = Self::LAST_EVENT_AT + size_of::<CachedStep>();
+    pub const PREVIOUS_CHILD_AT: usize = Self::LAST_CHILD_AT + size_of::<CachedStep>();
+    pub const PREVIOUS_CHILD_ADDRESS_AT: usize = Self::LAST_CHILD_ADDRESS_AT + size_of::<CachedStep>();
+
+    /// The node `id` steps to from this one, if this node remembers that step.
+    #[inline(always)]
+    fn cached(&self, id: u32) -> Option<u32> {
+        self.cache.iter().find(|step| step.event == id).map(|step| step.child)
+    }
     pub const RECORD_AT: usize = std::mem::offset_of!(Node, record);
 }
 
@@ -267,7 +301,7 @@ impl Tree {
             n.event = event;
             n.prefix = ROOT;
             n.slots = NONE;
-            n.last_event = NONE;
+            n.cache = [CachedStep::EMPTY; 2];
         }
         Some(Box::new(tree))
     }
@@ -324,8 +358,8 @@ impl Tree {
     pub unsafe fn step(&mut self, current: u32, id: u32, open: OpenFrames) -> (u32, bool) {
         // SAFETY: `current` is a node of this tree (the contract).
         let node = unsafe { self.node_ref(current) };
-        if node.last_event == id {
-            return (node.last_child, false);
+        if let Some(next) = node.cached(id) {
+            return (next, false);
         }
         if !crate::compensate::enabled() || !self.misses.due() {
             // SAFETY: this fn's contract, which `step_missed` shares.
@@ -353,16 +387,16 @@ impl Tree {
     pub unsafe fn step_counted(&mut self, current: u32, id: u32, open: OpenFrames, keep: bool) -> u32 {
         // SAFETY: `current` is a node of this tree (the contract).
         let node = unsafe { self.node_ref(current) };
-        if node.last_event == id {
-            return node.last_child;
+        if let Some(next) = node.cached(id) {
+            return next;
         }
-        let cache = (node.last_event, node.last_child, node.last_child_at);
+        let cache = node.cache;
         // SAFETY: this fn's contract, which `step_missed` shares.
         let next = unsafe { self.step_missed(current, id, open) };
         if keep {
             // SAFETY: as above; `step_missed` left `current` where it was.
             let node = unsafe { self.node(current) };
-            (node.last_event, node.last_child, node.last_child_at) = cache;
+            node.cache = cache;
         }
         next
     }
@@ -422,15 +456,14 @@ impl Tree {
     }
 
     /// Remembers in node `current` that event `id` steps to node `next` (both nodes of this
-    /// tree, below `len`), and where that node is.
+    /// tree, below `len`), and where that node is, as its latest cached step: the latest
+    /// before it becomes the previous one (a step is cached only after both missed).
     #[inline(always)]
     fn cache_step(&mut self, current: u32, id: u32, next: u32) {
-        let next_at = self.address(next);
+        let child_at = self.address(next);
         // SAFETY: `current` is a node of this tree (the caller's, as `step`'s contract).
         let node = unsafe { self.node(current) };
-        node.last_event = id;
-        node.last_child = next;
-        node.last_child_at = next_at;
+        node.cache = [CachedStep { event: id, child: next, child_at }, node.cache[0]];
     }
 
     /// The address of node `index`, which frames keep for the timed path in assembly (nodes
@@ -569,7 +602,7 @@ impl Tree {
         n.prefix = prefix;
         n.depth = depth;
         n.slots = slots;
-        n.last_event = NONE;
+        n.cache = [CachedStep::EMPTY; 2];
         self.identity.insert(prefix, event, index);
         index
     }

@@ -160,13 +160,20 @@ macro_rules! timed_enter {
                 "mov eax, {opened}",
                 $($restore,)*
                 "ret",
-                // Callpath mode: the step the parent's node cached, else the body.
+                // Callpath mode: a step the parent's node cached (the latest, else the one
+                // before), else the body.
                 "5:",
                 "mov rdx, qword ptr [r9 + {f_node_at}]",
                 "cmp dword ptr [rdx + {last_event}], eax",
-                "jne 9f",
+                "jne 23f",
                 "mov r11d, dword ptr [rdx + {last_child}]",
                 "mov rdx, qword ptr [rdx + {last_child_at}]",
+                "jmp 4b",
+                "23:",
+                "cmp dword ptr [rdx + {previous_event}], eax",
+                "jne 9f",
+                "mov r11d, dword ptr [rdx + {previous_child}]",
+                "mov rdx, qword ptr [rdx + {previous_child_at}]",
                 "jmp 4b",
                 "9:",
                 $($restore,)*
@@ -183,6 +190,9 @@ macro_rules! timed_enter {
                 last_event = const Node::LAST_EVENT_AT,
                 last_child = const Node::LAST_CHILD_AT,
                 last_child_at = const Node::LAST_CHILD_ADDRESS_AT,
+                previous_event = const Node::PREVIOUS_EVENT_AT,
+                previous_child = const Node::PREVIOUS_CHILD_AT,
+                previous_child_at = const Node::PREVIOUS_CHILD_ADDRESS_AT,
                 busy_bit = const instrument_live::DEPTH_BUSY.trailing_zeros(),
                 record_shift = const size_of::<Record>().trailing_zeros(),
                 frame_size = const size_of::<Frame>(),

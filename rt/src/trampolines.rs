@@ -434,8 +434,9 @@ macro_rules! counted_path {
                 "cmp r9, r10",
                 "jae 2f",
                 "7:",
-                // r11: the frame on top. With callpaths (its node's address is not 0) the step
-                // its node cached must be this event's, else the body steps (`Tree::step_counted`).
+                // r11: the frame on top. With callpaths (its node's address is not 0) one of
+                // the two steps its node cached must be this event's, else the body steps
+                // (`Tree::step_counted`).
                 "mov r11, rcx",
                 "shl r11, {frame_shift}",
                 "add r11, qword ptr [rdx + {frames}]",
@@ -443,6 +444,8 @@ macro_rules! counted_path {
                 "test r10, r10",
                 "jz 1f",
                 "cmp dword ptr [r10 + {last_event}], eax",
+                "je 1f",
+                "cmp dword ptr [r10 + {previous_event}], eax",
                 "jne 2f",
                 "1:",
                 "mov qword ptr [r8 + {counted}], r9",
@@ -489,6 +492,10 @@ macro_rules! counted_path {
                 "test r9, r9",
                 "jz 0f",
                 "mov r11, qword ptr [r9 + {last_child_at}]",
+                "cmp dword ptr [r9 + {last_event}], eax",
+                "je 23f",
+                "mov r11, qword ptr [r9 + {previous_child_at}]",
+                "23:",
                 "add qword ptr [r11 + {node_record} + {counted}], 1",
                 "add qword ptr [r11 + {node_record} + {untimed_own}], r10",
                 "add qword ptr [r9 + {node_record} + {untimed_children}], r10",
@@ -518,6 +525,8 @@ macro_rules! counted_path {
                 node_at = const core::mem::offset_of!(Frame, node_at),
                 last_event = const crate::callpath::Node::LAST_EVENT_AT,
                 last_child_at = const crate::callpath::Node::LAST_CHILD_ADDRESS_AT,
+                previous_event = const crate::callpath::Node::PREVIOUS_EVENT_AT,
+                previous_child_at = const crate::callpath::Node::PREVIOUS_CHILD_ADDRESS_AT,
                 node_record = const crate::callpath::Node::RECORD_AT,
                 depth = const core::mem::offset_of!(ThreadState, depth),
                 frame_cap = const ThreadState::FRAME_CAP_AT,
