@@ -1,10 +1,11 @@
 //! What a callpath step that misses its node's cache costs, measured where it happens.
 //!
 //! In a callpath profile every entry steps from its parent's node to its own. A node caches its
-//! last two steps: a parent that calls the same child again, or alternates two, finds it in two
-//! loads, and that is the path the calibration measures (its loop calls one event). A parent
-//! that cycles through more children misses that cache and finds the child through its static
-//! slots or the transitions map, in memory the program's own data keeps evicting. On SQLite's shell 55 % of
+//! last six steps (callpath.rs): a parent that calls the same child again, or cycles through a
+//! few, finds it in its node's first line, and that is the path the calibration measures (its
+//! loop calls one event). A parent that cycles through more children misses that cache and
+//! finds the child through its static slots or the transitions map, in memory the program's own
+//! data keeps evicting. On SQLite's shell 55 % of
 //! all entries missed (16.5 M of 30 M), and callpath profiles' compensated main came out 28-40 %
 //! above PA-off against 6 % for flat ones: the misses were charged nowhere, and the in-place
 //! estimates, which see them, existed only for leaves then (a parent's counted windows are

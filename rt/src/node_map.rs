@@ -1,4 +1,4 @@
-//! The callpath tree's hash map from (node, event) to node: the transitions a node's two-entry
+//! The callpath tree's hash map from (node, event) to node: the transitions a node's six-entry
 //! cache and precomputed slots do not hold, and every node's identity. Kept apart from the tree
 //! because its memory and probing are their own concern; its lookup runs on the hot path
 //! whenever a routine's call steps off its caller's cache (alternating callees, callbacks).

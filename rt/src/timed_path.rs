@@ -41,7 +41,7 @@
 //! save the registers they use (its exit keeps `rax` too) and find the stack pointer above
 //! their saves.
 
-use crate::callpath::Node;
+use crate::callpath::{find_step, Node};
 use crate::probes::{enter, exit_charged, exit_recalibrate, exit_timed_at, OPENED};
 use crate::thread::{Frame, Record, ThreadState};
 use crate::trampolines::{exit_routed, exit_routed_pm};
@@ -160,20 +160,18 @@ macro_rules! timed_enter {
                 "mov eax, {opened}",
                 $($restore,)*
                 "ret",
-                // Callpath mode: a step the parent's node cached (the latest, else the one
-                // before), else the body.
+                // Callpath mode: a step the parent's node cached (r11: its offset), else the
+                // body (rdi is the C set's argument until then). The child's node address is the
+                // parent's plus the distance of their indices.
                 "5:",
                 "mov rdx, qword ptr [r9 + {f_node_at}]",
-                "cmp dword ptr [rdx + {last_event}], eax",
-                "jne 23f",
-                "mov r11d, dword ptr [rdx + {last_child}]",
-                "mov rdx, qword ptr [rdx + {last_child_at}]",
-                "jmp 4b",
-                "23:",
-                "cmp dword ptr [rdx + {previous_event}], eax",
-                "jne 9f",
-                "mov r11d, dword ptr [rdx + {previous_child}]",
-                "mov rdx, qword ptr [rdx + {previous_child_at}]",
+                find_step!("rdx", "r11d", "9f"),
+                "mov r11d, dword ptr [rdx + r11 + {steps} + {step_child}]",
+                "mov edi, r11d",
+                "sub edi, dword ptr [r9 + {f_node}]",
+                "movsxd rdi, edi",
+                "imul rdi, rdi, {node_size}",
+                "add rdx, rdi",
                 "jmp 4b",
                 "9:",
                 $($restore,)*
@@ -187,12 +185,9 @@ macro_rules! timed_enter {
                 records = const ThreadState::RECORDS_AT,
                 record_cap = const ThreadState::RECORD_CAP_AT,
                 node_record = const Node::RECORD_AT,
-                last_event = const Node::LAST_EVENT_AT,
-                last_child = const Node::LAST_CHILD_AT,
-                last_child_at = const Node::LAST_CHILD_ADDRESS_AT,
-                previous_event = const Node::PREVIOUS_EVENT_AT,
-                previous_child = const Node::PREVIOUS_CHILD_AT,
-                previous_child_at = const Node::PREVIOUS_CHILD_ADDRESS_AT,
+                steps = const Node::STEPS_AT,
+                step_child = const Node::STEP_CHILD_AT,
+                node_size = const Node::SIZE,
                 busy_bit = const instrument_live::DEPTH_BUSY.trailing_zeros(),
                 record_shift = const size_of::<Record>().trailing_zeros(),
                 frame_size = const size_of::<Frame>(),

@@ -14,6 +14,7 @@
 //! jump to the bodies, and `preserve_most`'s (what the pass calls on x86-64), which save the
 //! registers the caller keeps across the call, call the bodies and restore them (`save_and_call`).
 
+use crate::callpath::find_step;
 use crate::probes::{enter, enter_throttled, exit, exit_other, exit_untimed, loop_exit, Opened};
 use crate::reconcile::unwind;
 use crate::switch;
@@ -435,7 +436,7 @@ macro_rules! counted_path {
                 "jae 2f",
                 "7:",
                 // r11: the frame on top. With callpaths (its node's address is not 0) one of
-                // the two steps its node cached must be this event's, else the body steps
+                // the steps its node cached must be this event's, else the body steps
                 // (`Tree::step_counted`).
                 "mov r11, rcx",
                 "shl r11, {frame_shift}",
@@ -443,10 +444,8 @@ macro_rules! counted_path {
                 "mov r10, qword ptr [r11 + {node_at}]",
                 "test r10, r10",
                 "jz 1f",
-                "cmp dword ptr [r10 + {last_event}], eax",
-                "je 1f",
-                "cmp dword ptr [r10 + {previous_event}], eax",
-                "jne 2f",
+                find_step!(check "r10", "1f"),
+                "jmp 2f",
                 "1:",
                 "mov qword ptr [r8 + {counted}], r9",
                 // One more counted child of the frame on top.
@@ -488,14 +487,18 @@ macro_rules! counted_path {
                 "3:",
                 // Callpaths: the call and its estimate (r10, 0 without one) on the cached step's
                 // node, the estimate on the caller's too (`probes::count_on_node`).
+                // r8 (free now): the step's offset, found again, then the child's node (the
+                // parent's address plus the distance of their indices).
                 "mov r9, qword ptr [r11 + {node_at}]",
                 "test r9, r9",
                 "jz 0f",
-                "mov r11, qword ptr [r9 + {last_child_at}]",
-                "cmp dword ptr [r9 + {last_event}], eax",
-                "je 23f",
-                "mov r11, qword ptr [r9 + {previous_child_at}]",
-                "23:",
+                "mov r11d, dword ptr [r11 + {frame_node}]",
+                find_step!("r9", "r8d", "0f"),
+                "mov r8d, dword ptr [r9 + r8 + {steps} + {step_child}]",
+                "sub r8d, r11d",
+                "movsxd r8, r8d",
+                "imul r8, r8, {node_size}",
+                "lea r11, [r9 + r8]",
                 "add qword ptr [r11 + {node_record} + {counted}], 1",
                 "add qword ptr [r11 + {node_record} + {untimed_own}], r10",
                 "add qword ptr [r9 + {node_record} + {untimed_children}], r10",
@@ -523,10 +526,10 @@ macro_rules! counted_path {
                 overhead = const core::mem::offset_of!(Frame, overhead),
                 per_call = sym crate::untimed::PER_CALL,
                 node_at = const core::mem::offset_of!(Frame, node_at),
-                last_event = const crate::callpath::Node::LAST_EVENT_AT,
-                last_child_at = const crate::callpath::Node::LAST_CHILD_ADDRESS_AT,
-                previous_event = const crate::callpath::Node::PREVIOUS_EVENT_AT,
-                previous_child_at = const crate::callpath::Node::PREVIOUS_CHILD_ADDRESS_AT,
+                steps = const crate::callpath::Node::STEPS_AT,
+                step_child = const crate::callpath::Node::STEP_CHILD_AT,
+                node_size = const crate::callpath::Node::SIZE,
+                frame_node = const core::mem::offset_of!(Frame, node),
                 node_record = const crate::callpath::Node::RECORD_AT,
                 depth = const core::mem::offset_of!(ThreadState, depth),
                 frame_cap = const ThreadState::FRAME_CAP_AT,
