@@ -82,6 +82,11 @@ pub struct EventCosts {
     /// estimates (rt/src/pooling.rs). 0 in profiles that did not record it.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub standard_error_ns: f64,
+    /// Of `standard_error_ns`, the part of its counted-only activation's cost (`counted_ns` as
+    /// compensation used it): every activation counted through the probe carries it. 0 where
+    /// that cost is the calibration's, and in profiles that did not record it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub counted_standard_error_ns: f64,
     /// What one of its untimed activations cost in place, on the mean over the ways it was
     /// counted from its first estimation on, each for the share of the time it held: inline by
     /// its own entry code (at most `Overhead::inline_count_ns`), or through the counted probe
@@ -251,6 +256,7 @@ mod tests {
             measured_ns: 20.0,
             counted_ns: 0.25,
             standard_error_ns: 0.0,
+            counted_standard_error_ns: 0.0,
             untimed_ns,
             inline_extra_ns: None,
             inside_ns: None,

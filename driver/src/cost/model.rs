@@ -225,6 +225,7 @@ mod tests {
             measured_ns: 4.0,
             counted_ns: 0.5,
             standard_error_ns: 0.0,
+            counted_standard_error_ns: 0.0,
             untimed_ns: None,
             inline_extra_ns: None,
             inside_ns: None,

@@ -34,6 +34,9 @@ pub struct Estimate {
     /// The standard error of the cost compensation uses from this estimate on: the event's
     /// estimates pooled, weighed with the calibration.
     pub used_standard_error: u64,
+    /// Of it, the counted pair's part: what every call counted through the probe is charged
+    /// from this estimate on is uncertain by that much (0: the calibration's cost).
+    pub used_counted_error: u64,
     /// An inline count minus a counted probe call per execution as the windows measured it
     /// (scaled ticks, may be negative), its standard error, and the pairs of windows (0: none
     /// measured: the event's code cannot count inline, or the run does not).
@@ -141,6 +144,7 @@ impl Estimate {
             counted_error: 0,
             counted_pairs: 0,
             used_standard_error: 0,
+            used_counted_error: 0,
             inline_measured: 0,
             inline_error: 0,
             inline_pairs: 0,
@@ -292,6 +296,11 @@ pub(super) fn pool_with(id: u32, mean: f64, se: f64, now: u64) -> (f64, f64) {
 /// the profile: its latest estimate's.
 pub fn used_standard_error(id: u32) -> Option<u64> {
     estimates_of(id).last().map(|e| e.used_standard_error)
+}
+
+/// The counted pair's part of `used_standard_error` (scaled ticks), for the profile.
+pub fn used_counted_error(id: u32) -> Option<u64> {
+    estimates_of(id).last().map(|e| e.used_counted_error)
 }
 
 /// The inside part compensation uses for event `id`: the mean of what its estimations' split

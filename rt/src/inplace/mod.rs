@@ -103,7 +103,9 @@ mod phase;
 mod series;
 mod split;
 
-pub use history::{estimates, inline_mean, run_counted_cost, used_standard_error, Estimate};
+pub use history::{
+    estimates, inline_mean, run_counted_cost, used_counted_error, used_standard_error, Estimate,
+};
 
 pub use offers::{before_timed_charge, offer_throttled, reoffer, resume, waited_out, REESTIMATE_NS};
 pub use phase::follow as follow_phase;
@@ -1368,6 +1370,7 @@ unsafe fn publish(w: &mut Windows) {
             counted_error: tally.map_or(0, |(_, e)| e.round() as u64),
             counted_pairs: if tally.is_some() { w.tally_differences.len() as u32 } else { 0 },
             used_standard_error: used_se.round() as u64,
+            used_counted_error: used.counted_se.round() as u64,
             inline_measured: inline.map_or(0, |(m, _)| m.round() as i64),
             inline_error: inline.map_or(0, |(_, e)| e.round() as u64),
             inline_pairs: if inline.is_some() { w.inline_differences.len() as u32 } else { 0 },
