@@ -3,7 +3,9 @@
 //! far off; the profile says what was compensated and by how much. (The accuracy targets are
 //! measured by `instrument experiment`, not asserted here: the machines are noisy.)
 
+use instrument_profile::{Function, Profile};
 use instrument_tests::*;
+use std::path::Path;
 use std::process::Command;
 
 fn main_times(
@@ -353,25 +355,7 @@ fn callpath_steps_that_miss_the_nodes_cache_are_counted_and_charged() {
     let dir = scratch();
     let program = build_instrumented(dir.path(), "alternating", &[]);
     let n = 100_000u64;
-    let profile = |children: u64| {
-        let out = dir.path().join(children.to_string());
-        std::fs::create_dir_all(&out).expect("a profile directory");
-        let mut command = Command::new(&program);
-        command
-            .args([n, children].map(|a| a.to_string()))
-            .current_dir(dir.path())
-            .env("INSTRUMENT_PROFILE_DIR", &out);
-        command
-            .env("INSTRUMENT_COMPENSATE", "1")
-            .env("INSTRUMENT_CALLPATH", "all")
-            .env("INSTRUMENT_THROTTLE", "0")
-            .env("INSTRUMENT_RECALIBRATE_MS", "0");
-        assert_success(&run(without_instrument_env(&mut command)), "alternating");
-        let profile = only_profile(&out);
-        let children: Vec<_> = (1..=children).map(|i| function(&profile, &format!("c{i}")).clone()).collect();
-        assert!(children.iter().all(|child| child.stats.calls == n), "{children:?}");
-        (profile, children)
-    };
+    let profile = |children: u64| alternating_profile(&program, dir.path(), n, children);
     let (six, _) = profile(6);
     let thread = &six.callpaths.as_ref().expect("callpaths").threads[0];
     // The first steps (from an empty cache) to main, to cycle, to each child and to the start-up
@@ -409,6 +393,26 @@ fn callpath_steps_that_miss_the_nodes_cache_are_counted_and_charged() {
         "{} ns = {events} + {misses}",
         overhead.total_ns
     );
+}
+
+/// c-fixtures/alternating.c's `program` run with `n` cycles of `children` children (compensated
+/// callpaths, unthrottled), in a directory of its own under `dir`: its profile and the children's
+/// routines, each checked to have run `n` times.
+fn alternating_profile(program: &Path, dir: &Path, n: u64, children: u64) -> (Profile, Vec<Function>) {
+    let out = dir.join(children.to_string());
+    std::fs::create_dir_all(&out).expect("a profile directory");
+    let mut command = Command::new(program);
+    command.args([n, children].map(|a| a.to_string())).current_dir(dir).env("INSTRUMENT_PROFILE_DIR", &out);
+    command
+        .env("INSTRUMENT_COMPENSATE", "1")
+        .env("INSTRUMENT_CALLPATH", "all")
+        .env("INSTRUMENT_THROTTLE", "0")
+        .env("INSTRUMENT_RECALIBRATE_MS", "0");
+    assert_success(&run(without_instrument_env(&mut command)), "alternating");
+    let profile = only_profile(&out);
+    let children: Vec<_> = (1..=children).map(|i| function(&profile, &format!("c{i}")).clone()).collect();
+    assert!(children.iter().all(|child| child.stats.calls == n), "{children:?}");
+    (profile, children)
 }
 
 /// A recursive routine is estimated in place: its timed windows end at the exit that leaves
