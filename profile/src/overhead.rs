@@ -211,6 +211,16 @@ impl Overhead {
         self.in_place.iter().find(|e| e.id == id)
     }
 
+    /// The share of a `kind` probe's untimed activations counted inline (`inline_share`, routines
+    /// only: loops and call statements count through the probe).
+    pub fn inline_share_of(&self, kind: ProbeKind) -> f64 {
+        if kind == ProbeKind::Routine {
+            self.inline_share.clamp(0.0, 1.0)
+        } else {
+            0.0
+        }
+    }
+
     /// [`crate::Profile::overhead_of`] with this section's costs.
     pub fn of_event(&self, id: u32, kind: ProbeKind, calls: u64, untimed: u64) -> f64 {
         let in_place = self.in_place_of(id);
@@ -221,8 +231,7 @@ impl Overhead {
             Some(e) => e.pair(0.0),
             None => self.costs.kind(kind).timed_scaled(self.unestimated_scale),
         };
-        let share = if kind == ProbeKind::Routine { self.inline_share.clamp(0.0, 1.0) } else { 0.0 };
-        let inline = untimed as f64 * share;
+        let inline = untimed as f64 * self.inline_share_of(kind);
         pair.of(calls.saturating_sub(untimed), 0)
             + (untimed as f64 - inline) * pair.counted_ns
             + inline * self.inline_count_ns.min(pair.counted_ns)

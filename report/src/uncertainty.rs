@@ -4,8 +4,9 @@
 //! counted through the probe (the part both share moves them together), all of it taken out of
 //! the times of the routines it runs under. Without the counted calls, a throttled callpath
 //! profile of Lua said nothing where compensation took out 1384 ms for probes that cost 1026 in
-//! place: `lua_settop`'s 10.6 M counted calls were charged 35 ns each on a measurement of 35 ±28. The report says so in one line where it matters: when the uncertainty adds up
-//! to more than a thousandth of the run. A second line names the events whose own time is mostly
+//! place: `lua_settop`'s 10.6 M counted calls were charged 35 ns each on a measurement of 35
+//! ±28. The report says so in one line where it matters: when the uncertainty adds up to more
+//! than a thousandth of the run. A second line names the events whose own time is mostly
 //! what compensation took out of it (`split_note`).
 
 use crate::view::event_name;
@@ -48,7 +49,7 @@ pub fn note(profile: &Profile) -> Option<String> {
 
 /// How uncertain (ns) what compensation took out for an event's activations is: `calls`, of
 /// which `untimed` counted only, those through the probe the share the inline counts left
-/// (`Overhead::inline_share`, routines only). A timed call is charged its pair's difference over
+/// (`Overhead::inline_share_of`, as the overhead figure splits them). A timed call is charged its pair's difference over
 /// a counted one plus the counted pair's cost, a call counted through the probe the latter: its
 /// error is common to both.
 fn event_uncertainty(
@@ -59,8 +60,7 @@ fn event_uncertainty(
     untimed: u64,
 ) -> f64 {
     let timed = calls.saturating_sub(untimed) as f64;
-    let inline = if kind == ProbeKind::Routine { overhead.inline_share.clamp(0.0, 1.0) } else { 0.0 };
-    let counted = untimed as f64 * (1.0 - inline);
+    let counted = untimed as f64 * (1.0 - overhead.inline_share_of(kind));
     let counted_se = costs.counted_standard_error_ns.min(costs.standard_error_ns);
     let difference_se = (costs.standard_error_ns.powi(2) - counted_se.powi(2)).max(0.0).sqrt();
     (timed * difference_se).hypot((timed + counted) * counted_se)

@@ -518,10 +518,10 @@ fn event_costs(canonical: &[u32], units: &assemble::Units) -> Vec<EventCosts> {
             continue;
         }
         let (measured_ns, counted_ns) = (units.scaled_ns(timed), units.scaled_ns(counted));
-        let standard_error = crate::inplace::used_standard_error(id as u32).unwrap_or(0);
-        let standard_error_ns = units.scaled_ns(standard_error);
-        let counted_error = crate::inplace::used_counted_error(id as u32).unwrap_or(0);
-        let counted_standard_error_ns = units.scaled_ns(counted_error);
+        let (standard_error, counted_error) =
+            crate::inplace::used_standard_errors(id as u32).unwrap_or((0, 0));
+        let (standard_error_ns, counted_standard_error_ns) =
+            (units.scaled_ns(standard_error), units.scaled_ns(counted_error));
         let untimed_ns = crate::inplace::untimed_cost(id as u32).map(|c| units.scaled_ns(c));
         let signed_ns = |scaled: f64| scaled.signum() * units.scaled_ns(scaled.abs().round() as u64);
         let inline_extra_ns =

@@ -292,15 +292,10 @@ pub(super) fn pool_with(id: u32, mean: f64, se: f64, now: u64) -> (f64, f64) {
     crate::pooling::pool(earlier.chain(std::iter::once((mean, se)))).unwrap_or((mean, se))
 }
 
-/// The standard error of the in-place cost compensation uses for event `id` (scaled ticks), for
-/// the profile: its latest estimate's.
-pub fn used_standard_error(id: u32) -> Option<u64> {
-    estimates_of(id).last().map(|e| e.used_standard_error)
-}
-
-/// The counted pair's part of `used_standard_error` (scaled ticks), for the profile.
-pub fn used_counted_error(id: u32) -> Option<u64> {
-    estimates_of(id).last().map(|e| e.used_counted_error)
+/// The standard error of the in-place cost compensation uses for event `id` and its counted
+/// pair's part (scaled ticks), for the profile: its latest estimate's.
+pub fn used_standard_errors(id: u32) -> Option<(u64, u64)> {
+    estimates_of(id).last().map(|e| (e.used_standard_error, e.used_counted_error))
 }
 
 /// The inside part compensation uses for event `id`: the mean of what its estimations' split

@@ -103,9 +103,7 @@ mod phase;
 mod series;
 mod split;
 
-pub use history::{
-    estimates, inline_mean, run_counted_cost, used_counted_error, used_standard_error, Estimate,
-};
+pub use history::{estimates, inline_mean, run_counted_cost, used_standard_errors, Estimate};
 
 pub use offers::{before_timed_charge, offer_throttled, reoffer, resume, waited_out, REESTIMATE_NS};
 pub use phase::follow as follow_phase;
