@@ -42,6 +42,7 @@ mod node_map;
 mod output;
 mod overhead;
 mod pages;
+mod pathed_path;
 mod piggyback;
 mod pooling;
 mod population;

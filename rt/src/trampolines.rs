@@ -15,6 +15,7 @@
 //! registers the caller keeps across the call, call the bodies and restore them (`save_and_call`).
 
 use crate::callpath::find_step;
+use crate::pathed_path::{enter_pathed_fast, enter_pathed_fast_pm, exit_pathed_fast, exit_pathed_fast_pm};
 use crate::probes::{enter, enter_throttled, exit, exit_other, exit_untimed, loop_exit, Opened};
 use crate::reconcile::unwind;
 use crate::switch;
@@ -98,12 +99,13 @@ macro_rules! preserving_trampoline {
 /// so that the paths of a throttled event (counted entry, exit with nothing to close) are small
 /// functions that save no registers, instead of the timed bodies' prologues (six pushes and pops
 /// each way). A measured event (mode 0) goes to `$body` after one test; a switched-off one
-/// returns (`NOTHING` opened, for the entry); a counted one (`INLINE` included) goes to `$routed`, and any other
-/// mode (lenient, fenced) to `$other`, after an `lfence` for a fenced one (its entry or exit
+/// returns (`NOTHING` opened, for the entry); a counted one (`INLINE` included) goes to `$routed`, a
+/// pathed one (a callpath parent kept on the stack untimed) to `$pathed`, and any other mode
+/// (lenient, fenced) to `$other`, after an `lfence` for a fenced one (its entry or exit
 /// waits for the work before it: inplace's split windows); a tallied one (tally.rs) to
 /// `$tallied`.
 macro_rules! routed_trampoline {
-    ($(#[$attr:meta])* $vis:vis $name:ident -> $ret:ty, $body:path, $routed:path, $tallied:path, $other:path) => {
+    ($(#[$attr:meta])* $vis:vis $name:ident -> $ret:ty, $body:path, $routed:path, $tallied:path, $pathed:path, $other:path) => {
         /// A probe's entry point (see the macro).
         ///
         /// # Safety
@@ -130,6 +132,8 @@ macro_rules! routed_trampoline {
                 "je {routed}",
                 "cmp ecx, {tally}",
                 "je {tallied}",
+                "cmp ecx, {pathed}",
+                "je {pathed_path}",
                 "cmp ecx, {off}",
                 "jne 5f",
                 "xor eax, eax",
@@ -145,10 +149,12 @@ macro_rules! routed_trampoline {
                 counted = const switch::COUNTED,
                 routed_bits = const switch::ROUTED,
                 tally = const switch::TALLY,
+                pathed = const switch::PATHED,
                 off = const switch::OFF,
                 fenced = const switch::FENCED,
                 routed = sym $routed,
                 tallied = sym $tallied,
+                pathed_path = sym $pathed,
                 other = sym $other,
                 body = sym $body,
             )
@@ -164,7 +170,7 @@ macro_rules! routed_trampoline {
 /// result's register): its `$prologue` keeps it on the stack, where `$save` and the `$off`
 /// return find it. The switched-off path touches `r11` and the flags besides.
 macro_rules! preserving_routed_trampoline {
-    ($(#[$attr:meta])* $vis:vis $name:ident -> $ret:ty, $body:path, $routed:path, $tallied:path, $other:path,
+    ($(#[$attr:meta])* $vis:vis $name:ident -> $ret:ty, $body:path, $routed:path, $tallied:path, $pathed:path, $other:path,
      prologue: $prologue:literal, off: $off:literal, save: $save:path, counted: [$($counted:literal),*]) => {
         /// A probe's entry point (see the macro).
         ///
@@ -191,6 +197,8 @@ macro_rules! preserving_routed_trampoline {
                 $($counted,)*
                 "cmp r11d, {tally}",
                 "je {tallied}",
+                "cmp r11d, {pathed}",
+                "je {pathed_path}",
                 "cmp r11d, {off}",
                 "jne 5f",
                 $off,
@@ -208,10 +216,12 @@ macro_rules! preserving_routed_trampoline {
                 counted = const switch::COUNTED,
                 routed_bits = const switch::ROUTED,
                 tally = const switch::TALLY,
+                pathed = const switch::PATHED,
                 off = const switch::OFF,
                 fenced = const switch::FENCED,
                 routed = sym $routed,
                 tallied = sym $tallied,
+                pathed_path = sym $pathed,
                 other = sym $other,
                 body = sym $body,
                 save = sym $save,
@@ -572,12 +582,12 @@ const _: () = assert!(
 const _: () =
     assert!(instrument_live::DEPTH_BUSY.is_power_of_two(), "the counted path marks busy with one bit");
 
-routed_trampoline!(#[no_mangle] pub __instrument_enter -> Opened, enter_timed_fast, enter_counted_fast, enter_tally, enter);
-routed_trampoline!(pub(crate) exit_routed -> (), exit, exit_untimed, exit_untimed, exit_other);
+routed_trampoline!(#[no_mangle] pub __instrument_enter -> Opened, enter_timed_fast, enter_counted_fast, enter_tally, enter_pathed_fast, enter);
+routed_trampoline!(pub(crate) exit_routed -> (), exit, exit_untimed, exit_untimed, exit_pathed_fast, exit_other);
 trampoline!(__instrument_loop_exit(id_slot: *const u32, iterations: u64), loop_exit);
-preserving_routed_trampoline!(#[no_mangle] pub __instrument_enter_pm -> Opened, enter_timed_fast_pm, enter_counted_fast_pm, enter_tally_pm, enter,
+preserving_routed_trampoline!(#[no_mangle] pub __instrument_enter_pm -> Opened, enter_timed_fast_pm, enter_counted_fast_pm, enter_tally_pm, enter_pathed_fast_pm, enter,
     prologue: "", off: "xor eax, eax", save: save_rsi, counted: ["je {routed}"]);
-preserving_routed_trampoline!(pub(crate) exit_routed_pm -> (), exit_pm, exit_untimed, exit_tally_pm, exit_other,
+preserving_routed_trampoline!(pub(crate) exit_routed_pm -> (), exit_pm, exit_untimed, exit_tally_pm, exit_pathed_fast_pm, exit_other,
     prologue: "push rax", off: "pop rax", save: save_rax_rsi,
     counted: ["jne 4f", "lea r11, [rip + {routed}]", "jmp {save}", "4:"]);
 preserving_trampoline!(__instrument_loop_exit_pm(id_slot: *const u32, iterations: u64), loop_exit);

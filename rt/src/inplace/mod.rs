@@ -286,7 +286,7 @@ pub fn keeps_step(id: u32) -> bool {
 /// The leaf under estimation whose windows include pathed ones (`Window::Pathed`), NONE when
 /// none is: its pathed calls are not a parent's, whose estimate's untimed part is the pathed
 /// pair (`compensate::pathed_cost`).
-static PATHED_LEAF: AtomicU32 = AtomicU32::new(NONE);
+pub(crate) static PATHED_LEAF: AtomicU32 = AtomicU32::new(NONE);
 
 /// Whether `id` is a leaf whose pathed windows run (`PATHED_LEAF`).
 pub fn pathed_leaf(id: u32) -> bool {

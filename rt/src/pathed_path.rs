@@ -1,0 +1,362 @@
+//! The pathed pair in assembly: the exit of a callpath parent kept on the shadow stack untimed
+//! (`switch::PATHED`, inplace's counted windows of an event with children, and the throttled
+//! parents that settle there). Such parents run as often as the hot leaves they call (Lua's
+//! `luaD_precall` and `luaV_execute`: 14 M calls a run), and their pairs went through the Rust
+//! bodies: the exit trampoline's register save, `probes::exit_other`, `exit_pathed`, and
+//! `close_untimed` out of line with `hand_up_descendants`. Measured on Lua's compensated
+//! callpath profile (perf, the kept paired executable of `scripts/nas-paired`), those exit
+//! bodies and saves took 13 % of the run's samples, about as much as the pathed entry.
+//!
+//! `pathed_exit!` does what `probes::close_untimed` does in the common case, in its order, and
+//! leaves every other case to `probes::exit_other` with nothing written: the thread has a state,
+//! no call counted inline waits to be charged (`ThreadState::pending_calls`), the stack is
+//! neither busy nor full, and the frame on top is this event's at this stack pointer and
+//! untimed (its start has `UNTIMED_START`). A frame a tally window trapped (its `sp` marked)
+//! fails the match and goes to the body, which mends it (`tally::left`). A change to
+//! `close_untimed` or `hand_up_descendants` is a change here.
+
+use crate::callpath::find_step;
+use crate::probes::{enter, exit_other};
+use crate::thread::{Frame, Record, ThreadState};
+
+/// The entry of a pathed event (see the module comment), jumped to by an entry trampoline with
+/// the id in `eax` and the id slot in `rdi`: what `probes::enter_pathed` does in the common case,
+/// in 60 instructions instead of about 150 and the register save. `$save` keeps the registers
+/// the path uses (`rcx`, `rdx`, `rsi`, `rdi`, `r8` to `r10`) as the convention asks, and `$sp`
+/// (after the saves) puts the caller's stack pointer in `r10`; `$restore` undoes `$save`; a
+/// miss runs `$restore` then `$miss` with `rdi` (and the C convention's `rsi`) as they came.
+/// Every case the body handles otherwise goes there with nothing written: no thread state, a
+/// busy stack or one with no room for the frame, an id past the records, calls counted inline
+/// waiting to be charged (`mark_busy` charges them), the counted path's gate closed (fenced
+/// counting) or reached (an in-place window's end), no callpath tree, a caller's node without
+/// this step cached (`Tree::step`'s miss, which compensation charges), a waiting event that has
+/// had its share (`inplace::waited_out`), and an event without its own in-place estimate or the
+/// leaf whose pathed windows run (`compensate::pathed_cost`'s calibrated case).
+macro_rules! pathed_enter {
+    ($name:ident, save: [$($save:literal),*], sp: [$($sp:literal),*], restore: [$($restore:literal),*],
+     miss: [$($miss:literal),*] $(, $operand:ident = sym $target:path)*) => {
+        /// A pathed entry (see the macro); not callable.
+        ///
+        /// # Safety
+        /// Only jumped to by its entry trampoline, under the probe contract; the id is inside
+        /// the mode table (the trampoline checked it).
+        #[cfg(target_arch = "x86_64")]
+        #[unsafe(naked)]
+        pub(crate) unsafe extern "C" fn $name() {
+            core::arch::naked_asm!(
+                $($save,)*
+                "mov rdx, qword ptr fs:[instrument_rt_current@TPOFF]",
+                "test rdx, rdx",
+                "jz 9f",
+                "cmp qword ptr [rdx + {pending}], 0",
+                "jne 9f",
+                // rcx: the depth (a busy one is past any capacity), with room for one frame.
+                "mov rcx, qword ptr [rdx + {depth}]",
+                "lea r8, [rcx + 1]",
+                "cmp r8, qword ptr [rdx + {frame_cap}]",
+                "jae 9f",
+                "cmp eax, dword ptr [rdx + {record_cap}]",
+                "jae 9f",
+                // r8: the record, r9: its count with this call, short of the window's end.
+                "mov r8, rax",
+                "shl r8, {record_shift}",
+                "add r8, qword ptr [rdx + {records}]",
+                "mov r9, qword ptr [r8 + {r_counted}]",
+                "add r9, 1",
+                "mov r10, qword ptr [rip + {gate}]",
+                "test r10, r10",
+                "jz 9f",
+                "cmp r9, r10",
+                "je 9f",
+                // r10: the call's cost, the event's own estimate's untimed pair, unless it waited
+                // out its turn in the queue.
+                "mov r10, qword ptr [rip + {costs}]",
+                "test r10, r10",
+                "jz 9f",
+                "mov rsi, rax",
+                "shl rsi, {cost_shift}",
+                "add r10, rsi",
+                "mov rsi, qword ptr [r10 + {wait_until}]",
+                "test rsi, rsi",
+                "jz 1f",
+                "cmp r9, rsi",
+                "jae 9f",
+                "1:",
+                "cmp qword ptr [r10 + {timed}], 0",
+                "je 9f",
+                "cmp eax, dword ptr [rip + {pathed_leaf}]",
+                "je 9f",
+                "mov r10, qword ptr [r10 + {counted_cost}]",
+                // r11: the frame on top, rdi: its node, rsi: the step's child (cached).
+                "mov r11, rcx",
+                "shl r11, {frame_shift}",
+                "add r11, qword ptr [rdx + {frames}]",
+                "mov rdi, qword ptr [r11 + {f_node_at}]",
+                "test rdi, rdi",
+                "jz 9f",
+                find_step!("rdi", "esi", "9f"),
+                "mov esi, dword ptr [rdi + rsi + {steps} + {step_child}]",
+                // Marked busy; the call counted, as a counted child of the frame on top, which
+                // its cost goes to.
+                "mov r9, rcx",
+                "bts r9, {busy_bit}",
+                "mov qword ptr [rdx + {depth}], r9",
+                "add qword ptr [r8 + {r_counted}], 1",
+                "movabs r9, {counted_child}",
+                "add qword ptr [r11 + {f_child_calls}], r9",
+                "add qword ptr [r11 + {f_overhead}], r10",
+                // r10: the estimate, to the event and to the top frame's event unless it is the
+                // sentinel (`probes::charge_untimed`).
+                "lea r9, [rip + {per_call}]",
+                "mov r10, qword ptr [r9 + 8 * rax]",
+                "test r10, r10",
+                "jz 2f",
+                "add qword ptr [r8 + {r_untimed_own}], r10",
+                "mov r9d, dword ptr [r11 + {f_id}]",
+                "cmp r9d, {sentinel}",
+                "je 2f",
+                "shl r9, {record_shift}",
+                "add r9, qword ptr [rdx + {records}]",
+                "add qword ptr [r9 + {r_untimed_children}], r10",
+                "2:",
+                // r8: the child's node (the parent's address plus the distance of their
+                // indices): the call and its estimate on it, the estimate on the caller's too,
+                // then r9: its untimed-children total, the frame's start (`open_pathed`).
+                "mov r8d, esi",
+                "sub r8d, dword ptr [r11 + {f_node}]",
+                "movsxd r8, r8d",
+                "imul r8, r8, {node_size}",
+                "add r8, rdi",
+                "add qword ptr [r8 + {node_record} + {r_counted}], 1",
+                "add qword ptr [r8 + {node_record} + {r_untimed_own}], r10",
+                "add qword ptr [rdi + {node_record} + {r_untimed_children}], r10",
+                "mov r9, qword ptr [r8 + {node_record} + {r_untimed_children}]",
+                "bts r9, 63",
+                // The frame above, then the depth with it (`commit`).
+                $($sp,)*
+                "mov dword ptr [r11 + {frame_size} + {f_id}], eax",
+                "mov dword ptr [r11 + {frame_size} + {f_node}], esi",
+                "mov qword ptr [r11 + {frame_size} + {f_child_calls}], 0",
+                "mov qword ptr [r11 + {frame_size} + {f_sp}], r10",
+                "mov qword ptr [r11 + {frame_size} + {f_start}], r9",
+                "mov qword ptr [r11 + {frame_size} + {f_child_incl}], 0",
+                "mov qword ptr [r11 + {frame_size} + {f_overhead}], 0",
+                "mov qword ptr [r11 + {frame_size} + {f_comp_child}], 0",
+                "mov qword ptr [r11 + {frame_size} + {f_node_at}], r8",
+                "add rcx, 1",
+                "mov qword ptr [rdx + {depth}], rcx",
+                $($restore,)*
+                "mov eax, {opened}",
+                "ret",
+                "9:",
+                $($restore,)*
+                $($miss,)*
+                gate = sym crate::inplace::COUNTED_GATE,
+                costs = sym crate::inplace::TABLE,
+                pathed_leaf = sym crate::inplace::PATHED_LEAF,
+                per_call = sym crate::untimed::PER_CALL,
+                timed = const core::mem::offset_of!(crate::inplace::Cost, timed),
+                counted_cost = const core::mem::offset_of!(crate::inplace::Cost, counted),
+                wait_until = const core::mem::offset_of!(crate::inplace::Cost, wait_until),
+                cost_shift = const size_of::<crate::inplace::Cost>().trailing_zeros(),
+                steps = const crate::callpath::Node::STEPS_AT,
+                step_child = const crate::callpath::Node::STEP_CHILD_AT,
+                node_size = const crate::callpath::Node::SIZE,
+                node_record = const crate::callpath::Node::RECORD_AT,
+                depth = const core::mem::offset_of!(ThreadState, depth),
+                frame_cap = const ThreadState::FRAME_CAP_AT,
+                pending = const ThreadState::PENDING_CALLS_AT,
+                frames = const ThreadState::FRAMES_AT,
+                records = const ThreadState::RECORDS_AT,
+                record_cap = const ThreadState::RECORD_CAP_AT,
+                busy_bit = const instrument_live::DEPTH_BUSY.trailing_zeros(),
+                record_shift = const size_of::<Record>().trailing_zeros(),
+                frame_shift = const size_of::<Frame>().trailing_zeros(),
+                frame_size = const size_of::<Frame>(),
+                sentinel = const crate::thread::SENTINEL_ID,
+                counted_child = const instrument_live::COUNTED_CHILD,
+                opened = const crate::probes::OPENED,
+                f_id = const core::mem::offset_of!(Frame, id),
+                f_node = const core::mem::offset_of!(Frame, node),
+                f_node_at = const core::mem::offset_of!(Frame, node_at),
+                f_child_calls = const core::mem::offset_of!(Frame, child_calls),
+                f_sp = const core::mem::offset_of!(Frame, sp),
+                f_start = const core::mem::offset_of!(Frame, start),
+                f_child_incl = const core::mem::offset_of!(Frame, child_incl),
+                f_overhead = const core::mem::offset_of!(Frame, overhead),
+                f_comp_child = const core::mem::offset_of!(Frame, comp_child),
+                r_counted = const core::mem::offset_of!(Record, counted),
+                r_untimed_children = const core::mem::offset_of!(Record, untimed_children),
+                r_untimed_own = const core::mem::offset_of!(Record, untimed_own),
+                $($operand = sym $target,)*
+            )
+        }
+    };
+}
+
+/// The exit of a pathed event (see the module comment), jumped to by an exit trampoline with
+/// the id in `eax` and the id slot in `rdi`; `$save` keeps what the convention asks of `rcx`,
+/// `rdx`, `rsi` and `rdi`, `$sp` puts the caller's stack pointer in `r11`, `$restore` undoes
+/// `$save` and `$done` returns; a miss runs `$restore` then `$miss` with `rdi` as it came.
+/// Uses `rax`, `rcx`, `rdx`, `rsi`, `rdi`, `r11` and the flags.
+macro_rules! pathed_exit {
+    ($name:ident, save: [$($save:literal),*], sp: [$($sp:literal),*], restore: [$($restore:literal),*],
+     done: [$($done:literal),*], miss: [$($miss:literal),*] $(, $operand:ident = sym $target:path)*) => {
+        /// A pathed exit (see the macro); not callable.
+        ///
+        /// # Safety
+        /// Only jumped to by its exit trampoline, under the probe contract.
+        #[cfg(target_arch = "x86_64")]
+        #[unsafe(naked)]
+        pub(crate) unsafe extern "C" fn $name() {
+            core::arch::naked_asm!(
+                $($save,)*
+                $($sp,)*
+                "mov rdx, qword ptr fs:[instrument_rt_current@TPOFF]",
+                "test rdx, rdx",
+                "jz 9f",
+                "cmp qword ptr [rdx + {pending}], 0",
+                "jne 9f",
+                // rcx: the depth (a busy one is past any capacity), rsi: the frame on top.
+                "mov rcx, qword ptr [rdx + {depth}]",
+                "cmp rcx, qword ptr [rdx + {frame_cap}]",
+                "jae 9f",
+                "mov rsi, rcx",
+                "shl rsi, {frame_shift}",
+                "add rsi, qword ptr [rdx + {frames}]",
+                "cmp dword ptr [rsi + {f_id}], eax",
+                "jne 9f",
+                "cmp qword ptr [rsi + {f_sp}], r11",
+                "jne 9f",
+                // r11: the start, untimed (its top bit set) or the body's.
+                "mov r11, qword ptr [rsi + {f_start}]",
+                "test r11, r11",
+                "jns 9f",
+                // Closed from here on (`mark_busy_leaving`): the frame's sums to its parent's.
+                "bts rcx, {busy_bit}",
+                "mov qword ptr [rdx + {depth}], rcx",
+                "mov rcx, qword ptr [rsi + {f_child_incl}]",
+                "add qword ptr [rsi - {frame_size} + {f_child_incl}], rcx",
+                "mov rcx, qword ptr [rsi + {f_overhead}]",
+                "add qword ptr [rsi - {frame_size} + {f_overhead}], rcx",
+                "mov rcx, qword ptr [rsi + {f_comp_child}]",
+                "add qword ptr [rsi - {frame_size} + {f_comp_child}], rcx",
+                // rdi: the event's record; rax: the frame's calls, which it counts, and of
+                // those the counted ones (saturating).
+                "mov edi, eax",
+                "shl rdi, {record_shift}",
+                "add rdi, qword ptr [rdx + {records}]",
+                "mov eax, dword ptr [rsi + {f_child_calls}]",
+                "add qword ptr [rdi + {r_child_calls}], rax",
+                "mov ecx, dword ptr [rsi + {f_child_calls} + 4]",
+                "test ecx, ecx",
+                "jz 1f",
+                "add ecx, dword ptr [rdi + {r_counted_children}]",
+                "jnc 3f",
+                "mov ecx, -1",
+                "3:",
+                "mov dword ptr [rdi + {r_counted_children}], ecx",
+                "1:",
+                // Callpaths (rcx: the frame's node): its calls, then what its descendants'
+                // untimed calls were estimated at since it opened (`hand_up_descendants`),
+                // unless its parent is on the same node.
+                "mov rcx, qword ptr [rsi + {f_node_at}]",
+                "test rcx, rcx",
+                "jz 2f",
+                "add qword ptr [rcx + {node_record} + {r_child_calls}], rax",
+                "mov rax, qword ptr [rcx + {node_record} + {r_untimed_children}]",
+                "sub rax, r11",
+                "shl rax, 1",
+                "shr rax, 1",
+                "jz 2f",
+                "mov r11d, dword ptr [rsi + {f_node}]",
+                "cmp r11d, dword ptr [rsi - {frame_size} + {f_node}]",
+                "je 2f",
+                "add qword ptr [rcx + {node_record} + {r_untimed_own}], rax",
+                "mov rcx, qword ptr [rsi - {frame_size} + {f_node_at}]",
+                "add qword ptr [rcx + {node_record} + {r_untimed_children}], rax",
+                "add qword ptr [rdi + {r_untimed_own}], rax",
+                "mov ecx, dword ptr [rsi - {frame_size} + {f_id}]",
+                "cmp ecx, {sentinel}",
+                "je 2f",
+                "shl rcx, {record_shift}",
+                "add rcx, qword ptr [rdx + {records}]",
+                "add qword ptr [rcx + {r_untimed_children}], rax",
+                // Popped (`commit`): the depth below, unmarked.
+                "2:",
+                "mov rcx, qword ptr [rdx + {depth}]",
+                "btr rcx, {busy_bit}",
+                "sub rcx, 1",
+                "mov qword ptr [rdx + {depth}], rcx",
+                $($restore,)*
+                $($done,)*
+                "9:",
+                $($restore,)*
+                $($miss,)*
+                depth = const core::mem::offset_of!(ThreadState, depth),
+                frame_cap = const ThreadState::FRAME_CAP_AT,
+                pending = const ThreadState::PENDING_CALLS_AT,
+                frames = const ThreadState::FRAMES_AT,
+                records = const ThreadState::RECORDS_AT,
+                node_record = const crate::callpath::Node::RECORD_AT,
+                busy_bit = const instrument_live::DEPTH_BUSY.trailing_zeros(),
+                record_shift = const size_of::<Record>().trailing_zeros(),
+                frame_shift = const size_of::<Frame>().trailing_zeros(),
+                frame_size = const size_of::<Frame>(),
+                sentinel = const crate::thread::SENTINEL_ID,
+                f_id = const core::mem::offset_of!(Frame, id),
+                f_node = const core::mem::offset_of!(Frame, node),
+                f_node_at = const core::mem::offset_of!(Frame, node_at),
+                f_child_calls = const core::mem::offset_of!(Frame, child_calls),
+                f_sp = const core::mem::offset_of!(Frame, sp),
+                f_start = const core::mem::offset_of!(Frame, start),
+                f_child_incl = const core::mem::offset_of!(Frame, child_incl),
+                f_overhead = const core::mem::offset_of!(Frame, overhead),
+                f_comp_child = const core::mem::offset_of!(Frame, comp_child),
+                r_child_calls = const core::mem::offset_of!(Record, child_calls),
+                r_counted_children = const core::mem::offset_of!(Record, counted_children),
+                r_untimed_children = const core::mem::offset_of!(Record, untimed_children),
+                r_untimed_own = const core::mem::offset_of!(Record, untimed_own),
+                $($operand = sym $target,)*
+            )
+        }
+    };
+}
+
+const _: () = assert!(
+    instrument_live::UNTIMED_START == 1 << 63,
+    "the pathed exit tests an untimed start by its sign and masks the snapshot by a shift"
+);
+const _: () = assert!(
+    core::mem::offset_of!(Frame, child_calls) % 8 == 0,
+    "the pathed exit reads a frame's counted children as the high half of child_calls"
+);
+
+// The C set's: every register the path uses is scratch; a miss jumps to the body with the
+// caller's stack pointer in `rsi` (its return address on top).
+pathed_exit!(exit_pathed_fast, save: [], sp: ["mov r11, rsi"], restore: [], done: ["ret"],
+    miss: ["mov rsi, rsp", "jmp {body}"], body = sym exit_other);
+// The `preserve_most` set's: the trampoline pushed `rax`, which `$done` pops; the four other
+// registers the path uses are kept on the stack, and a miss reaches the body through the
+// trampolines' register save with the stack as the trampoline left it.
+pathed_exit!(exit_pathed_fast_pm,
+    save: ["push rcx", "push rdx", "push rsi", "push rdi"],
+    sp: ["lea r11, [rsp + 40]"],
+    restore: ["pop rdi", "pop rsi", "pop rdx", "pop rcx"],
+    done: ["pop rax", "ret"],
+    miss: ["lea r11, [rip + {body}]", "jmp {save}"],
+    body = sym exit_other, save = sym crate::trampolines::save_rax_rsi);
+
+// The C set's: `rdi` and `rsi` (the caller's stack pointer, which the frame keeps) are kept for
+// a miss, which jumps to the body; the others the path uses are scratch.
+pathed_enter!(enter_pathed_fast, save: ["push rdi", "push rsi"], sp: ["mov r10, qword ptr [rsp]"],
+    restore: ["pop rsi", "pop rdi"], miss: ["jmp {body}"], body = sym enter);
+// The `preserve_most` set's: only `r11` and the result's `rax` may change, so the seven others
+// it uses are kept on the stack, and a miss reaches the body through the register save with
+// the stack as the trampoline left it.
+pathed_enter!(enter_pathed_fast_pm,
+    save: ["push rcx", "push rdx", "push rsi", "push rdi", "push r8", "push r9", "push r10"],
+    sp: ["lea r10, [rsp + 56]"],
+    restore: ["pop r10", "pop r9", "pop r8", "pop rdi", "pop rsi", "pop rdx", "pop rcx"],
+    miss: ["lea r11, [rip + {body}]", "jmp {save}"],
+    body = sym enter, save = sym crate::trampolines::save_rsi);
