@@ -108,7 +108,10 @@ pub fn set_costs(costs: &Costs) {
 
 /// The untimed modes' costs per kind (scaled: counted, switched off, pathed) in use: the
 /// start-up ones, or the lower of the last two recalibration rounds'.
-static UNTIMED: [[AtomicU64; 2]; 3] = [const { [const { AtomicU64::new(0) }; 2] }; 3];
+pub(crate) static UNTIMED: [[AtomicU64; 2]; 3] = [const { [const { AtomicU64::new(0) }; 2] }; 3];
+/// Where in `UNTIMED` the pathed routine pair is (`pathed_cost`'s calibrated case), for the
+/// pathed path in assembly (pathed_path.rs).
+pub(crate) const PATHED_PAIR_AT: usize = 2 * size_of::<[AtomicU64; 2]>() + STANDARD * size_of::<AtomicU64>();
 
 /// The untimed modes' costs, from a measurement at start-up or while the program runs
 /// (recalibrate.rs).

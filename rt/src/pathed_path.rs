@@ -30,8 +30,11 @@ use crate::thread::{Frame, Record, ThreadState};
 /// waiting to be charged (`mark_busy` charges them), the counted path's gate closed (fenced
 /// counting) or reached (an in-place window's end), no callpath tree, a caller's node without
 /// this step cached (`Tree::step`'s miss, which compensation charges), a waiting event that has
-/// had its share (`inplace::waited_out`), and an event without its own in-place estimate or the
-/// leaf whose pathed windows run (`compensate::pathed_cost`'s calibrated case).
+/// had its share (`inplace::waited_out`). The call's cost is `compensate::pathed_cost`'s, its
+/// calibrated case included: the start-up calibration and the leaves' pathed windows, which
+/// scale it, measure the pathed pair through this path as the parents run it (when the
+/// parents with an estimate alone took it, the calibrated case measured the body's pair, about
+/// 12 ns dearer a call on Lua, and compensation took that out of every parent's call).
 macro_rules! pathed_enter {
     ($name:ident, save: [$($save:literal),*], sp: [$($sp:literal),*], restore: [$($restore:literal),*],
      miss: [$($miss:literal),*] $(, $operand:ident = sym $target:path)*) => {
@@ -72,7 +75,7 @@ macro_rules! pathed_enter {
                 // out its turn in the queue.
                 "mov r10, qword ptr [rip + {costs}]",
                 "test r10, r10",
-                "jz 9f",
+                "jz 5f",
                 "mov rsi, rax",
                 "shl rsi, {cost_shift}",
                 "add r10, rsi",
@@ -83,10 +86,19 @@ macro_rules! pathed_enter {
                 "jae 9f",
                 "1:",
                 "cmp qword ptr [r10 + {timed}], 0",
-                "je 9f",
+                "je 5f",
                 "cmp eax, dword ptr [rip + {pathed_leaf}]",
-                "je 9f",
+                "je 5f",
                 "mov r10, qword ptr [r10 + {counted_cost}]",
+                "jmp 6f",
+                // Else the calibrated pathed pair times what the leaves' pathed windows
+                // measured of it (`compensate::pathed_cost`, `population::Pool::apply`).
+                "5:",
+                "mov r10, qword ptr [rip + {calibrated} + {pathed_pair}]",
+                "imul r10, qword ptr [rip + {pool} + {pool_scaled}]",
+                "add r10, {half}",
+                "shr r10, {scale}",
+                "6:",
                 // r11: the frame on top, rdi: its node, rsi: the step's child (cached).
                 "mov r11, rcx",
                 "shl r11, {frame_shift}",
@@ -154,6 +166,12 @@ macro_rules! pathed_enter {
                 gate = sym crate::inplace::COUNTED_GATE,
                 costs = sym crate::inplace::TABLE,
                 pathed_leaf = sym crate::inplace::PATHED_LEAF,
+                calibrated = sym crate::compensate::UNTIMED,
+                pathed_pair = const crate::compensate::PATHED_PAIR_AT,
+                pool = sym crate::population::PATHED,
+                pool_scaled = const crate::population::Pool::SCALED_AT,
+                half = const 1u64 << (crate::overhead::SCALE - 1),
+                scale = const crate::overhead::SCALE,
                 per_call = sym crate::untimed::PER_CALL,
                 timed = const core::mem::offset_of!(crate::inplace::Cost, timed),
                 counted_cost = const core::mem::offset_of!(crate::inplace::Cost, counted),

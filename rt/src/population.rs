@@ -57,6 +57,10 @@ pub static UNESTIMATED: Pool = Pool::new();
 pub static PATHED: Pool = Pool::new();
 
 impl Pool {
+    /// Where a pool keeps its scale, for the pathed path in assembly (pathed_path.rs), which
+    /// applies `PATHED` as `apply` does.
+    pub(crate) const SCALED_AT: usize = std::mem::offset_of!(Pool, scaled);
+
     const fn new() -> Pool {
         Pool {
             scaled: AtomicU64::new(1 << SCALE),
