@@ -11,7 +11,9 @@
 //! While the clock is the plain TSC and compensation is off, the timed pair's common case runs
 //! in assembly (`timed_path.rs`: `push` and `close_top` without the prologues), which ends
 //! here only for what it leaves to these bodies (`exit_charged`, `exit_recalibrate`,
-//! `exit_timed_at`); what `push`, `close_top` or `charge` do, it does too.
+//! `exit_timed_at`); what `push`, `close_top` or `charge` do, it does too. A pathed event's pair
+//! runs in assembly likewise (`pathed_path.rs`: what `enter_pathed`, `open_pathed`,
+//! `close_untimed` and `hand_up_descendants` do, in the common case).
 //!
 //! The entry timestamp is taken last and the exit timestamp first, so the bookkeeping of the
 //! probes themselves stays outside the measured interval as far as possible.
@@ -171,7 +173,9 @@ unsafe fn step_node(ts: &mut ThreadState, depth: usize, id: u32, timed: bool) ->
 /// paths that skip it). It is counted as `enter_counted` counts it (the call's cost and its
 /// untimed estimate to the frame on top, and to the callpath nodes), and pushes a frame for
 /// its children's steps without a clock read (`UNTIMED_START`), which its exit closes without
-/// one (`close_untimed`). At the window's end it is timed instead, as a counted entry is.
+/// one (`close_untimed`). At the window's end it is timed instead, as a counted entry is. The
+/// common case runs in assembly (`pathed_path.rs`, `pathed_enter!`): a change here, or in
+/// `open_pathed`, is a change there.
 ///
 /// # Safety
 /// `ts` is the calling thread's state, 1 <= depth < frame_cap, `id` below record_cap and
@@ -285,7 +289,9 @@ unsafe fn pathed_instead(ts: &mut ThreadState, id: u32, sp: usize, cost: u64, es
 
 /// Pops frame `depth`, one an entry kept on the stack untimed (`enter_pathed`): what its
 /// children charged it goes to its parent, as it would have gone had the call been only
-/// counted, and its record and node count its children.
+/// counted, and its record and node count its children. The common case runs in assembly
+/// (`pathed_path.rs`, `pathed_exit!`): a change here, or in `hand_up_descendants`, is a change
+/// there.
 ///
 /// # Safety
 /// `ts` is the calling thread's attached state, `depth` its top frame (1 <= depth <

@@ -7,7 +7,8 @@
 //! probe of a call-heavy program, is done here (`counted_path!`) unless compensation or an
 //! in-place window needs the Rust body (`probes::enter_counted`, which it mirrors), and a
 //! measured event's timed pair goes to `timed_path.rs`, which also holds the exported exits
-//! (`exit_routed` here is where they leave what they do not handle). Every entry point is
+//! (`exit_routed` here is where they leave what they do not handle), and a pathed event's pair
+//! (a callpath parent kept on the stack untimed) to `pathed_path.rs`. Every entry point is
 //! called under the probe contract stated in `probes.rs`.
 //!
 //! Each probe comes in the two sets of `instrument_contract::probes`: the C convention's, which
@@ -164,7 +165,8 @@ macro_rules! routed_trampoline {
 
 /// The same routing with `preserve_most`: a measured event jumps to `$body`, which keeps what it
 /// uses itself (the entry's timed path in timed_path.rs, or `exit_pm`), the counted one goes as
-/// `$counted` says (the entry's saves what its counted path uses itself), and the others through
+/// `$counted` says (the entry's saves what its counted path uses itself), a tallied or pathed one
+/// jumps to `$tallied` or `$pathed` (which keep what they use), and the others go through
 /// `$save`.
 /// A probe without a result must preserve `rax` as well (`preserve_most` spares only the
 /// result's register): its `$prologue` keeps it on the stack, where `$save` and the `$off`

@@ -34,10 +34,11 @@ fn find<'a>(symbols: &'a [(u64, String, String)], wanted: &str) -> &'a (u64, Str
 }
 
 /// The trampolines of both probe sets and the hot path's bodies.
-const HOT: [&str; 6] = [
+const HOT: [&str; 7] = [
     "__instrument_enter",
     "__instrument_exit_pm",
     "__instrument_loop_exit",
+    "instrument_rt11pathed_path20enter_pathed_fast_pm",
     "instrument_rt6probes5enter17h",
     "instrument_rt6probes15enter_throttled",
     "instrument_rt6probes4exit17h",
