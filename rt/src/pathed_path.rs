@@ -1,19 +1,18 @@
-//! The pathed pair in assembly: the exit of a callpath parent kept on the shadow stack untimed
-//! (`switch::PATHED`, inplace's counted windows of an event with children, and the throttled
-//! parents that settle there). Such parents run as often as the hot leaves they call (Lua's
-//! `luaD_precall` and `luaV_execute`: 14 M calls a run), and their pairs went through the Rust
-//! bodies: the exit trampoline's register save, `probes::exit_other`, `exit_pathed`, and
-//! `close_untimed` out of line with `hand_up_descendants`. Measured on Lua's compensated
-//! callpath profile (perf, the kept paired executable of `scripts/nas-paired`), those exit
-//! bodies and saves took 13 % of the run's samples, about as much as the pathed entry.
+//! The pathed pair in assembly: the entry and exit of a callpath parent kept on the shadow stack
+//! untimed (`switch::PATHED`: inplace's counted windows of an event with children, and the
+//! throttled parents that settle there). Such parents run as often as the hot leaves they call
+//! (Lua's `luaD_precall` and `luaV_execute`: 14 M calls a run, SQLite's B-tree descents 35 M),
+//! and their pairs went through the Rust bodies: the trampolines' register saves, `probes::enter`
+//! and `enter_pathed` out of line, `exit_other`, `exit_pathed`, and `close_untimed` out of line
+//! with `hand_up_descendants`. On Lua's compensated callpath profile (perf, the kept paired
+//! executable of `scripts/nas-paired`) those took 30 % of the run's samples, 21 % through these
+//! paths; interleaved, the probes' in-place cost fell by 15 ns a probed call (38 to 23).
 //!
-//! `pathed_exit!` does what `probes::close_untimed` does in the common case, in its order, and
-//! leaves every other case to `probes::exit_other` with nothing written: the thread has a state,
-//! no call counted inline waits to be charged (`ThreadState::pending_calls`), the stack is
-//! neither busy nor full, and the frame on top is this event's at this stack pointer and
-//! untimed (its start has `UNTIMED_START`). A frame a tally window trapped (its `sp` marked)
-//! fails the match and goes to the body, which mends it (`tally::left`). A change to
-//! `close_untimed` or `hand_up_descendants` is a change here.
+//! `pathed_enter!` does what `enter_pathed` and `open_pathed` do in the common case, and
+//! `pathed_exit!` what `close_untimed` and `hand_up_descendants` do, each in their order; every
+//! other case goes to the bodies with nothing written (the macros list them). A frame a tally
+//! window trapped (its `sp` marked) fails the exit's match and goes to the body, which mends it
+//! (`tally::left`). A change to those bodies is a change here.
 
 use crate::callpath::find_step;
 use crate::probes::{enter, exit_other};
@@ -21,7 +20,8 @@ use crate::thread::{Frame, Record, ThreadState};
 
 /// The entry of a pathed event (see the module comment), jumped to by an entry trampoline with
 /// the id in `eax` and the id slot in `rdi`: what `probes::enter_pathed` does in the common case,
-/// in 60 instructions instead of about 150 and the register save. `$save` keeps the registers
+/// in about 110 instructions with the saves where the body ran about 200 after the trampoline's
+/// seven-register save. `$save` keeps the registers
 /// the path uses (`rcx`, `rdx`, `rsi`, `rdi`, `r8` to `r10`) as the convention asks, and `$sp`
 /// (after the saves) puts the caller's stack pointer in `r10`; `$restore` undoes `$save`; a
 /// miss runs `$restore` then `$miss` with `rdi` (and the C convention's `rsi`) as they came.
@@ -33,8 +33,8 @@ use crate::thread::{Frame, Record, ThreadState};
 /// had its share (`inplace::waited_out`). The call's cost is `compensate::pathed_cost`'s, its
 /// calibrated case included: the start-up calibration and the leaves' pathed windows, which
 /// scale it, measure the pathed pair through this path as the parents run it (when the
-/// parents with an estimate alone took it, the calibrated case measured the body's pair, about
-/// 12 ns dearer a call on Lua, and compensation took that out of every parent's call).
+/// parents with an estimate alone took it, the calibrated case measured the body's dearer pair,
+/// and Lua's compensated callpath error went from 4.6 ns a probed call short to 2.9 over).
 macro_rules! pathed_enter {
     ($name:ident, save: [$($save:literal),*], sp: [$($sp:literal),*], restore: [$($restore:literal),*],
      miss: [$($miss:literal),*] $(, $operand:ident = sym $target:path)*) => {
