@@ -378,3 +378,67 @@ pathed_enter!(enter_pathed_fast_pm,
     restore: ["pop r10", "pop r9", "pop r8", "pop rdi", "pop rsi", "pop rdx", "pop rcx"],
     miss: ["lea r11, [rip + {body}]", "jmp {save}"],
     body = sym enter, save = sym crate::trampolines::save_rsi);
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use crate::probes::{Opened, OPENED};
+    use crate::switch;
+    use crate::thread::{Frame, Record, ThreadState, SENTINEL_ID};
+    use crate::timed_path::{__instrument_exit, __instrument_exit_pm};
+    use crate::trampolines::{__instrument_enter, __instrument_enter_pm};
+    use instrument_live::{COUNTED_CHILD, TIMED_CHILD, UNTIMED_START};
+
+    /// This test's event: no other test's mode or record reaches it.
+    const ID: u32 = 120;
+
+    /// A pathed call of `ID` under frame 1 (event 2) through `enter` and `exit`, with three
+    /// timed and two counted children charged to its frame in between: the frames and records.
+    fn pathed_call(
+        enter: unsafe extern "C" fn(*const u32) -> Opened,
+        exit: unsafe extern "C" fn(*const u32),
+    ) -> (Vec<Frame>, Vec<Record>) {
+        // SAFETY: frames are plain integers, valid when zeroed.
+        let mut frames: Vec<Frame> = (0..4).map(|_| unsafe { std::mem::zeroed() }).collect();
+        let mut records = vec![Record::default(); ID as usize + 1];
+        (frames[0].id, frames[1].id) = (SENTINEL_ID, 2);
+        records[ID as usize].counted_children = u32::MAX - 1;
+        let mut ts = ThreadState::over(&mut frames, &mut records);
+        ts.depth = 1;
+        crate::current::set(&mut ts);
+        switch::set(ID, switch::PATHED);
+        // SAFETY: the probe contract: this thread's state is `ts` (frame 1 on top, room for
+        // one more, the records past ID), and ID is inside the mode table. The entry's frame
+        // keeps this function's stack pointer at the call, the exit's call matches it.
+        let opened = unsafe { enter(&ID) };
+        assert_eq!((opened, ts.depth), (OPENED, 2), "a frame for its children's paths");
+        assert_eq!((frames[2].id, frames[2].start), (ID, UNTIMED_START), "kept untimed");
+        frames[2].child_calls = 3 * TIMED_CHILD + 2 * COUNTED_CHILD;
+        (frames[2].child_incl, frames[2].overhead, frames[2].comp_child) = (100, 7, 90);
+        // SAFETY: as above, the frame on top this entry's.
+        unsafe { exit(&ID) };
+        switch::set(ID, switch::MEASURED);
+        crate::current::set(std::ptr::null_mut());
+        assert_eq!(ts.depth, 1, "popped");
+        (frames, records)
+    }
+
+    /// The pathed exit (in assembly here, as a frame without a callpath node makes the entry
+    /// take the body) hands its frame's sums to its parent and counts its children, the counted
+    /// ones saturating, as `probes::close_untimed` does; with either probe set.
+    #[test]
+    fn the_pathed_exit_hands_its_frames_sums_to_its_parent_and_counts_its_children() {
+        let sets = [
+            ("C", (__instrument_enter as _, __instrument_exit as _)),
+            ("preserve_most", (__instrument_enter_pm as _, __instrument_exit_pm as _)),
+        ];
+        for (set, (enter, exit)) in sets {
+            let (frames, records) = pathed_call(enter, exit);
+            let record = &records[ID as usize];
+            assert_eq!((record.calls, record.counted, record.child_calls), (0, 1, 5), "{set} set");
+            assert_eq!(record.counted_children, u32::MAX, "{set} set: saturated");
+            assert_eq!((frames[1].child_incl, frames[1].comp_child), (100, 90), "{set} set");
+            assert_eq!(frames[1].child_calls, COUNTED_CHILD, "{set} set: one counted call");
+            assert_eq!(frames[1].overhead, crate::compensate::pathed_cost(ID) + 7, "{set} set");
+        }
+    }
+}
