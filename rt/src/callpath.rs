@@ -230,6 +230,26 @@ macro_rules! find_step {
 }
 pub(crate) use find_step;
 
+/// Assembly that puts in `$out` the address of the node a cached step leads to: `$child` (the
+/// step's child index, a 32-bit register or memory operand) less `$parent_index` (the parent
+/// node's), times `Node::SIZE` (the operand `{node_size}`), from `$parent_at` (the parent node's
+/// address), since nodes are one array. `$dist` (and its 32-bit name `$dist32`) is scratch;
+/// the flags are left as `imul` sets them. The timed entry, the counted path and the pathed
+/// entry find a child node so (no node keeps its children's addresses).
+#[rustfmt::skip]
+macro_rules! child_node_at {
+    ($out:literal, $dist:literal, $dist32:literal, $child:literal, $parent_index:literal, $parent_at:literal) => {
+        concat!(
+            "mov ", $dist32, ", ", $child, "\n",
+            "sub ", $dist32, ", ", $parent_index, "\n",
+            "movsxd ", $dist, ", ", $dist32, "\n",
+            "imul ", $dist, ", ", $dist, ", {node_size}\n",
+            "lea ", $out, ", [", $parent_at, " + ", $dist, "]",
+        )
+    };
+}
+pub(crate) use child_node_at;
+
 /// A thread's callpath graph.
 ///
 /// Invariants (made by `new`, kept by `intern`; the fields that carry them are private):

@@ -14,9 +14,10 @@
 //! window trapped (its `sp` marked) fails the exit's match and goes to the body, which mends it
 //! (`tally::left`). A change to those bodies is a change here.
 
-use crate::callpath::find_step;
+use crate::callpath::{child_node_at, find_step};
 use crate::probes::{enter, exit_other};
 use crate::thread::{Frame, Record, ThreadState};
+use crate::trampolines::charge_estimate;
 
 /// The entry of a pathed event (see the module comment), jumped to by an entry trampoline with
 /// the id in `eax` and the id slot in `rdi`: what `probes::enter_pathed` does in the common case,
@@ -119,34 +120,20 @@ macro_rules! pathed_enter {
                 "add qword ptr [r11 + {f_overhead}], r10",
                 // r10: the estimate, to the event and to the top frame's event unless it is the
                 // sentinel (`probes::charge_untimed`).
-                "lea r9, [rip + {per_call}]",
-                "mov r10, qword ptr [r9 + 8 * rax]",
-                "test r10, r10",
-                "jz 2f",
-                "add qword ptr [r8 + {r_untimed_own}], r10",
-                "mov r9d, dword ptr [r11 + {f_id}]",
-                "cmp r9d, {sentinel}",
-                "je 2f",
-                "shl r9, {record_shift}",
-                "add r9, qword ptr [rdx + {records}]",
-                "add qword ptr [r9 + {r_untimed_children}], r10",
+                charge_estimate!(record: "r8", frame: "r11", estimate: "r10", scratch: "r9", "r9d", done: "2f"),
                 "2:",
                 // r8: the child's node (the parent's address plus the distance of their
                 // indices): the call and its estimate on it, the estimate on the caller's too,
                 // then r9: its untimed-children total, the frame's start (`open_pathed`).
-                "mov r8d, esi",
-                "sub r8d, dword ptr [r11 + {f_node}]",
-                "movsxd r8, r8d",
-                "imul r8, r8, {node_size}",
-                "add r8, rdi",
+                child_node_at!("r8", "r8", "r8d", "esi", "dword ptr [r11 + {f_node}]", "rdi"),
                 "add qword ptr [r8 + {node_record} + {r_counted}], 1",
-                "add qword ptr [r8 + {node_record} + {r_untimed_own}], r10",
-                "add qword ptr [rdi + {node_record} + {r_untimed_children}], r10",
-                "mov r9, qword ptr [r8 + {node_record} + {r_untimed_children}]",
+                "add qword ptr [r8 + {node_record} + {untimed_own}], r10",
+                "add qword ptr [rdi + {node_record} + {untimed_children}], r10",
+                "mov r9, qword ptr [r8 + {node_record} + {untimed_children}]",
                 "bts r9, 63",
                 // The frame above, then the depth with it (`commit`).
                 $($sp,)*
-                "mov dword ptr [r11 + {frame_size} + {f_id}], eax",
+                "mov dword ptr [r11 + {frame_size} + {frame_id}], eax",
                 "mov dword ptr [r11 + {frame_size} + {f_node}], esi",
                 "mov qword ptr [r11 + {frame_size} + {f_child_calls}], 0",
                 "mov qword ptr [r11 + {frame_size} + {f_sp}], r10",
@@ -194,7 +181,7 @@ macro_rules! pathed_enter {
                 sentinel = const crate::thread::SENTINEL_ID,
                 counted_child = const instrument_live::COUNTED_CHILD,
                 opened = const crate::probes::OPENED,
-                f_id = const core::mem::offset_of!(Frame, id),
+                frame_id = const core::mem::offset_of!(Frame, id),
                 f_node = const core::mem::offset_of!(Frame, node),
                 f_node_at = const core::mem::offset_of!(Frame, node_at),
                 f_child_calls = const core::mem::offset_of!(Frame, child_calls),
@@ -204,8 +191,8 @@ macro_rules! pathed_enter {
                 f_overhead = const core::mem::offset_of!(Frame, overhead),
                 f_comp_child = const core::mem::offset_of!(Frame, comp_child),
                 r_counted = const core::mem::offset_of!(Record, counted),
-                r_untimed_children = const core::mem::offset_of!(Record, untimed_children),
-                r_untimed_own = const core::mem::offset_of!(Record, untimed_own),
+                untimed_children = const core::mem::offset_of!(Record, untimed_children),
+                untimed_own = const core::mem::offset_of!(Record, untimed_own),
                 $($operand = sym $target,)*
             )
         }
@@ -242,7 +229,7 @@ macro_rules! pathed_exit {
                 "mov rsi, rcx",
                 "shl rsi, {frame_shift}",
                 "add rsi, qword ptr [rdx + {frames}]",
-                "cmp dword ptr [rsi + {f_id}], eax",
+                "cmp dword ptr [rsi + {frame_id}], eax",
                 "jne 9f",
                 "cmp qword ptr [rsi + {f_sp}], r11",
                 "jne 9f",
@@ -282,7 +269,7 @@ macro_rules! pathed_exit {
                 "test rcx, rcx",
                 "jz 2f",
                 "add qword ptr [rcx + {node_record} + {r_child_calls}], rax",
-                "mov rax, qword ptr [rcx + {node_record} + {r_untimed_children}]",
+                "mov rax, qword ptr [rcx + {node_record} + {untimed_children}]",
                 "sub rax, r11",
                 "shl rax, 1",
                 "shr rax, 1",
@@ -290,16 +277,16 @@ macro_rules! pathed_exit {
                 "mov r11d, dword ptr [rsi + {f_node}]",
                 "cmp r11d, dword ptr [rsi - {frame_size} + {f_node}]",
                 "je 2f",
-                "add qword ptr [rcx + {node_record} + {r_untimed_own}], rax",
+                "add qword ptr [rcx + {node_record} + {untimed_own}], rax",
                 "mov rcx, qword ptr [rsi - {frame_size} + {f_node_at}]",
-                "add qword ptr [rcx + {node_record} + {r_untimed_children}], rax",
-                "add qword ptr [rdi + {r_untimed_own}], rax",
-                "mov ecx, dword ptr [rsi - {frame_size} + {f_id}]",
+                "add qword ptr [rcx + {node_record} + {untimed_children}], rax",
+                "add qword ptr [rdi + {untimed_own}], rax",
+                "mov ecx, dword ptr [rsi - {frame_size} + {frame_id}]",
                 "cmp ecx, {sentinel}",
                 "je 2f",
                 "shl rcx, {record_shift}",
                 "add rcx, qword ptr [rdx + {records}]",
-                "add qword ptr [rcx + {r_untimed_children}], rax",
+                "add qword ptr [rcx + {untimed_children}], rax",
                 // Popped (`commit`): the depth below, unmarked.
                 "2:",
                 "mov rcx, qword ptr [rdx + {depth}]",
@@ -322,7 +309,7 @@ macro_rules! pathed_exit {
                 frame_shift = const size_of::<Frame>().trailing_zeros(),
                 frame_size = const size_of::<Frame>(),
                 sentinel = const crate::thread::SENTINEL_ID,
-                f_id = const core::mem::offset_of!(Frame, id),
+                frame_id = const core::mem::offset_of!(Frame, id),
                 f_node = const core::mem::offset_of!(Frame, node),
                 f_node_at = const core::mem::offset_of!(Frame, node_at),
                 f_child_calls = const core::mem::offset_of!(Frame, child_calls),
@@ -333,8 +320,8 @@ macro_rules! pathed_exit {
                 f_comp_child = const core::mem::offset_of!(Frame, comp_child),
                 r_child_calls = const core::mem::offset_of!(Record, child_calls),
                 r_counted_children = const core::mem::offset_of!(Record, counted_children),
-                r_untimed_children = const core::mem::offset_of!(Record, untimed_children),
-                r_untimed_own = const core::mem::offset_of!(Record, untimed_own),
+                untimed_children = const core::mem::offset_of!(Record, untimed_children),
+                untimed_own = const core::mem::offset_of!(Record, untimed_own),
                 $($operand = sym $target,)*
             )
         }

@@ -41,7 +41,7 @@
 //! save the registers they use (its exit keeps `rax` too) and find the stack pointer above
 //! their saves.
 
-use crate::callpath::{find_step, Node};
+use crate::callpath::{child_node_at, find_step, Node};
 use crate::probes::{enter, exit_charged, exit_recalibrate, exit_timed_at, OPENED};
 use crate::thread::{Frame, Record, ThreadState};
 use crate::trampolines::{exit_routed, exit_routed_pm};
@@ -167,11 +167,7 @@ macro_rules! timed_enter {
                 "mov rdx, qword ptr [r9 + {f_node_at}]",
                 find_step!("rdx", "r11d", "9f"),
                 "mov r11d, dword ptr [rdx + r11 + {steps} + {step_child}]",
-                "mov edi, r11d",
-                "sub edi, dword ptr [r9 + {f_node}]",
-                "movsxd rdi, edi",
-                "imul rdi, rdi, {node_size}",
-                "add rdx, rdi",
+                child_node_at!("rdx", "rdi", "edi", "r11d", "dword ptr [r9 + {f_node}]", "rdx"),
                 "jmp 4b",
                 "9:",
                 $($restore,)*

@@ -15,7 +15,7 @@
 //! jump to the bodies, and `preserve_most`'s (what the pass calls on x86-64), which save the
 //! registers the caller keeps across the call, call the bodies and restore them (`save_and_call`).
 
-use crate::callpath::find_step;
+use crate::callpath::{child_node_at, find_step};
 use crate::pathed_path::{enter_pathed_fast, enter_pathed_fast_pm, exit_pathed_fast, exit_pathed_fast_pm};
 use crate::probes::{enter, enter_throttled, exit, exit_other, exit_untimed, loop_exit, Opened};
 use crate::reconcile::unwind;
@@ -370,6 +370,33 @@ unsafe extern "C" fn exit_pm() {
     core::arch::naked_asm!("lea r11, [rip + {body}]", "jmp {save}", body = sym exit, save = sym save_rax_rsi)
 }
 
+/// Assembly that charges a counted call's untimed estimate, as `probes::charge_untimed` does:
+/// the estimate of the event whose id is in `eax` (`untimed::PER_CALL`) goes to `$estimate` (0
+/// without one, which ends here at `$done`), to the event's record at `$record`, and, unless the
+/// frame at `$frame` is the sentinel's, to its event's record (found through the thread state in
+/// `rdx`). `$scratch` (`$scratch32` its low half) and the flags change. The counted path and the
+/// pathed entry (pathed_path.rs) both charge so.
+#[rustfmt::skip]
+macro_rules! charge_estimate {
+    (record: $record:literal, frame: $frame:literal, estimate: $estimate:literal,
+     scratch: $scratch:literal, $scratch32:literal, done: $done:literal) => {
+        concat!(
+            "lea ", $scratch, ", [rip + {per_call}]\n",
+            "mov ", $estimate, ", qword ptr [", $scratch, " + 8 * rax]\n",
+            "test ", $estimate, ", ", $estimate, "\n",
+            "jz ", $done, "\n",
+            "add qword ptr [", $record, " + {untimed_own}], ", $estimate, "\n",
+            "mov ", $scratch32, ", dword ptr [", $frame, " + {frame_id}]\n",
+            "cmp ", $scratch32, ", {sentinel}\n",
+            "je ", $done, "\n",
+            "shl ", $scratch, ", {record_shift}\n",
+            "add ", $scratch, ", qword ptr [rdx + {records}]\n",
+            "add qword ptr [", $scratch, " + {untimed_children}], ", $estimate,
+        )
+    };
+}
+pub(crate) use charge_estimate;
+
 /// The counted path of an entry (a throttled event's call), jumped to by an entry trampoline
 /// with the id in `eax`, the id slot in `rdi` and the stack as the instrumented caller left it:
 /// what `probes::enter_counted` does away from a window's end, in 30 instructions instead of
@@ -483,19 +510,7 @@ macro_rules! counted_path {
                 "5:",
                 "add qword ptr [r11 + {overhead}], r10",
                 "4:",
-                // The estimate, to the event and to the top frame's event unless it is the
-                // sentinel (`probes::charge_untimed`).
-                "lea r9, [rip + {per_call}]",
-                "mov r10, qword ptr [r9 + 8 * rax]",
-                "test r10, r10",
-                "jz 3f",
-                "add qword ptr [r8 + {untimed_own}], r10",
-                "mov r9d, dword ptr [r11 + {frame_id}]",
-                "cmp r9d, {sentinel}",
-                "je 3f",
-                "shl r9, {record_shift}",
-                "add r9, qword ptr [rdx + {records}]",
-                "add qword ptr [r9 + {untimed_children}], r10",
+                charge_estimate!(record: "r8", frame: "r11", estimate: "r10", scratch: "r9", "r9d", done: "3f"),
                 "3:",
                 // Callpaths: the call and its estimate (r10, 0 without one) on the cached step's
                 // node, the estimate on the caller's too (`probes::count_on_node`).
@@ -506,11 +521,7 @@ macro_rules! counted_path {
                 "jz 0f",
                 "mov r11d, dword ptr [r11 + {frame_node}]",
                 find_step!("r9", "r8d", "0f"),
-                "mov r8d, dword ptr [r9 + r8 + {steps} + {step_child}]",
-                "sub r8d, r11d",
-                "movsxd r8, r8d",
-                "imul r8, r8, {node_size}",
-                "lea r11, [r9 + r8]",
+                child_node_at!("r11", "r8", "r8d", "dword ptr [r9 + r8 + {steps} + {step_child}]", "r11d", "r9"),
                 "add qword ptr [r11 + {node_record} + {counted}], 1",
                 "add qword ptr [r11 + {node_record} + {untimed_own}], r10",
                 "add qword ptr [r9 + {node_record} + {untimed_children}], r10",
