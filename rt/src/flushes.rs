@@ -34,16 +34,21 @@ pub fn ticks_of(flushes: u64) -> u64 {
     flushes.saturating_mul(crate::compensate::flush_cost()) >> SCALE
 }
 
+/// How a measured flush runs: the paths' own (`flush_path::as_the_paths`), or the same work on a
+/// state that is not the thread's (unit tests).
+pub type Flush = unsafe fn(*mut ThreadState);
+
 /// What one flush of a pending bare call costs, as `measure` times the body it is handed (a
-/// flush each call; the empty loop's cost not taken out).
+/// flush each call, run by `flush`; the empty loop's cost not taken out).
 ///
 /// # Safety
 /// `ts` is the calling thread's state, inside the hidden parent's activation (its frame on top,
-/// below frame_cap), with nothing pending; `child` is the hidden child's id, below record_cap
-/// and inside the mode table.
+/// below frame_cap, not busy), with nothing pending; `child` is the hidden child's id, below
+/// record_cap and inside the mode table; `flush` flushes `ts`.
 pub unsafe fn calibrate(
     ts: &mut ThreadState,
     child: u32,
+    flush: Flush,
     measure: impl FnOnce(&mut dyn FnMut()) -> u64,
 ) -> u64 {
     let top = ts.depth & !BUSY;
@@ -56,14 +61,18 @@ pub unsafe fn calibrate(
     let (caller, own) = unsafe { (*ts.record(frame.id), *ts.record(child)) };
     let saved = Saved::of(ts);
     (ts.bare_event, ts.window_left, ts.bare_from) = (child, u32::MAX, u32::MAX);
-    // Busy meanwhile: a signal handler's probes count their events and leave the frame alone,
-    // which is put back below.
-    crate::probes::mark_busy_keeping_pending(ts, top);
+    // The flush marks the stack busy while it runs, as in the paths; a signal handler's probes
+    // between two flushes may take a call pending, and what they change of the frame and the
+    // records is put back below.
+    let state: *mut ThreadState = ts;
     let cost = measure(&mut || {
-        // The bare count's two words (inline.rs's `replica_bare`), then the flush.
-        ts.window_left = ts.window_left.wrapping_sub(1);
-        ts.pending_calls += 1;
-        crate::inline::charge_pending(ts, top);
+        // SAFETY: this thread's state (the contract), no reference to it held meanwhile. The
+        // bare count's two words (inline.rs's `replica_bare`), then the flush.
+        unsafe {
+            (*state).window_left = (*state).window_left.wrapping_sub(1);
+            (*state).pending_calls += 1;
+            flush(state);
+        }
     });
     // SAFETY: as above: the frame and the records the flushes changed, put back.
     unsafe {
@@ -116,6 +125,12 @@ mod tests {
     use super::*;
     use instrument_live::COUNTED_CHILD;
 
+    /// The paths' flush on a state that is not the thread's.
+    unsafe fn flush_here(ts: *mut ThreadState) {
+        // SAFETY: the test's state, no reference to it held across the call.
+        crate::flush_path::flush_on(unsafe { &mut *ts }, false);
+    }
+
     #[test]
     fn the_calibration_flushes_one_bare_call_at_a_time_and_puts_back_what_it_touched() {
         let (mut frames, mut records) = ThreadState::test_stacks();
@@ -129,7 +144,7 @@ mod tests {
         // SAFETY: a state over this test's frames and records, its frame 1 on top, nothing
         // pending, the child's id below their count and the mode table's length.
         let cost = unsafe {
-            calibrate(&mut ts, 3, |one| {
+            calibrate(&mut ts, 3, flush_here, |one| {
                 for _ in 0..3 {
                     one();
                 }

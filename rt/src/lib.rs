@@ -29,6 +29,8 @@ mod compensate;
 mod current;
 mod event_table;
 mod exec;
+#[cfg(target_arch = "x86_64")]
+mod flush_path;
 mod flushes;
 mod hint;
 mod inline;

@@ -236,8 +236,11 @@ pub unsafe fn untimed_round(state: &mut ThreadState, budget: Budget, baseline: u
         if compensate::enabled() {
             // SAFETY: this thread's state inside the hidden parent's activation (the caller's
             // contract), nothing pending (cleared above), the hidden child as above.
-            let flush =
-                unsafe { crate::flushes::calibrate(state, child_id, |one| min_pair(budget, one, || 0).0) };
+            let flush = unsafe {
+                crate::flushes::calibrate(state, child_id, crate::flush_path::as_the_paths, |one| {
+                    min_pair(budget, one, || 0).0
+                })
+            };
             untimed.flush = flush.saturating_sub(baseline);
         }
     }

@@ -52,8 +52,10 @@ macro_rules! pathed_enter {
                 "mov rdx, qword ptr fs:[instrument_rt_current@TPOFF]",
                 "test rdx, rdx",
                 "jz 9f",
+                // Calls counted inline: charged to the frame on top first (flush_path.rs).
                 "cmp qword ptr [rdx + {pending}], 0",
-                "jne 9f",
+                "jne 30f",
+                "31:",
                 // rcx: the depth (a busy one is past any capacity), with room for one frame.
                 "mov rcx, qword ptr [rdx + {depth}]",
                 "lea r8, [rcx + 1]",
@@ -147,9 +149,15 @@ macro_rules! pathed_enter {
                 $($restore,)*
                 "mov eax, {opened}",
                 "ret",
+                // The flush; calls it could not take (a busy or full stack) go to the body.
+                "30:",
+                "call {flush}",
+                "cmp qword ptr [rdx + {pending}], 0",
+                "je 31b",
                 "9:",
                 $($restore,)*
                 $($miss,)*
+                flush = sym crate::flush_path::flush_entering,
                 gate = sym crate::inplace::COUNTED_GATE,
                 costs = sym crate::inplace::TABLE,
                 pathed_leaf = sym crate::inplace::PATHED_LEAF,
@@ -220,8 +228,10 @@ macro_rules! pathed_exit {
                 "mov rdx, qword ptr fs:[instrument_rt_current@TPOFF]",
                 "test rdx, rdx",
                 "jz 9f",
+                // Calls counted inline: charged to the frame on top first (flush_path.rs).
                 "cmp qword ptr [rdx + {pending}], 0",
-                "jne 9f",
+                "jne 30f",
+                "31:",
                 // rcx: the depth (a busy one is past any capacity), rsi: the frame on top.
                 "mov rcx, qword ptr [rdx + {depth}]",
                 "cmp rcx, qword ptr [rdx + {frame_cap}]",
@@ -295,9 +305,16 @@ macro_rules! pathed_exit {
                 "mov qword ptr [rdx + {depth}], rcx",
                 $($restore,)*
                 $($done,)*
+                // The flush, in the time of the frame below; calls it could not take go to the
+                // body.
+                "30:",
+                "call {flush}",
+                "cmp qword ptr [rdx + {pending}], 0",
+                "je 31b",
                 "9:",
                 $($restore,)*
                 $($miss,)*
+                flush = sym crate::flush_path::flush_leaving,
                 depth = const core::mem::offset_of!(ThreadState, depth),
                 frame_cap = const ThreadState::FRAME_CAP_AT,
                 pending = const ThreadState::PENDING_CALLS_AT,
@@ -379,11 +396,14 @@ mod tests {
     const ID: u32 = 120;
 
     /// A pathed call of `ID` under frame 1 (event 2) through `enter` and `exit`, with three
-    /// timed and two counted children charged to its frame in between: the frames and records.
+    /// timed and two counted children charged to its frame in between, and what `between` does
+    /// to the thread's state before the exit: the frames and records, and the state's calls
+    /// counted inline (`counters.inlined`) and still pending after the exit.
     fn pathed_call(
         enter: unsafe extern "C" fn(*const u32) -> Opened,
         exit: unsafe extern "C" fn(*const u32),
-    ) -> (Vec<Frame>, Vec<Record>) {
+        between: impl FnOnce(&mut ThreadState),
+    ) -> (Vec<Frame>, Vec<Record>, (u64, u64)) {
         // SAFETY: frames are plain integers, valid when zeroed.
         let mut frames: Vec<Frame> = (0..4).map(|_| unsafe { std::mem::zeroed() }).collect();
         let mut records = vec![Record::default(); ID as usize + 1];
@@ -401,31 +421,48 @@ mod tests {
         assert_eq!((frames[2].id, frames[2].start), (ID, UNTIMED_START), "kept untimed");
         frames[2].child_calls = 3 * TIMED_CHILD + 2 * COUNTED_CHILD;
         (frames[2].child_incl, frames[2].overhead, frames[2].comp_child) = (100, 7, 90);
+        between(&mut ts);
         // SAFETY: as above, the frame on top this entry's.
         unsafe { exit(&ID) };
         switch::set(ID, switch::MEASURED);
         crate::current::set(std::ptr::null_mut());
         assert_eq!(ts.depth, 1, "popped");
-        (frames, records)
+        let inline = (ts.counters.inlined, ts.pending_calls);
+        (frames, records, inline)
     }
+
+    const SETS: [(&str, PairOf); 2] = [
+        ("C", (__instrument_enter, __instrument_exit)),
+        ("preserve_most", (__instrument_enter_pm, __instrument_exit_pm)),
+    ];
+    type PairOf = (unsafe extern "C" fn(*const u32) -> Opened, unsafe extern "C" fn(*const u32));
 
     /// The pathed exit (in assembly here, as a frame without a callpath node makes the entry
     /// take the body) hands its frame's sums to its parent and counts its children, the counted
     /// ones saturating, as `probes::close_untimed` does; with either probe set.
     #[test]
     fn the_pathed_exit_hands_its_frames_sums_to_its_parent_and_counts_its_children() {
-        let sets = [
-            ("C", (__instrument_enter as _, __instrument_exit as _)),
-            ("preserve_most", (__instrument_enter_pm as _, __instrument_exit_pm as _)),
-        ];
-        for (set, (enter, exit)) in sets {
-            let (frames, records) = pathed_call(enter, exit);
+        for (set, (enter, exit)) in SETS {
+            let (frames, records, _) = pathed_call(enter, exit, |_| {});
             let record = &records[ID as usize];
             assert_eq!((record.calls, record.counted, record.child_calls), (0, 1, 5), "{set} set");
             assert_eq!(record.counted_children, u32::MAX, "{set} set: saturated");
             assert_eq!((frames[1].child_incl, frames[1].comp_child), (100, 90), "{set} set");
             assert_eq!(frames[1].child_calls, COUNTED_CHILD, "{set} set: one counted call");
             assert_eq!(frames[1].overhead, crate::compensate::pathed_cost(ID) + 7, "{set} set");
+        }
+    }
+
+    /// Calls counted inline under the pathed frame, still pending at its exit, are charged to
+    /// that frame before it hands its sums up (flush_path.rs: the exit in assembly flushes them
+    /// and goes on), so its record counts them among its children; with either probe set.
+    #[test]
+    fn the_pathed_exit_charges_the_calls_counted_inline_under_its_frame_first() {
+        for (set, (enter, exit)) in SETS {
+            let (frames, records, inline) = pathed_call(enter, exit, |ts| ts.pending_calls = 2);
+            assert_eq!(inline, (2, 0), "{set} set: both flushed");
+            assert_eq!(records[ID as usize].child_calls, 7, "{set} set: three timed, four counted");
+            assert_eq!(frames[1].child_calls, COUNTED_CHILD, "{set} set: one counted call");
         }
     }
 }

@@ -110,10 +110,11 @@ macro_rules! timed_enter {
                 "mov r10, qword ptr fs:[instrument_rt_current@TPOFF]",
                 "test r10, r10",
                 "jz 9f",
-                // Calls counted inline since the frame on top last changed: the body charges
-                // them to it first (inline.rs).
+                // Calls counted inline since the frame on top last changed: charged to it first
+                // (flush_path.rs), then on here.
                 "cmp qword ptr [r10 + {pending}], 0",
-                "jne 9f",
+                "jne 30f",
+                "31:",
                 // rcx: the depth (a busy one is past any capacity), r8: the new one, r9: the
                 // frame on top.
                 "mov rcx, qword ptr [r10 + {depth}]",
@@ -169,11 +170,17 @@ macro_rules! timed_enter {
                 "mov r11d, dword ptr [rdx + r11 + {steps} + {step_child}]",
                 child_node_at!("rdx", "rdi", "edi", "r11d", "dword ptr [r9 + {f_node}]", "rdx"),
                 "jmp 4b",
+                // The flush; calls it could not take (a busy or full stack) go to the body.
+                "30:",
+                "call {flush}",
+                "cmp qword ptr [r10 + {pending}], 0",
+                "je 31b",
                 "9:",
                 $($restore,)*
                 "8:",
                 $($miss,)*
                 gate = sym ENTRY_GATE,
+                flush = sym crate::flush_path::flush_entering,
                 depth = const core::mem::offset_of!(ThreadState, depth),
                 frame_cap = const ThreadState::FRAME_CAP_AT,
                 pending = const ThreadState::PENDING_CALLS_AT,
@@ -256,8 +263,11 @@ macro_rules! timed_exit {
                 "mov r10, qword ptr fs:[instrument_rt_current@TPOFF]",
                 "test r10, r10",
                 "jz 7f",
+                // Calls counted inline: charged to the frame on top first, their flush in the
+                // time of the frame below (flush_path.rs).
                 "cmp qword ptr [r10 + {pending}], 0",
-                "jne 9f",
+                "jne 30f",
+                "31:",
                 // rcx: the depth (a busy one is past any capacity), r9: the frame on top.
                 "mov rcx, qword ptr [r10 + {depth}]",
                 "cmp rcx, qword ptr [r10 + {frame_cap}]",
@@ -326,6 +336,11 @@ macro_rules! timed_exit {
                 "mov rsi, rax",
                 "lea r11, [rip + {recalibrate}]",
                 $($tail,)*
+                // The flush; calls it could not take (a busy or full stack) go to the body.
+                "30:",
+                "call {flush}",
+                "cmp qword ptr [r10 + {pending}], 0",
+                "je 31b",
                 "9:",
                 $($late_miss,)*
                 "11:",
@@ -333,6 +348,7 @@ macro_rules! timed_exit {
                 "8:",
                 $($early_miss,)*
                 gate = sym GATE,
+                flush = sym crate::flush_path::flush_leaving,
                 max = const crate::switch::TABLE_LEN,
                 modes = sym crate::switch::MODES,
                 throttle_calls = sym crate::switch::THROTTLE_CALLS,

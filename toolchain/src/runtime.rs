@@ -124,14 +124,15 @@ pub const HOT_SECTION: &str = ".text.instrument_probes";
 
 /// The code the probes run, by input section: the trampolines the pass calls (C symbols), then the
 /// Rust modules of the hot path (`rt/src/trampolines.rs`, `rt/src/timed_path.rs`,
-/// `rt/src/pathed_path.rs`, `rt/src/probes.rs`, whose functions are each in a section named for their mangled symbol).
+/// `rt/src/pathed_path.rs`, `rt/src/probes.rs`, `rt/src/flush_path.rs` (a flush the paths call, past
+/// the bodies they miss to), whose functions are each in a section named for their mangled symbol).
 fn hot_input_sections() -> Vec<String> {
     let trampolines = probes::SETS
         .iter()
         .flat_map(probes::ProbeSet::symbols)
         .chain([probes::UNWIND])
         .map(|symbol| format!(".text.{symbol}"));
-    let modules = ["trampolines", "timed_path", "pathed_path", "probes"]
+    let modules = ["trampolines", "timed_path", "pathed_path", "probes", "flush_path"]
         .iter()
         .map(|m| format!(".text._ZN13instrument_rt{}{m}*", m.len()));
     trampolines.chain(modules).collect()
