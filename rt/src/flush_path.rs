@@ -89,8 +89,12 @@ pub(crate) fn flush_on(ts: &mut ThreadState, leaving: bool) {
 /// calling thread's state.
 ///
 /// # Safety
-/// `_ts` is the calling thread's state, and the caller holds no reference to it across the call.
-pub(crate) unsafe fn as_the_paths(_ts: *mut ThreadState) {
+/// `ts` is the calling thread's state, and the caller holds no reference to it across the call.
+pub(crate) unsafe fn as_the_paths(ts: *mut ThreadState) {
+    debug_assert!(
+        std::ptr::eq(ts, crate::thread::current()),
+        "the calibration flushes its own thread's state"
+    );
     // SAFETY: the wrapper keeps every general register and flushes the calling thread's own
     // state, which the caller does not hold across it (the contract).
     unsafe { flush_entering() }

@@ -14,8 +14,10 @@
 //!   charges are the body's. Compensated runs took both bodies before (SQLite's shell,
 //!   compensated: `probes::enter` 1.9 % of the run's samples, 0.6 % after, the rest on this
 //!   path; the compensated rule's longer timed prefix makes timed pairs ten times as many);
-//! - the thread has a state, its stack is neither busy nor full, the event has a record, and no
-//!   call counted inline waits to be charged to the frame on top (`ThreadState::pending_calls`);
+//! - the thread has a state, its stack is neither busy nor full, and the event has a record;
+//!   calls counted inline that wait to be charged to the frame on top
+//!   (`ThreadState::pending_calls`) are charged first by flush_path.rs's wrappers, as the
+//!   bodies' `mark_busy` would (the path goes on after them);
 //! - in callpath mode, the parent's node has the step to this event cached (`Tree::step`'s
 //!   first test); frames keep their node's address (`Frame::node_at`, 0 without a tree), and
 //!   nodes their cached child's, so no node is found by index here;
