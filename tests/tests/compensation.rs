@@ -341,6 +341,27 @@ fn counting_is_measured_in_place_and_the_tally_windows_lose_no_call() {
     );
 }
 
+/// A tally window that a call from another depth ends after a tallied call or two is void, not a
+/// measurement (c-fixtures/two_depths.c: `leaf` called from `run` and, through `wrap`, one frame
+/// deeper, in turn, so that every tally window of `leaf` ends so): its estimates keep no tally
+/// pairs, where each such window once gave one (a time per execution that is mostly the
+/// window's ends: SQLite's record compare measured its counted call 130 to 340 ns below the
+/// tally path), and every call is still counted and charged to a caller.
+#[test]
+fn tally_windows_ended_from_another_depth_measure_nothing_and_lose_no_call() {
+    let profile = compensated_profile("two_depths", "20");
+    assert_eq!(function(&profile, "leaf").stats.calls, 2 * 20 * 20000);
+    assert_eq!(function(&profile, "wrap").stats.calls, 20 * 20000);
+    // Which caller a call is charged to is not exact while that caller is itself estimated (its
+    // counted windows leave it off the stack): the child calls are checked in sum.
+    let children: u64 =
+        ["main", "run", "wrap", "leaf"].iter().map(|n| function(&profile, n).stats.child_calls).sum();
+    assert_eq!(children, 20 + 20 * 20000 * 3, "every call is a child call of its caller");
+    let estimates = estimates_of(&profile, "leaf");
+    assert!(!estimates.is_empty(), "leaf is estimated");
+    assert!(estimates.iter().all(|e| e.counted_pairs == 0), "no tally pairs: {estimates:?}");
+}
+
 /// In a callpath profile, an entry whose parent's node cached steps to other children misses the
 /// node's cache, which the calibration never does (its loop calls one event): each such miss is
 /// charged apart, at a cost timed in place (rt/src/misses.rs). c-fixtures/alternating.c: cycle()
