@@ -7,11 +7,13 @@
 //! the flush itself. That was a bias, not only a cost: a callpath leaf's bare windows (inplace)
 //! measure its counted call against a bare count, and every flush inside them is taken out at
 //! its calibrated cost (flushes.rs), but the body path the flushing probe took instead of its
-//! assembly was not. Where a leaf alternates with probed siblings (SQLite's record compares in
-//! its B-tree descents), nearly every bare call was followed by a probe in the body, and the
-//! leaves' counted calls measured 0 to 2 ns over a bare count in place (8 processes) where perf
-//! put the counted path alone at about 14 ns a call: SQLite's compensated callpath run kept
-//! about 0.4 s of its leaves' probe time (4 ns a probed call).
+//! assembly was not. Where a leaf alternates with probed siblings or callers (SQLite's record
+//! compare in its B-tree descents, whose bare windows flushed after 84 of their 86 calls), a
+//! probe in the body followed nearly every bare call: that compare's counted call measured 0 to
+//! 2 ns over a bare count in 8 of 8 processes, where perf put the counted path at about 14 ns a
+//! call, and SQLite's compensated callpath run charged its leaves 0.3 to 0.5 s (3 to 5 ns a
+//! probed call) less than their probes' own time. With the paths flushing, 6 to 18 ns, and the
+//! run's error 2.4 ±2.8 ns a probed call smaller (10 processes, interleaved).
 //!
 //! So the paths call `flush_entering` (the entries: the flush runs in the caller's frame) or
 //! `flush_leaving` (the exits, after their timestamp: in the time of the frame below) and go on

@@ -5,9 +5,9 @@
 //! `pending_estimate`): every such call since the frame on top last changed had that frame as
 //! its caller, so the first probe that changes the stack charges them to it here (`charge_pending`,
 //! from `probes::mark_busy`; the timed and pathed paths in assembly call the same through
-//! flush_path.rs and go on), as the counted path would have one by one: counted child calls of the frame, the
-//! estimates to its event's `untimed_children`, and with compensation on what the inline counts
-//! cost (`compensate::inline_count_cost`) to the frame's overhead.
+//! flush_path.rs and go on), as the counted path would have one by one: counted child calls of
+//! the frame, the estimates to its event's `untimed_children`, and with compensation on what
+//! the inline counts cost (`compensate::inline_count_cost`) to the frame's overhead.
 //!
 //! `replica` is the same sequence in assembly, for the start-up measurement of what an inline
 //! count costs (overhead.rs), which the profile's overhead takes for every inline count

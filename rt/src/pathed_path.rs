@@ -28,7 +28,7 @@ use crate::trampolines::charge_estimate;
 /// miss runs `$restore` then `$miss` with `rdi` (and the C convention's `rsi`) as they came.
 /// Every case the body handles otherwise goes there with nothing written: no thread state, a
 /// busy stack or one with no room for the frame, an id past the records, calls counted inline
-/// waiting to be charged that flush_path.rs could not flush (a busy stack), the counted path's gate closed (fenced
+/// that flush_path.rs could not charge first (a busy stack), the counted path's gate closed (fenced
 /// counting) or reached (an in-place window's end), no callpath tree, a caller's node without
 /// this step cached (`Tree::step`'s miss, which compensation charges), a waiting event that has
 /// had its share (`inplace::waited_out`). The call's cost is `compensate::pathed_cost`'s, its
