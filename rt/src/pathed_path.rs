@@ -392,39 +392,42 @@ mod tests {
     use crate::trampolines::{__instrument_enter, __instrument_enter_pm};
     use instrument_live::{COUNTED_CHILD, TIMED_CHILD, UNTIMED_START};
 
-    /// This test's event: no other test's mode or record reaches it.
+    /// The tests' events, one each: the mode table is shared by the tests running beside each
+    /// other, so no other test's mode or record reaches them.
     const ID: u32 = 120;
+    const INLINE_ID: u32 = 121;
 
-    /// A pathed call of `ID` under frame 1 (event 2) through `enter` and `exit`, with three
+    /// A pathed call of `id` under frame 1 (event 2) through `enter` and `exit`, with three
     /// timed and two counted children charged to its frame in between, and what `between` does
     /// to the thread's state before the exit: the frames and records, and the state's calls
     /// counted inline (`counters.inlined`) and still pending after the exit.
     fn pathed_call(
+        id: u32,
         enter: unsafe extern "C" fn(*const u32) -> Opened,
         exit: unsafe extern "C" fn(*const u32),
         between: impl FnOnce(&mut ThreadState),
     ) -> (Vec<Frame>, Vec<Record>, (u64, u64)) {
         // SAFETY: frames are plain integers, valid when zeroed.
         let mut frames: Vec<Frame> = (0..4).map(|_| unsafe { std::mem::zeroed() }).collect();
-        let mut records = vec![Record::default(); ID as usize + 1];
+        let mut records = vec![Record::default(); id as usize + 1];
         (frames[0].id, frames[1].id) = (SENTINEL_ID, 2);
-        records[ID as usize].counted_children = u32::MAX - 1;
+        records[id as usize].counted_children = u32::MAX - 1;
         let mut ts = ThreadState::over(&mut frames, &mut records);
         ts.depth = 1;
         crate::current::set(&mut ts);
-        switch::set(ID, switch::PATHED);
+        switch::set(id, switch::PATHED);
         // SAFETY: the probe contract: this thread's state is `ts` (frame 1 on top, room for
-        // one more, the records past ID), and ID is inside the mode table. The entry's frame
+        // one more, the records past id), and id is inside the mode table. The entry's frame
         // keeps this function's stack pointer at the call, the exit's call matches it.
-        let opened = unsafe { enter(&ID) };
+        let opened = unsafe { enter(&id) };
         assert_eq!((opened, ts.depth), (OPENED, 2), "a frame for its children's paths");
-        assert_eq!((frames[2].id, frames[2].start), (ID, UNTIMED_START), "kept untimed");
+        assert_eq!((frames[2].id, frames[2].start), (id, UNTIMED_START), "kept untimed");
         frames[2].child_calls = 3 * TIMED_CHILD + 2 * COUNTED_CHILD;
         (frames[2].child_incl, frames[2].overhead, frames[2].comp_child) = (100, 7, 90);
         between(&mut ts);
         // SAFETY: as above, the frame on top this entry's.
-        unsafe { exit(&ID) };
-        switch::set(ID, switch::MEASURED);
+        unsafe { exit(&id) };
+        switch::set(id, switch::MEASURED);
         crate::current::set(std::ptr::null_mut());
         assert_eq!(ts.depth, 1, "popped");
         let inline = (ts.counters.inlined, ts.pending_calls);
@@ -443,7 +446,7 @@ mod tests {
     #[test]
     fn the_pathed_exit_hands_its_frames_sums_to_its_parent_and_counts_its_children() {
         for (set, (enter, exit)) in SETS {
-            let (frames, records, _) = pathed_call(enter, exit, |_| {});
+            let (frames, records, _) = pathed_call(ID, enter, exit, |_| {});
             let record = &records[ID as usize];
             assert_eq!((record.calls, record.counted, record.child_calls), (0, 1, 5), "{set} set");
             assert_eq!(record.counted_children, u32::MAX, "{set} set: saturated");
@@ -459,9 +462,9 @@ mod tests {
     #[test]
     fn the_pathed_exit_charges_the_calls_counted_inline_under_its_frame_first() {
         for (set, (enter, exit)) in SETS {
-            let (frames, records, inline) = pathed_call(enter, exit, |ts| ts.pending_calls = 2);
+            let (frames, records, inline) = pathed_call(INLINE_ID, enter, exit, |ts| ts.pending_calls = 2);
             assert_eq!(inline, (2, 0), "{set} set: both flushed");
-            assert_eq!(records[ID as usize].child_calls, 7, "{set} set: three timed, four counted");
+            assert_eq!(records[INLINE_ID as usize].child_calls, 7, "{set} set: three timed, four counted");
             assert_eq!(frames[1].child_calls, COUNTED_CHILD, "{set} set: one counted call");
         }
     }
