@@ -25,9 +25,10 @@
 use crate::probes::{commit, mark_busy_keeping_pending};
 use crate::thread::ThreadState;
 
-/// Saves every general register the System V convention lets a callee change, aligns the stack,
-/// calls `$target` with `edi` = `$leaving`, and restores them: the paths call it with their
-/// registers live and the stack wherever their saves left it.
+/// A wrapper that saves every general register the System V convention lets a callee change
+/// (and `rbx`, which keeps the stack pointer), aligns the stack, calls `flush_pending` with `edi`
+/// = `$leaving`, and restores them: the paths call it with their registers live and the stack
+/// wherever their saves left it.
 macro_rules! flush_wrapper {
     ($name:ident, $leaving:literal) => {
         /// A flush of the calls counted inline (see the module comment); keeps every general
