@@ -25,6 +25,24 @@
 use crate::probes::{commit, mark_busy_keeping_pending};
 use crate::thread::ThreadState;
 
+/// Assembly with which a path in assembly flushes the calls counted inline before it goes on,
+/// the thread state's address in `$state` (kept by the wrappers). `check` falls through, as
+/// local label 31, when nothing is pending, else jumps to local label 30; `retry`, placed where
+/// nothing falls into it and just before the path's miss, is label 30: the path's wrapper
+/// (the operand `{flush}`), then back to 31 when it took every call, else on into the miss (a
+/// busy or full stack, which the body handles). Both need the operand `{pending}`
+/// (`ThreadState::PENDING_CALLS_AT`).
+#[rustfmt::skip]
+macro_rules! flush_first {
+    (check $state:literal) => {
+        concat!("cmp qword ptr [", $state, " + {pending}], 0\n", "jne 30f\n", "31:")
+    };
+    (retry $state:literal) => {
+        concat!("30:\n", "call {flush}\n", "cmp qword ptr [", $state, " + {pending}], 0\n", "je 31b")
+    };
+}
+pub(crate) use flush_first;
+
 /// A wrapper that saves every general register the System V convention lets a callee change
 /// (and `rbx`, which keeps the stack pointer), aligns the stack, calls `flush_pending` with `edi`
 /// = `$leaving`, and restores them: the paths call it with their registers live and the stack

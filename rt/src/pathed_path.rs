@@ -15,6 +15,8 @@
 //! (`tally::left`). A change to those bodies is a change here.
 
 use crate::callpath::{child_node_at, find_step};
+#[cfg(target_arch = "x86_64")]
+use crate::flush_path::flush_first;
 use crate::probes::{enter, exit_other};
 use crate::thread::{Frame, Record, ThreadState};
 use crate::trampolines::charge_estimate;
@@ -53,9 +55,7 @@ macro_rules! pathed_enter {
                 "test rdx, rdx",
                 "jz 9f",
                 // Calls counted inline: charged to the frame on top first (flush_path.rs).
-                "cmp qword ptr [rdx + {pending}], 0",
-                "jne 30f",
-                "31:",
+                flush_first!(check "rdx"),
                 // rcx: the depth (a busy one is past any capacity), with room for one frame.
                 "mov rcx, qword ptr [rdx + {depth}]",
                 "lea r8, [rcx + 1]",
@@ -150,10 +150,7 @@ macro_rules! pathed_enter {
                 "mov eax, {opened}",
                 "ret",
                 // The flush; calls it could not take (a busy or full stack) go to the body.
-                "30:",
-                "call {flush}",
-                "cmp qword ptr [rdx + {pending}], 0",
-                "je 31b",
+                flush_first!(retry "rdx"),
                 "9:",
                 $($restore,)*
                 $($miss,)*
@@ -229,9 +226,7 @@ macro_rules! pathed_exit {
                 "test rdx, rdx",
                 "jz 9f",
                 // Calls counted inline: charged to the frame on top first (flush_path.rs).
-                "cmp qword ptr [rdx + {pending}], 0",
-                "jne 30f",
-                "31:",
+                flush_first!(check "rdx"),
                 // rcx: the depth (a busy one is past any capacity), rsi: the frame on top.
                 "mov rcx, qword ptr [rdx + {depth}]",
                 "cmp rcx, qword ptr [rdx + {frame_cap}]",
@@ -307,10 +302,7 @@ macro_rules! pathed_exit {
                 $($done,)*
                 // The flush, in the time of the frame below; calls it could not take go to the
                 // body.
-                "30:",
-                "call {flush}",
-                "cmp qword ptr [rdx + {pending}], 0",
-                "je 31b",
+                flush_first!(retry "rdx"),
                 "9:",
                 $($restore,)*
                 $($miss,)*

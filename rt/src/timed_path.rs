@@ -44,6 +44,8 @@
 //! their saves.
 
 use crate::callpath::{child_node_at, find_step, Node};
+#[cfg(target_arch = "x86_64")]
+use crate::flush_path::flush_first;
 use crate::probes::{enter, exit_charged, exit_recalibrate, exit_timed_at, OPENED};
 use crate::thread::{Frame, Record, ThreadState};
 use crate::trampolines::{exit_routed, exit_routed_pm};
@@ -114,9 +116,7 @@ macro_rules! timed_enter {
                 "jz 9f",
                 // Calls counted inline since the frame on top last changed: charged to it first
                 // (flush_path.rs), then on here.
-                "cmp qword ptr [r10 + {pending}], 0",
-                "jne 30f",
-                "31:",
+                flush_first!(check "r10"),
                 // rcx: the depth (a busy one is past any capacity), r8: the new one, r9: the
                 // frame on top.
                 "mov rcx, qword ptr [r10 + {depth}]",
@@ -173,10 +173,7 @@ macro_rules! timed_enter {
                 child_node_at!("rdx", "rdi", "edi", "r11d", "dword ptr [r9 + {f_node}]", "rdx"),
                 "jmp 4b",
                 // The flush; calls it could not take (a busy or full stack) go to the body.
-                "30:",
-                "call {flush}",
-                "cmp qword ptr [r10 + {pending}], 0",
-                "je 31b",
+                flush_first!(retry "r10"),
                 "9:",
                 $($restore,)*
                 "8:",
@@ -267,9 +264,7 @@ macro_rules! timed_exit {
                 "jz 7f",
                 // Calls counted inline: charged to the frame on top first, their flush in the
                 // time of the frame below (flush_path.rs).
-                "cmp qword ptr [r10 + {pending}], 0",
-                "jne 30f",
-                "31:",
+                flush_first!(check "r10"),
                 // rcx: the depth (a busy one is past any capacity), r9: the frame on top.
                 "mov rcx, qword ptr [r10 + {depth}]",
                 "cmp rcx, qword ptr [r10 + {frame_cap}]",
@@ -339,10 +334,7 @@ macro_rules! timed_exit {
                 "lea r11, [rip + {recalibrate}]",
                 $($tail,)*
                 // The flush; calls it could not take (a busy or full stack) go to the body.
-                "30:",
-                "call {flush}",
-                "cmp qword ptr [r10 + {pending}], 0",
-                "je 31b",
+                flush_first!(retry "r10"),
                 "9:",
                 $($late_miss,)*
                 "11:",
