@@ -214,15 +214,26 @@ pub(super) fn reestimate_ticks() -> u64 {
     (REESTIMATE_NS as f64 * clock::ticks_per_ns_estimate().unwrap_or(1.0)) as u64
 }
 
-/// An estimation just ended on `ts` (the stack marked busy): the next event this thread
-/// throttled while another was estimated starts its windows now, from its counted calls (its
-/// timed ones stay what they were at throttling). True when one started.
+/// An estimation just ended on `ts` (the stack marked busy): of the events this thread
+/// throttled (or found hot) while another was estimated, the most called starts its windows
+/// now (`pending::take_hottest`), a throttled one from its counted calls (its timed ones stay
+/// what they were at throttling). True when one started.
 ///
 /// # Safety
 /// `ts` is the calling thread's attached state; the caller writes none of its records until this
 /// returns.
 pub(super) unsafe fn start_pending(ts: &mut ThreadState) -> bool {
-    while let Some((kind, id)) = pending::take(ts.index) {
+    let (records, cap) = (ts.records(), ts.record_cap());
+    let calls = |id: u32| {
+        if id >= cap {
+            return 0;
+        }
+        // SAFETY: `id < record_cap` (checked): this thread's mapped records, which nothing
+        // writes while the queue is read (the contract; `offer` below runs after the read).
+        let record = unsafe { &*records.add(id as usize) };
+        record.calls + record.counted
+    };
+    while let Some((kind, id)) = pending::take_hottest(ts.index, calls) {
         if id >= ts.record_cap() {
             continue;
         }

@@ -1,6 +1,6 @@
 //! Events throttled, or hot with compensation on, while another was under estimation, by
-//! thread: each is estimated when the estimation under way on its thread ends (`start_pending`)
-//! or at the thread's next re-offer. Only offers touch it, off the hot path; a full queue drops
+//! thread: each is estimated when the estimation under way on its thread ends (`start_pending`,
+//! the most called first: `take_hottest`) or at the thread's next re-offer. Only offers touch it, off the hot path; a full queue drops
 //! the event (a throttled one keeps the mean of its timed calls until `reoffer` reaches it, a
 //! hot one is offered again at the next power of four of its calls).
 
@@ -60,14 +60,43 @@ pub fn waiting() -> impl Iterator<Item = u32> {
 
 /// An entry of `thread` (the first slot holding one), taken out of the queue.
 pub fn take(thread: u64) -> Option<(usize, u32)> {
+    take_first_of(thread, |_| 0)
+}
+
+/// The entry of `thread` whose event `calls` says is the most called (the first slot of those
+/// tied), taken out of the queue: what an event without an estimate costs compensation grows
+/// with its calls, so the queue serves the hottest first. Slot order alone starved them: a
+/// freed slot near the front took the next event queued, and on SQLite's callpath profile the
+/// three comparison routines behind its sorter and indexes (31, 18 and 8.6 M calls, queued at
+/// their throttling among some forty events with a few thousand) waited the whole run in two
+/// processes of five, charged their counted calls the calibration (3.5 ns) where their
+/// estimates said 2 to 8.
+pub fn take_hottest(thread: u64, calls: impl Fn(u32) -> u64) -> Option<(usize, u32)> {
+    take_first_of(thread, calls)
+}
+
+/// The entry of `thread` of the highest `rank` (the first slot of those tied), taken out of the
+/// queue. Only `thread` takes its entries, so the one chosen is still there (others only fill
+/// free slots); the loop is for safety's sake.
+fn take_first_of(thread: u64, rank: impl Fn(u32) -> u64) -> Option<(usize, u32)> {
     let mine = owner(thread);
-    for slot in &QUEUE {
-        let entry = slot.load(Relaxed);
-        if entry != 0 && entry & THREAD == mine && slot.compare_exchange(entry, 0, Relaxed, Relaxed).is_ok() {
+    loop {
+        let (slot, entry) = QUEUE
+            .iter()
+            .map(|slot| (slot, slot.load(Relaxed)))
+            .filter(|&(_, entry)| entry != 0 && entry & THREAD == mine)
+            .fold(None, |best: Option<(&AtomicU64, u64, u64)>, (slot, entry)| {
+                let r = rank(entry as u32);
+                match best {
+                    Some((_, _, top)) if top >= r => best,
+                    _ => Some((slot, entry, r)),
+                }
+            })
+            .map(|(slot, entry, _)| (slot, entry))?;
+        if slot.compare_exchange(entry, 0, Relaxed, Relaxed).is_ok() {
             return Some((((entry >> 32) & 0xff) as usize, entry as u32));
         }
     }
-    None
 }
 
 #[cfg(test)]
@@ -83,6 +112,23 @@ mod tests {
         while super::take(11).is_some() {}
         assert_eq!((super::waiting_on(11), super::waiting_on(12)), (0, 1));
         assert_eq!(super::take(12), Some((waiting, 52)));
+    }
+
+    #[test]
+    fn the_most_called_event_is_taken_first_and_ties_by_slot() {
+        for id in [60, 61, 62, 63] {
+            super::push(21, 0, id);
+        }
+        let calls = |id: u32| match id {
+            62 => 31_000_000,
+            60 | 63 => 5_000,
+            _ => 0,
+        };
+        assert_eq!(super::take_hottest(21, calls), Some((0, 62)));
+        assert_eq!(super::take_hottest(21, calls), Some((0, 60)), "a tie: the first slot");
+        assert_eq!(super::take_hottest(21, calls), Some((0, 63)));
+        assert_eq!(super::take_hottest(21, calls), Some((0, 61)));
+        assert_eq!(super::take_hottest(21, calls), None);
     }
 
     #[test]
