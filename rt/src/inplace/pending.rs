@@ -1,8 +1,9 @@
 //! Events throttled, or hot with compensation on, while another was under estimation, by
 //! thread: each is estimated when the estimation under way on its thread ends (`start_pending`,
-//! the most called first: `take_hottest`) or at the thread's next re-offer. Only offers touch it, off the hot path; a full queue drops
-//! the event (a throttled one keeps the mean of its timed calls until `reoffer` reaches it, a
-//! hot one is offered again at the next power of four of its calls).
+//! the most called first: `take_hottest`) or at the thread's next re-offer. Only offers touch
+//! it, off the hot path; a full queue drops the event (a throttled one keeps the mean of its
+//! timed calls until `reoffer` reaches it, a hot one is offered again at the next power of four
+//! of its calls).
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -76,8 +77,8 @@ pub fn take_hottest(thread: u64, calls: impl Fn(u32) -> u64) -> Option<(usize, u
 }
 
 /// The entry of `thread` of the highest `rank` (the first slot of those tied), taken out of the
-/// queue. Only `thread` takes its entries, so the one chosen is still there (others only fill
-/// free slots); the loop is for safety's sake.
+/// queue. Only `thread` takes its entries and other threads only fill free slots, so the one
+/// chosen is still there; should its slot have changed all the same, the queue is read again.
 fn take_first_of(thread: u64, rank: impl Fn(u32) -> u64) -> Option<(usize, u32)> {
     let mine = owner(thread);
     loop {
