@@ -61,7 +61,7 @@ pub fn waiting() -> impl Iterator<Item = u32> {
 
 /// An entry of `thread` (the first slot holding one), taken out of the queue.
 pub fn take(thread: u64) -> Option<(usize, u32)> {
-    take_first_of(thread, |_| 0)
+    take_hottest(thread, |_| 0)
 }
 
 /// The entry of `thread` whose event `calls` says is the most called (the first slot of those
@@ -72,28 +72,18 @@ pub fn take(thread: u64) -> Option<(usize, u32)> {
 /// their throttling among some forty events with a few thousand) waited the whole run in two
 /// processes of five, charged their counted calls the calibration (3.5 ns) where their
 /// estimates said 2 to 8.
+///
+/// Only `thread` takes its entries and other threads only fill free slots, so the one chosen is
+/// still there; should its slot have changed all the same, the queue is read again.
 pub fn take_hottest(thread: u64, calls: impl Fn(u32) -> u64) -> Option<(usize, u32)> {
-    take_first_of(thread, calls)
-}
-
-/// The entry of `thread` of the highest `rank` (the first slot of those tied), taken out of the
-/// queue. Only `thread` takes its entries and other threads only fill free slots, so the one
-/// chosen is still there; should its slot have changed all the same, the queue is read again.
-fn take_first_of(thread: u64, rank: impl Fn(u32) -> u64) -> Option<(usize, u32)> {
     let mine = owner(thread);
     loop {
+        // `min_by_key` keeps the first of equal keys: the first slot among the most called.
         let (slot, entry) = QUEUE
             .iter()
             .map(|slot| (slot, slot.load(Relaxed)))
             .filter(|&(_, entry)| entry != 0 && entry & THREAD == mine)
-            .fold(None, |best: Option<(&AtomicU64, u64, u64)>, (slot, entry)| {
-                let r = rank(entry as u32);
-                match best {
-                    Some((_, _, top)) if top >= r => best,
-                    _ => Some((slot, entry, r)),
-                }
-            })
-            .map(|(slot, entry, _)| (slot, entry))?;
+            .min_by_key(|&(_, entry)| std::cmp::Reverse(calls(entry as u32)))?;
         if slot.compare_exchange(entry, 0, Relaxed, Relaxed).is_ok() {
             return Some((((entry >> 32) & 0xff) as usize, entry as u32));
         }
