@@ -2,13 +2,24 @@
  * and instrumented into this executable, run alternately in short repetitions so that the
  * machine's drift is common to both and cancels in each repetition's difference.
  *
- *   ground_truth CONTEXT REPS TARGET_US
+ *   ground_truth CONTEXT REPS TARGET_US [IDS ROUNDS]
  *
  * Picks n so that an instrumented run takes about TARGET_US, warms both variants up, then runs REPS
  * repetitions of the pair, the order alternating (plain first, then instrumented first) so
  * that a linear drift cancels too. Prints `context NAME n N`, one `rep PLAIN_NS INST_NS` line
  * per repetition, and `inst CALLS UNITS`: how many times the instrumented run_<context> ran and
- * the sum of their n (the profile's events divided among them). */
+ * the sum of their n (the profile's events divided among them).
+ *
+ * With IDS (a comma list of the kernel's event ids, children before their callers), what each of
+ * those events costs in the state the run left it in, in this same process and phase: the
+ * states S0 (every event's mode byte as the run left it), S1 (the first event switched off),
+ * S2 (the first two), ... Sk (all), each a forced state of the runtime's mode table
+ * (`__instrument_modes`, as states.c forces them), alternated with the plain kernel for ROUNDS
+ * rounds in an order that reverses from round to round. Prints `settled MODE...` and one
+ * `s PLAIN S0 S1 ... Sk` line (ns) per round; S(i-1) - Si is what event i costs there, what
+ * compensation charged it should match (tests/src/bin/probe-context.rs, `--truth`). The
+ * runtime's estimations go on meanwhile and may set a mode for a window: a run they touch is
+ * one of ROUNDS, and the medians take little from it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +32,8 @@ static const struct context *current;
 
 /* Calls of the instrumented kernel and the sum of their n. */
 static long inst_calls, inst_units;
+
+extern unsigned char __instrument_modes[];
 
 static long long timed(kernel k, long n) {
     long long start = now_ns();
@@ -45,9 +58,42 @@ static long calibrate(kernel k, long target_us) {
     }
 }
 
+/* Forces the first `off` of the `count` events `ids` switched off and the others into `settled`. */
+static void force(const int *ids, const unsigned char *settled, int count, int off) {
+    for (int i = 0; i < count; i++)
+        __instrument_modes[ids[i]] = i < off ? 2 : settled[i];
+}
+
+/* The truth phase (see the top comment): `rounds` rounds of the plain kernel and the states
+ * S0 .. S(count) of the events `ids`, n units each; leaves the events as the run left them. */
+static void truth(const struct context *c, long n, const int *ids, int count, int rounds) {
+    unsigned char settled[MAX];
+    printf("settled");
+    for (int i = 0; i < count; i++)
+        printf(" %d", settled[i] = __instrument_modes[ids[i]]);
+    printf("\n");
+    long long t[MAX + 2];
+    for (int r = 0; r < rounds; r++) {
+        for (int k = 0; k <= count + 1; k++) {
+            int s = (r & 1) ? count + 1 - k : k;
+            if (s == count + 1) {
+                t[s] = timed(c->plain, n);
+                continue;
+            }
+            force(ids, settled, count, s);
+            t[s] = timed(c->inst, n);
+        }
+        printf("s %lld", t[count + 1]);
+        for (int s = 0; s <= count; s++)
+            printf(" %lld", t[s]);
+        printf("\n");
+    }
+    force(ids, settled, count, 0);
+}
+
 int main(int argc, char **argv) {
-    if (argc != 4) {
-        fprintf(stderr, "usage: %s CONTEXT REPS TARGET_US\n", argv[0]);
+    if (argc != 4 && argc != 6) {
+        fprintf(stderr, "usage: %s CONTEXT REPS TARGET_US [IDS ROUNDS]\n", argv[0]);
         return 2;
     }
     const struct context *c = find_context(argv[1]);
@@ -73,5 +119,11 @@ int main(int argc, char **argv) {
         printf("rep %lld %lld\n", plain, inst);
     }
     printf("inst %ld %ld\n", inst_calls, inst_units);
+    if (argc == 6) {
+        int ids[MAX], count = parse(argv[4], ids);
+        /* Its runs count as none of the measured ones (`inst` is printed). */
+        current = NULL;
+        truth(c, n, ids, count, atoi(argv[5]));
+    }
     return 0;
 }

@@ -3,6 +3,7 @@
  * with. */
 #ifndef GROUND_TRUTH_HARNESS_H
 #define GROUND_TRUTH_HARNESS_H
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -24,6 +25,19 @@ static const struct context *find_context(const char *name) {
         if (strcmp(contexts[i].name, name) == 0)
             return &contexts[i];
     return NULL;
+}
+
+enum { MAX = 16 };
+
+/* Parses a comma list of at most MAX integers into out; returns how many. */
+static int parse(const char *s, int *out) {
+    int k = 0;
+    while (*s && k < MAX) {
+        char *end;
+        out[k++] = (int)strtol(s, &end, 10);
+        s = *end ? end + 1 : end;
+    }
+    return k;
 }
 
 static long long now_ns(void) {

@@ -21,24 +21,12 @@
 
 extern unsigned char __instrument_modes[];
 
-enum { MAX = 16 };
 static volatile double sink;
 
 static long long timed(kernel k, long n) {
     long long start = now_ns();
     sink = k(n);
     return now_ns() - start;
-}
-
-/* Parses a comma list of at most MAX integers into out; returns how many. */
-static int parse(const char *s, int *out) {
-    int k = 0;
-    while (*s && k < MAX) {
-        char *end;
-        out[k++] = (int)strtol(s, &end, 10);
-        s = *end ? end + 1 : end;
-    }
-    return k;
 }
 
 static void set_state(const int *ids, int n, const int *modes) {

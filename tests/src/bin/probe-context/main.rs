@@ -15,10 +15,15 @@
 //!   (the profile's raw less its compensated inclusive time);
 //! - error: removed against in place, in ns and in % of the in-place cost (0 is exact).
 //!
+//! `--truth ROUNDS` adds, after each run, what each of the context's events cost in the state the
+//! run left it in, in that process, next to what compensation charged it (truth.rs).
+//!
 //! `cargo run --release -p instrument-tests --bin probe-context -- [--reps R] [--target-us US]
 //! [--until-ns NS] [--contexts a,b] [--strategies calibrated,fenced] [--placement late]
-//! [--processes N] [--json]`
+//! [--processes N] [--json] [--truth ROUNDS]`
 //! (after `cargo build --release --workspace`).
+
+mod truth;
 
 use clap::Parser;
 use instrument_profile::Profile;
@@ -65,6 +70,12 @@ struct Args {
     /// probes in place
     #[arg(long, value_name = "NAME=VALUE", value_parser = parse_env)]
     env: Vec<(String, String)>,
+    /// After each run, ROUNDS rounds of its events forced into the state the run left them in
+    /// and then switched off one at a time, children first: what each event's calls cost there,
+    /// in that process, against what compensation charged them (the main table's removed and
+    /// error columns, which the forced runs would distort, are left out)
+    #[arg(long, value_name = "ROUNDS")]
+    truth: Option<u32>,
 }
 
 fn parse_env(text: &str) -> Result<(String, String), String> {
@@ -134,7 +145,9 @@ fn main() {
             }
         }
     }
-    if args.json {
+    if args.truth.is_some() {
+        // The truth rows went out with each run; the forced runs distort the table's removed.
+    } else if args.json {
         println!("{}", serde_json::to_string_pretty(&rows).expect("rows serialize"));
     } else {
         print_table(&rows, &args);
@@ -325,7 +338,7 @@ fn measure(
     loop {
         let row = measure_with(args, reps, dir, program, context, strategy, mode)?;
         let half_width = (row.in_place_ns - row.in_place_low_ns).max(row.in_place_high_ns - row.in_place_ns);
-        if half_width <= args.until_ns || reps >= args.reps * 64 {
+        if half_width <= args.until_ns || reps >= args.reps * 64 || args.truth.is_some() {
             return Some(row);
         }
         reps *= 4;
@@ -342,6 +355,14 @@ fn print_estimates(context: &str, mode: &str, harness: &Harness, profile: &Profi
             c.measured_ns, c.counted_ns, o.unestimated_scale, o.pathed_scale
         );
     }
+    for f in &profile.functions {
+        let s = &f.stats;
+        let removed = s.compensated.map_or(0, |c| s.inclusive_ns as i64 - c.inclusive_ns);
+        eprintln!(
+            "{context} {mode}: {} calls {} untimed {} inclusive {} ns, removed {} ns",
+            f.name, s.calls, s.untimed_calls, s.inclusive_ns, removed
+        );
+    }
     for e in profile.compensation.iter().flat_map(|c| &c.in_place) {
         eprintln!("{context} {mode}: {e:?}");
     }
@@ -353,6 +374,39 @@ fn print_estimates(context: &str, mode: &str, harness: &Harness, profile: &Profi
     }
 }
 
+/// One run of the harness on `context` (its strategy and mode) with `reps` repetitions, and a
+/// truth phase when `truth` gives its arguments: its stdout and its profile.
+fn run_harness(
+    args: &Args,
+    reps: u32,
+    dir: &Path,
+    program: &Path,
+    (context, strategy, mode): (&str, &str, &str),
+    truth: Option<&[String; 2]>,
+) -> (String, Profile) {
+    for old in profile_paths(dir) {
+        std::fs::remove_file(old).expect("old profile removed");
+    }
+    let mut command = Command::new(program);
+    command.args([context, &reps.to_string(), &args.target_us.to_string()]).current_dir(dir);
+    command.args(truth.into_iter().flatten());
+    command.env("INSTRUMENT_PROFILE_DIR", dir).env("INSTRUMENT_THROTTLE", "0");
+    command.env("INSTRUMENT_COMPENSATE", strategy);
+    if mode == "callpath" {
+        command.env("INSTRUMENT_CALLPATH", "all");
+    }
+    command.envs(args.env.iter().map(|(k, v)| (k, v)));
+    let output = run(&mut command);
+    assert_success(&output, context);
+    (String::from_utf8_lossy(&output.stdout).into_owned(), only_profile(dir))
+}
+
+/// The events `--truth` switches off for `context`, children first, from a short callpath run.
+fn learn_plan(args: &Args, dir: &Path, program: &Path, context: &str, strategy: &str) -> Option<truth::Plan> {
+    let (stdout, profile) = run_harness(args, 2, dir, program, (context, strategy, "callpath"), None);
+    truth::plan(&profile, &format!("run_{context}_inst"), parse(&stdout).inst_units)
+}
+
 fn measure_with(
     args: &Args,
     reps: u32,
@@ -362,21 +416,13 @@ fn measure_with(
     strategy: &str,
     mode: &'static str,
 ) -> Option<Row> {
-    for old in profile_paths(dir) {
-        std::fs::remove_file(old).expect("old profile removed");
+    let plan = args.truth.and_then(|_| learn_plan(args, dir, program, context, strategy));
+    let extra = plan.as_ref().zip(args.truth).map(|(plan, rounds)| truth::arguments(plan, rounds));
+    let (stdout, profile) = run_harness(args, reps, dir, program, (context, strategy, mode), extra.as_ref());
+    let harness = parse(&stdout);
+    if let Some(plan) = &plan {
+        truth::report(&format!("{context:<10} {mode:<8}"), plan, &truth::parse(&stdout), harness.n, &profile);
     }
-    let mut command = Command::new(program);
-    command.args([context, &reps.to_string(), &args.target_us.to_string()]).current_dir(dir);
-    command.env("INSTRUMENT_PROFILE_DIR", dir).env("INSTRUMENT_THROTTLE", "0");
-    command.env("INSTRUMENT_COMPENSATE", strategy);
-    if mode == "callpath" {
-        command.env("INSTRUMENT_CALLPATH", "all");
-    }
-    command.envs(args.env.iter().map(|(k, v)| (k, v)));
-    let output = run(&mut command);
-    assert_success(&output, context);
-    let harness = parse(&String::from_utf8_lossy(&output.stdout));
-    let profile = only_profile(dir);
     let driver_name = format!("run_{context}_inst");
     let driver = profile.functions.iter().find(|f| f.name == driver_name).expect("the instrumented driver");
     if args.estimates {

@@ -1,0 +1,119 @@
+//! `--truth ROUNDS`: what each event of a context costs in the state the run left it in, measured
+//! in the same process right after the run, next to what compensation charged its calls.
+//!
+//! The error a row of the main table shows is a sum over the context's events and over the
+//! run's phases, and comparing it with `scripts/gt-states` (each state forced from the start,
+//! in another process) was no attribution: this machine runs whole processes in phases whose
+//! probe costs differ 1.5 to 1.8 x (the ground truth's nested context, its settled state: 24
+//! and 41 ns a unit from one process to the next, the calibration moving alike but not with
+//! it). So the harness (ground_truth.c's truth phase) forces, after the measured repetitions,
+//! the settled state and then its events switched off one at a time, children first, each
+//! alternated with the plain kernel, and each difference of consecutive states is what that
+//! event's calls cost there: in place, all effects included, in the run's own process and
+//! phase. What compensation charged them is the event's in-place estimate (the profile's
+//! `overhead.in_place`, its time-held counted or timed cost), else a calibration.
+//!
+//! The truth phase runs the instrumented kernel in forced states, so the run's profile holds
+//! its calls too: with `--truth`, the main table's removed and error columns are left out.
+
+use instrument_profile::Profile;
+
+/// The kernel's routines the truth phase switches off, children first, and their calls per
+/// unit of the kernel.
+pub struct Plan {
+    pub ids: Vec<u32>,
+    names: Vec<String>,
+    per_unit: Vec<f64>,
+}
+
+/// The plan from a callpath profile of a run without a truth phase (`units` of the kernel in
+/// all): every routine but `driver`, the deepest first (the last position any path gives it),
+/// so that a parent is switched off after its children. None when the kernel has no routine
+/// or more than the harness takes (16).
+pub fn plan(profile: &Profile, driver: &str, units: f64) -> Option<Plan> {
+    let paths = profile.callpaths.iter().flat_map(|c| &c.threads).flat_map(|t| &t.paths);
+    let depth = |id: u32| paths.clone().filter_map(|p| p.path.iter().rposition(|&e| e == id)).max().unwrap_or(0);
+    let mut kernel: Vec<_> = profile.functions.iter().filter(|f| f.name != driver && f.stats.calls > 0).collect();
+    kernel.sort_by_key(|f| (std::cmp::Reverse(depth(f.id)), std::cmp::Reverse(f.id)));
+    if kernel.is_empty() || kernel.len() > 16 {
+        return None;
+    }
+    Some(Plan {
+        ids: kernel.iter().map(|f| f.id).collect(),
+        names: kernel.iter().map(|f| f.name.trim_end_matches("_inst").to_string()).collect(),
+        per_unit: kernel.iter().map(|f| f.stats.calls as f64 / units).collect(),
+    })
+}
+
+/// The harness's two extra arguments for a truth phase of `rounds` rounds.
+pub fn arguments(plan: &Plan, rounds: u32) -> [String; 2] {
+    let ids: Vec<String> = plan.ids.iter().map(u32::to_string).collect();
+    [ids.join(","), rounds.to_string()]
+}
+
+/// The truth phase's output: the events' modes as the run left them, and per round the plain
+/// kernel's ns and those of the states S0 .. Sk.
+pub struct Phase {
+    settled: Vec<u8>,
+    rounds: Vec<Vec<f64>>,
+}
+
+pub fn parse(stdout: &str) -> Phase {
+    let mut phase = Phase { settled: Vec::new(), rounds: Vec::new() };
+    for line in stdout.lines() {
+        let mut words = line.split_whitespace();
+        match words.next() {
+            Some("settled") => phase.settled = words.filter_map(|w| w.parse().ok()).collect(),
+            Some("s") => phase.rounds.push(words.filter_map(|w| w.parse().ok()).collect()),
+            _ => {}
+        }
+    }
+    phase
+}
+
+/// One row per event of `plan` (and the switched-off code's), to stdout: its settled mode,
+/// what its calls cost in place (median over rounds, distribution-free 95 % interval) and
+/// what compensation charged each (`charged`), in ns a call of that event; `n` units a run.
+pub fn report(label: &str, plan: &Plan, phase: &Phase, n: f64, profile: &Profile) {
+    let count = plan.ids.len();
+    if phase.rounds.is_empty() || phase.rounds.iter().any(|r| r.len() != count + 2) {
+        println!("{label}: no truth phase in the harness's output");
+        return;
+    }
+    for (i, (&id, name)) in plan.ids.iter().zip(&plan.names).enumerate() {
+        let per_call = n * plan.per_unit[i];
+        let (median, low, high) = median_interval(phase.rounds.iter().map(|r| (r[i + 1] - r[i + 2]) / per_call));
+        let mode = phase.settled.get(i).copied().unwrap_or(0);
+        let (charged, source) = charged(profile, id, mode);
+        println!(
+            "{label} {name:<14} mode {mode:>3}  in place {median:>7.2} [{low:>7.2}, {high:>7.2}]  charged {charged:>7.2} \
+             ({source})  charged - in place {:>+7.2}",
+            charged - median
+        );
+    }
+    let calls: f64 = plan.per_unit.iter().sum::<f64>() * n;
+    let (median, low, high) = median_interval(phase.rounds.iter().map(|r| (r[count + 1] - r[0]) / calls));
+    println!("{label} {:<14} all off     in place {median:>7.2} [{low:>7.2}, {high:>7.2}]  charged    0.00", "(floor)");
+}
+
+/// What compensation charged a call of event `id` in mode `mode`, with where it came from.
+fn charged(profile: &Profile, id: u32, mode: u8) -> (f64, &'static str) {
+    let estimate = profile.overhead.iter().flat_map(|o| &o.in_place).find(|e| e.id == id);
+    let inline = profile.compensation.as_ref().and_then(|c| c.inline_count.as_ref());
+    match (mode, estimate, inline) {
+        (instrument_live::MODE_INLINE, _, Some(i)) => (i.charged_ns, "inline count"),
+        (instrument_live::MODE_MEASURED, Some(e), _) => (e.measured_ns, "estimate, timed"),
+        (_, Some(e), _) => (e.counted_ns, "estimate, untimed"),
+        _ => (f64::NAN, "a calibration"),
+    }
+}
+
+/// The median of `values` and a distribution-free 95 % interval for it (order statistics).
+fn median_interval(values: impl Iterator<Item = f64>) -> (f64, f64, f64) {
+    let mut v: Vec<f64> = values.collect();
+    v.sort_by(f64::total_cmp);
+    let k = v.len();
+    let half = 1.96 * (k as f64).sqrt() / 2.0;
+    let at = |i: f64| v[(i.max(0.0) as usize).min(k - 1)];
+    (v[k / 2], at(k as f64 / 2.0 - half), at(k as f64 / 2.0 + half))
+}
