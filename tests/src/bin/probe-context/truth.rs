@@ -32,8 +32,10 @@ pub struct Plan {
 /// or more than the harness takes (16).
 pub fn plan(profile: &Profile, driver: &str, units: f64) -> Option<Plan> {
     let paths = profile.callpaths.iter().flat_map(|c| &c.threads).flat_map(|t| &t.paths);
-    let depth = |id: u32| paths.clone().filter_map(|p| p.path.iter().rposition(|&e| e == id)).max().unwrap_or(0);
-    let mut kernel: Vec<_> = profile.functions.iter().filter(|f| f.name != driver && f.stats.calls > 0).collect();
+    let depth =
+        |id: u32| paths.clone().filter_map(|p| p.path.iter().rposition(|&e| e == id)).max().unwrap_or(0);
+    let mut kernel: Vec<_> =
+        profile.functions.iter().filter(|f| f.name != driver && f.stats.calls > 0).collect();
     kernel.sort_by_key(|f| (std::cmp::Reverse(depth(f.id)), std::cmp::Reverse(f.id)));
     if kernel.is_empty() || kernel.len() > 16 {
         return None;
@@ -82,7 +84,8 @@ pub fn report(label: &str, plan: &Plan, phase: &Phase, n: f64, profile: &Profile
     }
     for (i, (&id, name)) in plan.ids.iter().zip(&plan.names).enumerate() {
         let per_call = n * plan.per_unit[i];
-        let (median, low, high) = median_interval(phase.rounds.iter().map(|r| (r[i + 1] - r[i + 2]) / per_call));
+        let (median, low, high) =
+            median_interval(phase.rounds.iter().map(|r| (r[i + 1] - r[i + 2]) / per_call));
         let mode = phase.settled.get(i).copied().unwrap_or(0);
         let (charged, source) = charged(profile, id, mode);
         println!(
@@ -93,7 +96,10 @@ pub fn report(label: &str, plan: &Plan, phase: &Phase, n: f64, profile: &Profile
     }
     let calls: f64 = plan.per_unit.iter().sum::<f64>() * n;
     let (median, low, high) = median_interval(phase.rounds.iter().map(|r| (r[count + 1] - r[0]) / calls));
-    println!("{label} {:<14} all off     in place {median:>7.2} [{low:>7.2}, {high:>7.2}]  charged    0.00", "(floor)");
+    println!(
+        "{label} {:<14} all off     in place {median:>7.2} [{low:>7.2}, {high:>7.2}]  charged    0.00",
+        "(floor)"
+    );
 }
 
 /// What compensation charged a call of event `id` in mode `mode`, with where it came from.

@@ -1,0 +1,53 @@
+//! `probe-context --truth` end to end: after its measured run, the ground truth's harness forces
+//! the context's events into the state the run left them in and then switches them off one at a
+//! time, children first, and the tool prints each event's in-place cost there next to what
+//! compensation charged it (tests/src/bin/probe-context/truth.rs). The figures are timings
+//! (benchmarks judge them); this checks what they are of: every event of the kernel once, in
+//! the order its callpaths give (a callee before its caller), and the switched-off code's row.
+
+use instrument_tests::{assert_success, bin, run, without_instrument_env};
+use std::process::Command;
+
+/// The truth rows of one mode: (event, settled mode) in the order printed.
+fn rows(stdout: &str, mode: &str) -> Vec<(String, String)> {
+    stdout
+        .lines()
+        .filter(|l| l.split_whitespace().nth(1) == Some(mode))
+        .map(|l| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            (words[2].to_string(), words[3..5].join(" "))
+        })
+        .collect()
+}
+
+#[test]
+fn the_truth_phase_measures_every_event_children_first_in_its_settled_state() {
+    let mut command = Command::new(bin("probe-context"));
+    without_instrument_env(&mut command).args([
+        "--contexts",
+        "nested",
+        "--strategies",
+        "inplace",
+        "--placement",
+        "late",
+        "--reps",
+        "4",
+        "--target-us",
+        "500",
+        "--env",
+        "INSTRUMENT_THROTTLE=1",
+        "--truth",
+        "5",
+    ]);
+    let output = run(&mut command);
+    assert_success(&output, "probe-context --truth");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    for mode in ["flat", "callpath"] {
+        let rows = rows(&stdout, mode);
+        let names: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+        assert_eq!(names, ["nest_leaf", "nest_find", "nest_top", "(floor)"], "{stdout}");
+        assert_eq!(rows[3].1, "all off", "{stdout}");
+        assert!(rows[..3].iter().all(|r| r.1.starts_with("mode ")), "{stdout}");
+    }
+    assert!(!stdout.contains("error %"), "the main table's error columns are left out: {stdout}");
+}
