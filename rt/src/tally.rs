@@ -9,9 +9,9 @@
 //! counted minus the tally windows' time per execution is what counting costs over that path.
 //! What is left unseen is the tally path itself, about a switched-off pair: a call and a few
 //! loads, not the records' cache lines. inplace takes it from its calibration, the
-//! switched-off pair's, scaled down as the counted path's part measured over it moved below its
-//! own (`tally_path`: nothing where counting hid in the event's shadow, the calibration at
-//! most).
+//! switched-off pair's, scaled as the counted path's part measured over it moved from its own
+//! (`tally_path`: nothing where counting hid in the event's shadow, several times the
+//! calibration next to cache misses).
 //!
 //! The tally path keeps the counts exact without touching a record: its executions are added at
 //! the window's end to the event's count, to its caller's child calls and untimed estimate (and
