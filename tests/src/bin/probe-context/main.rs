@@ -120,6 +120,10 @@ struct Row {
     /// the driver's loop, so 100 % is the upper end where that loop hides in the kernel's shadow.
     kernel_ns: f64,
     kernel_pct: f64,
+    /// With `--truth`: what each event's calls cost in the state the run left it in, and what
+    /// they were charged.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    truth: Vec<truth::EventTruth>,
 }
 
 fn main() {
@@ -145,10 +149,13 @@ fn main() {
             }
         }
     }
-    if args.truth.is_some() {
-        // The truth rows went out with each run; the forced runs distort the table's removed.
-    } else if args.json {
+    if args.json {
         println!("{}", serde_json::to_string_pretty(&rows).expect("rows serialize"));
+    } else if args.truth.is_some() {
+        // Each run's truth rows went out with it; the forced runs distort the table's removed.
+        let runs: Vec<(String, &[truth::EventTruth])> =
+            rows.iter().map(|r| (format!("{:<10} {:<8}", r.context, r.mode), r.truth.as_slice())).collect();
+        truth::summarize(&runs, mean_interval);
     } else {
         print_table(&rows, &args);
         if args.processes > 1 {
@@ -420,9 +427,9 @@ fn measure_with(
     let extra = plan.as_ref().zip(args.truth).map(|(plan, rounds)| truth::arguments(plan, rounds));
     let (stdout, profile) = run_harness(args, reps, dir, program, (context, strategy, mode), extra.as_ref());
     let harness = parse(&stdout);
-    if let Some(plan) = &plan {
-        truth::report(&format!("{context:<10} {mode:<8}"), plan, &truth::parse(&stdout), harness.n, &profile);
-    }
+    let truth = plan.as_ref().map_or_else(Vec::new, |plan| {
+        truth::report(&format!("{context:<10} {mode:<8}"), plan, &truth::parse(&stdout), harness.n, &profile)
+    });
     let driver_name = format!("run_{context}_inst");
     let driver = profile.functions.iter().find(|f| f.name == driver_name).expect("the instrumented driver");
     if args.estimates {
@@ -460,6 +467,7 @@ fn measure_with(
         error_pct: (removed - in_place_ns) / in_place_ns * 100.0,
         kernel_ns,
         kernel_pct: 100.0 * kernel_ns / plain_ns,
+        truth,
     })
 }
 

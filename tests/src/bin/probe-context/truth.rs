@@ -73,32 +73,96 @@ pub fn parse(stdout: &str) -> Phase {
     phase
 }
 
-/// One row per event of `plan` (and the switched-off code's), to stdout: its settled mode,
-/// what its calls cost in place (median over rounds, distribution-free 95 % interval) and
-/// what compensation charged each (`charged`), in ns a call of that event; `n` units a run.
-pub fn report(label: &str, plan: &Plan, phase: &Phase, n: f64, profile: &Profile) {
+/// What one event's calls cost in the state the run left it in (ns a call of that event: the
+/// median over rounds with its distribution-free 95 % interval) and what compensation charged
+/// each; the switched-off code's row is event `(floor)`, mode `all off`, charged 0.
+#[derive(serde::Serialize)]
+pub struct EventTruth {
+    pub event: String,
+    pub mode: String,
+    pub in_place_ns: f64,
+    pub low_ns: f64,
+    pub high_ns: f64,
+    pub charged_ns: f64,
+    pub charged_from: &'static str,
+}
+
+/// The rows of `plan`'s events and the floor's from the truth phase `phase` (`n` units a run),
+/// each also printed to stdout after `label` (none when the phase is missing).
+pub fn report(label: &str, plan: &Plan, phase: &Phase, n: f64, profile: &Profile) -> Vec<EventTruth> {
     let count = plan.ids.len();
     if phase.rounds.is_empty() || phase.rounds.iter().any(|r| r.len() != count + 2) {
         println!("{label}: no truth phase in the harness's output");
-        return;
+        return Vec::new();
     }
-    for (i, (&id, name)) in plan.ids.iter().zip(&plan.names).enumerate() {
-        let per_call = n * plan.per_unit[i];
-        let (median, low, high) =
-            median_interval(phase.rounds.iter().map(|r| (r[i + 1] - r[i + 2]) / per_call));
-        let mode = phase.settled.get(i).copied().unwrap_or(0);
-        let (charged, source) = charged(profile, id, mode);
+    let mut rows: Vec<EventTruth> = (0..count).map(|i| event_truth(plan, phase, i, n, profile)).collect();
+    let calls: f64 = plan.per_unit.iter().sum::<f64>() * n;
+    let (in_place_ns, low_ns, high_ns) =
+        median_interval(phase.rounds.iter().map(|r| (r[count + 1] - r[0]) / calls));
+    let (event, mode) = ("(floor)".to_string(), "all off".to_string());
+    rows.push(EventTruth {
+        event,
+        mode,
+        in_place_ns,
+        low_ns,
+        high_ns,
+        charged_ns: 0.0,
+        charged_from: "nothing",
+    });
+    for r in &rows {
         println!(
-            "{label} {name:<14} mode {mode:>3}  in place {median:>7.2} [{low:>7.2}, {high:>7.2}]  charged {charged:>7.2} \
-             ({source})  charged - in place {:>+7.2}",
-            charged - median
+            "{label} {:<14} {:<8}  in place {:>7.2} [{:>7.2}, {:>7.2}]  charged {:>7.2} ({})  charged - in place {:>+7.2}",
+            r.event, r.mode, r.in_place_ns, r.low_ns, r.high_ns, r.charged_ns, r.charged_from,
+            r.charged_ns - r.in_place_ns
         );
     }
-    let calls: f64 = plan.per_unit.iter().sum::<f64>() * n;
-    let (median, low, high) = median_interval(phase.rounds.iter().map(|r| (r[count + 1] - r[0]) / calls));
+    rows
+}
+
+/// Event `i` of `plan`: S(i) - S(i+1) of each round, per call.
+fn event_truth(plan: &Plan, phase: &Phase, i: usize, n: f64, profile: &Profile) -> EventTruth {
+    let per_call = n * plan.per_unit[i];
+    let (in_place_ns, low_ns, high_ns) =
+        median_interval(phase.rounds.iter().map(|r| (r[i + 1] - r[i + 2]) / per_call));
+    let mode = phase.settled.get(i).copied().unwrap_or(0);
+    let (charged_ns, charged_from) = charged(profile, plan.ids[i], mode);
+    let (event, mode) = (plan.names[i].clone(), format!("mode {mode}"));
+    EventTruth { event, mode, in_place_ns, low_ns, high_ns, charged_ns, charged_from }
+}
+
+/// Per context, mode and event over the processes (`runs`: each run's label and truth rows):
+/// the mean in-place cost and charge, and the charge's error with the half-width of its 95 %
+/// interval (`interval`), in ns a call and in % of the in-place cost.
+pub fn summarize(runs: &[(String, &[EventTruth])], interval: impl Fn(&[f64]) -> (f64, f64)) {
+    let mut keys: Vec<(&str, &str, &str)> = Vec::new();
+    for (label, rows) in runs {
+        for r in rows.iter() {
+            let key = (label.as_str(), r.event.as_str(), r.mode.as_str());
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+    }
     println!(
-        "{label} {:<14} all off     in place {median:>7.2} [{low:>7.2}, {high:>7.2}]  charged    0.00",
-        "(floor)"
+        "\n{:<19} {:<14} {:<8} {:>4} {:>9} {:>9} {:>17} {:>8}",
+        "context    mode", "event", "mode", "runs", "in place", "charged", "error [95% CI]", "%"
+    );
+    for (label, event, mode) in keys {
+        let same = runs.iter().filter(|(l, _)| l == label).flat_map(|(_, rows)| rows.iter());
+        let rows: Vec<&EventTruth> = same.filter(|r| r.event == event && r.mode == mode).collect();
+        let mean = |f: fn(&EventTruth) -> f64| rows.iter().map(|r| f(r)).sum::<f64>() / rows.len() as f64;
+        let (in_place, charged) = (mean(|r| r.in_place_ns), mean(|r| r.charged_ns));
+        let errors: Vec<f64> = rows.iter().map(|r| r.charged_ns - r.in_place_ns).collect();
+        let (error, half) = interval(&errors);
+        println!(
+            "{label:<19} {event:<14} {mode:<8} {:>4} {in_place:>9.2} {charged:>9.2} {error:>+8.2} ±{half:>6.2} {:>+8.1}",
+            rows.len(),
+            100.0 * error / in_place
+        );
+    }
+    println!(
+        "(ns a call of each event, mean over the runs; mode: the one it settled in, as the truth phase found it; error: \
+         charged - in place)"
     );
 }
 
