@@ -8,11 +8,12 @@
 use instrument_tests::{assert_success, bin, run, without_instrument_env};
 use std::process::Command;
 
-/// The truth rows of one mode: (event, settled mode) in the order printed.
+/// The run's truth rows of one mode (not the summary's): (event, settled mode) in the order
+/// printed.
 fn rows(stdout: &str, mode: &str) -> Vec<(String, String)> {
     stdout
         .lines()
-        .filter(|l| l.split_whitespace().nth(1) == Some(mode))
+        .filter(|l| l.split_whitespace().nth(1) == Some(mode) && l.contains(" in place "))
         .map(|l| {
             let words: Vec<&str> = l.split_whitespace().collect();
             (words[2].to_string(), words[3..5].join(" "))
@@ -50,4 +51,5 @@ fn the_truth_phase_measures_every_event_children_first_in_its_settled_state() {
         assert!(rows[..3].iter().all(|r| r.1.starts_with("mode ")), "{stdout}");
     }
     assert!(!stdout.contains("error %"), "the main table's error columns are left out: {stdout}");
+    assert!(stdout.contains("error [95% CI]"), "the summary over the runs: {stdout}");
 }
