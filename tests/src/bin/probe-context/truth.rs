@@ -174,7 +174,7 @@ fn charged(profile: &Profile, id: u32, mode: u8) -> (f64, &'static str) {
         (instrument_live::MODE_INLINE, _, Some(i)) => (i.charged_ns, "inline count"),
         (instrument_live::MODE_MEASURED, Some(e), _) => (e.measured_ns, "estimate, timed"),
         (_, Some(e), _) => (e.counted_ns, "estimate, untimed"),
-        _ => (f64::NAN, "a calibration"),
+        _ => (f64::NAN, "no estimate: a calibration the profile does not hold"),
     }
 }
 
