@@ -135,7 +135,7 @@ fn main() {
         for strategy in &args.strategies {
             for mode in ["flat", "callpath"] {
                 let runs: Vec<Row> = (0..args.processes)
-                    .map_while(|_| measure(&args, dir.path(), &program, context, strategy, mode))
+                    .map_while(|_| measure(&args, dir.path(), &program, Case { context, strategy, mode }))
                     .collect();
                 if runs.is_empty() {
                     eprintln!(
@@ -333,17 +333,10 @@ fn events(profile: &Profile) -> f64 {
 /// `measure_with` at --reps, then at four times as many repetitions while the in-place
 /// interval is wider than --until-ns (each in one process: repetitions are not pooled across
 /// processes, whose code layout and calibration differ).
-fn measure(
-    args: &Args,
-    dir: &Path,
-    program: &Path,
-    context: &str,
-    strategy: &str,
-    mode: &'static str,
-) -> Option<Row> {
+fn measure(args: &Args, dir: &Path, program: &Path, case: Case) -> Option<Row> {
     let mut reps = args.reps;
     loop {
-        let row = measure_with(args, reps, dir, program, context, strategy, mode)?;
+        let row = measure_with(args, reps, dir, program, case)?;
         let half_width = (row.in_place_ns - row.in_place_low_ns).max(row.in_place_high_ns - row.in_place_ns);
         if half_width <= args.until_ns || reps >= args.reps * 64 || args.truth.is_some() {
             return Some(row);
@@ -381,14 +374,21 @@ fn print_estimates(context: &str, mode: &str, harness: &Harness, profile: &Profi
     }
 }
 
-/// One run of the harness on `context` (its strategy and mode) with `reps` repetitions, and a
-/// truth phase when `truth` gives its arguments: its stdout and its profile.
+/// A context measured with one compensation strategy in one mode (flat, callpath).
+#[derive(Clone, Copy)]
+struct Case<'a> {
+    context: &'a str,
+    strategy: &'a str,
+    mode: &'static str,
+}
+
+/// One run of the harness on `case` with `reps` repetitions, and a truth phase when `truth`
+/// gives its arguments: its stdout and its profile.
 fn run_harness(
     args: &Args,
     reps: u32,
-    dir: &Path,
-    program: &Path,
-    (context, strategy, mode): (&str, &str, &str),
+    (dir, program): (&Path, &Path),
+    Case { context, strategy, mode }: Case,
     truth: Option<&[String; 2]>,
 ) -> (String, Profile) {
     for old in profile_paths(dir) {
@@ -409,23 +409,16 @@ fn run_harness(
 }
 
 /// The events `--truth` switches off for `context`, children first, from a short callpath run.
-fn learn_plan(args: &Args, dir: &Path, program: &Path, context: &str, strategy: &str) -> Option<truth::Plan> {
-    let (stdout, profile) = run_harness(args, 2, dir, program, (context, strategy, "callpath"), None);
-    truth::plan(&profile, &format!("run_{context}_inst"), parse(&stdout).inst_units)
+fn learn_plan(args: &Args, dir: &Path, program: &Path, case: Case) -> Option<truth::Plan> {
+    let (stdout, profile) = run_harness(args, 2, (dir, program), Case { mode: "callpath", ..case }, None);
+    truth::plan(&profile, &format!("run_{}_inst", case.context), parse(&stdout).inst_units)
 }
 
-fn measure_with(
-    args: &Args,
-    reps: u32,
-    dir: &Path,
-    program: &Path,
-    context: &str,
-    strategy: &str,
-    mode: &'static str,
-) -> Option<Row> {
-    let plan = args.truth.and_then(|_| learn_plan(args, dir, program, context, strategy));
+fn measure_with(args: &Args, reps: u32, dir: &Path, program: &Path, case: Case) -> Option<Row> {
+    let Case { context, strategy, mode } = case;
+    let plan = args.truth.and_then(|_| learn_plan(args, dir, program, case));
     let extra = plan.as_ref().zip(args.truth).map(|(plan, rounds)| truth::arguments(plan, rounds));
-    let (stdout, profile) = run_harness(args, reps, dir, program, (context, strategy, mode), extra.as_ref());
+    let (stdout, profile) = run_harness(args, reps, (dir, program), case, extra.as_ref());
     let harness = parse(&stdout);
     let truth = plan.as_ref().map_or_else(Vec::new, |plan| {
         truth::report(&format!("{context:<10} {mode:<8}"), plan, &truth::parse(&stdout), harness.n, &profile)
