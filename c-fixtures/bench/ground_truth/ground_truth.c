@@ -17,7 +17,7 @@
  * (`__instrument_modes`, as states.c forces them), alternated with the plain kernel for ROUNDS
  * rounds in an order that reverses from round to round. Prints `settled MODE...` and one
  * `s PLAIN S0 S1 ... Sk` line (ns) per round; S(i-1) - Si is what event i costs there, what
- * compensation charged it should match (tests/src/bin/probe-context.rs, `--truth`). The
+ * compensation charged it should match (tests/src/bin/probe-context/truth.rs, `--truth`). The
  * runtime's estimations go on meanwhile and may set a mode for a window: a run they touch is
  * one of ROUNDS, and the medians take little from it. */
 #include <stdio.h>

@@ -250,10 +250,11 @@ pub(super) fn weighed_toward(mean: f64, se: f64, prior: f64, spread: f64) -> f64
 /// grows by its per-event lines (the record, the cost and estimate tables) while the tally
 /// path touches only what every probe touches; compensated main had then come out 6 % and
 /// 10 % low on xz and SQLite's flat profiles with the scaled model. The ground truth refutes
-/// the argument: in its misses context a bare count, which touches only the thread state, cost
-/// about 9.6 ns over the switched-off code in place against 0.5 calibrated (`probe-context
-/// --truth`: the inline count 12.4 ns over it, the bare windows 2.8 ns under the inline count),
-/// so a path of shared lines grows as much. Uncapped, interleaved with the cap (three rounds
+/// the argument: in its misses context the inline count cost 12.4 ns a call over the
+/// switched-off code in place (`probe-context --truth`) and was charged 3.3, the bare count's
+/// calibration (0.5) plus what the bare windows measured the inline count at over a bare count
+/// (about 2.8): so a bare count, which touches only the thread state, cost about 9.6 ns there,
+/// and a path of shared lines grows as much. Uncapped, interleaved with the cap (three rounds
 /// of `probe-context --strategies inplace --placement late --env INSTRUMENT_THROTTLE=1`): the
 /// callpath rows' summed absolute error 27.2 -> 21.4 ns an event (misses -11.5 -> -6.5, none
 /// worse beyond 0.5 ns), the flat rows alike; SQLite's callpath run +1.3 ±2.6 ns a probed call
