@@ -411,7 +411,9 @@ fn run_harness(
 /// The events `--truth` switches off for `context`, children first, from a short callpath run.
 fn learn_plan(args: &Args, dir: &Path, program: &Path, case: Case) -> Option<truth::Plan> {
     let (stdout, profile) = run_harness(args, 2, (dir, program), Case { mode: "callpath", ..case }, None);
-    truth::plan(&profile, &format!("run_{}_inst", case.context), parse(&stdout).inst_units)
+    let harness = parse(&stdout);
+    let per_unit = (events(&profile) - harness.inst_calls) / harness.inst_units;
+    truth::plan(&profile, &format!("run_{}_inst", case.context), harness.inst_units, per_unit)
 }
 
 fn measure_with(args: &Args, reps: u32, dir: &Path, program: &Path, case: Case) -> Option<Row> {
@@ -429,7 +431,9 @@ fn measure_with(args: &Args, reps: u32, dir: &Path, program: &Path, case: Case) 
         print_estimates(context, mode, &harness, &profile);
     }
     // Events are proportional to n: the driver's own call plus events_per_unit * n.
-    let per_unit = (events(&profile) - harness.inst_calls) / harness.inst_units;
+    let per_unit = plan
+        .as_ref()
+        .map_or((events(&profile) - harness.inst_calls) / harness.inst_units, |p| p.events_per_unit);
     if per_unit < 0.5 {
         return None;
     }
@@ -437,8 +441,13 @@ fn measure_with(args: &Args, reps: u32, dir: &Path, program: &Path, case: Case) 
     let in_place: Vec<f64> = harness.reps.iter().map(|(plain, inst)| (inst - plain) / per_rep).collect();
     let (in_place_ns, half_width) = mean_interval(&in_place);
     let compensated = driver.stats.compensated.expect("a compensated profile").inclusive_ns as f64;
-    let removed = (driver.stats.inclusive_ns as f64 - compensated)
-        / (per_unit * harness.inst_units + harness.inst_calls);
+    // The truth phase's calls are in the profile, but not in the harness's units: no removed.
+    let removed = if plan.is_some() {
+        f64::NAN
+    } else {
+        (driver.stats.inclusive_ns as f64 - compensated)
+            / (per_unit * harness.inst_units + harness.inst_calls)
+    };
     let plain: Vec<f64> = harness.reps.iter().map(|(plain, _)| plain / per_rep).collect();
     let kernel_ns = kernel_exclusive(&profile, &driver_name);
     let plain_ns = instrument_report::experiment::interval::median(&plain).unwrap_or(0.0);

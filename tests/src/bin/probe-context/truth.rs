@@ -14,7 +14,8 @@
 //! `overhead.in_place`, its time-held counted or timed cost), else a calibration.
 //!
 //! The truth phase runs the instrumented kernel in forced states, so the run's profile holds
-//! its calls too: with `--truth`, the main table's removed and error columns are left out.
+//! its calls too: with `--truth`, the main table is left out (and its removed and error are
+//! null in the JSON rows).
 
 use instrument_profile::Profile;
 
@@ -22,6 +23,9 @@ use instrument_profile::Profile;
 /// unit of the kernel.
 pub struct Plan {
     pub ids: Vec<u32>,
+    /// Every event the kernel makes a unit (its loops and call statements too), which the run's
+    /// profile, holding the truth phase's calls, cannot say.
+    pub events_per_unit: f64,
     names: Vec<String>,
     per_unit: Vec<f64>,
 }
@@ -30,7 +34,7 @@ pub struct Plan {
 /// all): every routine but `driver`, the deepest first (the last position any path gives it),
 /// so that a parent is switched off after its children. None when the kernel has no routine
 /// or more than the harness takes (16).
-pub fn plan(profile: &Profile, driver: &str, units: f64) -> Option<Plan> {
+pub fn plan(profile: &Profile, driver: &str, units: f64, events_per_unit: f64) -> Option<Plan> {
     let paths = profile.callpaths.iter().flat_map(|c| &c.threads).flat_map(|t| &t.paths);
     let depth =
         |id: u32| paths.clone().filter_map(|p| p.path.iter().rposition(|&e| e == id)).max().unwrap_or(0);
@@ -42,6 +46,7 @@ pub fn plan(profile: &Profile, driver: &str, units: f64) -> Option<Plan> {
     }
     Some(Plan {
         ids: kernel.iter().map(|f| f.id).collect(),
+        events_per_unit,
         names: kernel.iter().map(|f| f.name.trim_end_matches("_inst").to_string()).collect(),
         per_unit: kernel.iter().map(|f| f.stats.calls as f64 / units).collect(),
     })
