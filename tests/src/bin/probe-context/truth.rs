@@ -65,6 +65,7 @@ pub struct Phase {
     rounds: Vec<Vec<f64>>,
 }
 
+/// The truth phase's lines (`settled`, `s`) of the harness's stdout.
 pub fn parse(stdout: &str) -> Phase {
     let mut phase = Phase { settled: Vec::new(), rounds: Vec::new() };
     for line in stdout.lines() {
