@@ -72,8 +72,8 @@ struct Args {
     env: Vec<(String, String)>,
     /// After each run, ROUNDS rounds of its events forced into the state the run left them in
     /// and then switched off one at a time, children first: what each event's calls cost there,
-    /// in that process, against what compensation charged them (the main table's removed and
-    /// error columns, which the forced runs would distort, are left out)
+    /// in that process, against what compensation charged them (instead of the main table,
+    /// whose removed and error the forced runs would distort; null in --json)
     #[arg(long, value_name = "ROUNDS")]
     truth: Option<u32>,
 }
@@ -330,6 +330,12 @@ fn events(profile: &Profile) -> f64 {
     (calls + loops + sites) as f64
 }
 
+/// The events a unit of the kernel makes: the profile's, less the driver's own calls, over the
+/// units the harness ran (events are proportional to n).
+fn events_per_unit(profile: &Profile, harness: &Harness) -> f64 {
+    (events(profile) - harness.inst_calls) / harness.inst_units
+}
+
 /// `measure_with` at --reps, then at four times as many repetitions while the in-place
 /// interval is wider than --until-ns (each in one process: repetitions are not pooled across
 /// processes, whose code layout and calibration differ).
@@ -412,7 +418,7 @@ fn run_harness(
 fn learn_plan(args: &Args, dir: &Path, program: &Path, case: Case) -> Option<truth::Plan> {
     let (stdout, profile) = run_harness(args, 2, (dir, program), Case { mode: "callpath", ..case }, None);
     let harness = parse(&stdout);
-    let per_unit = (events(&profile) - harness.inst_calls) / harness.inst_units;
+    let per_unit = events_per_unit(&profile, &harness);
     truth::plan(&profile, &format!("run_{}_inst", case.context), harness.inst_units, per_unit)
 }
 
@@ -430,10 +436,7 @@ fn measure_with(args: &Args, reps: u32, dir: &Path, program: &Path, case: Case) 
     if args.estimates {
         print_estimates(context, mode, &harness, &profile);
     }
-    // Events are proportional to n: the driver's own call plus events_per_unit * n.
-    let per_unit = plan
-        .as_ref()
-        .map_or((events(&profile) - harness.inst_calls) / harness.inst_units, |p| p.events_per_unit);
+    let per_unit = plan.as_ref().map_or_else(|| events_per_unit(&profile, &harness), |p| p.events_per_unit);
     if per_unit < 0.5 {
         return None;
     }
