@@ -263,22 +263,34 @@ fn overhead_counted_ns(profile: &instrument_profile::Profile) -> f64 {
 /// and counted windows hold as many gaps of the caller's work. With timed windows ending at
 /// exits, the difference came out low by about a gap per window's calls: -14.6 to -15.5 ns
 /// (standard errors 0.3-0.6) in 3 of 3 runs here, against +9.3 to +10.5 ns since.
+///
+/// The estimation has only the few thousand calls after step becomes hot, a few milliseconds:
+/// once in CI, with this file's other tests running beside it, it measured 196 ns (standard
+/// error 22) where a few calibrated pairs are the bound. So the program runs up to three times
+/// and one run within the bounds passes; the bug this guards against is systematic and fails
+/// all three.
 #[test]
 fn the_callers_work_between_calls_is_not_taken_for_probe_cost() {
-    let profile = compensated_profile("gapped", "20000");
-    let c = profile.compensation.as_ref().unwrap();
-    let step = function(&profile, "step");
-    let estimates = estimates_of(&profile, "step");
-    assert!(!estimates.is_empty(), "step is hot from 2^14 calls: {:?}", c.in_place);
-    let calibrated = c.routine.inclusive_overhead_ns;
-    for e in &estimates {
-        assert!(
-            e.difference_ns > -2.0 * e.standard_error_ns && e.difference_ns < 4.0 * calibrated,
-            "a timed pair costs between nothing and a few calibrated pairs ({calibrated} ns): {e:?}"
-        );
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "gapped", &[]);
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        let profile = main_times(dir.path(), &program, &["20000"], Some("1")).2;
+        let c = profile.compensation.as_ref().unwrap();
+        let estimates = estimates_of(&profile, "step");
+        assert!(!estimates.is_empty(), "step is hot from 2^14 calls: {:?}", c.in_place);
+        assert_eq!(function(&profile, "step").stats.calls, 20000);
+        assert_eq!(profile.totals.unmatched_exits, 0);
+        let calibrated = c.routine.inclusive_overhead_ns;
+        let within = |e: &&instrument_profile::InPlaceCost| {
+            e.difference_ns > -2.0 * e.standard_error_ns && e.difference_ns < 4.0 * calibrated
+        };
+        if estimates.iter().all(within) {
+            return;
+        }
+        seen.push(format!("calibrated pair {calibrated} ns: {estimates:?}"));
     }
-    assert_eq!(step.stats.calls, 20000);
-    assert_eq!(profile.totals.unmatched_exits, 0);
+    panic!("a timed pair costs between nothing and a few calibrated pairs, in no run of three: {seen:#?}");
 }
 
 /// Kernels of one loop that become hot together (c-fixtures/kernels.c: five, equally called, so
