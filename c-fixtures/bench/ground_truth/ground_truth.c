@@ -17,7 +17,10 @@
  * (`__instrument_modes`, as states.c forces them), alternated with the plain kernel for ROUNDS
  * rounds in an order that reverses from round to round. Prints `settled MODE...` and one
  * `s PLAIN S0 S1 ... Sk` line (ns) per round; S(i-1) - Si is what event i costs there, what
- * compensation charged it should match (tests/src/bin/probe-context/truth.rs, `--truth`). The
+ * compensation charged it should match (tests/src/bin/probe-context/truth.rs, `--truth`).
+ * Where the first event settled counted through its probe (a callpath leaf), each round also
+ * runs S0 with that event counted on the shadow stack untimed (`p NS`): P - S1 is its pathed
+ * pair in place, which its pathed windows measure for every callpath parent's charge. The
  * runtime's estimations go on meanwhile and may set a mode for a window: a run they touch is
  * one of ROUNDS, and the medians take little from it. */
 #include <stdio.h>
@@ -59,6 +62,10 @@ static long calibrate(kernel k, long target_us) {
 }
 
 /* Forces the first `off` of the `count` events `ids` switched off and the others into `settled`. */
+/* The mode bytes of a counted event and of one counted on the shadow stack untimed (the
+ * runtime's switch::COUNTED and switch::PATHED). */
+enum { COUNTED = 1, PATHED = 64 };
+
 static void force(const int *ids, const unsigned char *settled, int count, int off) {
     for (int i = 0; i < count; i++)
         __instrument_modes[ids[i]] = i < off ? 2 : settled[i];
@@ -87,6 +94,11 @@ static void truth(const struct context *c, long n, const int *ids, int count, in
         for (int s = 0; s <= count; s++)
             printf(" %lld", t[s]);
         printf("\n");
+        if (settled[0] == COUNTED) {
+            force(ids, settled, count, 0);
+            __instrument_modes[ids[0]] = PATHED;
+            printf("p %lld\n", timed(c->inst, n));
+        }
     }
     force(ids, settled, count, 0);
 }

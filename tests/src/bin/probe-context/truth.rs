@@ -11,7 +11,10 @@
 //! alternated with the plain kernel, and each difference of consecutive states is what that
 //! event's calls cost there: in place, all effects included, in the run's own process and
 //! phase. What compensation charged them is the event's in-place estimate (the profile's
-//! `overhead.in_place`, its time-held counted or timed cost), else a calibration.
+//! `overhead.in_place`, its time-held counted or timed cost), else a calibration. A callpath
+//! leaf settled counted is also forced pathed (kept on the shadow stack untimed): that row is its
+//! pathed pair in place against what its pathed windows measured, the scale of every callpath
+//! parent's charge (`population::PATHED`).
 //!
 //! The truth phase runs the instrumented kernel in forced states, so the run's profile holds
 //! its calls too: with `--truth`, the main table is left out (and its removed and error are
@@ -63,16 +66,20 @@ pub fn arguments(plan: &Plan, rounds: u32) -> [String; 2] {
 pub struct Phase {
     settled: Vec<u8>,
     rounds: Vec<Vec<f64>>,
+    /// Per round, S0 with the first event (a callpath leaf settled counted) counted on the
+    /// shadow stack untimed; empty where the harness ran no such state.
+    pathed_lead: Vec<f64>,
 }
 
 /// The truth phase's lines (`settled`, `s`) of the harness's stdout.
 pub fn parse(stdout: &str) -> Phase {
-    let mut phase = Phase { settled: Vec::new(), rounds: Vec::new() };
+    let mut phase = Phase { settled: Vec::new(), rounds: Vec::new(), pathed_lead: Vec::new() };
     for line in stdout.lines() {
         let mut words = line.split_whitespace();
         match words.next() {
             Some("settled") => phase.settled = words.filter_map(|w| w.parse().ok()).collect(),
             Some("s") => phase.rounds.push(words.filter_map(|w| w.parse().ok()).collect()),
+            Some("p") => phase.pathed_lead.extend(words.next().and_then(|w| w.parse::<f64>().ok())),
             _ => {}
         }
     }
@@ -105,6 +112,7 @@ pub fn report(label: &str, plan: &Plan, phase: &Phase, n: f64, profile: &Profile
     let calls: f64 = plan.per_unit.iter().sum::<f64>() * n;
     let (in_place_ns, low_ns, high_ns) =
         median_interval(phase.rounds.iter().map(|r| (r[count + 1] - r[0]) / calls));
+    rows.extend(pathed_lead(plan, phase, n, profile));
     let (event, mode) = ("(floor)".to_string(), "all off".to_string());
     rows.push(EventTruth {
         event,
@@ -134,6 +142,31 @@ fn event_truth(plan: &Plan, phase: &Phase, i: usize, n: f64, profile: &Profile) 
     let (charged_ns, charged_from) = charged(profile, plan.ids[i], mode);
     let (event, mode) = (plan.names[i].clone(), format!("mode {mode}"));
     EventTruth { event, mode, in_place_ns, low_ns, high_ns, charged_ns, charged_from }
+}
+
+/// The first event's pathed pair (P - S1 of each round, per call) where the harness forced it
+/// (a callpath leaf settled counted), against what its pathed windows measured (the mean of its
+/// estimations' `pathed_ns`), which scales every callpath parent's charge.
+fn pathed_lead(plan: &Plan, phase: &Phase, n: f64, profile: &Profile) -> Option<EventTruth> {
+    if phase.pathed_lead.len() != phase.rounds.len() {
+        return None;
+    }
+    let per_call = n * plan.per_unit[0];
+    let differences = phase.pathed_lead.iter().zip(&phase.rounds).map(|(p, r)| (p - r[2]) / per_call);
+    let (in_place_ns, low_ns, high_ns) = median_interval(differences);
+    let measured: Vec<f64> = profile
+        .compensation
+        .iter()
+        .flat_map(|c| &c.in_place)
+        .filter(|e| e.id == plan.ids[0])
+        .filter_map(|e| e.pathed_ns)
+        .collect();
+    if measured.is_empty() {
+        return None; // a flat run's, or no pathed window ran
+    }
+    let charged_ns = measured.iter().sum::<f64>() / measured.len() as f64;
+    let (event, mode) = (plan.names[0].clone(), "pathed".to_string());
+    Some(EventTruth { event, mode, in_place_ns, low_ns, high_ns, charged_ns, charged_from: "pathed windows" })
 }
 
 /// Per context, mode and event over the processes (`runs`: each run's label and truth rows):
