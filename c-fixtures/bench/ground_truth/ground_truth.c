@@ -61,11 +61,11 @@ static long calibrate(kernel k, long target_us) {
     }
 }
 
-/* Forces the first `off` of the `count` events `ids` switched off and the others into `settled`. */
 /* The mode bytes of a counted event and of one counted on the shadow stack untimed (the
  * runtime's switch::COUNTED and switch::PATHED). */
 enum { COUNTED = 1, PATHED = 64 };
 
+/* Forces the first `off` of the `count` events `ids` switched off and the others into `settled`. */
 static void force(const int *ids, const unsigned char *settled, int count, int off) {
     for (int i = 0; i < count; i++)
         __instrument_modes[ids[i]] = i < off ? 2 : settled[i];

@@ -71,7 +71,7 @@ pub struct Phase {
     pathed_lead: Vec<f64>,
 }
 
-/// The truth phase's lines (`settled`, `s`) of the harness's stdout.
+/// The truth phase's lines (`settled`, `s`, `p`) of the harness's stdout.
 pub fn parse(stdout: &str) -> Phase {
     let mut phase = Phase { settled: Vec::new(), rounds: Vec::new(), pathed_lead: Vec::new() };
     for line in stdout.lines() {
