@@ -7,9 +7,9 @@
  * a few milliseconds apart, and the machine's drift is common to both. Both threads run on the
  * CPU the process started on (`one_cpu`): on a two-vCPU Intel VM, left to the scheduler, the
  * copies of BT W differed by -20 % to +24 % from process to process (the instrumented one with
- * its probes switched off), as each process's threads happened to share a core or not (each
- * core's own L2 kept one copy's arrays warm, or both evicted each other's); on one CPU, 1.8 to
- * 3.2 % in six processes.
+ * the runtime's defaults), as each process's threads happened to share a core or not (likely:
+ * each core's own L2 kept one copy's arrays warm, or both evicted each other's); on one CPU,
+ * 1.8 to 3.2 % in six processes.
  *
  *   nas-paired
  *
