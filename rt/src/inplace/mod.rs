@@ -10,9 +10,9 @@
 //! cost. Drift cancels in each pair of windows (ABBA order: T C C T T C ...), and the
 //! difference of the windows' durations per execution is what timing the event costs in
 //! place, in the program's real context, over what counting it costs there. Each group of four
-//! windows starts after a random spacer of counted executions (`defer_start`), so that the
-//! program's own structure (a caller's work every P calls) falls in each kind of window alike
-//! rather than always in the same ones.
+//! windows starts after a random spacer of counted executions (`defer_start`, `defer_group`), so
+//! that the program's own structure (a caller's work every P calls) falls in each kind of window
+//! alike rather than always in the same ones.
 //!
 //! What counting itself costs in place cannot be seen whole by any run-time comparison (it would
 //! need a copy of the code without probes). Tally windows (tally.rs) measure the counted path
@@ -401,8 +401,9 @@ struct Windows {
 #[derive(Clone, Copy)]
 enum Deferred {
     None,
-    /// The next group of windows (the estimation's first, or the one after a voided tally
-    /// window) starts at the entry that ends a random spacer (`defer_start`).
+    /// The next group of windows starts at the entry that ends a random spacer: the
+    /// estimation's first, or the one after a voided tally window (`defer_start`), or any other
+    /// (`defer_group`).
     Start,
     /// The timed window that reached its count at an exit, with the event's calls then, ends at
     /// the next entry.
@@ -844,6 +845,10 @@ pub unsafe fn counted_boundary(ts: &mut ThreadState, id: u32) -> bool {
         unsafe { start_pending(ts) };
         return true;
     }
+    if closing.is_some() && w.done.is_multiple_of(4) {
+        defer_group(w, record.counted);
+        return false;
+    }
     let next_timed = w.timed(w.done);
     let count = if next_timed { record.calls } else { record.counted - 1 };
     if next_timed {
@@ -989,18 +994,36 @@ unsafe fn void_tally(ts: &ThreadState, w: &mut Windows) {
 /// to 78 ns cheaper than an inline count (so it was charged nothing), and compensated main
 /// kept 6 % of the plain run (issue 23's notes).
 fn defer_start(w: &mut Windows, counted: u64) {
+    let spacer = spacer(&mut w.random, 4 * w.window);
+    w.spent += spacer;
+    defer(w, Deferred::Start, counted + spacer, w.id);
+}
+
+/// Makes a counted entry of the event start the next group of windows after the group that
+/// ended at its entry now counted `counted`: the one that ends a spacer of counted executions
+/// uniform below one window, spent from the budget. Back to back, the groups of an estimation
+/// sampled a program's periodic work at phases fixed by where the estimation started: on NPB BT
+/// (class W, late placement; windows of 86 calls of binvcrhs, a few calls a cell) the
+/// differences of adjacent windows flipped sign about every third pair by ±60 to ±120 ns a call,
+/// where the count they measure costs a few, so whole estimations came out biased one way or the
+/// other with small standard errors (issue 23's thirty-fifth note). The spacers' lengths add up
+/// to a random walk of the groups' phases, so that over an estimation's groups every point of a
+/// period falls in each window alike, whatever the period: the aliasing becomes variance the
+/// standard errors see. A spacer below a group's length (`defer_start`'s) would spend half as
+/// much of the budget again as the windows do; one below a window, an eighth.
+fn defer_group(w: &mut Windows, counted: u64) {
     let spacer = spacer(&mut w.random, w.window);
     w.spent += spacer;
     defer(w, Deferred::Start, counted + spacer, w.id);
 }
 
-/// A spacer's length, uniform below four windows of `window` executions, from the xorshift
-/// generator `state` (nonzero), which it advances.
-fn spacer(state: &mut u64, window: u64) -> u64 {
+/// A spacer's length, uniform below `below` executions (nonzero), from the xorshift generator
+/// `state` (nonzero), which it advances.
+fn spacer(state: &mut u64, below: u64) -> u64 {
     *state ^= *state << 13;
     *state ^= *state >> 7;
     *state ^= *state << 17;
-    *state % (4 * window)
+    *state % below
 }
 
 /// Ends the current window at `now` with the event's count at `count`; true when that ended
@@ -1523,9 +1546,22 @@ mod tests {
         // A caller's return 23 calls after the group would otherwise start, as in BT's lines.
         let (window, mut state, mut in_window) = (17, 0x5eed | 1, [0u32; 4]);
         for _ in 0..40_000 {
-            let spacer = spacer(&mut state, window);
+            let spacer = spacer(&mut state, 4 * window);
             assert!(spacer < 4 * window);
             in_window[((23 + 4 * window - spacer) % (4 * window) / window) as usize] += 1;
+        }
+        assert!(in_window.iter().all(|&n| (9_000..11_000).contains(&n)), "{in_window:?}");
+    }
+
+    #[test]
+    fn group_spacers_spread_a_period_of_the_groups_length_over_their_windows() {
+        // A point every four windows: back to back, every group would have it in the same window.
+        let (window, mut state, mut start, mut in_window) = (17u64, 0x5eed | 1, 0u64, [0u32; 4]);
+        for _ in 0..40_000 {
+            start += spacer(&mut state, window);
+            assert!(spacer(&mut state.clone(), window) < window);
+            in_window[((4 * window - start % (4 * window)) % (4 * window) / window) as usize] += 1;
+            start += 4 * window;
         }
         assert!(in_window.iter().all(|&n| (9_000..11_000).contains(&n)), "{in_window:?}");
     }
