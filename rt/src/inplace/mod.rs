@@ -1004,7 +1004,7 @@ fn defer_start(w: &mut Windows, counted: u64) {
 /// uniform below one window, spent from the budget. Back to back, the groups of an estimation
 /// sampled a program's periodic work at phases fixed by where the estimation started: on NPB BT
 /// (class W, late placement; windows of 86 calls of binvcrhs, a few calls a cell) the
-/// differences of adjacent windows flipped sign about every third pair by ±60 to ±120 ns a call,
+/// differences of adjacent windows flipped sign about every third pair by ±20 to ±120 ns a call,
 /// where the count they measure costs a few, so whole estimations came out biased one way or the
 /// other with small standard errors (issue 23's thirty-fifth note). The spacers' lengths add up
 /// to a random walk of the groups' phases, so that over an estimation's groups every point of a
@@ -1558,8 +1558,9 @@ mod tests {
         // A point every four windows: back to back, every group would have it in the same window.
         let (window, mut state, mut start, mut in_window) = (17u64, 0x5eed | 1, 0u64, [0u32; 4]);
         for _ in 0..40_000 {
-            start += spacer(&mut state, window);
-            assert!(spacer(&mut state.clone(), window) < window);
+            let spacer = spacer(&mut state, window);
+            assert!(spacer < window);
+            start += spacer;
             in_window[((4 * window - start % (4 * window)) % (4 * window) / window) as usize] += 1;
             start += 4 * window;
         }
