@@ -27,7 +27,7 @@
 //! quantity with its noise: binvcrhs's came out at +20 to +30 ns (errors of 12) in some stretches
 //! of the run and at -4 to +8 (errors of 5) in others, against a true excess of about 3 ns a
 //! count. Pooled with their own errors only, whichever stretch had the smaller errors won and the
-//! pool passed its test at 15 to 21 ns for part of the run in one process of three, so every
+//! pool passed its test at 15 to 21 ns for part of the run in one process of five, so every
 //! inline count then cost four times its calibration; an excess clamped below at minus the
 //! calibration (as it was) also censored the negative side of that noise, and pooled what was
 //! left at +10 to +16 ns (issue 23's thirty-sixth note). The windows' differences carry the
