@@ -48,8 +48,9 @@ where
     Some((cost, uncertainty.sqrt()))
 }
 
-/// DerSimonian and Laird's τ²: the variance between estimates beyond their own errors.
-fn between_variance<I>(estimates: I) -> Option<f64>
+/// DerSimonian and Laird's τ²: the variance between estimates beyond their own errors; `None`
+/// without estimates.
+pub(crate) fn between_variance<I>(estimates: I) -> Option<f64>
 where
     I: Iterator<Item = (f64, f64)> + Clone,
 {

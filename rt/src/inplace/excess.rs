@@ -78,17 +78,11 @@ pub(super) unsafe fn add(measured: (f64, f64), timed: u64) {
 }
 
 /// The random-effects mean of `items` (values with their standard errors) and its standard
-/// error: DerSimonian and Laird's moment estimate of the variance between items (Cochran's Q
-/// over its expectation under one common mean, none below zero) added to each item's own.
+/// error: the variance between items beyond their own errors (DerSimonian and Laird's τ², the
+/// one the estimates' pooling takes as their drift: `pooling::between_variance`) added to each
+/// item's own.
 fn random_effects(items: &[(f64, f64)]) -> (f64, f64) {
-    let (fixed, _) = weighted_mean(items, 0.0);
-    let (w, w2) = items.iter().fold((0.0, 0.0), |(w, w2), &(_, se)| {
-        let weight = se.powi(-2);
-        (w + weight, w2 + weight * weight)
-    });
-    let q: f64 = items.iter().map(|&(x, se)| ((x - fixed) / se).powi(2)).sum();
-    let spread = w - w2 / w;
-    let between = if spread > 0.0 { ((q - (items.len() - 1) as f64) / spread).max(0.0) } else { 0.0 };
+    let between = crate::pooling::between_variance(items.iter().copied()).unwrap_or(0.0);
     weighted_mean(items, between)
 }
 
