@@ -7,20 +7,27 @@
 //! routines with loops, each called millions of times, ran 18 % slower through the counted
 //! probe and 10 % slower through switched-off probes, against the plain build (the note of
 //! issue 24). So at late placement on x86-64 the entry counts in place, in about twenty
-//! instructions, when four things hold, tested in this order, and calls the entry probe
+//! instructions, when three things hold, tested in this order, and calls the entry probe
 //! otherwise (a measured event's, mode 0, is the probe set's `enter_measured`, which skips the mode
 //! lookup the code has just made):
 //!
-//! 1. the event id (from the routine's id slot) is below `TABLE_LEN`;
+//! 1. the event id (from the routine's id slot) is below the thread's record capacity as the
+//!    thread-local block `THREAD` holds it at `THREAD_CAP_AT` (a `u32`): zero on a thread without
+//!    a state, never above `TABLE_LEN`, so one test says that the slot is registered (an
+//!    unregistered one holds `u32::MAX`), that the id is inside the mode table, that the thread
+//!    has a state and that the event has a record;
 //! 2. the event's mode byte in `MODES` (one byte per id) is `MODE`: throttled, and not under
 //!    in-place estimation (with compensation on, the runtime charges the counts' calibrated
 //!    cost with them);
-//! 3. the thread has a state: the thread-local pointer `THREAD` is not null (the runtime's
-//!    state is at the address it holds);
-//! 4. the id is below the state's `RECORD_CAP_AT` (a `u32`);
-//! 5. the event's record's `COUNTED_AT` word is not the state's `INLINE_END_AT` word: that is
+//! 3. the event's record's `COUNTED_AT` word is not the state's `INLINE_END_AT` word: that is
 //!    where the runtime ends a window of inline counts of the event it is estimating, whose
 //!    cost it measures against counted probe calls (rt/src/inplace/); `u64::MAX` otherwise.
+//!
+//! The state is at the address the block holds at offset 0. One test where there were three (the
+//! id in the table, the state not null, the id below the state's `RECORD_CAP_AT`) took a
+//! nanosecond a probed call off Lua's interpreter, a fifth of what its probes cost in place
+//! (`scripts/nas-paired --program lua`, throttled, the two builds interleaved; issue 23's
+//! thirty-seventh note).
 //!
 //! It then adds 1 to the event's record's `COUNTED_AT` word and the event's estimate
 //! (`PER_CALL[id]`, a `u64`) to its `UNTIMED_OWN_AT` word, records being `1 << RECORD_SHIFT`
@@ -33,7 +40,7 @@
 //! code, unprobed, and every call that fails a check is a tail call of the copy, whose entry
 //! calls the probe.
 //!
-//! A switched-off event's entry (mode byte `OFF`, after the first test) makes no call either:
+//! A switched-off event's entry (mode byte `OFF`, after the mode test) makes no call either:
 //! its result is zero at once, as the probe's is, and nothing is counted (with a probed copy, it
 //! runs the routine's own code). Switching routines
 //! off at run time (`INSTRUMENT_RUNTIME_SELECT`, `instrument top --off`) then costs a load and
@@ -41,8 +48,7 @@
 //!
 //! A routine under in-place estimation whose mode byte is `BARE` (after the `OFF` test) counts
 //! its call more barely still, for the windows that measure what the inline count costs where it
-//! runs (rt/src/inplace/): where the thread has a state whose `WINDOW_LEFT_AT` word (a `u32`) is
-//! not zero, it takes 1 from that word and adds 1 to `PENDING_CALLS_AT`, touching no line but
+//! runs (rt/src/inplace/): where the state's `WINDOW_LEFT_AT` word (a `u32`) is not zero, it takes 1 from that word and adds 1 to `PENDING_CALLS_AT`, touching no line but
 //! the state's first, and its result is zero; else it calls the entry probe (which counts the
 //! call as a counted one). Only the thread that runs the window has that word above zero; the
 //! runtime credits the calls it counted down to the event's record (count and estimate) before
@@ -52,9 +58,14 @@
 //! touches its state and records, and a signal handler that interrupts the sequence can at
 //! worst move one estimate between callers.
 
-/// The thread-local `ptr` to the calling thread's state (null before its first event and after
-/// it retired), initial-exec model: the runtime defines it in the executable's static TLS.
+/// The calling thread's thread-local block (`THREAD_BYTES`, initial-exec model: the runtime
+/// defines it in the executable's static TLS): the `ptr` to its state at 0 (null before its first
+/// event and after it retired), and the state's record capacity at `THREAD_CAP_AT` (zero while
+/// the pointer is null).
 pub const THREAD: &str = "__instrument_thread";
+/// The offset of the record capacity (`u32`) in `THREAD`'s block, and the block's size.
+pub const THREAD_CAP_AT: u64 = 8;
+pub const THREAD_BYTES: u64 = 16;
 /// `u8 [TABLE_LEN]`: the mode byte of every event id (the runtime's `switch::MODES`).
 pub const MODES: &str = "__instrument_modes";
 /// `u64 [TABLE_LEN]`: every event's estimate per untimed call, scaled ticks (`untimed::PER_CALL`).
@@ -73,6 +84,7 @@ pub const BARE: u8 = 128 | 1;
 
 /// Byte offsets in the thread state.
 pub const RECORDS_AT: u64 = 24;
+/// The record capacity (`u32`): the runtime's, which it copies to `THREAD`'s block.
 pub const RECORD_CAP_AT: u64 = 32;
 /// The calls a bare count may still count on this thread (`u32`), in the word after the record
 /// capacity's.

@@ -121,25 +121,24 @@ extern "C" size_t instrument_llvm_demangle(const char *Mangled, char *Out, size_
 }
 
 // The inline count (instrument_contract::inline_count). `Abi` holds the contract's numbers:
-// records, record_cap, pending calls and estimate offsets in the state, the record shift, counted
-// and untimed-own offsets in a record, the table length, the inline and switched-off modes, and
-// the window end's offset in the state, the bare mode and the offset of the bare window's calls
-// left in the state.
+// records, pending calls and estimate offsets in the state, the record shift, counted and
+// untimed-own offsets in a record, the inline and switched-off modes, the window end's offset in
+// the state, the bare mode, the offset of the bare window's calls left in the state and that of
+// the record capacity in the thread-local block.
 namespace {
 enum AbiWord {
     RecordsAt,
-    RecordCapAt,
     PendingCallsAt,
     PendingEstimateAt,
     RecordShift,
     CountedAt,
     UntimedOwnAt,
-    TableLen,
     ModeValue,
     OffValue,
     InlineEndAt,
     BareValue,
-    WindowLeftAt
+    WindowLeftAt,
+    ThreadCapAt
 };
 
 // The blocks of an inline count built by `buildCount`, their terminators left to the caller:
@@ -179,22 +178,20 @@ void countInline(IRBuilder<> &B, Value *State, Value *Record, Value *CountedWord
     Add(At(State, Abi[PendingEstimateAt]), Estimate);
 }
 
-// The inline count's checks at the end of `Head` (which has no terminator): the id in the mode
-// table, the mode, the thread's state, the id below its record capacity and the record's count
-// not where the runtime ends a window of inline counts, in that order, each failing to `Slow`
-// (the mode to `Other`); where all hold, `Fast` counts the call. New blocks go before `Before`.
+// The inline count's checks at the end of `Head` (which has no terminator): the id below the
+// record capacity in the thread-local block (zero without a state, never above the mode table's
+// length: one test for the id, the state and the record), the mode, and the record's count not
+// where the runtime ends a window of inline counts, in that order, each failing to `Slow` (the
+// mode to `Other`); where all hold, `Fast` counts the call. New blocks go before `Before`.
 Counting buildCount(BasicBlock *Head, BasicBlock *Before, Value *Slot, BasicBlock *Slow,
                     Value *Thread, Value *Modes, Value *PerCall, const uint64_t *Abi) {
     Function *F = Head->getParent();
     LLVMContext &Ctx = F->getContext();
     BasicBlock *ModeCheck = BasicBlock::Create(Ctx, "instrument.count.mode", F, Before);
-    BasicBlock *StateCheck = BasicBlock::Create(Ctx, "instrument.count.state", F, Before);
-    BasicBlock *CapCheck = BasicBlock::Create(Ctx, "instrument.count.capacity", F, Before);
     BasicBlock *EndCheck = BasicBlock::Create(Ctx, "instrument.count.end", F, Before);
     BasicBlock *Fast = BasicBlock::Create(Ctx, "instrument.count", F, Before);
     BasicBlock *Other = BasicBlock::Create(Ctx, "instrument.count.other", F, Before);
 
-    // The mode first: a measured event's entry (the probe call) pays four instructions.
     IRBuilder<> B(Head);
     Type *I8 = B.getInt8Ty(), *I32 = B.getInt32Ty(), *I64 = B.getInt64Ty(), *Ptr = B.getPtrTy();
     auto At = [&](Value *Base, uint64_t Offset) {
@@ -207,26 +204,20 @@ Counting buildCount(BasicBlock *Head, BasicBlock *Before, Value *Slot, BasicBloc
     // code and the paths that call the probe or count barely are laid out of its way.
     MDNode *Likely = MDBuilder(Ctx).createLikelyBranchWeights();
     Value *Id = Load(I32, Slot, 4);
-    Value *InTable = B.CreateICmpULT(Id, B.getInt32(static_cast<uint32_t>(Abi[TableLen])));
-    B.CreateCondBr(InTable, ModeCheck, Slow, Likely);
+    Value *Block = B.CreateThreadLocalAddress(Thread);
+    Value *Cap = Load(I32, At(Block, Abi[ThreadCapAt]), 4);
+    B.CreateCondBr(B.CreateICmpULT(Id, Cap), ModeCheck, Slow, Likely);
 
     B.SetInsertPoint(ModeCheck);
     Value *Index = B.CreateZExt(Id, I64);
     Value *ModeByte = Load(I8, B.CreateInBoundsGEP(I8, Modes, Index), 1, true);
     Value *Inline = B.CreateICmpEQ(ModeByte, B.getInt8(static_cast<uint8_t>(Abi[ModeValue])));
-    B.CreateCondBr(Inline, StateCheck, Other, Likely);
-
-    B.SetInsertPoint(StateCheck);
-    Value *State = Load(Ptr, B.CreateThreadLocalAddress(Thread), 8);
-    B.CreateCondBr(B.CreateIsNotNull(State), CapCheck, Slow, Likely);
-
-    B.SetInsertPoint(CapCheck);
-    Value *Cap = Load(I32, At(State, Abi[RecordCapAt]), 4);
-    B.CreateCondBr(B.CreateICmpULT(Id, Cap), EndCheck, Slow, Likely);
+    B.CreateCondBr(Inline, EndCheck, Other, Likely);
 
     // The runtime's window of inline counts ends at the call that finds this count: the probe
     // then counts it and measures the window.
     B.SetInsertPoint(EndCheck);
+    Value *State = Load(Ptr, Block, 8);
     Value *Records = Load(Ptr, At(State, Abi[RecordsAt]), 8);
     Value *Record = B.CreateInBoundsGEP(I8, Records, B.CreateShl(Index, Abi[RecordShift]));
     Value *CountedWord = At(Record, Abi[CountedAt]);
@@ -243,26 +234,23 @@ Counting buildCount(BasicBlock *Head, BasicBlock *Before, Value *Slot, BasicBloc
 }
 
 // The bare count at the end of `Check` (which has no terminator), for a mode byte that is not
-// the inline count's: the mode `BARE`, the thread's state and its bare window's calls left above
-// zero, each failing to `Slow`; where all hold, one call fewer left and one more pending, then
-// on to `Done`. Returns the block that counted; new blocks go before `Before`.
+// the inline count's, on a thread with a state (`buildCount`'s first test): the mode `BARE` and
+// the state's bare window's calls left above zero, each failing to `Slow`; where both hold, one
+// call fewer left and one more pending, then on to `Done`. Returns the block that counted; new
+// blocks go before `Before`.
 BasicBlock *buildBare(BasicBlock *Check, BasicBlock *Before, Value *ModeByte, BasicBlock *Slow,
                       BasicBlock *Done, Value *Thread, const uint64_t *Abi) {
     Function *F = Check->getParent();
     LLVMContext &Ctx = F->getContext();
-    BasicBlock *StateCheck = BasicBlock::Create(Ctx, "instrument.bare.state", F, Before);
     BasicBlock *LeftCheck = BasicBlock::Create(Ctx, "instrument.bare.left", F, Before);
     BasicBlock *Fast = BasicBlock::Create(Ctx, "instrument.bare", F, Before);
     IRBuilder<> B(Check);
     Type *I8 = B.getInt8Ty(), *I32 = B.getInt32Ty(), *I64 = B.getInt64Ty(), *Ptr = B.getPtrTy();
     Value *Bare = B.CreateICmpEQ(ModeByte, B.getInt8(static_cast<uint8_t>(Abi[BareValue])));
-    B.CreateCondBr(Bare, StateCheck, Slow);
-
-    B.SetInsertPoint(StateCheck);
-    Value *State = loadWord(B, Ptr, B.CreateThreadLocalAddress(Thread), 8);
-    B.CreateCondBr(B.CreateIsNotNull(State), LeftCheck, Slow);
+    B.CreateCondBr(Bare, LeftCheck, Slow);
 
     B.SetInsertPoint(LeftCheck);
+    Value *State = loadWord(B, Ptr, B.CreateThreadLocalAddress(Thread), 8);
     Value *LeftWord = B.CreateConstInBoundsGEP1_64(I8, State, Abi[WindowLeftAt]);
     Value *Left = loadWord(B, I32, LeftWord, 4);
     B.CreateCondBr(B.CreateIsNotNull(Left), Fast, Slow);

@@ -7,7 +7,7 @@
 use inkwell::llvm_sys::prelude::LLVMValueRef;
 use inkwell::module::{Linkage, Module};
 use inkwell::values::{AsValueRef, BasicValueEnum, FunctionValue, GlobalValue, PointerValue};
-use inkwell::{AddressSpace, ThreadLocalMode};
+use inkwell::ThreadLocalMode;
 use instrument_contract::inline_count as abi;
 
 /// The runtime's globals the inline count reads, declared in one module.
@@ -32,7 +32,7 @@ impl<'ctx> Globals<'ctx> {
                 global
             })
         };
-        let thread = external(abi::THREAD, ctx.ptr_type(AddressSpace::default()).into());
+        let thread = external(abi::THREAD, ctx.i64_type().array_type((abi::THREAD_BYTES / 8) as u32).into());
         thread.set_thread_local_mode(Some(ThreadLocalMode::InitialExecTLSModel));
         let modes = external(abi::MODES, ctx.i8_type().into());
         let per_call = external(abi::PER_CALL, ctx.i64_type().into());
@@ -53,7 +53,7 @@ impl<'ctx> Globals<'ctx> {
         let numbers = Self::numbers();
         // SAFETY: `opened` is the result of a live call of the entry probe (its first argument
         // the id slot) in a function of the module these globals were declared in; the shim
-        // reads `numbers` (thirteen words, the order it names) only during the call, and returns a
+        // reads `numbers` (twelve words, the order it names) only during the call, and returns a
         // phi node of that function.
         unsafe {
             let phi = instrument_inline_count(
@@ -80,7 +80,7 @@ impl<'ctx> Globals<'ctx> {
         let numbers = Self::numbers();
         // SAFETY: `routine` is an unprobed function definition of the module these globals were
         // declared in, `probed` its copy there (the same type), `site` its id slot; the shim
-        // reads `numbers` (thirteen words, the order it names) only during the call.
+        // reads `numbers` (twelve words, the order it names) only during the call.
         unsafe {
             instrument_dispatch(
                 routine.as_value_ref(),
@@ -95,21 +95,20 @@ impl<'ctx> Globals<'ctx> {
     }
 
     /// The contract's numbers in the order the shim names them.
-    fn numbers() -> [u64; 13] {
+    fn numbers() -> [u64; 12] {
         [
             abi::RECORDS_AT,
-            abi::RECORD_CAP_AT,
             abi::PENDING_CALLS_AT,
             abi::PENDING_ESTIMATE_AT,
             u64::from(abi::RECORD_SHIFT),
             abi::COUNTED_AT,
             abi::UNTIMED_OWN_AT,
-            abi::TABLE_LEN,
             u64::from(abi::MODE),
             u64::from(abi::OFF),
             abi::INLINE_END_AT,
             u64::from(abi::BARE),
             abi::WINDOW_LEFT_AT,
+            abi::THREAD_CAP_AT,
         ]
     }
 }

@@ -5,7 +5,10 @@
 //! call), and stable Rust has no `-Z tls-model`. Local-exec is sound here because the runtime is
 //! linked only into executables (toolchain/src/wrapper: never into `-shared` links; shared libraries
 //! resolve the probes from the executable), whose static TLS block holds the slot. The slot is
-//! also `__instrument_thread`, which instrumented code reads with the initial-exec model.
+//! also the start of `__instrument_thread`, which instrumented code reads with the initial-exec
+//! model, and whose next word holds the state's record capacity (zero without a state: the one
+//! test of the inline count, `instrument_contract::inline_count`), which `set` and `set_capacity`
+//! keep.
 
 #[cfg(target_arch = "x86_64")]
 core::arch::global_asm!(
@@ -17,12 +20,17 @@ core::arch::global_asm!(
     // instrument_contract::inline_count), exported to the shared libraries' code.
     ".globl __instrument_thread",
     ".type __instrument_thread, @tls_object",
-    ".size __instrument_thread, 8",
+    ".size __instrument_thread, {bytes}",
     "__instrument_thread:",
     "instrument_rt_current:",
-    ".zero 8",
+    ".zero {bytes}",
     ".popsection",
+    bytes = const instrument_contract::inline_count::THREAD_BYTES,
 );
+
+/// The record capacity's word in the block (`instrument_contract::inline_count::THREAD_CAP_AT`).
+#[cfg(target_arch = "x86_64")]
+const _: () = assert!(instrument_contract::inline_count::THREAD_CAP_AT == 8);
 
 /// The slot's value: null before the thread's first event and after it retired.
 #[cfg(target_arch = "x86_64")]
@@ -41,15 +49,35 @@ pub fn get() -> *mut crate::thread::ThreadState {
     state
 }
 
-/// Sets the slot of the calling thread.
+/// Sets the slot of the calling thread, and the record capacity next to it: `state`'s, or zero
+/// for null.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub fn set(state: *mut crate::thread::ThreadState) {
+    // SAFETY: a non-null `state` is a live thread state (every caller's is).
+    let capacity = unsafe { state.as_ref() }.map_or(0, |s| s.record_cap());
     // SAFETY: writes the calling thread's own slot (see `get`); nothing else is written.
     unsafe {
         core::arch::asm!(
             "mov qword ptr fs:[instrument_rt_current@TPOFF], {}",
             in(reg) state,
+            options(nostack, preserves_flags),
+        )
+    };
+    set_capacity(capacity);
+}
+
+/// Sets the record capacity the calling thread's inline counts test (its state's, after it
+/// grew).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub fn set_capacity(capacity: u32) {
+    // SAFETY: writes the 4-byte word after the calling thread's slot, inside its block (above);
+    // nothing else is written.
+    unsafe {
+        core::arch::asm!(
+            "mov dword ptr fs:[instrument_rt_current@TPOFF + 8], {:e}",
+            in(reg) capacity,
             options(nostack, preserves_flags),
         )
     };
@@ -72,3 +100,8 @@ pub fn get() -> *mut crate::thread::ThreadState {
 pub fn set(state: *mut crate::thread::ThreadState) {
     CURRENT.with(|c| c.set(state))
 }
+
+/// Nothing to keep: only x86-64 code counts inline.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+pub fn set_capacity(_capacity: u32) {}

@@ -156,47 +156,46 @@ fn charge(ts: &mut ThreadState, top: usize, cost: u64) {
     }
 }
 
-/// One inline count of event `id` on `ts` (scratch `rax`, `rcx`, `rdx`), the instructions the
-/// pass emits on the path that counts: for the start-up measurement only.
+/// One inline count of the event in `id_slot` on the calling thread (scratch `rax`, `rcx`,
+/// `rdx`, `r8`), the instructions the pass emits on the path that counts, the block's words
+/// read through `%fs` as the code reads them (the offset known at link time where the code
+/// loads it from the GOT): for the start-up measurement only.
 ///
 /// # Safety
-/// `ts` is the calling thread's state, with `id` below its record_cap and the mode table's
-/// length, and the stack marked busy (nothing else touches the record meanwhile).
+/// The calling thread has a state, with the event's id below its record capacity and the mode
+/// table's length, and the stack marked busy (nothing else touches the record meanwhile).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-pub unsafe fn replica(ts: *mut ThreadState, id_slot: *const u32) {
+pub unsafe fn replica(id_slot: *const u32) {
     use instrument_contract::inline_count as abi;
-    // SAFETY: reads the id slot, the mode and estimate tables at `id` (inside them: the
-    // contract), and adds to the record at `id` and to the state's pending words, all this
-    // thread's (the contract).
+    // SAFETY: reads the id slot, the calling thread's block, the mode and estimate tables at `id`
+    // (inside them: the capacity test), and adds to the record at `id` and to the state's
+    // pending words, all this thread's (the contract).
     unsafe {
         core::arch::asm!(
             "mov eax, dword ptr [{slot}]",
-            "cmp rax, {len}",
+            "cmp eax, dword ptr fs:[instrument_rt_current@TPOFF + {cap}]",
             "jae 2f",
             "lea rcx, [rip + {modes}]",
             "cmp byte ptr [rcx + rax], {inline}",
             "jne 2f",
-            "cmp eax, dword ptr [{ts} + {cap}]",
-            "jae 2f",
+            "mov r8, qword ptr fs:[instrument_rt_current@TPOFF]",
             "mov rcx, rax",
             "shl rcx, {shift}",
-            "add rcx, qword ptr [{ts} + {records}]",
+            "add rcx, qword ptr [r8 + {records}]",
             "mov rdx, qword ptr [rcx + {counted}]",
-            "cmp rdx, qword ptr [{ts} + {end}]",
+            "cmp rdx, qword ptr [r8 + {end}]",
             "je 2f",
             "add rdx, 1",
             "mov qword ptr [rcx + {counted}], rdx",
             "lea rdx, [rip + {per_call}]",
             "mov rdx, qword ptr [rdx + 8 * rax]",
             "add qword ptr [rcx + {own}], rdx",
-            "add qword ptr [{ts} + {pending}], 1",
-            "add qword ptr [{ts} + {estimate}], rdx",
+            "add qword ptr [r8 + {pending}], 1",
+            "add qword ptr [r8 + {estimate}], rdx",
             "2:",
             slot = in(reg) id_slot,
-            ts = in(reg) ts,
-            cap = const abi::RECORD_CAP_AT,
-            len = const abi::TABLE_LEN,
+            cap = const abi::THREAD_CAP_AT,
             modes = sym crate::switch::MODES,
             inline = const abi::MODE,
             shift = const abi::RECORD_SHIFT,
@@ -210,48 +209,47 @@ pub unsafe fn replica(ts: *mut ThreadState, id_slot: *const u32) {
             out("rax") _,
             out("rcx") _,
             out("rdx") _,
+            out("r8") _,
             options(nostack),
         )
     };
 }
 
-/// One bare count of event `id` on `ts` (scratch `rax`, `rcx`), the instructions the pass emits
-/// on the path that counts barely, the thread pointer's load aside as in `replica`: for the
+/// One bare count of the event in `id_slot` on the calling thread (scratch `rax`, `rcx`), the
+/// instructions the pass emits on the path that counts barely, read as in `replica`: for the
 /// start-up measurement only.
 ///
 /// # Safety
-/// `ts` is the calling thread's state and `id` inside the mode table.
+/// The calling thread has a state.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-pub unsafe fn replica_bare(ts: *mut ThreadState, id_slot: *const u32) {
+pub unsafe fn replica_bare(id_slot: *const u32) {
     use instrument_contract::inline_count as abi;
-    // SAFETY: reads the id slot and the mode table at `id` (inside it: the contract), and
-    // changes two words of this thread's state (the contract).
+    // SAFETY: reads the id slot, the calling thread's block and the mode table at `id` (inside
+    // it: the capacity test), and changes two words of this thread's state (the contract).
     unsafe {
         core::arch::asm!(
             "mov eax, dword ptr [{slot}]",
-            "cmp rax, {len}",
+            "cmp eax, dword ptr fs:[instrument_rt_current@TPOFF + {cap}]",
             "jae 2f",
             "lea rcx, [rip + {modes}]",
             "movzx ecx, byte ptr [rcx + rax]",
             "cmp ecx, {inline}",
             "je 2f",
-            "test ecx, ecx",
-            "je 2f",
             "cmp ecx, {off}",
             "je 2f",
             "cmp ecx, {bare}",
             "jne 2f",
-            "mov eax, dword ptr [{ts} + {left}]",
+            "mov rcx, qword ptr fs:[instrument_rt_current@TPOFF]",
+            "mov eax, dword ptr [rcx + {left}]",
             "test eax, eax",
             "je 2f",
             "sub eax, 1",
-            "mov dword ptr [{ts} + {left}], eax",
-            "add qword ptr [{ts} + {pending}], 1",
+            "mov dword ptr [rcx + {left}], eax",
+            "add qword ptr [rcx + {pending}], 1",
             "2:",
             slot = in(reg) id_slot,
-            ts = in(reg) ts,
-            len = const abi::TABLE_LEN,
+            cap = const abi::THREAD_CAP_AT,
             modes = sym crate::switch::MODES,
             inline = const abi::MODE,
             off = const abi::OFF,

@@ -210,13 +210,13 @@ pub unsafe fn untimed_round(state: &mut ThreadState, budget: Budget, baseline: u
         }
     }
     #[cfg(target_arch = "x86_64")]
-    {
+    if std::ptr::eq(crate::current::get(), state) {
         let (ts, child) = (state as *mut ThreadState, CHILD.as_ptr().cast_const());
         switch::set(child_id, switch::INLINE);
-        // SAFETY: this thread's state, the hidden child below its record capacity (registered
-        // before the first event) and the mode table's length; nothing else runs on the thread
-        // meanwhile.
-        untimed.inline = min_pair(budget, || unsafe { crate::inline::replica(ts, child) }, || 0).0;
+        // SAFETY: this thread's state, the one its block holds (tested), the hidden child below
+        // its record capacity (registered before the first event) and the mode table's length;
+        // nothing else runs on the thread meanwhile.
+        untimed.inline = min_pair(budget, || unsafe { crate::inline::replica(child) }, || 0).0;
         untimed.inline = untimed.inline.saturating_sub(baseline);
         if compensate::enabled() {
             switch::set(child_id, switch::BARE);
@@ -225,7 +225,7 @@ pub unsafe fn untimed_round(state: &mut ThreadState, budget: Budget, baseline: u
             // credited those counted so far (`inline::charge_pending`): none lost or doubled.
             let left = unsafe { std::mem::replace(&mut (*ts).window_left, u32::MAX) };
             // SAFETY: as the inline count's.
-            untimed.bare = min_pair(budget, || unsafe { crate::inline::replica_bare(ts, child) }, || 0).0;
+            untimed.bare = min_pair(budget, || unsafe { crate::inline::replica_bare(child) }, || 0).0;
             untimed.bare = untimed.bare.saturating_sub(baseline);
             // SAFETY: as above.
             unsafe { (*ts).window_left = left };

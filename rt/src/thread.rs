@@ -434,13 +434,13 @@ pub fn attach() -> *mut ThreadState {
 /// started). Returns false if `id` is not a registered id or memory cannot be mapped.
 #[cold]
 pub fn grow_records(ts: &mut ThreadState, id: u32) -> bool {
-    // Callpath transitions describe at most MAX_EVENTS events; later ones are not measured.
-    if id >= registry::count() || (!ts.tree.is_null() && id >= callpath::MAX_EVENTS) {
+    // Records stay below MAX_EVENTS, the callpath transitions' bound and the mode table's length
+    // (the inline count's one test, against the capacity, stands for the id's in the table);
+    // later events are not measured.
+    if id >= registry::count() || id >= callpath::MAX_EVENTS {
         return false;
     }
-    // With a tree, ids stay below MAX_EVENTS (the callpath transitions' bound): `id` is.
-    let limit = if ts.tree.is_null() { u32::MAX } else { callpath::MAX_EVENTS };
-    let new_cap = ((id + 1).next_power_of_two() * 2).min(limit);
+    let new_cap = ((id + 1).next_power_of_two() * 2).min(callpath::MAX_EVENTS);
     let Some(new) = live::alloc(new_cap as usize * size_of::<Record>(), Area::Records) else {
         return false;
     };
@@ -455,6 +455,9 @@ pub fn grow_records(ts: &mut ThreadState, id: u32) -> bool {
     ts.records = new.ptr.cast();
     ts.record_cap = new_cap;
     ts.records_region = new;
+    if std::ptr::eq(crate::current::get(), ts) {
+        crate::current::set_capacity(new_cap);
+    }
     true
 }
 

@@ -85,6 +85,32 @@ fn every_thread_counts_inline_into_its_own_records() {
     assert!(profile.totals.inline_counted > 100_000, "{}", profile.totals.inline_counted);
 }
 
+/// A thread whose first event is a throttled routine's call has no state yet: the entry code's
+/// one test (the id below the record capacity its thread-local block holds, zero there) sends
+/// that call to the probe, which makes the state; the thread's later calls count inline.
+#[test]
+fn a_threads_first_call_counted_inline_goes_to_the_probe_first() {
+    let dir = scratch();
+    let program = build(dir.path());
+    let plain = build_plain(dir.path(), FIXTURE);
+    let expected = run(Command::new(plain).args(["2", "direct"]));
+    let profiles = new_dir(dir.path(), "direct");
+    let output = run(Command::new(&program).args(["2", "direct"]).env("INSTRUMENT_PROFILE_DIR", &profiles));
+    assert_success(&output, "direct");
+    assert_eq!(output.stdout, expected.stdout, "the direct threads print what the plain build prints");
+    let profile = only_profile(&profiles);
+    assert_eq!(counts(&profile, "step"), (210_000, 0));
+    assert_eq!(counts(&profile, "outer"), (1, 100_000));
+    let step = function(&profile, "step").id;
+    let per_thread: Vec<u64> = profile
+        .threads
+        .iter()
+        .map(|t| t.events.iter().find(|e| e.id == step).map_or(0, |e| e.stats.calls))
+        .collect();
+    assert_eq!(per_thread, [150_000, 30_000, 30_000], "each thread's calls in its own records");
+    assert!(profile.totals.inline_counted > 100_000, "{}", profile.totals.inline_counted);
+}
+
 /// With compensation on, a throttled routine settles in the inline count too (each count
 /// charges its calibrated cost to the frame on top when it is charged: rt/src/inline.rs), which
 /// halved what the probes cost a compensated, throttled Lua or SQLite in place
