@@ -24,10 +24,10 @@
 //!    cost it measures against counted probe calls (rt/src/inplace/); `u64::MAX` otherwise.
 //!
 //! The state is at the address the block holds at offset 0. One test where there were three (the
-//! id in the table, the state not null, the id below the state's `RECORD_CAP_AT`) took a
-//! nanosecond a probed call off Lua's interpreter, a fifth of what its probes cost in place
-//! (`scripts/nas-paired --program lua`, throttled, the two builds interleaved; issue 23's
-//! thirty-seventh note).
+//! id in the table, the state not null, the id below the state's `RECORD_CAP_AT`) took 0.8 ns a
+//! probed call off Lua's interpreter and 1.2 off SQLite, a sixth of what their probes cost in
+//! place (`scripts/nas-paired --program lua|sqlite`, throttled and compensated, the two
+//! toolchains interleaved; issue 23's thirty-seventh note).
 //!
 //! It then adds 1 to the event's record's `COUNTED_AT` word and the event's estimate
 //! (`PER_CALL[id]`, a `u64`) to its `UNTIMED_OWN_AT` word, records being `1 << RECORD_SHIFT`
