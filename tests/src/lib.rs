@@ -242,6 +242,16 @@ pub fn function<'a>(profile: &'a Profile, name: &str) -> &'a Function {
         .unwrap_or_else(|| panic!("no function {name} in profile: {:#?}", profile.functions))
 }
 
+/// Routine `name`'s calls on each thread of `profile`, in the profile's thread order.
+pub fn calls_per_thread(profile: &Profile, name: &str) -> Vec<u64> {
+    let id = function(profile, name).id;
+    profile
+        .threads
+        .iter()
+        .map(|t| t.events.iter().find(|e| e.id == id).map_or(0, |e| e.stats.calls))
+        .collect()
+}
+
 /// Readable routine name -> calls, as `instrument report --json` shows them (C++ and Rust
 /// demangled, Fortran as written: `module::routine`).
 pub fn report_calls(profile: &Path) -> std::collections::BTreeMap<String, u64> {

@@ -101,12 +101,7 @@ fn a_threads_first_call_counted_inline_goes_to_the_probe_first() {
     let profile = only_profile(&profiles);
     assert_eq!(counts(&profile, "step"), (210_000, 0));
     assert_eq!(counts(&profile, "outer"), (1, 100_000));
-    let step = function(&profile, "step").id;
-    let per_thread: Vec<u64> = profile
-        .threads
-        .iter()
-        .map(|t| t.events.iter().find(|e| e.id == step).map_or(0, |e| e.stats.calls))
-        .collect();
+    let per_thread = calls_per_thread(&profile, "step");
     assert_eq!(per_thread, [150_000, 30_000, 30_000], "each thread's calls in its own records");
     assert!(profile.totals.inline_counted > 100_000, "{}", profile.totals.inline_counted);
 }

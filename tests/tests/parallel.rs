@@ -41,12 +41,7 @@ fn openmp_threads_are_profiled_per_thread_and_summarised() {
     assert_eq!(profile.totals.threads, 4);
     assert_eq!(profile.totals.threads_running_at_exit, 0, "{:?}", profile.totals);
     assert_eq!(profile.totals.threads_idle_at_exit, 3, "the pool's workers wait outside every event");
-    let work = function(&profile, "work").id;
-    let per_thread: Vec<u64> = profile
-        .threads
-        .iter()
-        .map(|t| t.events.iter().find(|e| e.id == work).map_or(0, |e| e.stats.calls))
-        .collect();
+    let per_thread = calls_per_thread(&profile, "work");
     assert_eq!(per_thread, [250, 250, 250, 250], "schedule(static): 250 iterations each");
 
     let summary = report(&["--summary"], dir.path());
