@@ -48,8 +48,9 @@
 //!
 //! A routine under in-place estimation whose mode byte is `BARE` (after the `OFF` test) counts
 //! its call more barely still, for the windows that measure what the inline count costs where it
-//! runs (rt/src/inplace/): where the state's `WINDOW_LEFT_AT` word (a `u32`) is not zero, it takes 1 from that word and adds 1 to `PENDING_CALLS_AT`, touching no line but
-//! the state's first, and its result is zero; else it calls the entry probe (which counts the
+//! runs (rt/src/inplace/): where the state's `WINDOW_LEFT_AT` word (a `u32`) is not zero, it
+//! takes 1 from that word and adds 1 to `PENDING_CALLS_AT`, touching no line but the state's
+//! first, and its result is zero; else it calls the entry probe (which counts the
 //! call as a counted one). Only the thread that runs the window has that word above zero; the
 //! runtime credits the calls it counted down to the event's record (count and estimate) before
 //! it charges the pending calls (`inline::charge_pending`).

@@ -28,10 +28,6 @@ core::arch::global_asm!(
     bytes = const instrument_contract::inline_count::THREAD_BYTES,
 );
 
-/// The record capacity's word in the block (`instrument_contract::inline_count::THREAD_CAP_AT`).
-#[cfg(target_arch = "x86_64")]
-const _: () = assert!(instrument_contract::inline_count::THREAD_CAP_AT == 8);
-
 /// The slot's value: null before the thread's first event and after it retired.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
@@ -72,12 +68,13 @@ pub fn set(state: *mut crate::thread::ThreadState) {
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub fn set_capacity(capacity: u32) {
-    // SAFETY: writes the 4-byte word after the calling thread's slot, inside its block (above);
-    // nothing else is written.
+    // SAFETY: writes the 4-byte capacity word of the calling thread's block (above, the
+    // contract's offset inside it); nothing else is written.
     unsafe {
         core::arch::asm!(
-            "mov dword ptr fs:[instrument_rt_current@TPOFF + 8], {:e}",
-            in(reg) capacity,
+            "mov dword ptr fs:[instrument_rt_current@TPOFF + {at}], {capacity:e}",
+            at = const instrument_contract::inline_count::THREAD_CAP_AT,
+            capacity = in(reg) capacity,
             options(nostack, preserves_flags),
         )
     };

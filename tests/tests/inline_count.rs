@@ -11,14 +11,14 @@ use std::process::Command;
 
 const FIXTURE: &str = "inline_count";
 
-/// The fixture run with `threads` worker threads and `env`; checks its output against the
-/// plain build's.
-fn profile_of(dir: &Path, program: &Path, name: &str, threads: &str, env: &[(&str, &str)]) -> Profile {
+/// The fixture run with `args` (its worker threads, and `direct` to start them on step) and
+/// `env`; checks its output against the plain build's.
+fn profile_of(dir: &Path, program: &Path, name: &str, args: &[&str], env: &[(&str, &str)]) -> Profile {
     let plain = build_plain(dir, FIXTURE);
-    let expected = run(Command::new(plain).arg(threads));
+    let expected = run(Command::new(plain).args(args));
     let profiles = new_dir(dir, name);
     let output =
-        run(Command::new(program).arg(threads).env("INSTRUMENT_PROFILE_DIR", &profiles).envs(env.to_vec()));
+        run(Command::new(program).args(args).env("INSTRUMENT_PROFILE_DIR", &profiles).envs(env.to_vec()));
     assert_success(&output, name);
     assert_eq!(output.stdout, expected.stdout, "{name} prints what the plain build prints");
     only_profile(&profiles)
@@ -39,8 +39,8 @@ fn counts(profile: &Profile, name: &str) -> (u64, u64) {
 fn inline_counts_are_exact_and_charge_their_callers_as_probe_calls_do() {
     let dir = scratch();
     let program = build(dir.path());
-    let inline = profile_of(dir.path(), &program, "inline", "0", &[]);
-    let called = profile_of(dir.path(), &program, "called", "0", &[("INSTRUMENT_INLINE_COUNT", "0")]);
+    let inline = profile_of(dir.path(), &program, "inline", &["0"], &[]);
+    let called = profile_of(dir.path(), &program, "called", &["0"], &[("INSTRUMENT_INLINE_COUNT", "0")]);
     for profile in [&inline, &called] {
         assert_eq!(counts(profile, "step"), (150_000, 0));
         assert_eq!(counts(profile, "outer"), (1, 100_000));
@@ -78,7 +78,7 @@ fn inline_counts_are_exact_and_charge_their_callers_as_probe_calls_do() {
 fn every_thread_counts_inline_into_its_own_records() {
     let dir = scratch();
     let program = build(dir.path());
-    let profile = profile_of(dir.path(), &program, "threads", "2", &[]);
+    let profile = profile_of(dir.path(), &program, "threads", &["2"], &[]);
     assert_eq!(counts(&profile, "step"), (210_000, 0));
     assert_eq!(counts(&profile, "outer"), (3, 160_000));
     assert_eq!(counts(&profile, "inner"), (1, 50_000));
@@ -92,13 +92,7 @@ fn every_thread_counts_inline_into_its_own_records() {
 fn a_threads_first_call_counted_inline_goes_to_the_probe_first() {
     let dir = scratch();
     let program = build(dir.path());
-    let plain = build_plain(dir.path(), FIXTURE);
-    let expected = run(Command::new(plain).args(["2", "direct"]));
-    let profiles = new_dir(dir.path(), "direct");
-    let output = run(Command::new(&program).args(["2", "direct"]).env("INSTRUMENT_PROFILE_DIR", &profiles));
-    assert_success(&output, "direct");
-    assert_eq!(output.stdout, expected.stdout, "the direct threads print what the plain build prints");
-    let profile = only_profile(&profiles);
+    let profile = profile_of(dir.path(), &program, "direct", &["2", "direct"], &[]);
     assert_eq!(counts(&profile, "step"), (210_000, 0));
     assert_eq!(counts(&profile, "outer"), (1, 100_000));
     let per_thread = calls_per_thread(&profile, "step");
@@ -119,7 +113,7 @@ fn compensation_counts_inline_too_and_early_placement_calls_the_probe() {
         ("INSTRUMENT_THROTTLE", "1"),
         ("INSTRUMENT_THROTTLE_CALLS", "1000"),
     ];
-    let compensated = profile_of(dir.path(), &program, "compensated", "0", &env);
+    let compensated = profile_of(dir.path(), &program, "compensated", &["0"], &env);
     assert_eq!(counts(&compensated, "step"), (150_000, 0));
     assert_eq!(counts(&compensated, "outer"), (1, 100_000));
     // The in-place windows that measure a counted call against an inline count count inline,
@@ -141,12 +135,12 @@ fn compensation_counts_inline_too_and_early_placement_calls_the_probe() {
     assert!(charge.charged_ns >= charge.bare_ns, "{charge:?}");
     // With other threads calling step meanwhile (which find no bare window of theirs and call
     // the probe), every call is still counted once.
-    let threads = profile_of(dir.path(), &program, "compensated-threads", "2", &env);
+    let threads = profile_of(dir.path(), &program, "compensated-threads", &["2"], &env);
     assert_eq!(counts(&threads, "step").0, 150_000 + 2 * 30_000);
     assert_eq!(counts(&threads, "outer"), (3, 160_000));
     let source = fixtures().join(format!("{FIXTURE}.c"));
     let early = compile(&bin("instrument-cc"), dir.path(), "early", &[source], &["-O2", "-pthread"]);
-    let profile = profile_of(dir.path(), &early, "early-run", "0", &[]);
+    let profile = profile_of(dir.path(), &early, "early-run", &["0"], &[]);
     assert_eq!(counts(&profile, "step").0, 150_000);
     assert_eq!(profile.totals.inline_counted, 0, "early placement has no inline count");
 }
@@ -189,12 +183,12 @@ fn a_routine_switched_off_at_run_time_is_skipped_by_its_own_entry_code() {
     std::fs::write(&selection, "BEGIN_EXCLUDE_LIST\nstep\nEND_EXCLUDE_LIST\n").unwrap();
     let selection = selection.to_str().unwrap();
     let inline =
-        profile_of(dir.path(), &program, "off-inline", "1", &[("INSTRUMENT_RUNTIME_SELECT", selection)]);
+        profile_of(dir.path(), &program, "off-inline", &["1"], &[("INSTRUMENT_RUNTIME_SELECT", selection)]);
     let called = profile_of(
         dir.path(),
         &program,
         "off-called",
-        "1",
+        &["1"],
         &[("INSTRUMENT_RUNTIME_SELECT", selection), ("INSTRUMENT_INLINE_COUNT", "0")],
     );
     for profile in [&inline, &called] {
