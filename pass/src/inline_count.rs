@@ -10,6 +10,21 @@ use inkwell::values::{AsValueRef, BasicValueEnum, FunctionValue, GlobalValue, Po
 use inkwell::ThreadLocalMode;
 use instrument_contract::inline_count as abi;
 
+/// How the module's code reaches the thread-local block. Code bound for an executable (a
+/// position-independent executable's module says `PIE Level`; a module without `PIC Level` is
+/// not position independent at all) reaches it at a fixed offset from the thread pointer, the
+/// runtime being linked into that executable: one load fewer on every probed call than through
+/// the GOT, which GNU ld does not relax away because the runtime exports the block. Code that
+/// may end up in a shared library keeps the initial-exec model.
+fn tls_model(module: &Module<'_>) -> ThreadLocalMode {
+    let executable = module.get_flag("PIE Level").is_some() || module.get_flag("PIC Level").is_none();
+    if executable {
+        ThreadLocalMode::LocalExecTLSModel
+    } else {
+        ThreadLocalMode::InitialExecTLSModel
+    }
+}
+
 /// The runtime's globals the inline count reads, declared in one module.
 #[derive(Clone, Copy)]
 pub struct Globals<'ctx> {
@@ -33,7 +48,7 @@ impl<'ctx> Globals<'ctx> {
             })
         };
         let thread = external(abi::THREAD, ctx.i64_type().array_type((abi::THREAD_BYTES / 8) as u32).into());
-        thread.set_thread_local_mode(Some(ThreadLocalMode::InitialExecTLSModel));
+        thread.set_thread_local_mode(Some(tls_model(module)));
         let modes = external(abi::MODES, ctx.i8_type().into());
         let per_call = external(abi::PER_CALL, ctx.i64_type().into());
         let enter_measured = module.get_function(enter_measured).unwrap_or_else(|| {

@@ -216,6 +216,26 @@ fn late_placement_on_x86_64_counts_throttled_calls_inline() {
     assert!(!ir.contains("__instrument_thread"), "early placement calls the probe: {ir}");
 }
 
+/// The thread-local block is reached at a fixed offset from the thread pointer in code bound for
+/// an executable (no `PIC Level`, or a `PIE Level`), and through the GOT (initial exec) in code
+/// that may go into a shared library, where the fixed offset would not link.
+#[test]
+fn the_thread_block_is_local_exec_only_in_code_bound_for_an_executable() {
+    let options = Options { placement: Placement::Late, min_instructions: 0, ..Options::default() };
+    let flags = |list: &str| {
+        format!("{INLINE_COUNT}\n!llvm.module.flags = !{{{list}}}\n!0 = !{{i32 8, !\"PIC Level\", i32 2}}\n!1 = !{{i32 7, !\"PIE Level\", i32 2}}\n")
+    };
+    for (module, model) in [
+        (INLINE_COUNT.to_string(), "localexec"),
+        (flags("!0, !1"), "localexec"),
+        (flags("!0"), "initialexec"),
+    ] {
+        let (ir, _) = instrument(&module, &options);
+        let declared = format!("@__instrument_thread = external thread_local({model})");
+        assert!(ir.contains(&declared), "{declared} in {ir}");
+    }
+}
+
 const NO_PROBED_COPY: &str = r#"
 target triple = "x86_64-pc-linux-gnu"
 
