@@ -59,10 +59,11 @@
 //! touches its state and records, and a signal handler that interrupts the sequence can at
 //! worst move one estimate between callers.
 
-/// The calling thread's thread-local block (`THREAD_BYTES`, initial-exec model: the runtime
-/// defines it in the executable's static TLS): the `ptr` to its state at 0 (null before its first
-/// event and after it retired), and the state's record capacity at `THREAD_CAP_AT` (zero while
-/// the pointer is null).
+/// The calling thread's thread-local block (`THREAD_BYTES`; the runtime defines it in the
+/// executable's static TLS, so code bound for the executable reaches it at a fixed offset from
+/// the thread pointer, other code through the GOT, pass/src/inline_count.rs `tls_model`): the
+/// `ptr` to its state at 0 (null before its first event and after it retired), and the state's
+/// record capacity at `THREAD_CAP_AT` (zero while the pointer is null).
 pub const THREAD: &str = "__instrument_thread";
 /// The offset of the record capacity (`u32`) in `THREAD`'s block, and the block's size.
 pub const THREAD_CAP_AT: u64 = 8;
