@@ -55,6 +55,16 @@
 //! runtime credits the calls it counted down to the event's record (count and estimate) before
 //! it charges the pending calls (`inline::charge_pending`).
 //!
+//! A routine under in-place estimation whose mode byte is `DETOUR` or `DOUBLE` (tested after
+//! `OFF`: one compare of the mode with `DOUBLE_BIT` set) leaves the count's way by the same
+//! branches and counts inline as `MODE` does; on the way, `DOUBLE` first runs a shadow of the
+//! checks and the count: the same loads of the same words, compare for compare and branch for
+//! branch, and the same read-modify-writes, every access volatile and each adding a zero the
+//! compiler cannot see through, so that it changes nothing. Windows of double counts against
+//! windows of detoured ones measure what one more inline count costs where the routine runs,
+//! which compensation charges every inline count (rt/src/inplace/excess.rs). Any thread that
+//! runs the routine meanwhile takes the same path and counts as it would in mode `MODE`.
+//!
 //! Every access is a plain load or a read-modify-write of one word: only the thread itself
 //! touches its state and records, and a signal handler that interrupts the sequence can at
 //! worst move one estimate between callers.
@@ -83,6 +93,17 @@ pub const OFF: u8 = 2;
 /// The mode byte of an event counted barely (see the module comment): the counted bit and a
 /// bit of its own, which the probes' routing does not take for any other mode.
 pub const BARE: u8 = 128 | 1;
+
+/// The mode byte of an event whose entry counts inline after a detour out of its way (a test
+/// and two taken branches more), for the windows `DOUBLE` is measured against: `BARE`'s bits and
+/// `MODE`'s own, which the probes route as they route `BARE`.
+pub const DETOUR: u8 = BARE | MODE;
+/// The mode byte of an event whose entry takes the same detour, runs a shadow of the checks and
+/// the count that changes nothing there (see the module comment), then counts inline: `DETOUR`
+/// and the bit `DOUBLE_BIT`, which the probes route as they route `BARE` too.
+pub const DOUBLE: u8 = DETOUR | DOUBLE_BIT;
+/// The bit that tells `DOUBLE` from `DETOUR`.
+pub const DOUBLE_BIT: u8 = 4;
 
 /// Byte offsets in the thread state.
 pub const RECORDS_AT: u64 = 24;

@@ -71,6 +71,15 @@ const _: () = assert!(MODE_INLINE & MODE_COUNTED != 0 && MODE_INLINE != MODE_TAL
 /// the probes treat it as `MODE_COUNTED` (their routing sends it to the full entry).
 pub const MODE_BARE: u8 = instrument_contract::inline_count::BARE;
 const _: () = assert!(MODE_BARE & MODE_COUNTED != 0 && MODE_BARE & !MODE_COUNTED & 0x7f == 0);
+/// Counted inline after a detour, on any thread (`instrument_contract::inline_count::DETOUR`),
+/// and counted inline after the same detour and a shadow count that changes nothing (`DOUBLE`):
+/// the in-place windows that measure what an inline count costs where it runs. The probes
+/// route both as `MODE_BARE` (`DOUBLE`'s own bit is `MODE_LENIENT`'s, which the counted bit
+/// outranks): to the full entry, which treats them as `MODE_COUNTED`.
+pub const MODE_DETOUR: u8 = instrument_contract::inline_count::DETOUR;
+pub const MODE_DOUBLE: u8 = instrument_contract::inline_count::DOUBLE;
+const _: () = assert!(MODE_DETOUR & !(MODE_INLINE & !MODE_COUNTED) == MODE_BARE);
+const _: () = assert!(MODE_DOUBLE & !(MODE_INLINE & !MODE_COUNTED) == MODE_BARE | MODE_LENIENT);
 /// Measured, with each entry's timestamp taken once every earlier instruction has completed:
 /// the in-place windows that measure how a probe pair's cost divides between the event and its
 /// caller (the runtime's inplace). Exits are those of a measured event.

@@ -3,6 +3,7 @@
 // implementation through the C API handle. Everything else lives in Rust.
 #include "llvm-c/Types.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
@@ -123,8 +124,9 @@ extern "C" size_t instrument_llvm_demangle(const char *Mangled, char *Out, size_
 // The inline count (instrument_contract::inline_count). `Abi` holds the contract's numbers:
 // records, pending calls and estimate offsets in the state, the record shift, counted and
 // untimed-own offsets in a record, the inline and switched-off modes, the window end's offset in
-// the state, the bare mode, the offset of the bare window's calls left in the state and that of
-// the record capacity in the thread-local block.
+// the state, the bare mode, the offset of the bare window's calls left in the state, that of
+// the record capacity in the thread-local block, the double mode and the bit that tells it from
+// the detour mode.
 namespace {
 enum AbiWord {
     RecordsAt,
@@ -138,16 +140,30 @@ enum AbiWord {
     InlineEndAt,
     BareValue,
     WindowLeftAt,
-    ThreadCapAt
+    ThreadCapAt,
+    DoubleValue,
+    DoubleBit
 };
 
-// The blocks of an inline count built by `buildCount`, their terminators left to the caller:
-// `Fast` has counted the call; `Other` is where an event in the table but not counted inline
-// goes, `ModeByte` its mode.
+// The blocks of an inline count built by `buildCount`, their terminators left to the caller
+// (but `Detour`'s): `Fast` has counted the call; `Other` is where an event in the table but not
+// counted inline goes, `ModeByte` its mode; `Detour` is where the modes `DETOUR` and `DOUBLE`
+// go from there (`branchToDetour`), to count inline after it.
 struct Counting {
-    BasicBlock *Fast, *Other;
+    BasicBlock *Fast, *Other, *Detour;
     Value *ModeByte;
 };
+
+// Ends `Check` (no terminator) with the test of the modes `DETOUR` and `DOUBLE` (one compare
+// of the mode with `DOUBLE`'s own bit set): to `C.Detour`, weighed not to be taken, else to
+// `Else`.
+void branchToDetour(BasicBlock *Check, const Counting &C, BasicBlock *Else, const uint64_t *Abi) {
+    IRBuilder<> B(Check);
+    Value *Either = B.CreateOr(C.ModeByte, B.getInt8(static_cast<uint8_t>(Abi[DoubleBit])));
+    Value *Detoured = B.CreateICmpEQ(Either, B.getInt8(static_cast<uint8_t>(Abi[DoubleValue])));
+    B.CreateCondBr(Detoured, C.Detour, Else,
+                   MDBuilder(Check->getContext()).createUnlikelyBranchWeights());
+}
 
 // A load of `Bytes` from `From`. The runtime writes the mode and estimate tables from any
 // thread: those loads are atomic (`Shared`, plain moves on x86-64). The state and its records
@@ -176,6 +192,75 @@ void countInline(IRBuilder<> &B, Value *State, Value *Record, Value *CountedWord
     Add(At(Record, Abi[UntimedOwnAt]), Estimate);
     Add(At(State, Abi[PendingCallsAt]), B.getInt64(1));
     Add(At(State, Abi[PendingEstimateAt]), Estimate);
+}
+
+// The shadow of the inline count that mode `DOUBLE` runs before the count itself: the same
+// checks (each a compare and a branch, weighed to pass) and the same four read-modify-writes of
+// the same words, every access volatile so that none is merged with the count's own, each
+// adding an opaque zero (`Zero`, from an empty inline asm), so that it changes nothing. What
+// its windows cost over inline ones is what one more inline count costs where the routine
+// runs (the runtime's inplace). Returns its first block, which ends at `Next`; new blocks go
+// before `Before`.
+BasicBlock *buildShadow(Function *F, BasicBlock *Before, BasicBlock *Next, Value *Slot,
+                        Value *Index, Value *Thread, Value *Modes, Value *PerCall,
+                        const uint64_t *Abi) {
+    LLVMContext &Ctx = F->getContext();
+    BasicBlock *Ids = BasicBlock::Create(Ctx, "instrument.shadow", F, Before);
+    BasicBlock *ModeCheck = BasicBlock::Create(Ctx, "instrument.shadow.mode", F, Before);
+    BasicBlock *EndCheck = BasicBlock::Create(Ctx, "instrument.shadow.end", F, Before);
+    BasicBlock *Count = BasicBlock::Create(Ctx, "instrument.shadow.count", F, Before);
+    // Never taken while the mode holds; it loads, so that no branch to it folds away.
+    BasicBlock *Fail = BasicBlock::Create(Ctx, "instrument.shadow.fail", F, Before);
+    IRBuilder<> B(Ids);
+    Type *I8 = B.getInt8Ty(), *I32 = B.getInt32Ty(), *I64 = B.getInt64Ty(), *Ptr = B.getPtrTy();
+    MDNode *Likely = MDBuilder(Ctx).createLikelyBranchWeights();
+    auto At = [&](Value *Base, uint64_t Offset) {
+        return B.CreateConstInBoundsGEP1_64(I8, Base, Offset);
+    };
+    auto Load = [&](Type *Ty, Value *From, unsigned Bytes) {
+        return B.CreateAlignedLoad(Ty, From, Align(Bytes), true);
+    };
+    Value *Id = Load(I32, Slot, 4);
+    Value *Block = B.CreateThreadLocalAddress(Thread);
+    Value *Cap = Load(I32, At(Block, Abi[ThreadCapAt]), 4);
+    B.CreateCondBr(B.CreateICmpULT(Id, Cap), ModeCheck, Fail, Likely);
+
+    // The count's own index addresses the rest (the same value): a second one live through
+    // the shadow would take a register the routine saves at its entry for every call.
+    B.SetInsertPoint(ModeCheck);
+    Value *ModeByte = Load(I8, B.CreateInBoundsGEP(I8, Modes, Index), 1);
+    Value *Double = B.CreateICmpEQ(ModeByte, B.getInt8(static_cast<uint8_t>(Abi[DoubleValue])));
+    B.CreateCondBr(Double, EndCheck, Fail, Likely);
+
+    B.SetInsertPoint(EndCheck);
+    Value *State = Load(Ptr, Block, 8);
+    Value *Records = Load(Ptr, At(State, Abi[RecordsAt]), 8);
+    Value *Record = B.CreateInBoundsGEP(I8, Records, B.CreateShl(Index, Abi[RecordShift]));
+    Value *CountedWord = At(Record, Abi[CountedAt]);
+    Value *Counted = Load(I64, CountedWord, 8);
+    Value *End = Load(I64, At(State, Abi[InlineEndAt]), 8);
+    B.CreateCondBr(B.CreateICmpNE(Counted, End), Count, Fail, Likely);
+
+    B.SetInsertPoint(Count);
+    InlineAsm *Opaque = InlineAsm::get(FunctionType::get(I64, {I64}, false), "", "=r,0", false);
+    Value *Zero = B.CreateCall(Opaque, {B.getInt64(0)});
+    auto Store = [&](Value *Value, llvm::Value *Word) {
+        B.CreateAlignedStore(Value, Word, Align(8), true);
+    };
+    auto Add = [&](Value *Word, Value *Amount) {
+        Store(B.CreateAdd(Load(I64, Word, 8), Amount), Word);
+    };
+    Value *Estimate = B.CreateAnd(Load(I64, B.CreateInBoundsGEP(I64, PerCall, Index), 8), Zero);
+    Store(B.CreateAdd(Counted, Zero), CountedWord);
+    Add(At(Record, Abi[UntimedOwnAt]), Estimate);
+    Add(At(State, Abi[PendingCallsAt]), Zero);
+    Add(At(State, Abi[PendingEstimateAt]), Estimate);
+    B.CreateBr(Next);
+
+    B.SetInsertPoint(Fail);
+    Load(I32, Slot, 4);
+    B.CreateBr(Next);
+    return Ids;
 }
 
 // The inline count's checks at the end of `Head` (which has no terminator): the id below the
@@ -214,6 +299,15 @@ Counting buildCount(BasicBlock *Head, BasicBlock *Before, Value *Slot, BasicBloc
     Value *Inline = B.CreateICmpEQ(ModeByte, B.getInt8(static_cast<uint8_t>(Abi[ModeValue])));
     B.CreateCondBr(Inline, EndCheck, Other, Likely);
 
+    // Modes `DETOUR` and `DOUBLE` (the runtime's windows that measure an inline count in
+    // place), from the callers' `branchToDetour`: both reach the count by the same branches,
+    // and `DOUBLE` runs the shadow on the way.
+    BasicBlock *Detour = BasicBlock::Create(Ctx, "instrument.count.detour", F, Before);
+    BasicBlock *Shadow = buildShadow(F, Before, EndCheck, Slot, Index, Thread, Modes, PerCall, Abi);
+    B.SetInsertPoint(Detour);
+    Value *Double = B.CreateICmpEQ(ModeByte, B.getInt8(static_cast<uint8_t>(Abi[DoubleValue])));
+    B.CreateCondBr(Double, Shadow, EndCheck, Likely);
+
     // The runtime's window of inline counts ends at the call that finds this count: the probe
     // then counts it and measures the window.
     B.SetInsertPoint(EndCheck);
@@ -230,7 +324,7 @@ Counting buildCount(BasicBlock *Head, BasicBlock *Before, Value *Slot, BasicBloc
     // The routine now writes the runtime's globals itself.
     F->setMemoryEffects(F->getMemoryEffects() |
                         MemoryEffects(IRMemLocation::Other, ModRefInfo::ModRef));
-    return {Fast, Other, ModeByte};
+    return {Fast, Other, Detour, ModeByte};
 }
 
 // The bare count at the end of `Check` (which has no terminator), for a mode byte that is not
@@ -289,12 +383,14 @@ extern "C" LLVMValueRef instrument_inline_count(LLVMValueRef EnterCall, LLVMValu
     // switched-off one makes no call at all: its entry's result is zero, as the probe's is.
     BasicBlock *Measured = BasicBlock::Create(Ctx, "instrument.count.measured", F, Slow);
     BasicBlock *OffCheck = BasicBlock::Create(Ctx, "instrument.count.off", F, Slow);
+    BasicBlock *DetourCheck = BasicBlock::Create(Ctx, "instrument.count.detoured", F, Slow);
     BasicBlock *BareCheck = BasicBlock::Create(Ctx, "instrument.bare.mode", F, Slow);
     B.SetInsertPoint(C.Other);
     B.CreateCondBr(B.CreateICmpEQ(C.ModeByte, B.getInt8(0)), Measured, OffCheck);
     B.SetInsertPoint(OffCheck);
     Value *Off = B.CreateICmpEQ(C.ModeByte, B.getInt8(static_cast<uint8_t>(Abi[OffValue])));
-    B.CreateCondBr(Off, Join, BareCheck);
+    B.CreateCondBr(Off, Join, DetourCheck);
+    branchToDetour(DetourCheck, C, BareCheck, Abi);
     BasicBlock *Bare = buildBare(BareCheck, Slow, C.ModeByte, Slow, Join, unwrap(Thread), Abi);
     B.SetInsertPoint(Measured);
     CallInst *Timed = B.CreateCall(cast<Function>(unwrap(EnterMeasured)), {Slot});
@@ -392,8 +488,11 @@ extern "C" void instrument_dispatch(LLVMValueRef Fn, LLVMValueRef Probed, LLVMVa
     B.CreateBr(Body);
     B.SetInsertPoint(C.Other);
     Value *Off = B.CreateICmpEQ(C.ModeByte, B.getInt8(static_cast<uint8_t>(Abi[OffValue])));
+    BasicBlock *DetourCheck =
+        BasicBlock::Create(F->getContext(), "instrument.count.detoured", F, ToProbed);
     BasicBlock *BareCheck =
         BasicBlock::Create(F->getContext(), "instrument.bare.mode", F, ToProbed);
-    B.CreateCondBr(Off, Body, BareCheck);
+    B.CreateCondBr(Off, Body, DetourCheck);
+    branchToDetour(DetourCheck, C, BareCheck, Abi);
     buildBare(BareCheck, ToProbed, C.ModeByte, ToProbed, Body, unwrap(Thread), Abi);
 }

@@ -212,10 +212,9 @@ pub struct Compensation {
     pub bare_flush_ns: Option<f64>,
 }
 
-/// The charge of an inline count: its calibration, the bare count's (what the in-place bare
-/// windows measure it against), and what compensation charged: the calibration plus what those
-/// windows measured it to cost over it in place, pooled over the events (`InPlaceCost::
-/// inline_over_bare_ns`).
+/// The charge of an inline count: its calibration, the bare count's, and what compensation
+/// charged: what double windows measured an inline count to cost in place, pooled over the
+/// events and weighed against the calibration (`InPlaceCost::inline_count_ns`).
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InlineCharge {
@@ -267,13 +266,21 @@ pub struct InPlaceCost {
     pub pathed_ns: Option<f64>,
     #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub pathed_pairs: u32,
-    /// A throttled routine that counts inline, with compensation on: what its inline count cost
-    /// in place over a bare count (a thread-local decrement, which costs its calibration), from
-    /// `bare_pairs` pairs of bare windows against counted ones and the inline windows' pairs, and
-    /// its standard error. Compensation charges every inline count its calibration plus what
-    /// such measurements say it costs over that, pooled over the events. Absent elsewhere.
+    /// A throttled routine that counts inline, with compensation on: what one more inline count
+    /// cost in place, from `double_pairs` pairs of windows whose entries ran a shadow of the
+    /// count before counting against windows that only counted (the runtime's excess.rs), and
+    /// its standard error. Compensation charges every inline count what such measurements say,
+    /// pooled over the events and weighed against the count's calibration. Absent elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inline_count_ns: Option<(f64, f64)>,
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub double_pairs: u32,
+    /// Older profiles only: what an inline count cost in place over a bare count (a
+    /// thread-local decrement), from pairs of bare windows against counted ones.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inline_over_bare_ns: Option<(f64, f64)>,
+    /// Pairs of bare windows against counted ones (`counted_over_bare_ns`; in older profiles
+    /// also `inline_over_bare_ns`).
     #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub bare_pairs: u32,
     /// A callpath profile's leaf that counts inline, with compensation on: what its counted

@@ -141,15 +141,13 @@ pub fn untimed_costs() -> Untimed {
 }
 
 /// What one inline count costs its caller with compensation on (scaled): the calibrated inline
-/// count, plus what inplace's bare windows measured it to cost over its calibration in place
-/// (`set_inline_excess`). No window measures the whole count (none can leave it out and keep
-/// counts exact): the bare windows measure what it costs over the barest count that keeps them
-/// (a thread-local decrement), which costs its calibration. In Lua's interpreter an inline count
-/// cost about 2 ns a call in place against 0.9 calibrated (`scripts/nas-paired --program lua`,
-/// throttled without compensation).
+/// count, plus what inplace's double windows measured one more count to cost over that in place,
+/// pooled and weighed against the calibration (`set_inline_excess`, inplace/excess.rs). No
+/// window leaves the count out (none could keep the counts exact), so the windows add a second,
+/// a shadow that changes nothing, and measure that.
 #[inline(always)]
 pub fn inline_count_cost() -> u64 {
-    INLINE_COUNT.load(Relaxed).saturating_add_signed(INLINE_EXCESS.load(Relaxed)).max(bare_count_cost())
+    INLINE_COUNT.load(Relaxed).saturating_add_signed(INLINE_EXCESS.load(Relaxed))
 }
 
 /// What one bare count costs its caller (scaled): its calibration.
@@ -168,7 +166,7 @@ pub fn flush_cost() -> u64 {
 static FLUSH: AtomicU64 = AtomicU64::new(0);
 
 /// The calibrated bare count (scaled), and what the inline count costs over its calibration in
-/// place (scaled, pooled over the events the bare windows measured: inplace's excess.rs).
+/// place (scaled, pooled over the events the double windows measured: inplace's excess.rs).
 static BARE_COUNT: AtomicU64 = AtomicU64::new(0);
 static INLINE_EXCESS: AtomicI64 = AtomicI64::new(0);
 

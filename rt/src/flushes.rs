@@ -15,10 +15,10 @@
 //! callpaths no inline count runs, so only the bare windows flush, and no other window measured
 //! those flushes.
 //!
-//! The inline counts' flushes (flat profiles, bare windows there included) are left alone: they
-//! run at the probes of timed events, whose windows measure them in place (a timed window's
-//! entries and exits flush, a counted window's entries do not), so charging them too would
-//! count them twice; an inline window flushes as often as the bare one it is measured against.
+//! The inline counts' flushes (flat profiles) are left alone: they run at the probes of timed
+//! events, whose windows measure them in place (a timed window's entries and exits flush, a
+//! counted window's entries do not), so charging them too would count them twice; a double
+//! window flushes as often as the detour one it is measured against.
 //!
 //! The calibration (`calibrate`) runs the flush one pending bare call leaves, on the hidden
 //! child in a bare window of its own above the hidden parent's frame, and puts back every word

@@ -12,7 +12,7 @@
 //! `replica` is the same sequence in assembly, for the start-up measurement of what an inline
 //! count costs (overhead.rs), which the profile's overhead takes for every inline count
 //! instead of a counted probe call's cost; `replica_bare` the bare count's (the mode tests
-//! before it included), which inplace's bare windows measure the inline count against.
+//! before it included), which a callpath leaf's bare windows (inplace) leave to calibration.
 //!
 //! The bare count (`instrument_contract::inline_count`) leaves its calls in `pending_calls` and
 //! counts `window_left` down; `credit_bare` gives them to the bare window's event (its record's

@@ -491,9 +491,11 @@ fn in_place(canonical: &[u32], infos: &[registry::EventInfo], units: &assemble::
             fenced_windows: e.fenced_windows,
             pathed_ns: (e.pathed_pairs != 0).then(|| units.scaled_ns(e.pathed)),
             pathed_pairs: e.pathed_pairs,
-            inline_over_bare_ns: (e.bare_pairs != 0)
-                .then(|| (signed_ns(e.bare_measured), units.scaled_ns(e.bare_error))),
-            bare_pairs: e.bare_pairs.max(e.over_bare_pairs),
+            inline_count_ns: (e.double_pairs != 0)
+                .then(|| (signed_ns(e.shadow_measured), units.scaled_ns(e.shadow_error))),
+            double_pairs: e.double_pairs,
+            inline_over_bare_ns: None,
+            bare_pairs: e.over_bare_pairs,
             counted_over_bare_ns: (e.over_bare_pairs != 0)
                 .then(|| (signed_ns(e.over_bare_measured), units.scaled_ns(e.over_bare_error))),
             counted_over_tally_ns: (e.counted_pairs != 0)

@@ -178,9 +178,9 @@ pub struct Untimed {
     pub pathed: [u64; 2],
     /// One inline count of a throttled routine (inline.rs's replica of the pass's code).
     pub inline: u64,
-    /// One bare count (inline.rs's `replica_bare`): what inplace's bare windows, against which
-    /// inline windows measure the inline count, leave to the calibration (0 where compensation
-    /// is off: no bare window runs).
+    /// One bare count (inline.rs's `replica_bare`): what a callpath leaf's bare windows
+    /// (inplace), against which its counted call is measured, leave to the calibration (0 where
+    /// compensation is off: no bare window runs).
     pub bare: u64,
     /// One flush of a bare window's pending calls (flushes.rs), where compensation is on.
     pub flush: u64,
@@ -190,7 +190,7 @@ pub struct Untimed {
 /// counted, switched off, kept on the stack untimed when `pathed` (only callpath runs use it:
 /// throttled parents and inplace's pathed windows), and the inline count on x86-64, with the bare count
 /// and the flush of a bare call where compensation is on (only its bare windows run them:
-/// inplace's excess.rs, flushes.rs).
+/// inplace's `Reference::Bare`, flushes.rs).
 ///
 /// # Safety
 /// As `pair`'s: on the measuring thread, inside the hidden parent's activation, with no inline

@@ -39,8 +39,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::OnceLock;
 
 pub use instrument_live::{
-    MODE_BARE as BARE, MODE_COUNTED as COUNTED, MODE_FENCED as FENCED, MODE_INLINE as INLINE,
-    MODE_MEASURED as MEASURED, MODE_OFF as OFF, MODE_PATHED as PATHED, MODE_TALLY as TALLY,
+    MODE_BARE as BARE, MODE_COUNTED as COUNTED, MODE_DETOUR as DETOUR, MODE_DOUBLE as DOUBLE,
+    MODE_FENCED as FENCED, MODE_INLINE as INLINE, MODE_MEASURED as MEASURED, MODE_OFF as OFF,
+    MODE_PATHED as PATHED, MODE_TALLY as TALLY,
 };
 /// The bits that make an entry unmeasured (`COUNTED`, `OFF`).
 pub const UNTIMED: u8 = COUNTED | OFF;

@@ -372,7 +372,10 @@ fn a_callpath_leafs_bare_windows_measure_its_counted_call_and_keep_its_paths_exa
         of_leaf.iter().all(|e| e.bare_pairs >= 10 && e.counted_over_bare_ns.is_some()),
         "bare windows measured leaf's counted call: {of_leaf:?}"
     );
-    assert!(of_leaf.iter().all(|e| e.inline_over_bare_ns.is_none()), "no inline window runs with callpaths");
+    assert!(
+        of_leaf.iter().all(|e| e.inline_count_ns.is_none() && e.double_pairs == 0),
+        "no inline or double window runs with callpaths"
+    );
     // Each caller's exit flushes its bare calls: the flush is calibrated, taken out of the bare
     // windows and charged where it runs.
     let flush = profile.compensation.as_ref().and_then(|c| c.bare_flush_ns);

@@ -43,12 +43,12 @@ pub struct Estimate {
     pub inline_measured: i64,
     pub inline_error: u64,
     pub inline_pairs: u32,
-    /// An inline count minus a bare count per execution as the windows measured it (scaled
-    /// ticks, may be negative: the inline windows' difference less the bare windows'), its
-    /// standard error, and the pairs of bare windows (0: none measured).
-    pub bare_measured: i64,
-    pub bare_error: u64,
-    pub bare_pairs: u32,
+    /// What one more inline count cost per execution as double windows measured it against
+    /// detour ones (scaled ticks, may be negative), its standard error, and the pairs of
+    /// windows (0: none measured).
+    pub shadow_measured: i64,
+    pub shadow_error: u64,
+    pub double_pairs: u32,
     /// A counted probe call minus a bare count per execution as the windows measured it (scaled
     /// ticks), its standard error, and the pairs of bare windows (0: none measured): a callpath
     /// leaf's, whose bare windows run without inline ones (`model::Reference::Bare`).
@@ -148,9 +148,9 @@ impl Estimate {
             inline_measured: 0,
             inline_error: 0,
             inline_pairs: 0,
-            bare_measured: 0,
-            bare_error: 0,
-            bare_pairs: 0,
+            shadow_measured: 0,
+            shadow_error: 0,
+            double_pairs: 0,
             over_bare_measured: 0,
             over_bare_error: 0,
             over_bare_pairs: 0,

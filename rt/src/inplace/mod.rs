@@ -89,7 +89,11 @@
 //! call is measured against the bare count, which sees the call into the runtime, the
 //! trampoline's routing and the probed copy that a tally window does not (`Reference::Bare`).
 //! The counted windows paired with inline, bare or tally ones keep their caller's cached
-//! callpath step, as those paths do (`KEEP_STEP`).
+//! callpath step, as those paths do (`KEEP_STEP`). With compensation on, a routine that counts
+//! inline is also measured counting inline twice over, a shadow of the count that changes
+//! nothing first (`Window::Double`), against counting inline after the same detour from the
+//! count's way (`Window::Detour`): what one more inline count costs where it runs, which
+//! compensation charges every inline count, pooled (excess.rs).
 //!
 //! How a timed pair's cost divides between the event and its caller (what compensation takes
 //! from each) is measured too, by windows whose entries fence their timestamps (`splits`).
@@ -311,7 +315,7 @@ struct Windows {
     timed_spent: u64,
     /// Executions in pathed windows (their misses: `PATHED_MISSES`).
     pathed_spent: u64,
-    /// Windows finished; window n is of the kind `window_kind(n, tallies, inlines)` says.
+    /// Windows finished; window n is of the kind `window_kind` says (`kind_of`).
     done: u32,
     /// Whether this estimation still opens tally windows (tally.rs): not once `MAX_VOIDED` of
     /// them more than it measured pairs of were interrupted.
@@ -320,9 +324,11 @@ struct Windows {
     /// Whether this estimation opens inline windows: the event is throttled and its code counts
     /// inline (`registry::counts_inline`) in a run that lets it.
     inlines: bool,
-    /// Whether this estimation opens bare windows (`Window::Bare`): it opens inline ones, with
-    /// compensation on (the only runs that charge what an inline count costs in place).
-    bares: bool,
+    /// Whether this estimation opens a group of windows that measure a count in place, with
+    /// compensation on: with inline windows, double windows against detour ones
+    /// (`Window::Double`: what an inline count costs, excess.rs); without (a callpath leaf's),
+    /// bare windows against counted ones (`Window::Bare`: what its counted call costs).
+    counts: bool,
     /// Whether this estimation opens split windows (`Window::Fenced`, `splits`).
     fenced: bool,
     /// Whether the event called nothing measured or counted when it was offered: its inline
@@ -339,12 +345,14 @@ struct Windows {
     start_count: u64,
     /// The thread's flushes of bare calls when the window began (`ThreadState::bare_flushes`).
     flushes_start: u64,
-    /// The last timed, counted and tally windows' ticks per execution, scaled.
+    /// The last window of each kind's ticks per execution, scaled.
     timed_per: i64,
     counted_per: i64,
     tally_per: i64,
     inline_per: i64,
     bare_per: i64,
+    double_per: i64,
+    detour_per: i64,
     pathed_per: i64,
     /// Counted minus tally per execution, by pair of windows.
     tally_differences: Series<i64>,
@@ -352,6 +360,8 @@ struct Windows {
     inline_differences: Series<i64>,
     /// A bare count minus a counted call per execution, by pair of windows.
     bare_differences: Series<i64>,
+    /// A double count minus a detoured one per execution (the shadow), by pair of windows.
+    double_differences: Series<i64>,
     /// A pathed call minus a counted one per execution, by pair of windows.
     pathed_differences: Series<i64>,
     /// The current tally window's executions, and the executions the last one tallied.
@@ -439,7 +449,7 @@ const IDLE_WINDOWS: Windows = Windows {
     tallies: false,
     voided: 0,
     inlines: false,
-    bares: false,
+    counts: false,
     fenced: false,
     leaf: false,
     pathed: false,
@@ -449,11 +459,14 @@ const IDLE_WINDOWS: Windows = Windows {
     tally_per: 0,
     inline_per: 0,
     bare_per: 0,
+    double_per: 0,
+    detour_per: 0,
     flushes_start: 0,
     pathed_per: 0,
     tally_differences: Series::new(0),
     inline_differences: Series::new(0),
     bare_differences: Series::new(0),
+    double_differences: Series::new(0),
     pathed_differences: Series::new(0),
     tally_window: 0,
     tallied: 0,
@@ -616,11 +629,17 @@ enum Window {
     /// Counted inline by the event's own entry code (mode `INLINE`).
     Inline,
     /// Counted barely by the event's own entry code (mode `BARE`: a thread-local decrement,
-    /// inline.rs): what the inline windows measure the inline count against, so that only the
-    /// bare count's cost comes from its calibration (excess.rs).
+    /// inline.rs): a callpath leaf's, against which its counted call is measured
+    /// (`Reference::Bare`).
     Bare,
     /// Timed with each entry's timestamp fenced (mode `FENCED`): a split window (`splits`).
     Fenced,
+    /// Counted inline twice over (mode `DOUBLE`): a shadow of the inline count that changes
+    /// nothing, then the count, after a detour from the inline count's way.
+    Double,
+    /// Counted inline after the same detour (mode `DETOUR`): what double windows are measured
+    /// against, so that their difference is the shadow's alone.
+    Detour,
     /// Kept on the shadow stack untimed (mode `PATHED`), a callpath profile's leaf: what the
     /// pathed pair costs over the counted one in place, which callpath parents' estimates take
     /// from their calibration otherwise (`pathes`).
@@ -633,31 +652,33 @@ enum Window {
 /// estimation takes half as long again, not twice. With inline windows, a fourth group pairs
 /// counted with inline windows (... C Y Y C C I I C), which choose how a throttled routine is
 /// counted (`settled_mode`) and, where the inline count is the cheaper path, are what a leaf's
-/// counted path is measured against (`Reference`); with bare windows, a group after them pairs
-/// counted with bare ones (... C B B C), against which the inline count's own cost is measured
-/// (excess.rs), or, with callpaths (no inline windows; the group after the tally one), a
-/// leaf's counted path; with pathed windows (a callpath leaf's), a group pairs counted with
-/// pathed ones (... C P P C), what every pathed pair's calibration is scaled by
-/// (`pathed_in_place`); with split windows, a last group pairs counted with fenced ones
-/// (... C F F C).
-fn window_kind(n: u32, tallies: bool, inlines: bool, bares: bool, fenced: bool, pathes: bool) -> Window {
-    if !matches!(n % 4, 1 | 2) {
-        return Window::Counted;
-    }
-    let groups = 3 + u32::from(inlines) + u32::from(bares) + u32::from(pathes) + u32::from(fenced);
-    match n / 4 % groups {
-        3 if inlines => Window::Inline,
-        g if bares && g == 3 + u32::from(inlines) => Window::Bare,
-        g if pathes && g == 3 + u32::from(inlines) + u32::from(bares) => Window::Pathed,
-        g if fenced && g == groups - 1 => Window::Fenced,
-        2 if tallies => Window::Tally,
+/// counted path is measured against (`Reference`); with count windows, a group after them pairs
+/// detour windows with double ones (... E D D E: what one more inline count costs, excess.rs),
+/// or, with callpaths (no inline windows; the group after the tally one), counted windows with
+/// bare ones (... C B B C: a leaf's counted path); with pathed windows (a callpath leaf's), a
+/// group pairs counted with pathed ones (... C P P C), what every pathed pair's calibration is
+/// scaled by (`pathed_in_place`); with split windows, a last group pairs counted with fenced
+/// ones (... C F F C).
+fn window_kind(n: u32, tallies: bool, inlines: bool, counts: bool, fenced: bool, pathes: bool) -> Window {
+    let groups = 3 + u32::from(inlines) + u32::from(counts) + u32::from(pathes) + u32::from(fenced);
+    let group = n / 4 % groups;
+    let count_group = counts && group == 3 + u32::from(inlines);
+    match (n % 4, group) {
+        (0 | 3, _) if count_group && inlines => Window::Detour,
+        (0 | 3, _) => Window::Counted,
+        (_, 3) if inlines => Window::Inline,
+        _ if count_group && inlines => Window::Double,
+        _ if count_group => Window::Bare,
+        (_, g) if pathes && g == 3 + u32::from(inlines) + u32::from(counts) => Window::Pathed,
+        (_, g) if fenced && g == groups - 1 => Window::Fenced,
+        (_, 2) if tallies => Window::Tally,
         _ => Window::Timed,
     }
 }
 
 impl Windows {
     fn kind_of(&self, n: u32) -> Window {
-        window_kind(n, self.tallies, self.inlines, self.bares, self.fenced, self.pathes)
+        window_kind(n, self.tallies, self.inlines, self.counts, self.fenced, self.pathes)
     }
 
     /// The mode the event is left in when the estimation ends: a throttled one's settled mode
@@ -1053,21 +1074,24 @@ unsafe fn close_window(w: &mut Windows, now: u64, count: u64) -> bool {
         Window::Tally => w.tally_per = per,
         Window::Inline => w.inline_per = per,
         Window::Bare => w.bare_per = per,
+        Window::Double => w.double_per = per,
+        Window::Detour => w.detour_per = per,
         Window::Pathed => (w.pathed_per, w.pathed_spent) = (per, w.pathed_spent + executions),
     }
     if w.done % 2 == 1 {
-        // The pair's other kind than counted.
+        // The pair's other kind than counted (detour windows pair with double ones).
         let other = match w.kind_of(w.done) {
-            Window::Counted => w.kind_of(w.done - 1),
+            Window::Counted | Window::Detour => w.kind_of(w.done - 1),
             kind => kind,
         };
         match other {
             Window::Tally => w.tally_differences.push(w.counted_per - w.tally_per),
             Window::Inline => w.inline_differences.push(w.inline_per - w.counted_per),
             Window::Bare => w.bare_differences.push(w.bare_per - w.counted_per),
+            Window::Double => w.double_differences.push(w.double_per - w.detour_per),
             Window::Pathed => w.pathed_differences.push(w.pathed_per - w.counted_per),
             Window::Timed => w.differences.push(w.timed_per - w.counted_per),
-            Window::Counted | Window::Fenced => {}
+            Window::Counted | Window::Fenced | Window::Detour => {}
         }
     }
     w.done += 1;
@@ -1102,12 +1126,15 @@ unsafe fn begin(w: &mut Windows, ts: &mut ThreadState, count: u64, id: u32) {
         Window::Tally => (switch::TALLY, count + 2),
         Window::Inline => (switch::INLINE, count + w.window),
         Window::Bare => (switch::BARE, count + w.window),
+        Window::Double => (switch::DOUBLE, count + w.window),
+        Window::Detour => (switch::DETOUR, count + w.window),
         Window::Fenced => (switch::FENCED, count + w.window),
         Window::Pathed => (switch::PATHED, count + w.window),
     };
     // An inline window's executions count themselves until the one that finds the count before
     // its end's: that one calls the probe, whose counted path reaches END.
-    ts.inline_end = if kind == Window::Inline { end - 1 } else { u64::MAX };
+    ts.inline_end =
+        if matches!(kind, Window::Inline | Window::Double | Window::Detour) { end - 1 } else { u64::MAX };
     // A bare window's executions count themselves down from here: all but its first (this entry)
     // and its last, which calls the probe (`left` at zero), whose counted path credits them and
     // reaches END.
@@ -1122,7 +1149,10 @@ unsafe fn begin(w: &mut Windows, ts: &mut ThreadState, count: u64, id: u32) {
     }
     // The whole group of four keeps the step where its other kind does (the counted calls that
     // end tally and inline windows too).
-    let keeps = matches!(w.kind_of(w.done / 4 * 4 + 1), Window::Tally | Window::Inline | Window::Bare);
+    let keeps = matches!(
+        w.kind_of(w.done / 4 * 4 + 1),
+        Window::Tally | Window::Inline | Window::Bare | Window::Double
+    );
     KEEP_STEP.store(if keeps { id } else { NONE }, Relaxed);
     switch::set(id, mode);
     set_end(end);
@@ -1292,16 +1322,10 @@ fn trimmed(w: &mut Windows) -> (f64, f64) {
     trimmed_of(w.differences.values())
 }
 
-/// An inline count minus a bare count per execution (scaled, with its standard error): the
-/// inline windows' difference over counted ones (`inline`) less the bare windows', where both
-/// measured enough pairs.
-fn inline_over_bare(w: &mut Windows, inline: Option<(f64, f64)>) -> Option<(f64, f64)> {
-    let (inline, inline_se) = inline?;
-    if w.bare_differences.len() < MIN_TALLY_PAIRS {
-        return None;
-    }
-    let (bare, bare_se) = trimmed_of(w.bare_differences.values());
-    Some((inline - bare, inline_se.hypot(bare_se)))
+/// What one more inline count costs per execution (scaled, with its standard error): double
+/// windows less detour ones, where they measured enough pairs.
+fn shadow_of(w: &mut Windows) -> Option<(f64, f64)> {
+    (w.double_differences.len() >= MIN_TALLY_PAIRS).then(|| trimmed_of(w.double_differences.values()))
 }
 
 /// A counted call minus a bare count per execution (scaled, with its standard error): the bare
@@ -1351,7 +1375,7 @@ unsafe fn publish(w: &mut Windows) {
     let inline =
         (w.inline_differences.len() >= MIN_TALLY_PAIRS).then(|| trimmed_of(w.inline_differences.values()));
     let reference = inline.filter(|_| w.leaf);
-    let over_bare = inline_over_bare(w, inline);
+    let shadow = shadow_of(w);
     let counted_over_bare = counted_over_bare(w);
     // A pathed pair has no measured reference (and one an earlier estimation of the event kept
     // as a leaf is of another pair).
@@ -1369,7 +1393,7 @@ unsafe fn publish(w: &mut Windows) {
         // A pathed entry steps as a timed one does: its windows' difference holds no miss.
         used.timed = used.timed.saturating_sub(misses_charged(w)).max(1);
     }
-    if let Some(measured) = over_bare {
+    if let Some(measured) = shadow {
         // SAFETY: the caller publishes the estimation it owns (the contract).
         unsafe { excess::add(measured, used.timed) };
     }
@@ -1421,9 +1445,9 @@ unsafe fn publish(w: &mut Windows) {
             inline_measured: inline.map_or(0, |(m, _)| m.round() as i64),
             inline_error: inline.map_or(0, |(_, e)| e.round() as u64),
             inline_pairs: if inline.is_some() { w.inline_differences.len() as u32 } else { 0 },
-            bare_measured: over_bare.map_or(0, |(m, _)| m.round() as i64),
-            bare_error: over_bare.map_or(0, |(_, e)| e.round() as u64),
-            bare_pairs: if over_bare.is_some() { w.bare_differences.len() as u32 } else { 0 },
+            shadow_measured: shadow.map_or(0, |(m, _)| m.round() as i64),
+            shadow_error: shadow.map_or(0, |(_, e)| e.round() as u64),
+            double_pairs: if shadow.is_some() { w.double_differences.len() as u32 } else { 0 },
             over_bare_measured: counted_over_bare.map_or(0, |(m, _)| m.round() as i64),
             over_bare_error: counted_over_bare.map_or(0, |(_, e)| e.round() as u64),
             over_bare_pairs: if counted_over_bare.is_some() { w.bare_differences.len() as u32 } else { 0 },
@@ -1524,17 +1548,18 @@ mod tests {
     #[test]
     fn bare_windows_follow_the_inline_ones_or_the_tally_ones() {
         use Window::{
-            Bare as B, Counted as C, Fenced as F, Inline as I, Pathed as P, Tally as Y, Timed as T,
+            Bare as B, Counted as C, Detour as E, Double as D, Fenced as F, Inline as I, Pathed as P,
+            Tally as Y, Timed as T,
         };
         let group = |n: u32, inlines, pathes| {
             (n..n + 4).map(|n| window_kind(n, true, inlines, true, true, pathes)).collect::<Vec<_>>()
         };
         assert_eq!(group(8, true, false), [C, Y, Y, C]);
         assert_eq!(group(12, true, false), [C, I, I, C]);
-        assert_eq!(group(16, true, false), [C, B, B, C]);
+        assert_eq!(group(16, true, false), [E, D, D, E], "double windows against detour ones");
         assert_eq!(group(20, true, false), [C, F, F, C]);
         assert_eq!(group(24, true, false), [C, T, T, C], "the cycle of six groups repeats");
-        assert_eq!(group(20, true, true), [C, P, P, C], "pathed windows after the bare ones");
+        assert_eq!(group(20, true, true), [C, P, P, C], "pathed windows after the count ones");
         assert_eq!(group(24, true, true), [C, F, F, C]);
         assert_eq!(group(12, false, false), [C, B, B, C], "a callpath leaf's, without inline ones");
         assert_eq!(group(16, false, true), [C, P, P, C]);

@@ -332,12 +332,12 @@ pub(super) unsafe fn offer(
     let pathed = keeps_path(record);
     // A leaf's pathed windows scale the pathed pair's calibration for compensation: only with it on.
     let pathes = leaf && crate::callpath::depth() != 0 && crate::compensate::enabled();
-    // Bare windows measure the inline count against a bare one (a leaf's or a throttled
-    // routine's, with its inline windows); with callpaths, where no inline window runs, a leaf's
-    // counted call against a bare count (`model::Reference::Bare`).
-    let bares = crate::compensate::enabled()
+    // Count windows: with inline windows, double ones against detour ones measure what an
+    // inline count costs (excess.rs); with callpaths, where no inline window runs, bare ones
+    // measure a leaf's counted call against a bare count (`model::Reference::Bare`).
+    let counts = crate::compensate::enabled()
         && (inlines || (leaf && !pathed && switch::bare_windows_possible() && registry::counts_inline(id)));
-    let extra_groups = u64::from(inlines) + u64::from(bares) + u64::from(fenced) + u64::from(pathes);
+    let extra_groups = u64::from(inlines) + u64::from(counts) + u64::from(fenced) + u64::from(pathes);
     let pairs_in_budget = PAIRS_IN_BUDGET + extra_groups * MIN_PAIRS as u64 / 2;
     let largest = (budget / (2 * pairs_in_budget)).clamp(MIN_WINDOW, MAX_WINDOW);
     let window = ((WINDOW_NS * ticks_per_ns / mean) as u64).clamp(MIN_WINDOW, largest);
@@ -357,6 +357,7 @@ pub(super) unsafe fn offer(
         &mut w.tally_differences,
         &mut w.inline_differences,
         &mut w.bare_differences,
+        &mut w.double_differences,
         &mut w.pathed_differences,
     ] {
         series.clear();
@@ -366,8 +367,8 @@ pub(super) unsafe fn offer(
     PATHED_MISSES.store(0, Relaxed);
     // A pathed call has no tally path to be measured against.
     (w.tallies, w.voided) = (TALLY_WINDOWS && !pathed, 0);
-    (w.inlines, w.bares, w.fenced, w.leaf, w.pathed, w.pathes) =
-        (inlines, bares, fenced, leaf, pathed, pathes);
+    (w.inlines, w.counts, w.fenced, w.leaf, w.pathed, w.pathes) =
+        (inlines, counts, fenced, leaf, pathed, pathes);
     PATHED_LEAF.store(if pathes { id } else { NONE }, Relaxed);
     w.start = now;
     // Any nonzero seed: xorshift stays nonzero.
