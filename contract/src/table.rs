@@ -13,8 +13,8 @@
 /// `ModuleTable::version`: bumped on any change of the layout above, and of what instrumented
 /// code reads of the runtime (`inline_count`): a runtime registers only its own version's
 /// modules, whose id slots then stay unregistered, which the inline count never counts (3: the
-/// thread-local block's record capacity).
-pub const ABI_VERSION: u32 = 3;
+/// thread-local block's record capacity; 4: the modes `DETOUR` and `DOUBLE`).
+pub const ABI_VERSION: u32 = 4;
 /// An id slot's value before its module is registered; probes seeing it count the event as
 /// unregistered.
 pub const UNREGISTERED: u32 = u32::MAX;
