@@ -194,12 +194,35 @@ void countInline(IRBuilder<> &B, Value *State, Value *Record, Value *CountedWord
     Add(At(State, Abi[PendingEstimateAt]), Estimate);
 }
 
+// The shadow's count at `B`: the inline count's four read-modify-writes (`countInline`), every
+// access volatile, each adding a zero the compiler cannot see through (an empty inline asm's
+// result), and the estimate's load and-ed with it.
+void addZeros(IRBuilder<> &B, Value *State, Value *Record, Value *CountedWord, Value *Counted,
+              Value *PerCall, Value *Index, const uint64_t *Abi) {
+    Type *I8 = B.getInt8Ty(), *I64 = B.getInt64Ty();
+    auto At = [&](Value *Base, uint64_t Offset) {
+        return B.CreateConstInBoundsGEP1_64(I8, Base, Offset);
+    };
+    auto Load = [&](Value *From) { return B.CreateAlignedLoad(I64, From, Align(8), true); };
+    auto Store = [&](Value *Value, llvm::Value *Word) {
+        B.CreateAlignedStore(Value, Word, Align(8), true);
+    };
+    auto Add = [&](Value *Word, Value *Amount) { Store(B.CreateAdd(Load(Word), Amount), Word); };
+    InlineAsm *Opaque = InlineAsm::get(FunctionType::get(I64, {I64}, false), "", "=r,0", false);
+    Value *Zero = B.CreateCall(Opaque, {B.getInt64(0)});
+    Value *Estimate = B.CreateAnd(Load(B.CreateInBoundsGEP(I64, PerCall, Index)), Zero);
+    Store(B.CreateAdd(Counted, Zero), CountedWord);
+    Add(At(Record, Abi[UntimedOwnAt]), Estimate);
+    Add(At(State, Abi[PendingCallsAt]), Zero);
+    Add(At(State, Abi[PendingEstimateAt]), Estimate);
+}
+
 // The shadow of the inline count that mode `DOUBLE` runs before the count itself: the same
 // checks (each a compare and a branch, weighed to pass) and the same four read-modify-writes of
 // the same words, every access volatile so that none is merged with the count's own, each
-// adding an opaque zero (`Zero`, from an empty inline asm), so that it changes nothing. What
-// its windows cost over inline ones is what one more inline count costs where the routine
-// runs (the runtime's inplace). Returns its first block, which ends at `Next`; new blocks go
+// adding an opaque zero (`addZeros`), so that it changes nothing. What its windows cost over
+// detour ones is what one more inline count costs where the routine runs (the runtime's
+// inplace). Returns its first block, which ends at `Next`; new blocks go
 // before `Before`.
 BasicBlock *buildShadow(Function *F, BasicBlock *Before, BasicBlock *Next, Value *Slot,
                         Value *Index, Value *Thread, Value *Modes, Value *PerCall,
@@ -242,19 +265,7 @@ BasicBlock *buildShadow(Function *F, BasicBlock *Before, BasicBlock *Next, Value
     B.CreateCondBr(B.CreateICmpNE(Counted, End), Count, Fail, Likely);
 
     B.SetInsertPoint(Count);
-    InlineAsm *Opaque = InlineAsm::get(FunctionType::get(I64, {I64}, false), "", "=r,0", false);
-    Value *Zero = B.CreateCall(Opaque, {B.getInt64(0)});
-    auto Store = [&](Value *Value, llvm::Value *Word) {
-        B.CreateAlignedStore(Value, Word, Align(8), true);
-    };
-    auto Add = [&](Value *Word, Value *Amount) {
-        Store(B.CreateAdd(Load(I64, Word, 8), Amount), Word);
-    };
-    Value *Estimate = B.CreateAnd(Load(I64, B.CreateInBoundsGEP(I64, PerCall, Index), 8), Zero);
-    Store(B.CreateAdd(Counted, Zero), CountedWord);
-    Add(At(Record, Abi[UntimedOwnAt]), Estimate);
-    Add(At(State, Abi[PendingCallsAt]), Zero);
-    Add(At(State, Abi[PendingEstimateAt]), Estimate);
+    addZeros(B, State, Record, CountedWord, Counted, PerCall, Index, Abi);
     B.CreateBr(Next);
 
     B.SetInsertPoint(Fail);
