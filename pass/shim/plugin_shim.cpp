@@ -175,6 +175,43 @@ LoadInst *loadWord(IRBuilder<> &B, Type *Ty, Value *From, unsigned Bytes, bool S
     return L;
 }
 
+// The first check's words at `B`: the id in `Slot`, the thread-local block, and whether the id
+// is below the record capacity the block holds (volatile loads for the shadow).
+struct IdCheck {
+    Value *Id, *Block, *Below;
+};
+IdCheck checkId(IRBuilder<> &B, Value *Slot, Value *Thread, const uint64_t *Abi, bool Volatile) {
+    Value *Id = B.CreateAlignedLoad(B.getInt32Ty(), Slot, Align(4), Volatile);
+    Value *Block = B.CreateThreadLocalAddress(Thread);
+    Value *CapWord = B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Block, Abi[ThreadCapAt]);
+    Value *Cap = B.CreateAlignedLoad(B.getInt32Ty(), CapWord, Align(4), Volatile);
+    return {Id, Block, B.CreateICmpULT(Id, Cap)};
+}
+
+// The last check's words at `B`: the state (from the thread-local `Block`), the event's record
+// (`Index`), its count word and count, and whether the count is not where the runtime ends a
+// window of inline counts (volatile loads for the shadow).
+struct RecordCheck {
+    Value *State, *Record, *CountedWord, *Counted, *NotEnd;
+};
+RecordCheck checkEnd(IRBuilder<> &B, Value *Block, Value *Index, const uint64_t *Abi,
+                     bool Volatile) {
+    Type *I8 = B.getInt8Ty(), *I64 = B.getInt64Ty(), *Ptr = B.getPtrTy();
+    auto At = [&](Value *Base, uint64_t Offset) {
+        return B.CreateConstInBoundsGEP1_64(I8, Base, Offset);
+    };
+    auto Load = [&](Type *Ty, Value *From) {
+        return B.CreateAlignedLoad(Ty, From, Align(8), Volatile);
+    };
+    Value *State = Load(Ptr, Block);
+    Value *Records = Load(Ptr, At(State, Abi[RecordsAt]));
+    Value *Record = B.CreateInBoundsGEP(I8, Records, B.CreateShl(Index, Abi[RecordShift]));
+    Value *CountedWord = At(Record, Abi[CountedAt]);
+    Value *Counted = Load(I64, CountedWord);
+    Value *End = Load(I64, At(State, Abi[InlineEndAt]));
+    return {State, Record, CountedWord, Counted, B.CreateICmpNE(Counted, End)};
+}
+
 // The count itself at `B` (the `Fast` block): 1 to the record's count (now `Counted`, at
 // `CountedWord`), the event's estimate (`PerCall[Index]`) to the record's untimed own time, 1
 // and the estimate to the state's pending words.
@@ -230,46 +267,33 @@ BasicBlock *buildShadow(Function *F, BasicBlock *Before, BasicBlock *Next, Value
     LLVMContext &Ctx = F->getContext();
     BasicBlock *Ids = BasicBlock::Create(Ctx, "instrument.shadow", F, Before);
     BasicBlock *ModeCheck = BasicBlock::Create(Ctx, "instrument.shadow.mode", F, Before);
-    BasicBlock *EndCheck = BasicBlock::Create(Ctx, "instrument.shadow.end", F, Before);
+    BasicBlock *EndBlock = BasicBlock::Create(Ctx, "instrument.shadow.end", F, Before);
     BasicBlock *Count = BasicBlock::Create(Ctx, "instrument.shadow.count", F, Before);
     // Never taken while the mode holds; it loads, so that no branch to it folds away.
     BasicBlock *Fail = BasicBlock::Create(Ctx, "instrument.shadow.fail", F, Before);
     IRBuilder<> B(Ids);
-    Type *I8 = B.getInt8Ty(), *I32 = B.getInt32Ty(), *I64 = B.getInt64Ty(), *Ptr = B.getPtrTy();
     MDNode *Likely = MDBuilder(Ctx).createLikelyBranchWeights();
-    auto At = [&](Value *Base, uint64_t Offset) {
-        return B.CreateConstInBoundsGEP1_64(I8, Base, Offset);
-    };
-    auto Load = [&](Type *Ty, Value *From, unsigned Bytes) {
-        return B.CreateAlignedLoad(Ty, From, Align(Bytes), true);
-    };
-    Value *Id = Load(I32, Slot, 4);
-    Value *Block = B.CreateThreadLocalAddress(Thread);
-    Value *Cap = Load(I32, At(Block, Abi[ThreadCapAt]), 4);
-    B.CreateCondBr(B.CreateICmpULT(Id, Cap), ModeCheck, Fail, Likely);
+    IdCheck Ids2 = checkId(B, Slot, Thread, Abi, true);
+    B.CreateCondBr(Ids2.Below, ModeCheck, Fail, Likely);
 
     // The count's own index addresses the rest (the same value): a second one live through
     // the shadow would take a register the routine saves at its entry for every call.
     B.SetInsertPoint(ModeCheck);
-    Value *ModeByte = Load(I8, B.CreateInBoundsGEP(I8, Modes, Index), 1);
+    Value *ModeWord = B.CreateInBoundsGEP(B.getInt8Ty(), Modes, Index);
+    Value *ModeByte = B.CreateAlignedLoad(B.getInt8Ty(), ModeWord, Align(1), true);
     Value *Double = B.CreateICmpEQ(ModeByte, B.getInt8(static_cast<uint8_t>(Abi[DoubleValue])));
-    B.CreateCondBr(Double, EndCheck, Fail, Likely);
+    B.CreateCondBr(Double, EndBlock, Fail, Likely);
 
-    B.SetInsertPoint(EndCheck);
-    Value *State = Load(Ptr, Block, 8);
-    Value *Records = Load(Ptr, At(State, Abi[RecordsAt]), 8);
-    Value *Record = B.CreateInBoundsGEP(I8, Records, B.CreateShl(Index, Abi[RecordShift]));
-    Value *CountedWord = At(Record, Abi[CountedAt]);
-    Value *Counted = Load(I64, CountedWord, 8);
-    Value *End = Load(I64, At(State, Abi[InlineEndAt]), 8);
-    B.CreateCondBr(B.CreateICmpNE(Counted, End), Count, Fail, Likely);
+    B.SetInsertPoint(EndBlock);
+    RecordCheck E = checkEnd(B, Ids2.Block, Index, Abi, true);
+    B.CreateCondBr(E.NotEnd, Count, Fail, Likely);
 
     B.SetInsertPoint(Count);
-    addZeros(B, State, Record, CountedWord, Counted, PerCall, Index, Abi);
+    addZeros(B, E.State, E.Record, E.CountedWord, E.Counted, PerCall, Index, Abi);
     B.CreateBr(Next);
 
     B.SetInsertPoint(Fail);
-    Load(I32, Slot, 4);
+    B.CreateAlignedLoad(B.getInt32Ty(), Slot, Align(4), true);
     B.CreateBr(Next);
     return Ids;
 }
@@ -289,24 +313,16 @@ Counting buildCount(BasicBlock *Head, BasicBlock *Before, Value *Slot, BasicBloc
     BasicBlock *Other = BasicBlock::Create(Ctx, "instrument.count.other", F, Before);
 
     IRBuilder<> B(Head);
-    Type *I8 = B.getInt8Ty(), *I32 = B.getInt32Ty(), *I64 = B.getInt64Ty(), *Ptr = B.getPtrTy();
-    auto At = [&](Value *Base, uint64_t Offset) {
-        return B.CreateConstInBoundsGEP1_64(I8, Base, Offset);
-    };
-    auto Load = [&](Type *Ty, Value *From, unsigned Bytes, bool Shared = false) {
-        return loadWord(B, Ty, From, Bytes, Shared);
-    };
+    Type *I8 = B.getInt8Ty(), *I64 = B.getInt64Ty();
     // Every check is weighed to pass, so that the count falls through to the routine's own
     // code and the paths that call the probe or count barely are laid out of its way.
     MDNode *Likely = MDBuilder(Ctx).createLikelyBranchWeights();
-    Value *Id = Load(I32, Slot, 4);
-    Value *Block = B.CreateThreadLocalAddress(Thread);
-    Value *Cap = Load(I32, At(Block, Abi[ThreadCapAt]), 4);
-    B.CreateCondBr(B.CreateICmpULT(Id, Cap), ModeCheck, Slow, Likely);
+    IdCheck Ids = checkId(B, Slot, Thread, Abi, false);
+    B.CreateCondBr(Ids.Below, ModeCheck, Slow, Likely);
 
     B.SetInsertPoint(ModeCheck);
-    Value *Index = B.CreateZExt(Id, I64);
-    Value *ModeByte = Load(I8, B.CreateInBoundsGEP(I8, Modes, Index), 1, true);
+    Value *Index = B.CreateZExt(Ids.Id, I64);
+    Value *ModeByte = loadWord(B, I8, B.CreateInBoundsGEP(I8, Modes, Index), 1, true);
     Value *Inline = B.CreateICmpEQ(ModeByte, B.getInt8(static_cast<uint8_t>(Abi[ModeValue])));
     B.CreateCondBr(Inline, EndCheck, Other, Likely);
 
@@ -322,16 +338,11 @@ Counting buildCount(BasicBlock *Head, BasicBlock *Before, Value *Slot, BasicBloc
     // The runtime's window of inline counts ends at the call that finds this count: the probe
     // then counts it and measures the window.
     B.SetInsertPoint(EndCheck);
-    Value *State = Load(Ptr, Block, 8);
-    Value *Records = Load(Ptr, At(State, Abi[RecordsAt]), 8);
-    Value *Record = B.CreateInBoundsGEP(I8, Records, B.CreateShl(Index, Abi[RecordShift]));
-    Value *CountedWord = At(Record, Abi[CountedAt]);
-    Value *Counted = Load(I64, CountedWord, 8);
-    Value *End = Load(I64, At(State, Abi[InlineEndAt]), 8);
-    B.CreateCondBr(B.CreateICmpNE(Counted, End), Fast, Slow, Likely);
+    RecordCheck E = checkEnd(B, Ids.Block, Index, Abi, false);
+    B.CreateCondBr(E.NotEnd, Fast, Slow, Likely);
 
     B.SetInsertPoint(Fast);
-    countInline(B, State, Record, CountedWord, Counted, PerCall, Index, Abi);
+    countInline(B, E.State, E.Record, E.CountedWord, E.Counted, PerCall, Index, Abi);
     // The routine now writes the runtime's globals itself.
     F->setMemoryEffects(F->getMemoryEffects() |
                         MemoryEffects(IRMemLocation::Other, ModRefInfo::ModRef));
