@@ -154,13 +154,18 @@ struct Counting {
     Value *ModeByte;
 };
 
+// Whether the mode byte `Mode` is the contract's mode `Word` (one of `Abi`'s mode values).
+Value *isMode(IRBuilder<> &B, Value *Mode, const uint64_t *Abi, AbiWord Word) {
+    return B.CreateICmpEQ(Mode, B.getInt8(static_cast<uint8_t>(Abi[Word])));
+}
+
 // Ends `Check` (no terminator) with the test of the modes `DETOUR` and `DOUBLE` (one compare
 // of the mode with `DOUBLE`'s own bit set): to `C.Detour`, weighed not to be taken, else to
 // `Else`.
 void branchToDetour(BasicBlock *Check, const Counting &C, BasicBlock *Else, const uint64_t *Abi) {
     IRBuilder<> B(Check);
     Value *Either = B.CreateOr(C.ModeByte, B.getInt8(static_cast<uint8_t>(Abi[DoubleBit])));
-    Value *Detoured = B.CreateICmpEQ(Either, B.getInt8(static_cast<uint8_t>(Abi[DoubleValue])));
+    Value *Detoured = isMode(B, Either, Abi, DoubleValue);
     B.CreateCondBr(Detoured, C.Detour, Else,
                    MDBuilder(Check->getContext()).createUnlikelyBranchWeights());
 }
@@ -281,7 +286,7 @@ BasicBlock *buildShadow(Function *F, BasicBlock *Before, BasicBlock *Next, Value
     B.SetInsertPoint(ModeCheck);
     Value *ModeWord = B.CreateInBoundsGEP(B.getInt8Ty(), Modes, Index);
     Value *ModeByte = B.CreateAlignedLoad(B.getInt8Ty(), ModeWord, Align(1), true);
-    Value *Double = B.CreateICmpEQ(ModeByte, B.getInt8(static_cast<uint8_t>(Abi[DoubleValue])));
+    Value *Double = isMode(B, ModeByte, Abi, DoubleValue);
     B.CreateCondBr(Double, EndBlock, Fail, Likely);
 
     B.SetInsertPoint(EndBlock);
@@ -323,7 +328,7 @@ Counting buildCount(BasicBlock *Head, BasicBlock *Before, Value *Slot, BasicBloc
     B.SetInsertPoint(ModeCheck);
     Value *Index = B.CreateZExt(Ids.Id, I64);
     Value *ModeByte = loadWord(B, I8, B.CreateInBoundsGEP(I8, Modes, Index), 1, true);
-    Value *Inline = B.CreateICmpEQ(ModeByte, B.getInt8(static_cast<uint8_t>(Abi[ModeValue])));
+    Value *Inline = isMode(B, ModeByte, Abi, ModeValue);
     B.CreateCondBr(Inline, EndCheck, Other, Likely);
 
     // Modes `DETOUR` and `DOUBLE` (the runtime's windows that measure an inline count in
@@ -332,7 +337,7 @@ Counting buildCount(BasicBlock *Head, BasicBlock *Before, Value *Slot, BasicBloc
     BasicBlock *Detour = BasicBlock::Create(Ctx, "instrument.count.detour", F, Before);
     BasicBlock *Shadow = buildShadow(F, Before, EndCheck, Slot, Index, Thread, Modes, PerCall, Abi);
     B.SetInsertPoint(Detour);
-    Value *Double = B.CreateICmpEQ(ModeByte, B.getInt8(static_cast<uint8_t>(Abi[DoubleValue])));
+    Value *Double = isMode(B, ModeByte, Abi, DoubleValue);
     B.CreateCondBr(Double, Shadow, EndCheck, Likely);
 
     // The runtime's window of inline counts ends at the call that finds this count: the probe
@@ -362,7 +367,7 @@ BasicBlock *buildBare(BasicBlock *Check, BasicBlock *Before, Value *ModeByte, Ba
     BasicBlock *Fast = BasicBlock::Create(Ctx, "instrument.bare", F, Before);
     IRBuilder<> B(Check);
     Type *I8 = B.getInt8Ty(), *I32 = B.getInt32Ty(), *I64 = B.getInt64Ty(), *Ptr = B.getPtrTy();
-    Value *Bare = B.CreateICmpEQ(ModeByte, B.getInt8(static_cast<uint8_t>(Abi[BareValue])));
+    Value *Bare = isMode(B, ModeByte, Abi, BareValue);
     B.CreateCondBr(Bare, LeftCheck, Slow);
 
     B.SetInsertPoint(LeftCheck);
@@ -410,7 +415,7 @@ extern "C" LLVMValueRef instrument_inline_count(LLVMValueRef EnterCall, LLVMValu
     B.SetInsertPoint(C.Other);
     B.CreateCondBr(B.CreateICmpEQ(C.ModeByte, B.getInt8(0)), Measured, OffCheck);
     B.SetInsertPoint(OffCheck);
-    Value *Off = B.CreateICmpEQ(C.ModeByte, B.getInt8(static_cast<uint8_t>(Abi[OffValue])));
+    Value *Off = isMode(B, C.ModeByte, Abi, OffValue);
     B.CreateCondBr(Off, Join, DetourCheck);
     branchToDetour(DetourCheck, C, BareCheck, Abi);
     BasicBlock *Bare = buildBare(BareCheck, Slow, C.ModeByte, Slow, Join, unwrap(Thread), Abi);
@@ -509,7 +514,7 @@ extern "C" void instrument_dispatch(LLVMValueRef Fn, LLVMValueRef Probed, LLVMVa
     B.SetInsertPoint(C.Fast);
     B.CreateBr(Body);
     B.SetInsertPoint(C.Other);
-    Value *Off = B.CreateICmpEQ(C.ModeByte, B.getInt8(static_cast<uint8_t>(Abi[OffValue])));
+    Value *Off = isMode(B, C.ModeByte, Abi, OffValue);
     BasicBlock *DetourCheck =
         BasicBlock::Create(F->getContext(), "instrument.count.detoured", F, ToProbed);
     BasicBlock *BareCheck =

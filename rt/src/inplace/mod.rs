@@ -884,10 +884,10 @@ pub unsafe fn counted_boundary(ts: &mut ThreadState, id: u32) -> bool {
 
 /// The ticks of the flushes of bare calls (flushes.rs) in the window that ends now, when it is a
 /// bare window measured against counted ones (a callpath leaf's: `counted_over_bare`), which
-/// hold none: its time less them is what the bare counts took. Inline windows flush as often as
-/// the bare ones they are measured against, and keep theirs.
+/// hold none: its time less them is what the bare counts took. Double windows flush as often as
+/// the detour ones they are measured against, and keep theirs.
 fn flush_ticks(w: &Windows, ts: &ThreadState) -> u64 {
-    if w.inlines || w.kind_of(w.done) != Window::Bare {
+    if w.kind_of(w.done) != Window::Bare {
         return 0;
     }
     crate::flushes::ticks_of(ts.bare_flushes.saturating_sub(w.flushes_start))
@@ -1329,10 +1329,10 @@ fn shadow_of(w: &mut Windows) -> Option<(f64, f64)> {
 }
 
 /// A counted call minus a bare count per execution (scaled, with its standard error): the bare
-/// windows' difference turned round, where they ran without inline windows (a callpath leaf's)
-/// and measured enough pairs.
+/// windows' difference turned round (they run only without inline windows: a callpath leaf's),
+/// where they measured enough pairs.
 fn counted_over_bare(w: &mut Windows) -> Option<(f64, f64)> {
-    if w.inlines || w.bare_differences.len() < MIN_TALLY_PAIRS {
+    if w.bare_differences.len() < MIN_TALLY_PAIRS {
         return None;
     }
     let (bare, se) = trimmed_of(w.bare_differences.values());
