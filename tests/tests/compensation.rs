@@ -77,10 +77,13 @@ fn with_no_other_event_compensation_changes_main_by_its_own_probe_cost_only() {
     );
     assert_eq!(c.strategy, instrument_profile::Strategy::InPlace, "the default strategy");
     assert!(c.in_place.is_empty(), "main alone is never hot: {:?}", c.in_place);
-    // A wall-clock bound: the time the run waited for a core is allowed for.
+    // A wall-clock bound against a runaway calibration (it takes 9 to 15 ms on an idle 2-core
+    // VM: 5 to 12 rounds, more when noise keeps lowering the minima). The time the run waited
+    // for a core is allowed for; a loaded machine also slows each round without a wait (CI
+    // measured 29.8 ms with 1.8 ms waited, the file's other tests beside it), hence 4x.
     let waited = profile.totals.waited_ns;
     assert!(
-        c.calibration_ns < 20_000_000 + waited,
+        c.calibration_ns < 60_000_000 + waited,
         "calibration took {} ns, waited {waited}",
         c.calibration_ns
     );
