@@ -25,15 +25,21 @@ pub struct Overhead {
     /// `total_ns` as a share of the run's wall time, in percent (threads add up, so a
     /// multi-threaded run can exceed 100).
     pub percent_of_run: f64,
+    /// What measuring in place cost outside every window: the estimations' window boundaries
+    /// (closing one, pooling an estimate, opening the next), all threads; part of `total_ns`.
+    /// 0 in profiles that did not record it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub estimation_ns: f64,
     /// Events whose probe costs were measured in place while the program ran (rt/src/inplace/:
     /// hot events with compensation on, throttled events always): `total_ns` counts their
     /// activations at these costs instead of `costs`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub in_place: Vec<EventCosts>,
     /// What one inline count costs (a throttled routine's call counted by its own entry code,
-    /// without a probe call: `Totals::inline_counted` of them), measured at start-up like the
-    /// pairs, in a tight loop of dependent additions (an upper bound); 0 when the run's code
-    /// cannot count inline (early placement, `INSTRUMENT_INLINE_COUNT=0`).
+    /// without a probe call: `Totals::inline_counted` of them): in place, as the double windows
+    /// of the run's estimations measured it (a second count's cost where the routines run,
+    /// pooled), else measured at start-up like the pairs, in a tight loop of dependent additions;
+    /// 0 when the run's code cannot count inline (early placement, `INSTRUMENT_INLINE_COUNT=0`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub inline_count_ns: f64,
     /// The share of the routine probes' counted activations that were inline counts. The
@@ -249,6 +255,7 @@ mod tests {
             calibration_ns: 0,
             total_ns: 0.0,
             percent_of_run: 0.0,
+            estimation_ns: 0.0,
             in_place,
             inline_count_ns: 1.0,
             inline_share: 0.5,

@@ -169,10 +169,20 @@ static FLUSH: AtomicU64 = AtomicU64::new(0);
 /// place (scaled, pooled over the events the double windows measured: inplace's excess.rs).
 static BARE_COUNT: AtomicU64 = AtomicU64::new(0);
 static INLINE_EXCESS: AtomicI64 = AtomicI64::new(0);
+/// Whether any double window measured the inline count (`set_inline_excess` ran).
+static INLINE_MEASURED: AtomicBool = AtomicBool::new(false);
 
 /// Sets what the inline count costs over its calibration in place (scaled, may be negative).
 pub fn set_inline_excess(scaled: i64) {
     INLINE_EXCESS.store(scaled, Relaxed);
+    INLINE_MEASURED.store(true, Relaxed);
+}
+
+/// What one inline count costs in place (scaled) where double windows measured it
+/// (`inline_count_cost`), else None: the overhead figure's inline count, with compensation on
+/// or off.
+pub fn measured_inline_count_cost() -> Option<u64> {
+    INLINE_MEASURED.load(Relaxed).then(inline_count_cost)
 }
 
 /// Δi per kind and the routine pair's δ (scaled), from a measurement at start-up or while the

@@ -560,10 +560,12 @@ fn overhead_section(
         calibration_ns: units.ns(costs.ticks),
         total_ns: 0.0,
         percent_of_run: 0.0,
+        estimation_ns: units.ns(crate::inplace::bookkeeping_ticks()) as f64,
         in_place: in_place.to_vec(),
-        // Only a run whose code can count inline has that cost (instrument cost predicts with it).
+        // Only a run whose code can count inline has that cost (instrument cost predicts with
+        // it): in place where double windows measured it, else its calibration.
         inline_count_ns: if crate::switch::inline_possible() {
-            units.scaled_ns(costs.untimed.inline)
+            units.scaled_ns(compensate::measured_inline_count_cost().unwrap_or(costs.untimed.inline))
         } else {
             0.0
         },
@@ -588,6 +590,7 @@ fn overhead_section(
         .map(|t| t.step_misses as f64 * t.step_miss_ns)
         .sum();
     section.total_ns = misses
+        + section.estimation_ns
         + profile
             .activations()
             .map(|(id, kind, calls, untimed)| section.of_event(id, kind, calls, untimed))

@@ -98,6 +98,7 @@
 //! How a timed pair's cost divides between the event and its caller (what compensation takes
 //! from each) is measured too, by windows whose entries fence their timestamps (`splits`).
 
+mod bookkeeping;
 mod excess;
 mod history;
 mod model;
@@ -109,6 +110,7 @@ mod split;
 
 pub use history::{estimates, inline_mean, run_counted_cost, used_standard_errors, Estimate};
 
+pub use bookkeeping::ticks as bookkeeping_ticks;
 pub use offers::{before_timed_charge, offer_throttled, reoffer, resume, waited_out, REESTIMATE_NS};
 pub use phase::follow as follow_phase;
 
@@ -837,6 +839,17 @@ pub unsafe fn counted_boundary(ts: &mut ThreadState, id: u32) -> bool {
         return false;
     }
     let now = clock::now();
+    // SAFETY: the contract, and this thread owns the estimation (`is_owner`).
+    let timed = unsafe { boundary_at(ts, id, now) };
+    bookkeeping::add(now, clock::now());
+    timed
+}
+
+/// `counted_boundary`'s work on the owner thread, from the clock reading `now`.
+///
+/// # Safety
+/// As `counted_boundary`'s, on the thread that owns the estimation.
+unsafe fn boundary_at(ts: &mut ThreadState, id: u32, now: u64) -> bool {
     // SAFETY: this thread owns the estimation (`is_owner` on its own state, see `Owned`).
     let w = unsafe { &mut *WINDOWS.0.get() };
     if let Deferred::Await = w.deferred {
@@ -1259,8 +1272,11 @@ fn settled_mode_with(inline: Option<(f64, f64)>) -> u8 {
 
 /// What one untimed call of event `id` costs in place (scaled), where its windows measured an
 /// inline count against a counted call: its counted pair's cost, and for the share of its
-/// throttled time it counted inline (`inline_share`) that plus the difference, but not more
-/// than an inline count's calibration there. Next to a routine whose own time varies by tens of
+/// throttled time it counted inline (`inline_share`) what an inline count costs in place as the
+/// double windows measured it (`compensate::measured_inline_count_cost`, excess.rs); where
+/// none did, the counted pair plus the inline-less-counted difference, but not more than an
+/// inline count's calibration. The difference alone put the IS-like routine's inline count at
+/// 0.2 to 0.9 ns, the figure 0.9 to 2 x the run's slowdown (issue 23's thirty-eighth note). Next to a routine whose own time varies by tens of
 /// nanoseconds (xz's range coder, match finder) both measurements carry that noise (standard
 /// errors of 8 to 35 ns for a difference of a few) and charged each inline count 20 to 57 ns:
 /// the profile said 18 to 29 % of the run where xz ran 8 % slower. None where nothing compared
@@ -1269,8 +1285,13 @@ fn settled_mode_with(inline: Option<(f64, f64)>) -> u8 {
 pub fn untimed_cost(id: u32) -> Option<u64> {
     let (extra, _) = inline_mean(id)?;
     let counted = run_counted_cost(id) as f64;
-    let calibrated = overhead::costs().map_or(u64::MAX, |c| c.untimed.inline).max(1) as f64;
-    let inline = (counted + extra).max(0.0).min(calibrated);
+    let inline = match crate::compensate::measured_inline_count_cost() {
+        Some(measured) => measured as f64,
+        None => {
+            let calibrated = overhead::costs().map_or(u64::MAX, |c| c.untimed.inline).max(1) as f64;
+            (counted + extra).max(0.0).min(calibrated)
+        }
+    };
     let share = history::inline_share(id).unwrap_or(0.0);
     Some((counted + share * (inline - counted)).round() as u64)
 }

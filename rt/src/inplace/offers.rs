@@ -333,10 +333,16 @@ pub(super) unsafe fn offer(
     // A leaf's pathed windows scale the pathed pair's calibration for compensation: only with it on.
     let pathes = leaf && crate::callpath::depth() != 0 && crate::compensate::enabled();
     // Count windows: with inline windows, double ones against detour ones measure what an
-    // inline count costs (excess.rs); with callpaths, where no inline window runs, bare ones
-    // measure a leaf's counted call against a bare count (`model::Reference::Bare`).
-    let counts = crate::compensate::enabled()
-        && (inlines || (leaf && !pathed && switch::bare_windows_possible() && registry::counts_inline(id)));
+    // inline count costs (excess.rs), for compensation and for the overhead figure alike (so
+    // with compensation off too); with callpaths and compensation, where no inline window
+    // runs, bare ones measure a leaf's counted call against a bare count
+    // (`model::Reference::Bare`).
+    let counts = inlines
+        || (crate::compensate::enabled()
+            && leaf
+            && !pathed
+            && switch::bare_windows_possible()
+            && registry::counts_inline(id));
     let extra_groups = u64::from(inlines) + u64::from(counts) + u64::from(fenced) + u64::from(pathes);
     let pairs_in_budget = PAIRS_IN_BUDGET + extra_groups * MIN_PAIRS as u64 / 2;
     let largest = (budget / (2 * pairs_in_budget)).clamp(MIN_WINDOW, MAX_WINDOW);
