@@ -64,6 +64,12 @@ fn inline_counts_are_exact_and_charge_their_callers_as_probe_calls_do() {
     };
     assert!(matches!(untimed_ns(&inline), Some(Some(ns)) if ns >= 0.0), "{:?}", untimed_ns(&inline));
     assert!(matches!(untimed_ns(&called), Some(None)), "{:?}", untimed_ns(&called));
+    // The figure holds what the estimations' window boundaries took, which lies in no window.
+    for profile in [&inline, &called] {
+        let overhead = profile.overhead.as_ref().expect("an overhead section");
+        assert!(overhead.estimation_ns > 0.0, "{overhead:?}");
+        assert!(overhead.total_ns >= overhead.estimation_ns, "{overhead:?}");
+    }
     for profile in [&inline, &called] {
         // The counted calls' estimates are step's time, and no longer its callers'.
         let step = function(profile, "step").stats.estimated.expect("step's calls are estimated");
