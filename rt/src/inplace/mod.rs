@@ -1276,8 +1276,8 @@ fn settled_mode_with(inline: Option<(f64, f64)>) -> u8 {
 /// double windows measured it (`compensate::measured_inline_count_cost`, excess.rs); where
 /// none did, the counted pair plus the inline-less-counted difference, but not more than an
 /// inline count's calibration. The difference alone put the IS-like routine's inline count at
-/// 0.2 to 0.9 ns, the figure 0.9 to 2 x the run's slowdown (issue 23's thirty-eighth note). Next to a routine whose own time varies by tens of
-/// nanoseconds (xz's range coder, match finder) both measurements carry that noise (standard
+/// 0.2 to 0.9 ns from one process to the next, the figure 0.4 to 3 x the run's slowdown (issue
+/// 23's thirty-ninth note). Next to a routine whose own time varies by tens of nanoseconds (xz's range coder, match finder) both measurements carry that noise (standard
 /// errors of 8 to 35 ns for a difference of a few) and charged each inline count 20 to 57 ns:
 /// the profile said 18 to 29 % of the run where xz ran 8 % slower. None where nothing compared
 /// the two (the profile's overhead then takes the run's share of inline counts,
