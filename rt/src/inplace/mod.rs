@@ -1271,17 +1271,17 @@ fn settled_mode_with(inline: Option<(f64, f64)>) -> u8 {
 }
 
 /// What one untimed call of event `id` costs in place (scaled), where its windows measured an
-/// inline count against a counted call: its counted pair's cost, and for the share of its
-/// throttled time it counted inline (`inline_share`) what an inline count costs in place as the
-/// double windows measured it (`compensate::measured_inline_count_cost`, excess.rs); where
-/// none did, the counted pair plus the inline-less-counted difference, but not more than an
-/// inline count's calibration. The difference alone put the IS-like routine's inline count at
-/// 0.2 to 0.9 ns from one process to the next, the figure 0.4 to 3 x the run's slowdown (issue
-/// 23's thirty-ninth note). Next to a routine whose own time varies by tens of nanoseconds (xz's range coder, match finder) both measurements carry that noise (standard
-/// errors of 8 to 35 ns for a difference of a few) and charged each inline count 20 to 57 ns:
-/// the profile said 18 to 29 % of the run where xz ran 8 % slower. None where nothing compared
-/// the two (the profile's overhead then takes the run's share of inline counts,
-/// `Overhead::inline_share`).
+/// inline count against a counted call: its counted pair's cost, and for the share of its throttled
+/// time it counted inline (`inline_share`) what an inline count costs in place as the double
+/// windows measured it (`compensate::measured_inline_count_cost`, excess.rs); where none did, the
+/// counted pair plus the inline-less-counted difference, but not more than an inline count's
+/// calibration. The difference alone put the IS-like routine's inline count at 0.2 to 0.9 ns from
+/// one process to the next, the figure 0.4 to 3 x the run's slowdown (issue 23's thirty-ninth
+/// note). Next to a routine whose own time varies by tens of nanoseconds (xz's range coder, match
+/// finder) both measurements carry that noise (standard errors of 8 to 35 ns for a difference of a
+/// few) and charged each inline count 20 to 57 ns: the profile said 18 to 29 % of the run where xz
+/// ran 8 % slower. None where nothing compared the two (the profile's overhead then takes the run's
+/// share of inline counts, `Overhead::inline_share`).
 pub fn untimed_cost(id: u32) -> Option<u64> {
     let (extra, _) = inline_mean(id)?;
     let counted = run_counted_cost(id) as f64;
