@@ -492,9 +492,12 @@ pub fn overhead_note(profile: &Profile) -> Option<String> {
     if profile.totals.inline_counted > 0 {
         let _ = write!(
             note,
-            "; {} counted calls made no probe call (counted inline, {:.1} ns each at most)",
+            "; {} counted calls made no probe call (counted inline, {:.1} ns each)",
             profile.totals.inline_counted, o.inline_count_ns
         );
+    }
+    if o.estimation_ns > 0.0 {
+        let _ = write!(note, "; measuring their cost in place took {:.3} ms", o.estimation_ns / 1e6);
     }
     let top = profile
         .activations()
