@@ -248,15 +248,9 @@ pub(super) fn weighed_toward(mean: f64, se: f64, prior: f64, spread: f64) -> f64
 /// held for it badly: Lua's `luaD_precall` and `luaV_execute` cost about 34 ns a call kept on
 /// the stack in place (issue 23's thirty-seventh note) where the leaves' scale charged 19.5 to
 /// 29; their differences, 106 and 116 ns against 71 calibrated, put them at 31 and 34.
-///
-/// The two calibrations are the start-up ones, measured together: their ratio is what scales
-/// the difference, and the recalibration rounds' (a few hundred pairs each) moved it from 0.2
-/// to 0.4 between SQLite processes, charging a B-tree parent 17 to 106 ns, where the start-up
-/// ratio stayed within 0.225 to 0.259 (eight processes of `hot_parent.c`).
 fn pathed_under(difference: i64, kind: usize) -> u64 {
-    let startup = overhead::costs().map(|c| (c.measured[kind] as i64, c.untimed.pathed[kind] as i64));
-    match startup {
-        Some((timed, pathed)) if timed > pathed && pathed > 0 && difference > 0 => {
+    match calibrated_untimed(kind) {
+        Some((timed, _, pathed)) if timed > pathed && pathed > 0 && difference > 0 => {
             tally_path(difference, timed, pathed)
         }
         _ => counted_calibrated(kind, true),
