@@ -217,53 +217,45 @@ RecordCheck checkEnd(IRBuilder<> &B, Value *Block, Value *Index, const uint64_t 
     return {State, Record, CountedWord, Counted, B.CreateICmpNE(Counted, End)};
 }
 
-// The count itself at `B` (the `Fast` block): 1 to the record's count (now `Counted`, at
-// `CountedWord`), the event's estimate (`PerCall[Index]`) to the record's untimed own time, 1
-// and the estimate to the state's pending words.
-void countInline(IRBuilder<> &B, Value *State, Value *Record, Value *CountedWord, Value *Counted,
-                 Value *PerCall, Value *Index, const uint64_t *Abi) {
+// The count's four read-modify-writes at `B`, on the words `E` found: 1 to the record's count,
+// the event's estimate (`PerCall[Index]`) to the record's untimed own time, 1 and the estimate
+// to the state's pending words. With a `Zero` (the shadow's: an empty inline asm's result, which
+// the compiler cannot see through) every access is volatile and adds that zero instead, the
+// estimate and-ed with it, so that the shadow changes nothing; without, the estimate's load is
+// atomic (the runtime writes the table from any thread).
+void readModifyWrites(IRBuilder<> &B, const RecordCheck &E, Value *PerCall, Value *Index,
+                      const uint64_t *Abi, Value *Zero = nullptr) {
     Type *I8 = B.getInt8Ty(), *I64 = B.getInt64Ty();
+    bool Shadow = Zero != nullptr;
     auto At = [&](Value *Base, uint64_t Offset) {
         return B.CreateConstInBoundsGEP1_64(I8, Base, Offset);
+    };
+    auto Load = [&](Value *From, bool Shared) {
+        LoadInst *L = loadWord(B, I64, From, 8, Shared && !Shadow);
+        L->setVolatile(Shadow);
+        return L;
+    };
+    auto Store = [&](Value *Value, llvm::Value *Word) {
+        B.CreateAlignedStore(Value, Word, Align(8), Shadow);
     };
     auto Add = [&](Value *Word, Value *Amount) {
-        B.CreateAlignedStore(B.CreateAdd(loadWord(B, I64, Word, 8), Amount), Word, Align(8));
+        Store(B.CreateAdd(Load(Word, false), Amount), Word);
     };
-    Value *Estimate = loadWord(B, I64, B.CreateInBoundsGEP(I64, PerCall, Index), 8, true);
-    B.CreateAlignedStore(B.CreateAdd(Counted, B.getInt64(1)), CountedWord, Align(8));
-    Add(At(Record, Abi[UntimedOwnAt]), Estimate);
-    Add(At(State, Abi[PendingCallsAt]), B.getInt64(1));
-    Add(At(State, Abi[PendingEstimateAt]), Estimate);
-}
-
-// The shadow's count at `B`: the inline count's four read-modify-writes (`countInline`), every
-// access volatile, each adding a zero the compiler cannot see through (an empty inline asm's
-// result), and the estimate's load and-ed with it.
-void addZeros(IRBuilder<> &B, Value *State, Value *Record, Value *CountedWord, Value *Counted,
-              Value *PerCall, Value *Index, const uint64_t *Abi) {
-    Type *I8 = B.getInt8Ty(), *I64 = B.getInt64Ty();
-    auto At = [&](Value *Base, uint64_t Offset) {
-        return B.CreateConstInBoundsGEP1_64(I8, Base, Offset);
-    };
-    auto Load = [&](Value *From) { return B.CreateAlignedLoad(I64, From, Align(8), true); };
-    auto Store = [&](Value *Value, llvm::Value *Word) {
-        B.CreateAlignedStore(Value, Word, Align(8), true);
-    };
-    auto Add = [&](Value *Word, Value *Amount) { Store(B.CreateAdd(Load(Word), Amount), Word); };
-    InlineAsm *Opaque = InlineAsm::get(FunctionType::get(I64, {I64}, false), "", "=r,0", false);
-    Value *Zero = B.CreateCall(Opaque, {B.getInt64(0)});
-    Value *Estimate = B.CreateAnd(Load(B.CreateInBoundsGEP(I64, PerCall, Index)), Zero);
-    Store(B.CreateAdd(Counted, Zero), CountedWord);
-    Add(At(Record, Abi[UntimedOwnAt]), Estimate);
-    Add(At(State, Abi[PendingCallsAt]), Zero);
-    Add(At(State, Abi[PendingEstimateAt]), Estimate);
+    Value *One = Shadow ? Zero : B.getInt64(1);
+    Value *Estimate = Load(B.CreateInBoundsGEP(I64, PerCall, Index), true);
+    if (Shadow)
+        Estimate = B.CreateAnd(Estimate, Zero);
+    Store(B.CreateAdd(E.Counted, One), E.CountedWord);
+    Add(At(E.Record, Abi[UntimedOwnAt]), Estimate);
+    Add(At(E.State, Abi[PendingCallsAt]), One);
+    Add(At(E.State, Abi[PendingEstimateAt]), Estimate);
 }
 
 // The shadow of the inline count that mode `DOUBLE` runs before the count itself: the same
 // checks (each a compare and a branch, weighed to pass) and the same four read-modify-writes of
 // the same words, every access volatile so that none is merged with the count's own, each
-// adding an opaque zero (`addZeros`), so that it changes nothing. What its windows cost over
-// detour ones is what one more inline count costs where the routine runs (the runtime's
+// adding an opaque zero (`readModifyWrites`), so that it changes nothing. What its windows cost
+// over detour ones is what one more inline count costs where the routine runs (the runtime's
 // inplace). Returns its first block, which ends at `Next`; new blocks go
 // before `Before`.
 BasicBlock *buildShadow(Function *F, BasicBlock *Before, BasicBlock *Next, Value *Slot,
@@ -278,8 +270,8 @@ BasicBlock *buildShadow(Function *F, BasicBlock *Before, BasicBlock *Next, Value
     BasicBlock *Fail = BasicBlock::Create(Ctx, "instrument.shadow.fail", F, Before);
     IRBuilder<> B(Ids);
     MDNode *Likely = MDBuilder(Ctx).createLikelyBranchWeights();
-    IdCheck Ids2 = checkId(B, Slot, Thread, Abi, true);
-    B.CreateCondBr(Ids2.Below, ModeCheck, Fail, Likely);
+    IdCheck Checked = checkId(B, Slot, Thread, Abi, true);
+    B.CreateCondBr(Checked.Below, ModeCheck, Fail, Likely);
 
     // The count's own index addresses the rest (the same value): a second one live through
     // the shadow would take a register the routine saves at its entry for every call.
@@ -290,11 +282,13 @@ BasicBlock *buildShadow(Function *F, BasicBlock *Before, BasicBlock *Next, Value
     B.CreateCondBr(Double, EndBlock, Fail, Likely);
 
     B.SetInsertPoint(EndBlock);
-    RecordCheck E = checkEnd(B, Ids2.Block, Index, Abi, true);
+    RecordCheck E = checkEnd(B, Checked.Block, Index, Abi, true);
     B.CreateCondBr(E.NotEnd, Count, Fail, Likely);
 
     B.SetInsertPoint(Count);
-    addZeros(B, E.State, E.Record, E.CountedWord, E.Counted, PerCall, Index, Abi);
+    Type *I64 = B.getInt64Ty();
+    InlineAsm *Opaque = InlineAsm::get(FunctionType::get(I64, {I64}, false), "", "=r,0", false);
+    readModifyWrites(B, E, PerCall, Index, Abi, B.CreateCall(Opaque, {B.getInt64(0)}));
     B.CreateBr(Next);
 
     B.SetInsertPoint(Fail);
@@ -347,7 +341,7 @@ Counting buildCount(BasicBlock *Head, BasicBlock *Before, Value *Slot, BasicBloc
     B.CreateCondBr(E.NotEnd, Fast, Slow, Likely);
 
     B.SetInsertPoint(Fast);
-    countInline(B, E.State, E.Record, E.CountedWord, E.Counted, PerCall, Index, Abi);
+    readModifyWrites(B, E, PerCall, Index, Abi);
     // The routine now writes the runtime's globals itself.
     F->setMemoryEffects(F->getMemoryEffects() |
                         MemoryEffects(IRMemLocation::Other, ModRefInfo::ModRef));

@@ -325,18 +325,18 @@ fn in_place_estimation_leaves_the_callpaths_of_a_hot_routine_alone() {
     let estimated: Vec<u32> = profile.compensation.as_ref().unwrap().in_place.iter().map(|e| e.id).collect();
     assert!(estimated.contains(&leaf.id), "the leaf is estimated in place: {estimated:?}");
     // The parent too, its counted windows keeping it on the stack (the runtime's PATHED mode).
-    assert!(estimated.contains(&function(&profile, "parent").id), "the parent too: {estimated:?}");
+    let parent = function(&profile, "parent").id;
+    assert!(estimated.contains(&parent), "the parent too: {estimated:?}");
     // Its pathed pair is what its timed pair holds of the pathed one's work: more than nothing,
     // less than the difference between them (its calibration scaled as that difference moved).
     let parent_estimates = profile.compensation.as_ref().unwrap().in_place.iter();
-    for e in parent_estimates.filter(|e| e.id == function(&profile, "parent").id && e.difference_ns > 0.0) {
+    for e in parent_estimates.filter(|e| e.id == parent && e.difference_ns > 0.0) {
         assert!(e.counted_ns > 0.0 && e.counted_ns <= e.difference_ns + 0.01, "{e:?}");
     }
     assert_eq!(leaf.stats.calls, 100000);
     // Every call of the leaf is on its path, whichever mode it ran in: timed, counted (its
     // counted and tally windows, counted on the node their step reaches) or pathed (its pathed
     // windows, which measure the pair a parent's counted windows run).
-    let parent = function(&profile, "parent").id;
     let threads = &profile.callpaths.as_ref().expect("callpaths").threads;
     let on_path =
         threads[0].paths.iter().find(|p| p.path.ends_with(&[parent, leaf.id])).expect("the leaf's path");
