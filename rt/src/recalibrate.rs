@@ -9,9 +9,10 @@
 //! short slow blip; a phase that lasts is seen by two rounds in a row). The round's own time is
 //! charged to that event as measurement overhead, so compensated times do not contain it; the
 //! frame is restored as it was, so its counts and children are untouched. Throttling is left
-//! as it is (other threads keep running): the hidden events' records are cleared after every
-//! round, so they never reach a throttling threshold worth speaking of, and a round that a
-//! throttled probe would make implausibly cheap is not used.
+//! as it is (other threads keep running): the hidden events are never throttled
+//! (`overhead::is_hidden`; a round times some 1800 pairs of its child, past the default
+//! threshold, and a throttled child once made every round implausibly cheap and unused), and
+//! their records are cleared after every round.
 //!
 //! Each round measures the untimed modes too (counted, switched off, kept on the stack untimed,
 //! the inline count: `overhead::untimed_round`, each the lower of two rounds as well), which

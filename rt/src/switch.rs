@@ -234,7 +234,12 @@ pub fn due(calls: u64) -> bool {
 pub fn consider(id: u32, calls: u64, inclusive_ticks: u64, parent: bool) -> bool {
     // An event under in-place estimation is timed in its timed windows on purpose, and one
     // already counted or settled on the stack (its estimation's last timed exit) stays as it is.
-    if crate::inplace::estimating(id) || mode(id) & UNTIMED != 0 || settled_throttled(id) {
+    // The calibration's hidden events are measured on purpose too (`overhead::is_hidden`).
+    if crate::inplace::estimating(id)
+        || mode(id) & UNTIMED != 0
+        || settled_throttled(id)
+        || crate::overhead::is_hidden(id)
+    {
         return false;
     }
     let Some(ticks_per_ns) = clock::ticks_per_ns_estimate() else { return false };

@@ -235,6 +235,48 @@ fn re_estimating_a_throttled_routine_spends_a_bounded_budget_each_period() {
     assert!(timed > 12_500, "estimated again: {timed} calls timed");
 }
 
+/// With compensation and the default throttling, recalibration rounds are used as without
+/// throttling: the calibration's hidden events are never throttled. A round times 900 pairs of
+/// its hidden child before the loop pairs, past the default threshold of 1000 calls; throttled
+/// there, the child made the loop pair a counted one, under half its start-up cost, and the
+/// round was dropped: a SQLite run used none of its 135 rounds.
+#[test]
+fn recalibration_rounds_are_used_with_throttling_on() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "reestimated", &[]);
+    let settings = [("INSTRUMENT_COMPENSATE", "on"), ("INSTRUMENT_RECALIBRATE_MS", "20")];
+    let (_, profile) = run_with(&program, dir.path(), "recalibrated", &["600"], &settings);
+    assert!(function(&profile, "step").throttled);
+    let c = profile.compensation.as_ref().expect("compensated");
+    let r = c.recalibration.as_ref().expect("rounds used");
+    // As the recalibration test of compensation.rs: a round a period (at batch's timed exits),
+    // less those a preemption cuts short; at least half.
+    let periods = (profile.totals.wall_ns / 20_000_000).saturating_sub(2).max(2);
+    assert!(r.rounds >= periods / 2, "{periods} periods of 20 ms: {r:?}");
+    assert!(r.counted_high_ns < r.routine_low_ns, "{r:?}");
+    assert!(
+        profile.functions.iter().all(|f| !f.name.starts_with("__instrument")),
+        "no calibration event shows"
+    );
+}
+
+/// An estimation left stale by a pause is dropped, not its routine (`paused`: step throttled
+/// and under estimation, then 80 ms without a call of it before a timed exit past the runtime's
+/// deadline): step is estimated in place after the pause. Given up there, it stayed
+/// unestimated for the rest of the run (the ground truth's misses context, whose instrumented
+/// kernel waits for the plain copy to fill its table right after being throttled: five
+/// processes of six).
+#[test]
+fn a_pause_after_throttling_leaves_no_routine_unestimated() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "paused", &[]);
+    let (_, profile) = run_with(&program, dir.path(), "after-pause", &[], &[("INSTRUMENT_COMPENSATE", "on")]);
+    let step = function(&profile, "step");
+    assert!(step.throttled);
+    let c = profile.compensation.as_ref().expect("compensated");
+    assert!(c.in_place.iter().any(|e| e.id == step.id), "step estimated in place: {:?}", c.in_place);
+}
+
 /// `--suggest-filter` over several profiles writes one selection leaving out what TAU's rule
 /// picks in any of them (each routine once).
 #[test]

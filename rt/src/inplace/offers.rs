@@ -419,8 +419,7 @@ fn keeps_path(record: &Record) -> bool {
     crate::callpath::depth() != 0 && record.child_calls != 0
 }
 
-/// The last event given up (recursive, or no longer called), so that it is not offered again
-/// at every power of four.
+/// The last event given up (recursive), so that it is not offered again at every power of four.
 pub(super) fn given_up(id: u32) -> bool {
     GIVEN_UP.load(Relaxed) == u64::from(id) + 1
 }
