@@ -1202,7 +1202,8 @@ unsafe fn give_up_stale(state: *mut ThreadState, now: u64) {
     // truth's misses context pauses its instrumented kernel for some 50 ms right after
     // throttling it (the plain copy fills its own 64 MiB table), and giving the event up there
     // left it unestimated for the rest of the run in five processes of six: a fifth of its
-    // in-place cost removed. It is offered again at its next power of four or re-offer.
+    // in-place cost removed. A throttled event is offered again at its next re-offer, a hot one
+    // (unless left lenient below) at its next power of four.
     if w.differences.len() >= MIN_PAIRS {
         // SAFETY: this thread owns the estimation, whose id `offer` checked.
         unsafe { publish(w) };
