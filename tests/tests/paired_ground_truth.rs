@@ -42,3 +42,43 @@ fn lua_in_one_process_shows_what_the_probes_cost_and_what_compensation_removed()
         "compensation removed about what the probes cost: {removed} of {in_place}"
     );
 }
+
+/// The per-process truth line's numbers: (in place, untimed charged, timed charged) in ns a call.
+fn truth_line(stderr: &str, event: &str) -> (f64, Option<f64>, Option<f64>) {
+    let line = stderr.lines().find(|l| l.contains("process 1:")).unwrap_or_else(|| panic!("{stderr}"));
+    let after = |key: &str| -> Option<f64> {
+        let rest = line[line.find(key)? + key.len()..].trim_start();
+        rest.split(|c: char| c.is_whitespace() || c == ',' || c == ')').next()?.parse().ok()
+    };
+    (after(&format!("{event} ")).unwrap_or_else(|| panic!("{line}")), after("untimed "), after(", timed "))
+}
+
+/// `--truth`: the harness switches Lua's `lua_settop` (about 88 000 calls a step, a leaf every
+/// callpath run counts through its probe once throttled) off in every other pair of steps, so
+/// the steps with it on less those with it off are what its counted call costs where it runs:
+/// about 15 to 20 ns here (a probe call, the trampoline's counted path and the callpath node),
+/// never nothing, and under what its timed pair was estimated at.
+#[test]
+fn truth_measures_what_one_events_calls_cost_in_the_real_program() {
+    let output = run(Command::new(repo_root().join("scripts/nas-paired")).args([
+        "--program",
+        "lua",
+        "--processes",
+        "1",
+        "--placement",
+        "late",
+        "--truth",
+        "lua_settop",
+        "CA=INSTRUMENT_COMPENSATE=on+INSTRUMENT_THROTTLE=1+INSTRUMENT_CALLPATH=all",
+    ]));
+    assert_success(&output, "scripts/nas-paired --truth lua_settop");
+    let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("(event lua_settop)"), "{stdout}");
+    let (in_place, untimed, timed) = truth_line(&stderr, "lua_settop");
+    assert!(
+        (2.0..200.0).contains(&in_place),
+        "a counted probe call costs a few ns or more: {in_place}\n{stderr}"
+    );
+    let timed = timed.unwrap_or_else(|| panic!("the event was estimated: {stderr}"));
+    assert!(untimed.is_some() && timed > in_place, "{stderr}");
+}

@@ -14,7 +14,16 @@
  *   nas-paired
  *
  * Prints on stderr one `step PLAIN_NS INST_NS` line per pair of steps (the programs' own
- * output goes to /dev/null). */
+ * output goes to /dev/null).
+ *
+ * With NAS_TRUTH_ID set (an event id of the instrumented copy), that event is switched off
+ * (its mode byte, the runtime's `__instrument_modes`) for the instrumented steps from
+ * TRUTH_WARM on that fall in every other pair of steps, and put back as it was after each;
+ * `off N` lines name those steps. The instrumented copy's steps less the plain ones, with the
+ * event in the state the run keeps it in against switched off, are what its calls cost there,
+ * in this process and phase: the ground truth's truth phase (ground_truth.c) on a real program
+ * (`scripts/nas-paired --truth`). The steps hold the same work each, or near enough (Lua's and
+ * SQLite's steps run the same script and statements). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -34,6 +43,15 @@ enum { PLAIN, INST };
 
 static long long step_ns[2][MAX_STEPS];
 static int steps[2];
+
+/* The truth steps (see the top comment): the event switched off in them, its mode byte before
+ * (the runtime's switch::OFF is 2, instrument_contract::inline_count::OFF), and which steps
+ * were. The first TRUTH_WARM steps are left alone: the run throttles and estimates then. */
+extern unsigned char __instrument_modes[];
+enum { MODE_OFF = 2, TRUTH_WARM = 10 };
+static long truth_id = -1;
+static unsigned char truth_mode;
+static char truth_off[MAX_STEPS];
 /* turn[c]: copy c may run its next step. */
 static sem_t turn[2];
 static atomic_int finished[2];
@@ -46,13 +64,31 @@ static long long now_ns(void) {
     return t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
+/* Switches the truth event off for instrumented step `step` when it is one of the off steps. */
+static void truth_begin(int step) {
+    if (copy != INST || truth_id < 0 || step < TRUTH_WARM || step >= MAX_STEPS ||
+        (step - TRUTH_WARM) / 2 % 2 == 0)
+        return;
+    truth_off[step] = 1;
+    truth_mode = __instrument_modes[truth_id];
+    __instrument_modes[truth_id] = MODE_OFF;
+}
+
+/* Puts the truth event's mode back after an off step, unless the runtime changed it meanwhile. */
+static void truth_end(int step) {
+    if (copy == INST && step < MAX_STEPS && truth_off[step] && __instrument_modes[truth_id] == MODE_OFF)
+        __instrument_modes[truth_id] = truth_mode;
+}
+
 void nas_step_begin(void) {
     sem_wait(&turn[copy]);
+    truth_begin(steps[copy]);
     started = now_ns();
 }
 
 void nas_step_end(void) {
     long long ns = now_ns() - started;
+    truth_end(steps[copy]);
     if (steps[copy] < MAX_STEPS)
         step_ns[copy][steps[copy]++] = ns;
     /* The other copy's turn, unless it has no more steps to take. */
@@ -85,6 +121,10 @@ int main(void) {
         return 2;
     }
     one_cpu();
+    const char *truth = getenv("NAS_TRUTH_ID");
+    /* Ids past the mode table (instrument_contract::inline_count::TABLE_LEN) have no byte. */
+    if (truth && *truth && atol(truth) >= 0 && atol(truth) < (1L << 22))
+        truth_id = atol(truth);
     sem_init(&turn[PLAIN], 0, 1);
     sem_init(&turn[INST], 0, 0);
     pthread_t threads[2];
@@ -102,6 +142,9 @@ int main(void) {
     int pairs = steps[PLAIN] < steps[INST] ? steps[PLAIN] : steps[INST];
     for (int i = 0; i < pairs; i++)
         fprintf(stderr, "step %lld %lld\n", step_ns[PLAIN][i], step_ns[INST][i]);
+    for (int i = 0; i < pairs; i++)
+        if (truth_off[i])
+            fprintf(stderr, "off %d\n", i);
     if (failed)
         fprintf(stderr, "nas-paired: a copy of the program failed\n");
     return failed;
