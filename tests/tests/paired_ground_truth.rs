@@ -6,6 +6,19 @@
 use instrument_tests::{assert_success, repo_root, run};
 use std::process::Command;
 
+/// Runs `scripts/nas-paired` on Lua, one process at late placement, with `arguments` after;
+/// its stdout and stderr.
+fn lua_paired(arguments: &[&str]) -> (String, String) {
+    let output = run(Command::new(repo_root().join("scripts/nas-paired"))
+        .args(["--program", "lua", "--processes", "1", "--placement", "late"])
+        .args(arguments));
+    assert_success(&output, &format!("scripts/nas-paired --program lua {}", arguments.join(" ")));
+    (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
 /// The per-process line's numbers: (in place, removed) in ns per probed call.
 fn in_place_and_removed(stderr: &str) -> (f64, f64) {
     let line = stderr.lines().find(|l| l.contains("process 1:")).unwrap_or_else(|| panic!("{stderr}"));
@@ -23,17 +36,7 @@ fn in_place_and_removed(stderr: &str) -> (f64, f64) {
 /// leave room for a machine busy with other tests, which stretches the longer steps more.
 #[test]
 fn lua_in_one_process_shows_what_the_probes_cost_and_what_compensation_removed() {
-    let output = run(Command::new(repo_root().join("scripts/nas-paired")).args([
-        "--program",
-        "lua",
-        "--processes",
-        "1",
-        "--placement",
-        "late",
-        "PA=INSTRUMENT_COMPENSATE=on",
-    ]));
-    assert_success(&output, "scripts/nas-paired --program lua");
-    let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    let (stdout, stderr) = lua_paired(&["PA=INSTRUMENT_COMPENSATE=on"]);
     assert!(stdout.starts_with("lua.W, late placement, 1 processes per variant"), "{stdout}");
     let (in_place, removed) = in_place_and_removed(&stderr);
     assert!(in_place > 10.0, "timed pairs cost tens of ns a call in place: {in_place}");
@@ -60,19 +63,11 @@ fn truth_line(stderr: &str, event: &str) -> (f64, Option<f64>, Option<f64>) {
 /// never nothing, and under what its timed pair was estimated at.
 #[test]
 fn truth_measures_what_one_events_calls_cost_in_the_real_program() {
-    let output = run(Command::new(repo_root().join("scripts/nas-paired")).args([
-        "--program",
-        "lua",
-        "--processes",
-        "1",
-        "--placement",
-        "late",
+    let (stdout, stderr) = lua_paired(&[
         "--truth",
         "lua_settop",
         "CA=INSTRUMENT_COMPENSATE=on+INSTRUMENT_THROTTLE=1+INSTRUMENT_CALLPATH=all",
-    ]));
-    assert_success(&output, "scripts/nas-paired --truth lua_settop");
-    let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    ]);
     assert!(stdout.contains("(event lua_settop)"), "{stdout}");
     let (in_place, untimed, timed) = truth_line(&stderr, "lua_settop");
     assert!(
