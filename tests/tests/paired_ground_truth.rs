@@ -46,7 +46,7 @@ fn lua_in_one_process_shows_what_the_probes_cost_and_what_compensation_removed()
     );
 }
 
-/// The per-process truth line's numbers: (in place, untimed charged, timed charged) in ns a call.
+/// The per-process truth line's numbers: (in place, untimed estimate, timed estimate) in ns a call.
 fn truth_line(stderr: &str, event: &str) -> (f64, Option<f64>, Option<f64>) {
     let line = stderr.lines().find(|l| l.contains("process 1:")).unwrap_or_else(|| panic!("{stderr}"));
     let after = |key: &str| -> Option<f64> {
