@@ -52,6 +52,7 @@ enum { MODE_OFF = 2, TRUTH_WARM = 10 };
 static long truth_id = -1;
 static unsigned char truth_mode;
 static char truth_off[MAX_STEPS];
+
 /* turn[c]: copy c may run its next step. */
 static sem_t turn[2];
 static atomic_int finished[2];
