@@ -77,3 +77,26 @@ fn truth_measures_what_one_events_calls_cost_in_the_real_program() {
     let timed = timed.unwrap_or_else(|| panic!("the event was estimated: {stderr}"));
     assert!(untimed.is_some() && timed > in_place, "{stderr}");
 }
+
+/// The two harnesses that force mode bytes from C (never instrumented, so they cannot include the
+/// runtime's Rust) spell the runtime's modes and table length themselves: held to them here.
+#[test]
+fn the_harnesses_mode_bytes_are_the_runtimes() {
+    let read = |path: &str| std::fs::read_to_string(repo_root().join(path)).unwrap();
+    let nas = read("c-fixtures/bench/nas_paired/harness.c");
+    let table = instrument_contract::inline_count::TABLE_LEN;
+    for expected in [
+        format!("MODE_OFF = {}", instrument_live::MODE_OFF),
+        format!("TABLE_LEN = 1 << {}", table.trailing_zeros()),
+    ] {
+        assert!(table.is_power_of_two() && nas.contains(&expected), "harness.c: {expected}");
+    }
+    let ground_truth = read("c-fixtures/bench/ground_truth/ground_truth.c");
+    let modes = format!(
+        "enum {{ COUNTED = {}, PATHED = {}, OFF = {} }};",
+        instrument_live::MODE_COUNTED,
+        instrument_live::MODE_PATHED,
+        instrument_live::MODE_OFF
+    );
+    assert!(ground_truth.contains(&modes), "ground_truth.c: {modes}");
+}

@@ -61,14 +61,15 @@ static long calibrate(kernel k, long target_us) {
     }
 }
 
-/* The mode bytes of a counted event and of one counted on the shadow stack untimed (the
- * runtime's switch::COUNTED and switch::PATHED). */
-enum { COUNTED = 1, PATHED = 64 };
+/* The mode bytes of a counted event, of one counted on the shadow stack untimed and of one
+ * switched off (the runtime's switch::COUNTED, switch::PATHED and switch::OFF; a test,
+ * paired_ground_truth.rs, holds them to instrument_live's). */
+enum { COUNTED = 1, PATHED = 64, OFF = 2 };
 
 /* Forces the first `off` of the `count` events `ids` switched off and the others into `settled`. */
 static void force(const int *ids, const unsigned char *settled, int count, int off) {
     for (int i = 0; i < count; i++)
-        __instrument_modes[ids[i]] = i < off ? 2 : settled[i];
+        __instrument_modes[ids[i]] = i < off ? OFF : settled[i];
 }
 
 /* The truth phase (see the top comment): `rounds` rounds of the plain kernel and the states

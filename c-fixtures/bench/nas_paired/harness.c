@@ -44,11 +44,13 @@ enum { PLAIN, INST };
 static long long step_ns[2][MAX_STEPS];
 static int steps[2];
 
-/* The truth steps (see the top comment): the event switched off in them, its mode byte before
- * (the runtime's switch::OFF is 2, instrument_contract::inline_count::OFF), and which steps
- * were. The first TRUTH_WARM steps are left alone: the run throttles and estimates then. */
+/* The truth steps (see the top comment): the event switched off in them, its mode byte before,
+ * and which steps were. MODE_OFF is the runtime's switch::OFF and TABLE_LEN its mode table's
+ * length (instrument_contract::inline_count's OFF and TABLE_LEN; a test, paired_ground_truth.rs,
+ * holds them to it). The first TRUTH_WARM steps are left alone: the run throttles and
+ * estimates then. */
 extern unsigned char __instrument_modes[];
-enum { MODE_OFF = 2, TRUTH_WARM = 10 };
+enum { MODE_OFF = 2, TABLE_LEN = 1 << 22, TRUTH_WARM = 10 };
 static long truth_id = -1;
 static unsigned char truth_mode;
 static char truth_off[MAX_STEPS];
@@ -123,8 +125,8 @@ int main(void) {
     }
     one_cpu();
     const char *truth = getenv("NAS_TRUTH_ID");
-    /* Ids past the mode table (instrument_contract::inline_count::TABLE_LEN) have no byte. */
-    if (truth && *truth && atol(truth) >= 0 && atol(truth) < (1L << 22))
+    /* Ids past the mode table have no byte. */
+    if (truth && *truth && atol(truth) >= 0 && atol(truth) < TABLE_LEN)
         truth_id = atol(truth);
     sem_init(&turn[PLAIN], 0, 1);
     sem_init(&turn[INST], 0, 0);
