@@ -20,7 +20,9 @@
 //! in assembly; the body only sees what the flush could not take (a busy or full stack, which
 //! the paths leave to it as before). Both keep every general register, so a path calls them with
 //! its own registers live. The calibration of a flush (flushes.rs) measures `flush_entering`
-//! itself, so what the bare windows take out is what they ran.
+//! itself, so what compensation charges a flush is what the paths run. (The bare windows no
+//! longer take their flushes out at that calibration: the shadow windows they are measured
+//! against flush alike, inline.rs's `open_shadow`.)
 
 use crate::probes::{commit, mark_busy_keeping_pending};
 use crate::thread::ThreadState;

@@ -407,9 +407,15 @@ unsafe fn enter_counted(ts: &mut ThreadState, id: u32, sp: usize) -> Opened {
     let depth = ts.depth;
     mark_busy_keeping_pending(ts, depth);
     if id == ts.bare_event {
-        // A bare window's end is a count of its event's record, which its calls reach once
-        // credited.
-        crate::inline::charge_pending(ts, depth);
+        if ts.window_left != 0 {
+            // A shadow window's call, as the counted path counts it (trampolines.rs).
+            ts.window_left -= 1;
+            ts.pending_calls += 1;
+        } else {
+            // A bare window's end is a count of its event's record, which its calls reach once
+            // credited.
+            crate::inline::charge_pending(ts, depth);
+        }
     }
     // SAFETY: id < record_cap and depth < frame_cap (the contract); a record and a frame are
     // distinct memory.

@@ -108,11 +108,12 @@ pub struct ThreadState {
     /// last credited (`window_left`).
     pub bare_event: u32,
     pub bare_from: u32,
+    /// What the calls counted down are credited with: all of them (`u64::MAX`) in a bare
+    /// window, none (0) in the shadow windows paired with it, whose counted path counts each
+    /// call itself and counts it down only so as to leave the same calls pending (inline.rs).
+    pub bare_mask: u64,
     /// The callpath node credit the bare window's credited calls wait for (inline.rs).
     pub bare_pending: crate::tally::Pending,
-    /// Flushes of pending counts that credited bare calls (inline.rs): inplace takes the bare
-    /// windows' share of them out of those windows' time (flushes.rs).
-    pub bare_flushes: u64,
     /// The tally window this thread runs (tally.rs): executions left in it, and the depth its
     /// executions must be called at (`tally::IDLE` and `usize::MAX` when it runs none). The
     /// entry trampolines read both.
@@ -194,8 +195,8 @@ impl ThreadState {
             reoffer_cursor: 0,
             bare_event: 0,
             bare_from: 0,
+            bare_mask: u64::MAX,
             bare_pending: crate::tally::Pending::NONE,
-            bare_flushes: 0,
             tally: crate::tally::IDLE,
             tally_depth: usize::MAX,
             tally_credited: 0,
@@ -406,8 +407,8 @@ pub fn attach() -> *mut ThreadState {
             reoffer_cursor: 0,
             bare_event: 0,
             bare_from: 0,
+            bare_mask: u64::MAX,
             bare_pending: crate::tally::Pending::NONE,
-            bare_flushes: 0,
             tally: crate::tally::IDLE,
             tally_depth: usize::MAX,
             tally_credited: 0,

@@ -417,7 +417,10 @@ pub(crate) use charge_estimate;
 /// mode, a waiting event that has had its share (compensation on), a count at the window's
 /// end (`inplace::COUNTED_GATE`), or with callpaths a caller's node whose cached step is not
 /// this event's. With callpaths the call is also counted on its node, the cached step's, with its
-/// estimate (`probes::count_on_node`). The body uses `rcx`, `rdx`,
+/// estimate (`probes::count_on_node`). On the thread that runs a shadow window of the event
+/// (inplace), the call is also counted down and left pending as a bare count leaves it
+/// (inline.rs's `open_shadow`); elsewhere that costs a compare with the thread's bare event.
+/// The body uses `rcx`, `rdx`,
 /// `r8` to `r11` and the flags; `$save` and `$restore` keep what the convention asks.
 macro_rules! counted_path {
     ($name:ident, save: [$($save:literal),*], restore: [$($restore:literal),*], miss: [$($miss:literal),*]
@@ -487,6 +490,15 @@ macro_rules! counted_path {
                 "jmp 2f",
                 "1:",
                 "mov qword ptr [r8 + {counted}], r9",
+                // A shadow window's call (inplace, on the thread that runs it): counted down and
+                // left pending as a bare count leaves its call (inline.rs's `open_shadow`).
+                "cmp eax, dword ptr [rdx + {bare_event}]",
+                "jne 12f",
+                "cmp dword ptr [rdx + {window_left}], 0",
+                "je 12f",
+                "sub dword ptr [rdx + {window_left}], 1",
+                "add qword ptr [rdx + {pending}], 1",
+                "12:",
                 // One more counted child of the frame on top.
                 "movabs r9, {counted_child}",
                 "add qword ptr [r11 + {child_calls}], r9",
@@ -555,6 +567,9 @@ macro_rules! counted_path {
                 frame_node = const core::mem::offset_of!(Frame, node),
                 node_record = const crate::callpath::Node::RECORD_AT,
                 depth = const core::mem::offset_of!(ThreadState, depth),
+                bare_event = const core::mem::offset_of!(ThreadState, bare_event),
+                window_left = const core::mem::offset_of!(ThreadState, window_left),
+                pending = const ThreadState::PENDING_CALLS_AT,
                 frame_cap = const ThreadState::FRAME_CAP_AT,
                 frames = const ThreadState::FRAMES_AT,
                 records = const ThreadState::RECORDS_AT,
@@ -718,6 +733,35 @@ mod tests {
                 [111, 222, 444],
                 "{set} set: each event's own cost, else the calibrated one"
             );
+        }
+    }
+
+    /// In a shadow window (inplace) the counted path counts its event's calls as ever and also
+    /// counts them down and leaves them pending as the bare count does, until the window's count
+    /// is down; another event's counted calls only count.
+    #[test]
+    fn the_counted_path_counts_a_shadow_windows_calls_down_and_leaves_them_pending() {
+        const SHADOWED: u32 = FIRST + 10;
+        for enter in [__instrument_enter as unsafe extern "C" fn(*const u32) -> Opened, __instrument_enter_pm]
+        {
+            let (mut frames, _) = ThreadState::test_stacks();
+            let mut records = vec![Record::default(); SHADOWED as usize + 2];
+            (frames[0].id, frames[1].id) = (crate::thread::SENTINEL_ID, 2);
+            let mut ts = ThreadState::over(&mut frames, &mut records);
+            ts.depth = 1;
+            crate::inline::open_shadow(&mut ts, SHADOWED, 2);
+            crate::current::set(&mut ts);
+            for id in [SHADOWED, SHADOWED + 1, SHADOWED, SHADOWED] {
+                switch::set(id, switch::COUNTED);
+                // SAFETY: the probe contract: this thread's state is `ts` (frame 1 on top, the
+                // records past both ids), and the ids are inside the mode table.
+                let opened = unsafe { enter(&id) };
+                assert_eq!(opened, crate::probes::NOTHING);
+            }
+            crate::current::set(std::ptr::null_mut());
+            assert_eq!((ts.window_left, ts.pending_calls), (0, 2), "two counted down, the third not");
+            assert_eq!(frames[1].child_calls, 4 * COUNTED_CHILD, "every call a counted child");
+            assert_eq!((records[SHADOWED as usize].counted, records[SHADOWED as usize + 1].counted), (3, 1));
         }
     }
 }

@@ -358,9 +358,10 @@ fn in_place_estimation_leaves_the_callpaths_of_a_hot_routine_alone() {
 }
 
 /// A callpath leaf that counts inline (late placement): compensated, its estimations pair
-/// counted windows with bare ones (its own entry code counts down a thread-local word), which
-/// measure its counted probe call in place (less the flushes of their calls, calibrated), and
-/// the bare calls are credited to their caller's path, so every path keeps its exact count.
+/// shadow windows (counted, each call also counted down and left pending) with bare ones (its
+/// own entry code counts down a thread-local word), which measure its counted probe call in
+/// place, the flushes of their pending calls in both; the bare calls are credited to their
+/// caller's path and the shadow ones are not credited twice, so every path keeps its exact count.
 #[test]
 fn a_callpath_leafs_bare_windows_measure_its_counted_call_and_keep_its_paths_exact() {
     let dir = scratch();
@@ -382,8 +383,8 @@ fn a_callpath_leafs_bare_windows_measure_its_counted_call_and_keep_its_paths_exa
         of_leaf.iter().all(|e| e.inline_count_ns.is_none() && e.double_pairs == 0),
         "no inline or double window runs with callpaths"
     );
-    // Each caller's exit flushes its bare calls: the flush is calibrated, taken out of the bare
-    // windows and charged where it runs.
+    // Each caller's exit flushes its bare (or shadow) calls: the flush is calibrated and charged
+    // where it runs.
     let flush = profile.compensation.as_ref().and_then(|c| c.bare_flush_ns);
     assert!(flush.is_some_and(|ns| ns > 0.0), "the bare flush's calibration: {flush:?}");
 }

@@ -88,6 +88,13 @@
 //! calls are credited to their node as a tally window's executions are, and the leaf's counted
 //! call is measured against the bare count, which sees the call into the runtime, the
 //! trampoline's routing and the probed copy that a tally window does not (`Reference::Bare`).
+//! Its counted windows there are shadow windows (`Window::Shadow`): the counted path also counts
+//! each call down and leaves it pending as the bare count does, so that both kinds flush at the
+//! same probes and carry the same stores, and their difference is the counted call over the
+//! bare count's checks, with no calibration of the flush or of the bare count in it. Both
+//! calibrations were short in place: a flush cost two to three times its calibration on Lua,
+//! and the bare count's two stores about 5 ns next to the ground truth's branchy leaf, against
+//! 1 to 2 calibrated (the leaves' counted calls came out 4 to 10 ns low).
 //! The counted windows paired with inline, bare or tally ones keep their caller's cached
 //! callpath step, as those paths do (`KEEP_STEP`). With compensation on, a routine that counts
 //! inline is also measured counting inline twice over, a shadow of the count that changes
@@ -344,8 +351,6 @@ struct Windows {
     /// the window is) before its first execution.
     start: u64,
     start_count: u64,
-    /// The thread's flushes of bare calls when the window began (`ThreadState::bare_flushes`).
-    flushes_start: u64,
     /// The last window of each kind's ticks per execution, scaled.
     timed_per: i64,
     counted_per: i64,
@@ -462,7 +467,6 @@ const IDLE_WINDOWS: Windows = Windows {
     bare_per: 0,
     double_per: 0,
     detour_per: 0,
-    flushes_start: 0,
     pathed_per: 0,
     tally_differences: Series::new(0),
     inline_differences: Series::new(0),
@@ -641,6 +645,10 @@ enum Window {
     /// Counted inline after the same detour (mode `DETOUR`): what double windows are measured
     /// against, so that their difference is the shadow's alone.
     Detour,
+    /// Counted, and counted down and left pending as a bare window's calls are (`open_shadow`):
+    /// the counted windows bare ones are measured against, which flush at the same probes, so
+    /// that the flushes' cost cancels in their difference (inline.rs's `open_shadow`).
+    Shadow,
     /// Kept on the shadow stack untimed (mode `PATHED`), a callpath profile's leaf: what the
     /// pathed pair costs over the counted one in place, which callpath parents' estimates take
     /// from their calibration otherwise (`pathes`).
@@ -666,6 +674,7 @@ fn window_kind(n: u32, tallies: bool, inlines: bool, counts: bool, fenced: bool,
     let count_group = counts && group == 3 + u32::from(inlines);
     match (n % 4, group) {
         (0 | 3, _) if count_group && inlines => Window::Detour,
+        (0 | 3, _) if count_group => Window::Shadow,
         (0 | 3, _) => Window::Counted,
         (_, 3) if inlines => Window::Inline,
         _ if count_group && inlines => Window::Double,
@@ -871,7 +880,6 @@ unsafe fn boundary_at(ts: &mut ThreadState, id: u32, now: u64) -> bool {
         Deferred::Close(calls) => Some(calls),
         Deferred::Start | Deferred::Await => None,
     };
-    let now = now.saturating_sub(flush_ticks(w, ts));
     // SAFETY: `w` is the windows this thread owns; it leaves them alone once they are released.
     if closing.is_some_and(|count| unsafe { close_window(w, now, count) }) {
         // SAFETY: this thread's state, records left alone meanwhile (the contract).
@@ -892,17 +900,6 @@ unsafe fn boundary_at(ts: &mut ThreadState, id: u32, now: u64) -> bool {
     // SAFETY: this thread's state at a counted entry, the stack marked busy (the contract).
     unsafe { begin(w, ts, count, id) };
     next_timed
-}
-
-/// The ticks of the flushes of bare calls (flushes.rs) in the window that ends now, when it is a
-/// bare window measured against counted ones (a callpath leaf's: `counted_over_bare`), which
-/// hold none: its time less them is what the bare counts took. Double windows flush as often as
-/// the detour ones they are measured against, and keep theirs.
-fn flush_ticks(w: &Windows, ts: &ThreadState) -> u64 {
-    if w.kind_of(w.done) != Window::Bare {
-        return 0;
-    }
-    crate::flushes::ticks_of(ts.bare_flushes.saturating_sub(w.flushes_start))
 }
 
 /// Counts the executions of the tally window `ts` runs, if it runs one (the thread owns the
@@ -1083,6 +1080,8 @@ unsafe fn close_window(w: &mut Windows, now: u64, count: u64) -> bool {
             w.counted_per = per;
             w.counted_means.push(per.max(0) as u64);
         }
+        // Its flushes are in its time: not a counted call's mean.
+        Window::Shadow => w.counted_per = per,
         Window::Tally => w.tally_per = per,
         Window::Inline => w.inline_per = per,
         Window::Bare => w.bare_per = per,
@@ -1093,7 +1092,7 @@ unsafe fn close_window(w: &mut Windows, now: u64, count: u64) -> bool {
     if w.done % 2 == 1 {
         // The pair's other kind than counted (detour windows pair with double ones).
         let other = match w.kind_of(w.done) {
-            Window::Counted | Window::Detour => w.kind_of(w.done - 1),
+            Window::Counted | Window::Detour | Window::Shadow => w.kind_of(w.done - 1),
             kind => kind,
         };
         match other {
@@ -1103,7 +1102,7 @@ unsafe fn close_window(w: &mut Windows, now: u64, count: u64) -> bool {
             Window::Double => w.double_differences.push(w.double_per - w.detour_per),
             Window::Pathed => w.pathed_differences.push(w.pathed_per - w.counted_per),
             Window::Timed => w.differences.push(w.timed_per - w.counted_per),
-            Window::Counted | Window::Fenced | Window::Detour => {}
+            Window::Counted | Window::Fenced | Window::Detour | Window::Shadow => {}
         }
     }
     w.done += 1;
@@ -1138,6 +1137,7 @@ unsafe fn begin(w: &mut Windows, ts: &mut ThreadState, count: u64, id: u32) {
         Window::Tally => (switch::TALLY, count + 2),
         Window::Inline => (switch::INLINE, count + w.window),
         Window::Bare => (switch::BARE, count + w.window),
+        Window::Shadow => (w.counted_mode(), count + w.window),
         Window::Double => (switch::DOUBLE, count + w.window),
         Window::Detour => (switch::DETOUR, count + w.window),
         Window::Fenced => (switch::FENCED, count + w.window),
@@ -1151,8 +1151,11 @@ unsafe fn begin(w: &mut Windows, ts: &mut ThreadState, count: u64, id: u32) {
     // and its last, which calls the probe (`left` at zero), whose counted path credits them and
     // reaches END.
     crate::inline::close_bare(ts);
-    if kind == Window::Bare {
-        crate::inline::open_bare(ts, id, w.window.saturating_sub(2).min(u64::from(u32::MAX)) as u32);
+    let counted_down = w.window.saturating_sub(2).min(u64::from(u32::MAX)) as u32;
+    match kind {
+        Window::Bare => crate::inline::open_bare(ts, id, counted_down),
+        Window::Shadow => crate::inline::open_shadow(ts, id, counted_down),
+        _ => {}
     }
     if kind == Window::Tally {
         w.tally_window = w.window;
@@ -1168,7 +1171,6 @@ unsafe fn begin(w: &mut Windows, ts: &mut ThreadState, count: u64, id: u32) {
     KEEP_STEP.store(if keeps { id } else { NONE }, Relaxed);
     switch::set(id, mode);
     set_end(end);
-    w.flushes_start = ts.bare_flushes;
     (w.start, w.start_count) = (clock::now(), count);
 }
 
@@ -1573,7 +1575,7 @@ mod tests {
     fn bare_windows_follow_the_inline_ones_or_the_tally_ones() {
         use Window::{
             Bare as B, Counted as C, Detour as E, Double as D, Fenced as F, Inline as I, Pathed as P,
-            Tally as Y, Timed as T,
+            Shadow as S, Tally as Y, Timed as T,
         };
         let group = |n: u32, inlines, pathes| {
             (n..n + 4).map(|n| window_kind(n, true, inlines, true, true, pathes)).collect::<Vec<_>>()
@@ -1585,7 +1587,7 @@ mod tests {
         assert_eq!(group(24, true, false), [C, T, T, C], "the cycle of six groups repeats");
         assert_eq!(group(20, true, true), [C, P, P, C], "pathed windows after the count ones");
         assert_eq!(group(24, true, true), [C, F, F, C]);
-        assert_eq!(group(12, false, false), [C, B, B, C], "a callpath leaf's, without inline ones");
+        assert_eq!(group(12, false, false), [S, B, B, S], "a callpath leaf's, without inline ones");
         assert_eq!(group(16, false, true), [C, P, P, C]);
         assert_eq!(group(20, false, true), [C, F, F, C]);
     }

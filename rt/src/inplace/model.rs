@@ -113,8 +113,10 @@ pub(super) fn split(mean: f64, se: f64, reference: Reference, kind: usize, pathe
         (Reference::Inline(measured, error), Some((counted, _, inline))) => {
             over_reference(measured, error, difference, counted, inline)
         }
+        // The shadow windows it is measured in carry the bare count's own stores (inline.rs's
+        // `open_shadow`): what the bare path costs is in both windows of the difference.
         (Reference::Bare(measured, error), Some((counted, _, _))) => {
-            over_reference(measured, error, difference, counted, bare_calibrated())
+            over_reference(measured, error, difference, counted, 0)
         }
         (Reference::Tally(measured, error), Some((counted, off, _))) => {
             over_reference(measured, error, difference, counted, off)
@@ -151,11 +153,6 @@ pub(super) fn calibrated_references(kind: usize) -> Option<(i64, i64, i64)> {
     overhead::costs()?;
     let untimed = crate::compensate::untimed_costs();
     Some((untimed.counted[kind] as i64, untimed.off[kind] as i64, untimed.inline as i64))
-}
-
-/// The calibrated bare count (scaled), the latest recalibration's.
-fn bare_calibrated() -> i64 {
-    crate::compensate::untimed_costs().bare as i64
 }
 
 /// The counted pair's cost where no window measured it (its tally windows were interrupted: a
