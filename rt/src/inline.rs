@@ -128,7 +128,7 @@ pub fn open_bare(ts: &mut ThreadState, id: u32, calls: u32) {
     (ts.bare_event, ts.window_left, ts.bare_from, ts.bare_mask) = (id, calls, calls, u64::MAX);
 }
 
-/// Starts a shadow window of event `id` on `ts` (inplace, `switch::SHADOW`): its counted path
+/// Starts a shadow window of event `id` on `ts` (inplace's `Window::Shadow`): its counted path
 /// counts `calls` of its calls down and leaves them pending as the bare count does, and their
 /// flushes credit nothing (`credit_bare`). A bare window's calls leave their caller's share to the
 /// next probe that changes the stack, whose flush of them costs two to three times its
