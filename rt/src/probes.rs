@@ -407,8 +407,10 @@ unsafe fn enter_counted(ts: &mut ThreadState, id: u32, sp: usize) -> Opened {
     let depth = ts.depth;
     mark_busy_keeping_pending(ts, depth);
     if id == ts.bare_event {
-        if ts.window_left != 0 {
-            // A shadow window's call, as the counted path counts it (trampolines.rs).
+        if ts.window_left != 0 && ts.bare_mask == 0 {
+            // A shadow window's call, as the counted path counts it (trampolines.rs). (A bare
+            // window's calls reach the body only once its count is down, from its own entry
+            // code; any other would be credited with them if counted down here.)
             ts.window_left -= 1;
             ts.pending_calls += 1;
         } else {
