@@ -221,6 +221,11 @@ pub struct InlineCharge {
     pub calibrated_ns: f64,
     pub bare_ns: f64,
     pub charged_ns: f64,
+    /// The calibrated entry checks of a routine that counts inline, switched off (its
+    /// dispatch), which a callpath leaf's counted calls are charged over their bare count
+    /// (0 in older profiles and where compensation is off).
+    #[serde(default)]
+    pub dispatch_ns: f64,
 }
 
 /// One event's probe costs measured where its probes ran, from alternating windows of timed

@@ -124,6 +124,7 @@ pub fn set_untimed_costs(untimed: &Untimed) {
     COUNTED.store(untimed.counted[STANDARD], Relaxed);
     INLINE_COUNT.store(untimed.inline, Relaxed);
     BARE_COUNT.store(untimed.bare, Relaxed);
+    DISPATCH.store(untimed.dispatch, Relaxed);
     FLUSH.store(untimed.flush, Relaxed);
 }
 
@@ -136,6 +137,7 @@ pub fn untimed_costs() -> Untimed {
         pathed: load(&UNTIMED[2]),
         inline: INLINE_COUNT.load(Relaxed),
         bare: BARE_COUNT.load(Relaxed),
+        dispatch: DISPATCH.load(Relaxed),
         flush: FLUSH.load(Relaxed),
     }
 }
@@ -168,6 +170,9 @@ static FLUSH: AtomicU64 = AtomicU64::new(0);
 /// The calibrated bare count (scaled), and what the inline count costs over its calibration in
 /// place (scaled, pooled over the events the double windows measured: inplace's excess.rs).
 static BARE_COUNT: AtomicU64 = AtomicU64::new(0);
+/// The calibrated dispatch of a routine that counts inline, switched off (scaled,
+/// `overhead::Untimed::dispatch`).
+static DISPATCH: AtomicU64 = AtomicU64::new(0);
 static INLINE_EXCESS: AtomicI64 = AtomicI64::new(0);
 /// Whether any double window measured the inline count (`set_inline_excess` ran).
 static INLINE_MEASURED: AtomicBool = AtomicBool::new(false);

@@ -411,6 +411,7 @@ fn inline_charge(units: &assemble::Units) -> Option<InlineCharge> {
         calibrated_ns: units.scaled_ns(untimed.inline),
         bare_ns: units.scaled_ns(untimed.bare),
         charged_ns: units.scaled_ns(compensate::inline_count_cost()),
+        dispatch_ns: units.scaled_ns(untimed.dispatch),
     })
 }
 

@@ -192,6 +192,13 @@ pub struct Untimed {
     /// (inplace), against which its counted call is measured, leave to the calibration (0 where
     /// compensation is off: no bare window runs).
     pub bare: u64,
+    /// The entry code of a routine that counts inline (its probed copy's dispatch,
+    /// pass/src/probed_copy.rs) when the routine is switched off: the checks every call of it
+    /// runs before its own code, whatever its mode. No window leaves them out (the routine's
+    /// own code is reached only through them), so a callpath leaf's bare windows, which run
+    /// them in both windows, charge them from here (`inplace::model`). With the bare count, where
+    /// compensation is on (0 else).
+    pub dispatch: u64,
     /// One flush of a bare window's pending calls (flushes.rs), where compensation is on.
     pub flush: u64,
 }
@@ -237,6 +244,12 @@ pub unsafe fn untimed_round(state: &mut ThreadState, budget: Budget, baseline: u
             // SAFETY: as the inline count's.
             untimed.bare = min_pair(budget, || unsafe { crate::inline::replica_bare(child) }, || 0).0;
             untimed.bare = untimed.bare.saturating_sub(baseline);
+            // The same code with the routine switched off stops after the mode's checks: the
+            // dispatch every call of it runs.
+            switch::set(child_id, switch::OFF);
+            // SAFETY: as the bare count's; switched off, it changes nothing.
+            untimed.dispatch = min_pair(budget, || unsafe { crate::inline::replica_bare(child) }, || 0).0;
+            untimed.dispatch = untimed.dispatch.saturating_sub(baseline);
             // SAFETY: as above.
             unsafe { (*ts).window_left = left };
         }

@@ -140,6 +140,8 @@ fn compensation_counts_inline_too_and_early_placement_calls_the_probe() {
     assert!(c.in_place.iter().all(|e| e.inline_over_bare_ns.is_none()), "no bare window runs here");
     let charge = c.inline_count.as_ref().expect("an inline count charge");
     assert!(charge.calibrated_ns > 0.0 && charge.bare_ns > 0.0, "{charge:?}");
+    // The dispatch, the inline count's checks with the routine switched off, is a part of it.
+    assert!((0.0..charge.calibrated_ns).contains(&charge.dispatch_ns), "{charge:?}");
     let dearest = c.in_place.iter().map(|e| e.timed_ns).fold(0.0, f64::max);
     assert!((0.0..=charge.calibrated_ns + dearest).contains(&charge.charged_ns), "{charge:?}");
     // With other threads calling step meanwhile (which run the shadow too in double windows, and

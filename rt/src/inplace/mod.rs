@@ -1414,7 +1414,8 @@ unsafe fn publish(w: &mut Windows) {
             pool_counted_with(w.id, tally, now),
         )
     };
-    let mut used = split(pooled, pooled_se, counted_pooled, w.kind, w.pathed);
+    let dispatched = crate::registry::counts_inline(w.id);
+    let mut used = split(pooled, pooled_se, counted_pooled, w.kind, w.pathed, dispatched);
     if !w.pathed {
         // A pathed entry steps as a timed one does: its windows' difference holds no miss.
         used.timed = used.timed.saturating_sub(misses_charged(w)).max(1);
@@ -1450,7 +1451,8 @@ unsafe fn publish(w: &mut Windows) {
             crate::rests::estimated(id, same, clock::now(), reestimate_ticks());
         }
     }
-    let alone = split(mean, se, Reference::of(reference, counted_over_bare, tally), w.kind, w.pathed);
+    let alone =
+        split(mean, se, Reference::of(reference, counted_over_bare, tally), w.kind, w.pathed, dispatched);
     let used_se = weighed_se(pooled_se, w.kind, w.pathed).hypot(used.counted_se);
     // SAFETY: this thread is the estimates' only writer (the contract).
     unsafe {

@@ -99,26 +99,40 @@ impl Reference {
 /// `pathed`: the windows compared the timed pair with one kept on the stack untimed
 /// (`switch::PATHED`, a callpath parent's) rather than a counted one; its calibration is the
 /// untimed pair then, and `reference` is `None` (no tally or inline windows run beside them).
-pub(super) fn split(mean: f64, se: f64, reference: Reference, kind: usize, pathed: bool) -> Split {
+/// `dispatched`: the event's calls run its dispatch before any probe (`registry::counts_inline`),
+/// in every window and mode: both sides of every difference hold it, and every calibrated path
+/// it is weighed with or charged by gets it added (`calibrated_references`), but an inline
+/// count's, whose calibration runs it.
+pub(super) fn split(
+    mean: f64,
+    se: f64,
+    reference: Reference,
+    kind: usize,
+    pathed: bool,
+    dispatched: bool,
+) -> Split {
     let difference = weighed(mean, se, kind, pathed).round() as i64;
-    let (counted, counted_se) = match (reference, calibrated_references(kind)) {
-        (Reference::None, _) if pathed => (pathed_under(difference, kind), 0.0),
-        (Reference::None, _) => (counted_calibrated(kind, pathed), 0.0),
+    let references = calibrated_references(kind).map(|references| with_dispatch(references, dispatched));
+    let dispatch = references.map_or(0, |(.., dispatch)| dispatch);
+    let (counted, counted_se) = match (reference, references) {
+        (Reference::None, _) if pathed => (pathed_under(difference, kind, dispatch), 0.0),
+        (Reference::None, _) => (counted_calibrated(kind, pathed) + dispatch as u64, 0.0),
         (
             Reference::Inline(measured, error)
             | Reference::Bare(measured, error)
             | Reference::Tally(measured, error),
             None,
         ) => (measured.max(0.0).round() as u64, error),
-        (Reference::Inline(measured, error), Some((counted, _, inline))) => {
+        (Reference::Inline(measured, error), Some((counted, _, inline, _))) => {
             over_reference(measured, error, difference, counted, inline)
         }
         // The shadow windows it is measured in carry the bare count's own stores (inline.rs's
-        // `open_shadow`): what the bare path costs is in both windows of the difference.
-        (Reference::Bare(measured, error), Some((counted, _, _))) => {
-            over_reference(measured, error, difference, counted, 0)
+        // `open_shadow`), so those are in both windows of the difference; what is left of the
+        // bare path is the dispatch.
+        (Reference::Bare(measured, error), Some((counted, _, _, dispatch))) => {
+            over_reference(measured, error, difference, counted, dispatch)
         }
-        (Reference::Tally(measured, error), Some((counted, off, _))) => {
+        (Reference::Tally(measured, error), Some((counted, off, _, _))) => {
             over_reference(measured, error, difference, counted, off)
         }
     };
@@ -147,12 +161,38 @@ pub(super) fn over_reference(
     ((weighed + tally_path(weighed, counted, reference) as i64).max(0) as u64, combined_se(error, spread))
 }
 
-/// The calibrated counted pair, switched-off pair and inline count costs of `kind` (scaled):
-/// the latest recalibration's (`compensate::untimed_costs`), as `calibrated`'s.
-pub(super) fn calibrated_references(kind: usize) -> Option<(i64, i64, i64)> {
+/// The calibrated counted pair, switched-off pair, inline count and dispatch costs of `kind`
+/// (scaled): the latest recalibration's (`compensate::untimed_costs`), as `calibrated`'s.
+///
+/// The dispatch (`overhead::Untimed::dispatch`, the entry checks of a routine that counts
+/// inline, switched off) is what a callpath leaf's calls cost over the plain code before any
+/// probe runs. Both windows of its bare reference run it, so what they measure leaves it out:
+/// the ground truth's floor (every event switched off against the plain kernel, the dispatch
+/// alone) was charged nothing in any callpath context, 0.5 to 1.5 ns an event where the
+/// kernel's work is independent (branchy, nested, recursion, madd), about 0 in a dependency
+/// chain's shadow (chain, siblings). It is the bare reference path's cost, and part of every
+/// other calibrated path of a routine that runs it (`split`), scaled with it (`tally_path`).
+pub(super) fn calibrated_references(kind: usize) -> Option<(i64, i64, i64, i64)> {
     overhead::costs()?;
     let untimed = crate::compensate::untimed_costs();
-    Some((untimed.counted[kind] as i64, untimed.off[kind] as i64, untimed.inline as i64))
+    Some((
+        untimed.counted[kind] as i64,
+        untimed.off[kind] as i64,
+        untimed.inline as i64,
+        untimed.dispatch as i64,
+    ))
+}
+
+/// `calibrated_references`' costs of a routine whose calls run its dispatch (`dispatched`) or
+/// not: the counted and switched-off paths with it (their calibrations call the probes
+/// directly), the inline count as calibrated (its replica runs it), and the dispatch, or 0
+/// where the routine has none.
+fn with_dispatch(
+    (counted, off, inline, dispatch): (i64, i64, i64, i64),
+    dispatched: bool,
+) -> (i64, i64, i64, i64) {
+    let dispatch = if dispatched { dispatch } else { 0 };
+    (counted + dispatch, off + dispatch, inline, dispatch)
 }
 
 /// The counted pair's cost where no window measured it (its tally windows were interrupted: a
@@ -245,12 +285,14 @@ pub(super) fn weighed_toward(mean: f64, se: f64, prior: f64, spread: f64) -> f64
 /// held for it badly: Lua's `luaD_precall` and `luaV_execute` cost about 34 ns a call kept on
 /// the stack in place (issue 23's thirty-seventh note) where the leaves' scale charged 19.5 to
 /// 29; their differences, 106 and 116 ns against 71 calibrated, put them at 31 and 34.
-fn pathed_under(difference: i64, kind: usize) -> u64 {
+/// With `dispatch` (scaled, 0 where the parent runs none), the dispatch its calls run in
+/// both windows is part of both pairs, scaled with them.
+fn pathed_under(difference: i64, kind: usize, dispatch: i64) -> u64 {
     match calibrated_untimed(kind) {
         Some((timed, _, pathed)) if timed > pathed && pathed > 0 && difference > 0 => {
-            tally_path(difference, timed, pathed)
+            tally_path(difference, timed + dispatch, pathed + dispatch)
         }
-        _ => counted_calibrated(kind, true),
+        _ => counted_calibrated(kind, true) + dispatch.max(0) as u64,
     }
 }
 
@@ -299,6 +341,24 @@ mod tests {
         assert_eq!(tally_path(-40, 700, 200), 0, "a noisy negative measurement");
         assert_eq!(tally_path(500, 200, 200), 0, "no calibration to scale");
         assert_eq!(tally_path(100, 700, 650), 100, "at most the measured part");
+    }
+
+    #[test]
+    fn the_dispatch_both_windows_run_is_charged_scaled_as_the_path_it_is_added_to() {
+        // Calibrated: counted 700, switched off 200, inline count 90, the dispatch 40.
+        let calibrated = (700, 200, 90, 40);
+        assert_eq!(with_dispatch(calibrated, true), (740, 240, 90, 40), "the inline count runs it already");
+        assert_eq!(with_dispatch(calibrated, false), (700, 200, 90, 0), "no dispatch: as calibrated");
+        // A callpath leaf's shadow windows measured 1400 over its bare count precisely: the
+        // dispatch, the rest of the bare path, charged on top, scaled by 1400 / 700.
+        let (counted, _) = over_reference(1400.0, 1.0, 4000, 740, 40);
+        assert_eq!(counted, 1400 + 80);
+        let (without, _) = over_reference(1400.0, 1.0, 4000, 700, 0);
+        assert_eq!(without, 1400, "no dispatch: the measurement alone");
+        // A pathed parent: timed 4000 and pathed 1000 calibrated, 6000 apart in place (2 x): its
+        // pathed pair scaled alike, and a dispatch of 50 with it.
+        assert_eq!(tally_path(6000, 4000, 1000), 2000);
+        assert_eq!(tally_path(6000, 4050, 1050), 2100);
     }
 
     #[test]

@@ -361,6 +361,12 @@ fn print_estimates(context: &str, mode: &str, harness: &Harness, profile: &Profi
             c.measured_ns, c.counted_ns, o.unestimated_scale, o.pathed_scale
         );
     }
+    if let Some(inline) = profile.compensation.as_ref().and_then(|c| c.inline_count.as_ref()) {
+        eprintln!(
+            "{context} {mode}: inline count {:.2} ns (charged {:.2}), bare count {:.2}, dispatch {:.2}",
+            inline.calibrated_ns, inline.charged_ns, inline.bare_ns, inline.dispatch_ns
+        );
+    }
     for f in &profile.functions {
         let s = &f.stats;
         let removed = s.compensated.map_or(0, |c| s.inclusive_ns as i64 - c.inclusive_ns);
