@@ -222,8 +222,8 @@ pub struct InlineCharge {
     pub bare_ns: f64,
     pub charged_ns: f64,
     /// The calibrated entry checks of a routine that counts inline, switched off (its
-    /// dispatch), which a callpath leaf's counted calls are charged over their bare count
-    /// (0 in older profiles and where compensation is off).
+    /// dispatch), which every call of it runs and no in-place window leaves out: added to each
+    /// calibrated path its estimates charge (0 in older profiles and where compensation is off).
     #[serde(default)]
     pub dispatch_ns: f64,
 }

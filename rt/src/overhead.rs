@@ -195,9 +195,9 @@ pub struct Untimed {
     /// The entry code of a routine that counts inline (its probed copy's dispatch,
     /// pass/src/probed_copy.rs) when the routine is switched off: the checks every call of it
     /// runs before its own code, whatever its mode. No window leaves them out (the routine's
-    /// own code is reached only through them), so a callpath leaf's bare windows, which run
-    /// them in both windows, charge them from here (`inplace::model`). With the bare count, where
-    /// compensation is on (0 else).
+    /// own code is reached only through them), so the calibrated paths its estimates charge
+    /// get them added from here (`inplace::model::split`: a callpath leaf's bare reference is
+    /// the dispatch alone). With the bare count, where compensation is on (0 else).
     pub dispatch: u64,
     /// One flush of a bare window's pending calls (flushes.rs), where compensation is on.
     pub flush: u64,
