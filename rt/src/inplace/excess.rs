@@ -20,6 +20,14 @@
 //! Lua and SQLite came out 5 to 8 % of their plain time under-removed, the IS-like routine 2 to
 //! 4 % over-removed.
 //!
+//! What a second count cannot show: on an AMD EPYC (issue 23's note of session 44) the first
+//! count cost 4.4 ns a call next to the ground truth's randlc chain and about 1.2 (6 % of the
+//! run) in the IS-like key generation, in most processes and rounds (a few ran free), while the
+//! shadow added nothing over it, so the pool went to minus the calibration and the charge to
+//! 0.04-0.4 ns. With the count's accesses edited to words reached from `%fs` directly, or
+//! without the state's pending words (the chain), the first count cost nothing measurable
+//! either: it is the way to the state and the records, not the count's arithmetic.
+//!
 //! Each estimation's shadow less the calibrated inline count is an excess, kept within the
 //! event's timed pair in place. The pool is of the latest `ITEMS` excesses, by DerSimonian and
 //! Laird's random effects: each weighed by the inverse of its variance plus the variance
