@@ -24,9 +24,11 @@
 //! count cost 4.4 ns a call next to the ground truth's randlc chain and about 1.2 (6 % of the
 //! run) in the IS-like key generation, in most processes and rounds (a few ran free), while the
 //! shadow added nothing over it, so the pool went to minus the calibration and the charge to
-//! 0.04-0.4 ns. With the count's accesses edited to words reached from `%fs` directly, or
-//! without the state's pending words (the chain), the first count cost nothing measurable
-//! either: it is the way to the state and the records, not the count's arithmetic.
+//! 0.04-0.4 ns. A count edited down to a test and two updates of words reached from `%fs`
+//! directly cost nothing measurable there, and so did the chain's without the state's pending
+//! words; the same count with its pending words and records pointer reached from `%fs` (one
+//! hop instead of three) cost as much as before: it is how many memory accesses the count adds
+//! next to the kernel's, not the way to them or the count's arithmetic.
 //!
 //! Each estimation's shadow less the calibrated inline count is an excess, kept within the
 //! event's timed pair in place. The pool is of the latest `ITEMS` excesses, by DerSimonian and
