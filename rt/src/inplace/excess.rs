@@ -27,8 +27,9 @@
 //! 0.04-0.4 ns. A count edited down to a test and two updates of words reached from `%fs`
 //! directly cost nothing measurable there, and so did the chain's without the state's pending
 //! words; the same count with its pending words and records pointer reached from `%fs` (one
-//! hop instead of three) cost as much as before: it is how many memory accesses the count adds
-//! next to the kernel's, not the way to them or the count's arithmetic.
+//! hop instead of three) cost as much as before, and which accesses could go differed between
+//! the two programs (the chain's count was free without its estimate's updates, IS-like's was
+//! not): the memory accesses the count adds next to the kernel's, not the way to them.
 //!
 //! Each estimation's shadow less the calibrated inline count is an excess, kept within the
 //! event's timed pair in place. The pool is of the latest `ITEMS` excesses, by DerSimonian and
