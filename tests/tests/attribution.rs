@@ -131,9 +131,17 @@ fn time_of(event: &instrument_profile::Function) -> f64 {
     stats.estimated.map_or(compensated, |e| e.inclusive_ns) as f64
 }
 
-/// What a run of `reports` gave: the report, compensated and `--raw`, and the events whose
-/// compensated own time is less than what compensation took out of it, from the profile.
-type Reports = ((String, String), Vec<String>);
+/// The fixture's routines.
+const ROUTINES: [&str; 2] = ["main", "step"];
+
+/// What a run of `reports` gave: the report, compensated (`text`) and `--raw`, and the routines
+/// whose compensated own time is less than what compensation took out of it, from the profile.
+#[derive(Clone, Debug)]
+struct Reports {
+    text: String,
+    raw: String,
+    over: Vec<String>,
+}
 
 /// `program` (`c-fixtures/compensation.c` built) run in `dir` with `arg` under the default
 /// compensation, every call timed (compensation throttles by default, and a throttled step's
@@ -157,7 +165,8 @@ fn reports(dir: &std::path::Path, program: &std::path::Path, arg: &str) -> (Repo
         String::from_utf8_lossy(&output.stdout).into_owned()
     };
     let profile = only_profile(dir);
-    (((report(&[]), report(&["--raw"])), mostly_removed(&profile)), disturbance(&profile))
+    let reports = Reports { text: report(&[]), raw: report(&["--raw"]), over: mostly_removed(&profile) };
+    (reports, disturbance(&profile))
 }
 
 /// The routines compensation took more out of than it left.
@@ -166,7 +175,7 @@ fn mostly_removed(profile: &instrument_profile::Profile) -> Vec<String> {
         let stats = &function(profile, name).stats;
         stats.compensated.is_some_and(|c| c.exclusive_ns < stats.exclusive_ns as i64 - c.exclusive_ns)
     };
-    ["main", "step"].into_iter().filter(over).map(str::to_string).collect()
+    ROUTINES.into_iter().filter(over).map(str::to_string).collect()
 }
 
 #[test]
@@ -174,7 +183,7 @@ fn report_says_times_are_compensated_and_raw_shows_the_measured_ones() {
     let _serial = one_at_a_time();
     let dir = scratch();
     let program = build_instrumented(dir.path(), "compensation", &[]);
-    let (((text, raw), _), _) = reports(dir.path(), &program, "10000");
+    let (Reports { text, raw, .. }, _) = reports(dir.path(), &program, "10000");
     assert!(text.contains("times are compensated: probe cost"), "{text}");
     assert!(raw.contains("times are raw"));
     let run_flag = run(Command::new(bin("instrument"))
@@ -200,13 +209,12 @@ fn the_report_names_events_whose_own_time_is_mostly_what_compensation_took_out()
     let _serial = one_at_a_time();
     let dir = scratch();
     let program = build_instrumented(dir.path(), "compensation", &[]);
-    let (((text, raw), over), tried) = quietest(|_| reports(dir.path(), &program, "200000"));
+    let (Reports { text, raw, over }, tried) = quietest(|_| reports(dir.path(), &program, "200000"));
     assert!(!raw.contains("compensation took more out of"), "{raw}");
     let note = text.lines().find(|l| l.starts_with("note: compensation took more out of"));
     let names =
         |note: &str, name: &str| note.contains(&format!("({name} ")) || note.contains(&format!(", {name} "));
-    let named: Vec<&str> =
-        ["main", "step"].into_iter().filter(|name| note.is_some_and(|n| names(n, name))).collect();
+    let named: Vec<&str> = ROUTINES.into_iter().filter(|name| note.is_some_and(|n| names(n, name))).collect();
     assert!(!named.is_empty(), "{text}\nruns before: {tried:#?}");
     assert_eq!(named, over, "{text}");
 }
