@@ -31,9 +31,9 @@
 //!
 //! It then adds 1 to the event's record's `COUNTED_AT` word and the event's estimate
 //! (`PER_CALL[id]`, a `u64`) to its `UNTIMED_OWN_AT` word, records being `1 << RECORD_SHIFT`
-//! bytes from the address at `RECORDS_AT`; and adds 1 and the estimate to the state's
-//! `PENDING_CALLS_AT` and `PENDING_ESTIMATE_AT` words, which the runtime charges to the frame on
-//! top (the caller's) before that frame changes. The entry's result is then zero: the routine's
+//! bytes from the address at `RECORDS_AT`; and adds 1 to the block's `PENDING_CALLS_AT` word and
+//! the estimate to the state's `PENDING_ESTIMATE_AT` word, which the runtime charges to the frame
+//! on top (the caller's) before that frame changes. The entry's result is then zero: the routine's
 //! exits are branched around, as for any counted call. Where the routine has a probed copy
 //! (pass/src/probed_copy.rs: no loop or call-statement event, arguments a tail call forwards),
 //! the checks sit at the routine's own entry, a counted call runs on into the routine's own
@@ -48,10 +48,14 @@
 //!
 //! A routine under in-place estimation whose mode byte is `BARE` (after the `OFF` test) counts
 //! its call more barely still, for the windows that measure what the inline count costs where it
-//! runs (rt/src/inplace/): where the state's `WINDOW_LEFT_AT` word (a `u32`) is not zero, it
-//! takes 1 from that word and adds 1 to `PENDING_CALLS_AT`, touching no line but the state's
-//! first, and its result is zero; else it calls the entry probe (which counts the
-//! call as a counted one). Only the thread that runs the window has that word above zero; the
+//! runs (rt/src/inplace/): where the block's `WINDOW_LEFT_AT` word (a `u32`) is not zero, it
+//! takes 1 from that word and adds 1 to the block's `PENDING_CALLS_AT`, every access one
+//! addressed from the thread pointer directly, and its result is zero; else it calls the entry
+//! probe (which counts the call as a counted one). A count that reaches its words through
+//! pointers costs in place what no calibration shows (the inline count cost 4.4 ns a call next to
+//! a dependency chain on an AMD EPYC, calibrated at 1.5-2), while a test and two updates of words
+//! the thread pointer addresses directly cost nothing measurable there (issue 23's note of
+//! session 44): the bare count is what inline counts are measured against. Only the thread that runs the window has that word above zero; the
 //! runtime credits the calls it counted down to the event's record (count and estimate) before
 //! it charges the pending calls (`inline::charge_pending`).
 //!
@@ -72,12 +76,19 @@
 /// The calling thread's thread-local block (`THREAD_BYTES`; the runtime defines it in the
 /// executable's static TLS, so code bound for the executable reaches it at a fixed offset from
 /// the thread pointer, other code through the GOT, pass/src/inline_count.rs `tls_model`): the
-/// `ptr` to its state at 0 (null before its first event and after it retired), and the state's
-/// record capacity at `THREAD_CAP_AT` (zero while the pointer is null).
+/// `ptr` to its state at 0 (null before its first event and after it retired), the state's
+/// record capacity at `THREAD_CAP_AT` (zero while the pointer is null), and the thread's two
+/// words of counts waiting for the runtime, `WINDOW_LEFT_AT` and `PENDING_CALLS_AT`.
 pub const THREAD: &str = "__instrument_thread";
 /// The offset of the record capacity (`u32`) in `THREAD`'s block, and the block's size.
 pub const THREAD_CAP_AT: u64 = 8;
-pub const THREAD_BYTES: u64 = 16;
+pub const THREAD_BYTES: u64 = 24;
+/// The calls a bare count may still count on this thread (`u32`), in `THREAD`'s block after the
+/// record capacity.
+pub const WINDOW_LEFT_AT: u64 = 12;
+/// The calls counted inline or barely since the frame on top last changed (`u64`), in `THREAD`'s
+/// block.
+pub const PENDING_CALLS_AT: u64 = 16;
 /// `u8 [TABLE_LEN]`: the mode byte of every event id (the runtime's `switch::MODES`).
 pub const MODES: &str = "__instrument_modes";
 /// `u64 [TABLE_LEN]`: every event's estimate per untimed call, scaled ticks (`untimed::PER_CALL`).
@@ -109,12 +120,8 @@ pub const DOUBLE_BIT: u8 = 4;
 pub const RECORDS_AT: u64 = 24;
 /// The record capacity (`u32`): the runtime's, which it copies to `THREAD`'s block.
 pub const RECORD_CAP_AT: u64 = 32;
-/// The calls a bare count may still count on this thread (`u32`), in the word after the record
-/// capacity's.
-pub const WINDOW_LEFT_AT: u64 = 36;
-pub const PENDING_CALLS_AT: u64 = 40;
-pub const PENDING_ESTIMATE_AT: u64 = 48;
-pub const INLINE_END_AT: u64 = 56;
+pub const PENDING_ESTIMATE_AT: u64 = 40;
+pub const INLINE_END_AT: u64 = 48;
 /// A record is `1 << RECORD_SHIFT` bytes; the offsets of its two words.
 pub const RECORD_SHIFT: u32 = 7;
 pub const COUNTED_AT: u64 = 8;

@@ -122,11 +122,11 @@ extern "C" size_t instrument_llvm_demangle(const char *Mangled, char *Out, size_
 }
 
 // The inline count (instrument_contract::inline_count). `Abi` holds the contract's numbers:
-// records, pending calls and estimate offsets in the state, the record shift, counted and
-// untimed-own offsets in a record, the inline and switched-off modes, the window end's offset in
-// the state, the bare mode, the offset of the bare window's calls left in the state, that of
-// the record capacity in the thread-local block, the double mode and the bit that tells it from
-// the detour mode.
+// the records' offset in the state, the pending calls' in the thread-local block, the pending
+// estimate's in the state, the record shift, counted and untimed-own offsets in a record, the
+// inline and switched-off modes, the window end's offset in the state, the bare mode, the
+// offsets of the bare window's calls left and of the record capacity in the thread-local block,
+// the double mode and the bit that tells it from the detour mode.
 namespace {
 enum AbiWord {
     RecordsAt,
@@ -197,7 +197,7 @@ IdCheck checkId(IRBuilder<> &B, Value *Slot, Value *Thread, const uint64_t *Abi,
 // (`Index`), its count word and count, and whether the count is not where the runtime ends a
 // window of inline counts (volatile loads for the shadow).
 struct RecordCheck {
-    Value *State, *Record, *CountedWord, *Counted, *NotEnd;
+    Value *Block, *State, *Record, *CountedWord, *Counted, *NotEnd;
 };
 RecordCheck checkEnd(IRBuilder<> &B, Value *Block, Value *Index, const uint64_t *Abi,
                      bool Volatile) {
@@ -214,15 +214,15 @@ RecordCheck checkEnd(IRBuilder<> &B, Value *Block, Value *Index, const uint64_t 
     Value *CountedWord = At(Record, Abi[CountedAt]);
     Value *Counted = Load(I64, CountedWord);
     Value *End = Load(I64, At(State, Abi[InlineEndAt]));
-    return {State, Record, CountedWord, Counted, B.CreateICmpNE(Counted, End)};
+    return {Block, State, Record, CountedWord, Counted, B.CreateICmpNE(Counted, End)};
 }
 
 // The count's four read-modify-writes at `B`, on the words `E` found: 1 to the record's count,
-// the event's estimate (`PerCall[Index]`) to the record's untimed own time, 1 and the estimate
-// to the state's pending words. With a `Zero` (the shadow's: an empty inline asm's result, which
-// the compiler cannot see through) every access is volatile and adds that zero instead, the
-// estimate and-ed with it, so that the shadow changes nothing; without, the estimate's load is
-// atomic (the runtime writes the table from any thread).
+// the event's estimate (`PerCall[Index]`) to the record's untimed own time, 1 to the block's
+// pending calls and the estimate to the state's pending estimate. With a `Zero` (the shadow's: an
+// empty inline asm's result, which the compiler cannot see through) every access is volatile and
+// adds that zero instead, the estimate and-ed with it, so that the shadow changes nothing; without,
+// the estimate's load is atomic (the runtime writes the table from any thread).
 void readModifyWrites(IRBuilder<> &B, const RecordCheck &E, Value *PerCall, Value *Index,
                       const uint64_t *Abi, Value *Zero = nullptr) {
     Type *I8 = B.getInt8Ty(), *I64 = B.getInt64Ty();
@@ -247,7 +247,7 @@ void readModifyWrites(IRBuilder<> &B, const RecordCheck &E, Value *PerCall, Valu
         Estimate = B.CreateAnd(Estimate, Zero);
     Store(B.CreateAdd(E.Counted, One), E.CountedWord);
     Add(At(E.Record, Abi[UntimedOwnAt]), Estimate);
-    Add(At(E.State, Abi[PendingCallsAt]), One);
+    Add(At(E.Block, Abi[PendingCallsAt]), One);
     Add(At(E.State, Abi[PendingEstimateAt]), Estimate);
 }
 
@@ -350,9 +350,10 @@ Counting buildCount(BasicBlock *Head, BasicBlock *Before, Value *Slot, BasicBloc
 
 // The bare count at the end of `Check` (which has no terminator), for a mode byte that is not
 // the inline count's, on a thread with a state (`buildCount`'s first test): the mode `BARE` and
-// the state's bare window's calls left above zero, each failing to `Slow`; where both hold, one
-// call fewer left and one more pending, then on to `Done`. Returns the block that counted; new
-// blocks go before `Before`.
+// the bare window's calls left above zero, each failing to `Slow`; where both hold, one call
+// fewer left and one more pending, then on to `Done`. Both words are the thread-local block's,
+// which the thread pointer addresses directly: no pointer is loaded. Returns the block that
+// counted; new blocks go before `Before`.
 BasicBlock *buildBare(BasicBlock *Check, BasicBlock *Before, Value *ModeByte, BasicBlock *Slow,
                       BasicBlock *Done, Value *Thread, const uint64_t *Abi) {
     Function *F = Check->getParent();
@@ -360,19 +361,19 @@ BasicBlock *buildBare(BasicBlock *Check, BasicBlock *Before, Value *ModeByte, Ba
     BasicBlock *LeftCheck = BasicBlock::Create(Ctx, "instrument.bare.left", F, Before);
     BasicBlock *Fast = BasicBlock::Create(Ctx, "instrument.bare", F, Before);
     IRBuilder<> B(Check);
-    Type *I8 = B.getInt8Ty(), *I32 = B.getInt32Ty(), *I64 = B.getInt64Ty(), *Ptr = B.getPtrTy();
+    Type *I8 = B.getInt8Ty(), *I32 = B.getInt32Ty(), *I64 = B.getInt64Ty();
     Value *Bare = isMode(B, ModeByte, Abi, BareValue);
     B.CreateCondBr(Bare, LeftCheck, Slow);
 
     B.SetInsertPoint(LeftCheck);
-    Value *State = loadWord(B, Ptr, B.CreateThreadLocalAddress(Thread), 8);
-    Value *LeftWord = B.CreateConstInBoundsGEP1_64(I8, State, Abi[WindowLeftAt]);
+    Value *Block = B.CreateThreadLocalAddress(Thread);
+    Value *LeftWord = B.CreateConstInBoundsGEP1_64(I8, Block, Abi[WindowLeftAt]);
     Value *Left = loadWord(B, I32, LeftWord, 4);
     B.CreateCondBr(B.CreateIsNotNull(Left), Fast, Slow);
 
     B.SetInsertPoint(Fast);
     B.CreateAlignedStore(B.CreateSub(Left, B.getInt32(1)), LeftWord, Align(4));
-    Value *Pending = B.CreateConstInBoundsGEP1_64(I8, State, Abi[PendingCallsAt]);
+    Value *Pending = B.CreateConstInBoundsGEP1_64(I8, Block, Abi[PendingCallsAt]);
     B.CreateAlignedStore(B.CreateAdd(loadWord(B, I64, Pending, 8), B.getInt64(1)), Pending,
                          Align(8));
     B.CreateBr(Done);

@@ -280,10 +280,16 @@ pub struct InPlaceCost {
     pub inline_count_ns: Option<(f64, f64)>,
     #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub double_pairs: u32,
-    /// Older profiles only: what an inline count cost in place over a bare count (a
-    /// thread-local decrement), from pairs of bare windows against counted ones.
+    /// A throttled routine that counts inline: what its inline count cost in place over a bare
+    /// count (a test and two updates of words the thread pointer addresses), from `first_pairs`
+    /// pairs of inline windows against bare ones, and its standard error; with the bare count's
+    /// calibration, what the first inline count costs where the routine runs (the runtime's
+    /// excess.rs). Absent elsewhere (in older profiles: from bare windows against counted ones,
+    /// with `bare_pairs`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inline_over_bare_ns: Option<(f64, f64)>,
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub first_pairs: u32,
     /// Pairs of bare windows against counted ones (`counted_over_bare_ns`; in older profiles
     /// also `inline_over_bare_ns`).
     #[serde(default, skip_serializing_if = "is_zero_u32")]

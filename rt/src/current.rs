@@ -8,7 +8,12 @@
 //! also the start of `__instrument_thread`, which instrumented code reads with the initial-exec
 //! model, and whose next word holds the state's record capacity (zero without a state: the one
 //! test of the inline count, `instrument_contract::inline_count`), which `set` and `set_capacity`
-//! keep.
+//! keep. The block's last two words are the thread's counts that wait for the runtime: the calls
+//! a bare window may still count down and the calls counted inline or barely since the frame on
+//! top last changed (`window_left`, `pending_calls`). They are the thread's, not its state's:
+//! the runtime takes them (inline.rs) before the thread's state changes, and the instrumented
+//! code reaches them from the thread pointer without loading the state's address, which a count
+//! that runs where nothing else would pays for (the contract's module comment).
 
 #[cfg(target_arch = "x86_64")]
 core::arch::global_asm!(
@@ -78,6 +83,99 @@ pub fn set_capacity(capacity: u32) {
             options(nostack, preserves_flags),
         )
     };
+}
+
+/// A word of the calling thread's block at offset `$at`, of type `$ty` (`$ptr` its size in
+/// assembly, `$reg` the register modifier for it): its getter and setter.
+#[cfg(target_arch = "x86_64")]
+macro_rules! block_word {
+    ($get:ident, $set:ident, $ty:ty, $at:path, $ptr:literal, $reg:literal, $doc:literal) => {
+        #[doc = $doc]
+        #[inline(always)]
+        pub fn $get() -> $ty {
+            let word: $ty;
+            // SAFETY: reads a word of the calling thread's own block (above, the contract's
+            // offset inside it), at its link-time offset from the thread pointer.
+            unsafe {
+                core::arch::asm!(
+                    concat!("mov {:", $reg, "}, ", $ptr, " ptr fs:[instrument_rt_current@TPOFF + {at}]"),
+                    out(reg) word,
+                    at = const $at,
+                    options(nostack, readonly, preserves_flags),
+                )
+            };
+            word
+        }
+
+        #[doc = concat!("Sets `", stringify!($get), "`.")]
+        #[inline(always)]
+        pub fn $set(word: $ty) {
+            // SAFETY: writes a word of the calling thread's own block (see the getter); nothing
+            // else is written.
+            unsafe {
+                core::arch::asm!(
+                    concat!("mov ", $ptr, " ptr fs:[instrument_rt_current@TPOFF + {at}], {:", $reg, "}"),
+                    in(reg) word,
+                    at = const $at,
+                    options(nostack, preserves_flags),
+                )
+            };
+        }
+    };
+}
+
+#[cfg(target_arch = "x86_64")]
+block_word!(
+    pending_calls,
+    set_pending_calls,
+    u64,
+    instrument_contract::inline_count::PENDING_CALLS_AT,
+    "qword",
+    "r",
+    "The calls counted inline or barely on this thread since the frame on top last changed: the \
+     caller's share, which `inline::charge_pending` charges to that frame before it changes."
+);
+
+#[cfg(target_arch = "x86_64")]
+block_word!(
+    window_left,
+    set_window_left,
+    u32,
+    instrument_contract::inline_count::WINDOW_LEFT_AT,
+    "dword",
+    "e",
+    "The calls the instrumented code's bare count may still count on this thread: nonzero only \
+     while it runs a bare window of inplace (`ThreadState::bare_event`)."
+);
+
+#[cfg(not(target_arch = "x86_64"))]
+thread_local! {
+    static PENDING_CALLS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    static WINDOW_LEFT: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// The calls counted on this thread since the frame on top last changed (see x86-64's).
+#[cfg(not(target_arch = "x86_64"))]
+pub fn pending_calls() -> u64 {
+    PENDING_CALLS.with(|c| c.get())
+}
+
+/// Sets `pending_calls`.
+#[cfg(not(target_arch = "x86_64"))]
+pub fn set_pending_calls(calls: u64) {
+    PENDING_CALLS.with(|c| c.set(calls))
+}
+
+/// The calls a bare window may still count on this thread (see x86-64's).
+#[cfg(not(target_arch = "x86_64"))]
+pub fn window_left() -> u32 {
+    WINDOW_LEFT.with(|c| c.get())
+}
+
+/// Sets `window_left`.
+#[cfg(not(target_arch = "x86_64"))]
+pub fn set_window_left(left: u32) {
+    WINDOW_LEFT.with(|c| c.set(left))
 }
 
 #[cfg(not(target_arch = "x86_64"))]

@@ -32,15 +32,20 @@ use crate::thread::ThreadState;
 /// local label 31, when nothing is pending, else jumps to local label 30; `retry`, placed where
 /// nothing falls into it and just before the path's miss, is label 30: the path's wrapper
 /// (the operand `{flush}`), then back to 31 when it took every call, else on into the miss (a
-/// busy or full stack, which the body handles). Both need the operand `{pending}`
-/// (`ThreadState::PENDING_CALLS_AT`).
+/// busy or full stack, which the body handles). The pending calls are the thread-local block's
+/// (`current::pending_calls`), at the operand `{pending}`
+/// (`instrument_contract::inline_count::PENDING_CALLS_AT`): `$state` names the path's state
+/// register, which the test does not need.
 #[rustfmt::skip]
 macro_rules! flush_first {
     (check $state:literal) => {
-        concat!("cmp qword ptr [", $state, " + {pending}], 0\n", "jne 30f\n", "31:")
+        concat!("cmp qword ptr fs:[instrument_rt_current@TPOFF + {pending}], 0\n", "jne 30f\n", "31:")
     };
     (retry $state:literal) => {
-        concat!("30:\n", "call {flush}\n", "cmp qword ptr [", $state, " + {pending}], 0\n", "je 31b")
+        concat!(
+            "30:\n", "call {flush}\n",
+            "cmp qword ptr fs:[instrument_rt_current@TPOFF + {pending}], 0\n", "je 31b"
+        )
     };
 }
 pub(crate) use flush_first;
@@ -139,7 +144,8 @@ mod tests {
             let mut records = vec![crate::thread::Record::default(); 8];
             (frames[0].id, frames[1].id) = (crate::thread::SENTINEL_ID, 2);
             let mut ts = ThreadState::over(&mut frames, &mut records);
-            (ts.depth, ts.pending_calls) = (1, 3);
+            ts.depth = 1;
+            crate::current::set_pending_calls(3);
             crate::current::set(&mut ts);
             let kept: u64;
             // SAFETY: the wrapper flushes this thread's state (set above, frame 1 on top) and
@@ -165,7 +171,7 @@ mod tests {
             }
             crate::current::set(std::ptr::null_mut());
             assert_eq!(kept, 1, "a general register changed across the flush");
-            assert_eq!((ts.pending_calls, ts.counters.inlined, ts.depth), (0, 3, 1));
+            assert_eq!((crate::current::pending_calls(), ts.counters.inlined, ts.depth), (0, 3, 1));
             assert_eq!(frames[1].child_calls, 3 * COUNTED_CHILD, "charged to the frame on top");
         }
     }

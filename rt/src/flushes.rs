@@ -27,6 +27,7 @@
 //! child in a bare window of its own above the hidden parent's frame, and puts back every word
 //! it touched.
 
+use crate::current::{pending_calls, set_pending_calls, set_window_left, window_left};
 use crate::probes::BUSY;
 use crate::tally::Pending;
 use crate::thread::ThreadState;
@@ -51,25 +52,24 @@ pub unsafe fn calibrate(
     let top = ts.depth & !BUSY;
     // SAFETY: top < frame_cap (the contract).
     let frame = unsafe { *ts.frame(top) };
-    if frame.id >= ts.record_cap() || ts.pending_calls != 0 {
+    if frame.id >= ts.record_cap() || pending_calls() != 0 {
         return 0;
     }
     // SAFETY: both ids below record_cap (checked, the contract); copies, no reference kept.
     let (caller, own) = unsafe { (*ts.record(frame.id), *ts.record(child)) };
     let saved = Saved::of(ts);
-    (ts.bare_event, ts.window_left, ts.bare_from, ts.bare_mask) = (child, u32::MAX, u32::MAX, u64::MAX);
+    (ts.bare_event, ts.bare_from, ts.bare_mask, ts.bare_at_end) = (child, u32::MAX, u64::MAX, false);
+    set_window_left(u32::MAX);
     // The flush marks the stack busy while it runs, as in the paths; a signal handler's probes
     // between two flushes may take a call pending, and what they change of the frame and the
     // records is put back below.
     let state: *mut ThreadState = ts;
     let cost = measure(&mut || {
-        // SAFETY: this thread's state (the contract), no reference to it held meanwhile. The
-        // bare count's two words (inline.rs's `replica_bare`), then the flush.
-        unsafe {
-            (*state).window_left = (*state).window_left.wrapping_sub(1);
-            (*state).pending_calls += 1;
-            flush(state);
-        }
+        // The bare count's two words (inline.rs's `replica_bare`), then the flush.
+        set_window_left(window_left().wrapping_sub(1));
+        set_pending_calls(pending_calls() + 1);
+        // SAFETY: this thread's state (the contract), no reference to it held meanwhile.
+        unsafe { flush(state) };
     });
     // SAFETY: as above: the frame and the records the flushes changed, put back.
     unsafe {
@@ -89,6 +89,7 @@ struct Saved {
     bare_from: u32,
     bare_pending: Pending,
     bare_mask: u64,
+    bare_at_end: bool,
     pending_estimate: u64,
     inlined: u64,
 }
@@ -98,10 +99,11 @@ impl Saved {
         Saved {
             depth: ts.depth,
             bare_event: ts.bare_event,
-            window_left: ts.window_left,
+            window_left: window_left(),
             bare_from: ts.bare_from,
             bare_pending: ts.bare_pending.take(),
             bare_mask: ts.bare_mask,
+            bare_at_end: ts.bare_at_end,
             pending_estimate: ts.pending_estimate,
             inlined: ts.counters.inlined,
         }
@@ -109,10 +111,12 @@ impl Saved {
 
     /// Puts them back; the node credit the measurement's calls wait for is dropped.
     fn restore(self, ts: &mut ThreadState) {
-        (ts.bare_event, ts.window_left, ts.bare_from) = (self.bare_event, self.window_left, self.bare_from);
-        (ts.bare_pending, ts.bare_mask) = (self.bare_pending, self.bare_mask);
-        (ts.pending_calls, ts.pending_estimate, ts.counters.inlined) =
-            (0, self.pending_estimate, self.inlined);
+        (ts.bare_event, ts.bare_from) = (self.bare_event, self.bare_from);
+        set_window_left(self.window_left);
+        (ts.bare_pending, ts.bare_mask, ts.bare_at_end) =
+            (self.bare_pending, self.bare_mask, self.bare_at_end);
+        (ts.pending_estimate, ts.counters.inlined) = (self.pending_estimate, self.inlined);
+        set_pending_calls(0);
         crate::probes::commit(ts, self.depth);
     }
 }
@@ -135,7 +139,8 @@ mod tests {
         records[3].counted = 11;
         let mut ts = ThreadState::over(&mut frames, &mut records);
         ts.depth = 1;
-        (ts.bare_event, ts.window_left, ts.bare_from, ts.bare_mask) = (5, 9, 9, 0);
+        (ts.bare_event, ts.bare_from, ts.bare_mask) = (5, 9, 0);
+        set_window_left(9);
         let mut seen = vec![];
         // SAFETY: a state over this test's frames and records, its frame 1 on top, nothing
         // pending, the child's id below their count and the mode table's length.
@@ -149,8 +154,8 @@ mod tests {
             })
         };
         assert_eq!((cost, seen), (42, vec![42]));
-        assert_eq!((ts.bare_event, ts.window_left, ts.bare_from, ts.bare_mask), (5, 9, 9, 0));
-        assert_eq!((ts.pending_calls, ts.counters.inlined), (0, 0));
+        assert_eq!((ts.bare_event, window_left(), ts.bare_from, ts.bare_mask), (5, 9, 9, 0));
+        assert_eq!((pending_calls(), ts.counters.inlined), (0, 0));
         assert_eq!((frames[1].overhead, frames[1].child_calls), (7, 0), "the frame as it was");
         assert_eq!(records[3].counted, 11, "the child's record as it was");
     }

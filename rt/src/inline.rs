@@ -1,8 +1,8 @@
 //! The runtime's side of the inline count (`instrument_contract::inline_count`): a throttled
 //! routine whose mode is `INLINE` is counted by its own entry code, which adds to the event's
 //! record (`counted`, `untimed_own`) as the counted path does, but cannot reach the frame on
-//! top. It leaves the caller's share in the thread state instead (`pending_calls`,
-//! `pending_estimate`): every such call since the frame on top last changed had that frame as
+//! top. It leaves the caller's share in the thread-local block and the thread state instead
+//! (`current::pending_calls`, `ThreadState::pending_estimate`): every such call since the frame on top last changed had that frame as
 //! its caller, so the first probe that changes the stack charges them to it here (`charge_pending`,
 //! from `probes::mark_busy`; the timed and pathed paths in assembly call the same through
 //! flush_path.rs and go on), as the counted path would have one by one: counted child calls of
@@ -15,11 +15,12 @@
 //! before it included), which a callpath leaf's bare windows (inplace) leave to calibration.
 //!
 //! The bare count (`instrument_contract::inline_count`) leaves its calls in `pending_calls` and
-//! counts `window_left` down; `credit_bare` gives them to the bare window's event (its record's
+//! counts `window_left` down (both the block's); `credit_bare` gives them to the bare window's event (its record's
 //! count and estimate, as the inline count would have, and with callpaths its node's, the step
 //! from the caller's: a callpath leaf's bare windows run where no inline count does) before
 //! they are charged.
 
+use crate::current::{pending_calls, set_pending_calls, set_window_left, window_left};
 use crate::thread::{ThreadState, SENTINEL_ID};
 use instrument_live::COUNTED_CHILD;
 
@@ -29,7 +30,7 @@ use instrument_live::COUNTED_CHILD;
 /// the sentinel.
 #[inline(always)]
 pub fn charge_pending(ts: &mut ThreadState, top: usize) {
-    if ts.pending_calls != 0 {
+    if pending_calls() != 0 {
         flush(ts, top, top);
     }
 }
@@ -38,7 +39,7 @@ pub fn charge_pending(ts: &mut ThreadState, top: usize) {
 /// the time of the frame below, which its cost goes to (`flushes.rs`).
 #[inline(always)]
 pub fn charge_pending_leaving(ts: &mut ThreadState, top: usize) {
-    if ts.pending_calls != 0 {
+    if pending_calls() != 0 {
         flush(ts, top, top.saturating_sub(1));
     }
 }
@@ -51,10 +52,12 @@ pub fn charge_pending_leaving(ts: &mut ThreadState, top: usize) {
 #[cold]
 #[inline(never)]
 fn flush(ts: &mut ThreadState, top: usize, runs_in: usize) {
-    let (counted_down, bare) = credit_bare(ts);
+    // A callpath leaf's bare window's calls are credited at every flush, to the node of the
+    // frame on top; a flat one's only at the window's end (`bare_at_end`).
+    let (counted_down, bare) = if ts.bare_at_end { (0, 0) } else { credit_bare(ts) };
     let compensated = crate::compensate::enabled();
     let cost = if compensated {
-        let inline = ts.pending_calls.saturating_sub(bare);
+        let inline = pending_calls().saturating_sub(bare);
         inline * crate::compensate::inline_count_cost() + bare * crate::compensate::bare_count_cost()
     } else {
         0
@@ -70,28 +73,45 @@ fn flush(ts: &mut ThreadState, top: usize, runs_in: usize) {
 /// Credits the calls the instrumented code's bare count (`instrument_contract::inline_count`)
 /// counted down on this thread since the last credit to the event of its bare window, as its
 /// inline count would have counted them: the record's count and untimed estimate, and the
-/// estimate to the pending ones (the caller's share). In a shadow window (`open_shadow`) the
+/// estimate to the pending ones (the caller's share; flat, where the calls are credited at the
+/// window's end only, to the caller's record at once). In a shadow window (`open_shadow`) the
 /// calls counted down were counted by their counted path already: the same work is done with
 /// none of them credited, and they leave the pending ones. Returns how many calls were counted
 /// down and how many of them were credited (among the pending calls).
 pub fn credit_bare(ts: &mut ThreadState) -> (u64, u64) {
-    let counted_down = u64::from(ts.bare_from.wrapping_sub(ts.window_left));
-    ts.bare_from = ts.window_left;
+    let left = window_left();
+    let counted_down = u64::from(ts.bare_from.wrapping_sub(left));
+    ts.bare_from = left;
     let id = ts.bare_event;
     if counted_down == 0 || id >= ts.record_cap() || id >= crate::switch::TABLE_LEN {
         return (0, 0);
     }
     let calls = counted_down & ts.bare_mask;
-    ts.pending_calls = ts.pending_calls.saturating_sub(counted_down - calls);
+    set_pending_calls(pending_calls().saturating_sub(counted_down - calls));
     // SAFETY: id < TABLE_LEN, checked.
     let estimate = unsafe { crate::untimed::per_call_in_table(id) }.wrapping_mul(calls);
     // SAFETY: id < record_cap, checked; this thread's state (the callers' contract).
     let record = unsafe { ts.record(id) };
     record.counted += calls;
     record.untimed_own = record.untimed_own.wrapping_add(estimate);
+    if ts.bare_at_end {
+        // Their calls were charged to their caller already; its record gets their estimate.
+        charge_estimate(ts, ts.depth & !crate::probes::BUSY, estimate);
+        return (counted_down, calls);
+    }
     ts.pending_estimate = ts.pending_estimate.wrapping_add(estimate);
     pend_on_node(ts, id, calls, estimate);
     (counted_down, calls)
+}
+
+/// The last call of a bare window at the entry probe (its count down ended), with the frame on
+/// top `top`: its calls credited (flat: here, `flush`), then the pending ones charged.
+pub fn end_bare(ts: &mut ThreadState, top: usize) {
+    if ts.bare_at_end {
+        let (_, calls) = credit_bare(ts);
+        crate::inplace::bare_credited(calls);
+    }
+    charge_pending(ts, top);
 }
 
 /// With callpaths, `calls` bare calls of `id` (their untimed `estimate` in all), whose caller is
@@ -123,9 +143,12 @@ fn settle_bare(ts: &mut ThreadState, id: u32) {
 }
 
 /// Starts a bare window of event `id` on `ts` (inplace): its bare count counts down `calls`.
-pub fn open_bare(ts: &mut ThreadState, id: u32, calls: u32) {
+/// `at_end`: its calls are credited at its end only (flat, `ThreadState::bare_at_end`), else at
+/// every flush (a callpath leaf's, whose calls go to the node of the frame on top).
+pub fn open_bare(ts: &mut ThreadState, id: u32, calls: u32, at_end: bool) {
     close_bare(ts);
-    (ts.bare_event, ts.window_left, ts.bare_from, ts.bare_mask) = (id, calls, calls, u64::MAX);
+    (ts.bare_event, ts.bare_from, ts.bare_mask, ts.bare_at_end) = (id, calls, u64::MAX, at_end);
+    set_window_left(calls);
 }
 
 /// Starts a shadow window of event `id` on `ts` (inplace's `Window::Shadow`): its counted path
@@ -137,7 +160,8 @@ pub fn open_bare(ts: &mut ThreadState, id: u32, calls: u32) {
 /// to 7 ns low over its bare count (issue 23's forty-first note).
 pub fn open_shadow(ts: &mut ThreadState, id: u32, calls: u32) {
     close_bare(ts);
-    (ts.bare_event, ts.window_left, ts.bare_from, ts.bare_mask) = (id, calls, calls, 0);
+    (ts.bare_event, ts.bare_from, ts.bare_mask) = (id, calls, 0);
+    set_window_left(calls);
 }
 
 /// Ends the bare window `ts` runs, if any, its counted calls credited (to be charged with the
@@ -145,15 +169,17 @@ pub fn open_shadow(ts: &mut ThreadState, id: u32, calls: u32) {
 pub fn close_bare(ts: &mut ThreadState) {
     credit_bare(ts);
     settle_bare(ts, ts.bare_event);
-    (ts.window_left, ts.bare_from) = (0, 0);
+    (ts.bare_from, ts.bare_at_end) = (0, false);
+    set_window_left(0);
 }
 
 /// Charges the pending inline counts to frame `top`, with `cost` (scaled, their cost in all) to
 /// its overhead: nothing to a frame past the stored ones (an overflowed stack) or to the
 /// sentinel's absent record; the thread's total of inline counts in any case.
 fn charge(ts: &mut ThreadState, top: usize, cost: u64) {
-    let (calls, estimate) = (ts.pending_calls, ts.pending_estimate);
-    (ts.pending_calls, ts.pending_estimate) = (0, 0);
+    let (calls, estimate) = (pending_calls(), ts.pending_estimate);
+    set_pending_calls(0);
+    ts.pending_estimate = 0;
     ts.counters.inlined += calls;
     if top >= ts.frame_cap() {
         return;
@@ -163,9 +189,19 @@ fn charge(ts: &mut ThreadState, top: usize, cost: u64) {
     frame.child_calls = frame.child_calls.wrapping_add(calls.wrapping_mul(COUNTED_CHILD));
     // What the counted path would have charged the frame one call at a time.
     frame.overhead = frame.overhead.wrapping_add(cost);
-    let caller = frame.id;
-    if caller != SENTINEL_ID && caller < ts.record_cap() && estimate != 0 {
-        // SAFETY: caller < record_cap, checked; the frame's reference has ended.
+    charge_estimate(ts, top, estimate);
+}
+
+/// Adds `estimate` (scaled) to the untimed children of frame `top`'s event: nothing to a frame
+/// past the stored ones or to the sentinel's absent record.
+fn charge_estimate(ts: &mut ThreadState, top: usize, estimate: u64) {
+    if top >= ts.frame_cap() || estimate == 0 {
+        return;
+    }
+    // SAFETY: top < frame_cap, checked; this thread's state (the callers' contract).
+    let caller = unsafe { ts.frame(top) }.id;
+    if caller != SENTINEL_ID && caller < ts.record_cap() {
+        // SAFETY: caller < record_cap, checked.
         unsafe { ts.record(caller).untimed_children += estimate };
     }
 }
@@ -205,7 +241,7 @@ pub unsafe fn replica(id_slot: *const u32) {
             "lea rdx, [rip + {per_call}]",
             "mov rdx, qword ptr [rdx + 8 * rax]",
             "add qword ptr [rcx + {own}], rdx",
-            "add qword ptr [r8 + {pending}], 1",
+            "add qword ptr fs:[instrument_rt_current@TPOFF + {pending}], 1",
             "add qword ptr [r8 + {estimate}], rdx",
             "2:",
             slot = in(reg) id_slot,
@@ -240,7 +276,7 @@ pub unsafe fn replica(id_slot: *const u32) {
 pub unsafe fn replica_bare(id_slot: *const u32) {
     use instrument_contract::inline_count as abi;
     // SAFETY: reads the id slot, the calling thread's block and the mode table at `id` (inside
-    // it: the capacity test), and changes two words of this thread's state (the contract).
+    // it: the capacity test), and changes two words of this thread's block (the contract).
     unsafe {
         core::arch::asm!(
             "mov eax, dword ptr [{slot}]",
@@ -254,13 +290,12 @@ pub unsafe fn replica_bare(id_slot: *const u32) {
             "je 2f",
             "cmp ecx, {bare}",
             "jne 2f",
-            "mov rcx, qword ptr fs:[instrument_rt_current@TPOFF]",
-            "mov eax, dword ptr [rcx + {left}]",
+            "mov eax, dword ptr fs:[instrument_rt_current@TPOFF + {left}]",
             "test eax, eax",
             "je 2f",
             "sub eax, 1",
-            "mov dword ptr [rcx + {left}], eax",
-            "add qword ptr [rcx + {pending}], 1",
+            "mov dword ptr fs:[instrument_rt_current@TPOFF + {left}], eax",
+            "add qword ptr fs:[instrument_rt_current@TPOFF + {pending}], 1",
             "2:",
             slot = in(reg) id_slot,
             cap = const abi::THREAD_CAP_AT,
@@ -281,6 +316,13 @@ pub unsafe fn replica_bare(id_slot: *const u32) {
 mod tests {
     use super::*;
 
+    /// What the instrumented code does: `down` calls counted down (bare ones), `pending` left
+    /// pending in all.
+    fn count_down(down: u32, pending: u64) {
+        set_window_left(window_left() - down);
+        set_pending_calls(pending_calls() + pending);
+    }
+
     #[test]
     fn pending_inline_counts_are_charged_to_the_frame_on_top_with_their_cost() {
         let (mut frames, mut records) = ThreadState::test_stacks();
@@ -288,11 +330,13 @@ mod tests {
         frames[2].overhead = 100;
         let mut ts = ThreadState::over(&mut frames, &mut records);
         ts.depth = 2;
-        (ts.pending_calls, ts.pending_estimate) = (4, 40);
+        ts.pending_estimate = 40;
+        set_pending_calls(4);
         charge_pending(&mut ts, 2);
-        (ts.pending_calls, ts.pending_estimate) = (3, 30);
+        ts.pending_estimate = 30;
+        set_pending_calls(3);
         charge(&mut ts, 2, 21);
-        assert_eq!((ts.pending_calls, ts.pending_estimate, ts.counters.inlined), (0, 0, 7));
+        assert_eq!((pending_calls(), ts.pending_estimate, ts.counters.inlined), (0, 0, 7));
         assert_eq!(frames[2].child_calls, 7 * COUNTED_CHILD);
         assert_eq!(frames[2].overhead, 100 + 21, "compensation off: nothing; on: their cost");
         assert_eq!(records[3].untimed_children, 70);
@@ -304,18 +348,16 @@ mod tests {
         frames[1].id = 2;
         let mut ts = ThreadState::over(&mut frames, &mut records);
         ts.depth = 1;
-        open_bare(&mut ts, 5, 10);
+        open_bare(&mut ts, 5, 10, false);
         // The instrumented code counts three calls down.
-        ts.window_left -= 3;
-        ts.pending_calls += 3;
+        count_down(3, 3);
         assert_eq!(credit_bare(&mut ts), (3, 3));
         assert_eq!(credit_bare(&mut ts), (0, 0), "credited once");
-        ts.window_left -= 2;
-        ts.pending_calls += 2;
+        count_down(2, 2);
         close_bare(&mut ts);
-        assert_eq!((ts.window_left, ts.bare_from), (0, 0));
+        assert_eq!((window_left(), ts.bare_from), (0, 0));
         charge_pending(&mut ts, 1);
-        assert_eq!(ts.pending_calls, 0);
+        assert_eq!(pending_calls(), 0);
         assert_eq!(frames[1].child_calls, 5 * COUNTED_CHILD, "the caller's child calls");
         assert_eq!(records[5].counted, 5, "the event's count");
     }
@@ -330,17 +372,15 @@ mod tests {
         // The counted path counts three calls (itself) and counts them down; an inline count of
         // another event is pending too.
         records[5].counted = 3;
-        ts.window_left -= 3;
-        ts.pending_calls += 4;
+        count_down(3, 4);
         charge_pending(&mut ts, 1);
-        assert_eq!(ts.pending_calls, 0);
+        assert_eq!(pending_calls(), 0);
         assert_eq!(frames[1].child_calls, COUNTED_CHILD, "only the inline count's");
         assert_eq!(records[5].counted, 3, "nothing credited twice");
-        ts.window_left -= 2;
-        ts.pending_calls += 2;
+        count_down(2, 2);
         close_bare(&mut ts);
-        assert_eq!((ts.pending_calls, ts.window_left), (0, 0), "the window's end takes its calls back");
-        open_bare(&mut ts, 5, 10);
+        assert_eq!((pending_calls(), window_left()), (0, 0), "the window's end takes its calls back");
+        open_bare(&mut ts, 5, 10, false);
         assert_eq!(ts.bare_mask, u64::MAX, "a bare window credits again");
     }
 }

@@ -495,7 +495,9 @@ fn in_place(canonical: &[u32], infos: &[registry::EventInfo], units: &assemble::
             inline_count_ns: (e.double_pairs != 0)
                 .then(|| (signed_ns(e.shadow_measured), units.scaled_ns(e.shadow_error))),
             double_pairs: e.double_pairs,
-            inline_over_bare_ns: None,
+            inline_over_bare_ns: (e.first_pairs != 0)
+                .then(|| (signed_ns(e.first_measured), units.scaled_ns(e.first_error))),
+            first_pairs: e.first_pairs,
             bare_pairs: e.over_bare_pairs,
             counted_over_bare_ns: (e.over_bare_pairs != 0)
                 .then(|| (signed_ns(e.over_bare_measured), units.scaled_ns(e.over_bare_error))),

@@ -228,7 +228,7 @@ pub unsafe fn untimed_round(state: &mut ThreadState, budget: Budget, baseline: u
     }
     #[cfg(target_arch = "x86_64")]
     if std::ptr::eq(crate::current::get(), state) {
-        let (ts, child) = (state as *mut ThreadState, CHILD.as_ptr().cast_const());
+        let child = CHILD.as_ptr().cast_const();
         switch::set(child_id, switch::INLINE);
         // SAFETY: this thread's state, the one its block holds (tested), the hidden child below
         // its record capacity (registered before the first event) and the mode table's length;
@@ -237,10 +237,11 @@ pub unsafe fn untimed_round(state: &mut ThreadState, budget: Budget, baseline: u
         untimed.inline = untimed.inline.saturating_sub(baseline);
         if compensate::enabled() {
             switch::set(child_id, switch::BARE);
-            // SAFETY: this thread's state, whose window words only it touches. A bare window it
-            // runs (a recalibration round inside one) gets its calls left back: the round's entry
-            // credited those counted so far (`inline::charge_pending`): none lost or doubled.
-            let left = unsafe { std::mem::replace(&mut (*ts).window_left, u32::MAX) };
+            // A bare window the thread runs (a recalibration round inside one) gets its calls left
+            // back: the round's entry credited those counted so far (`inline::charge_pending`):
+            // none lost or doubled.
+            let left = crate::current::window_left();
+            crate::current::set_window_left(u32::MAX);
             // SAFETY: as the inline count's.
             untimed.bare = min_pair(budget, || unsafe { crate::inline::replica_bare(child) }, || 0).0;
             untimed.bare = untimed.bare.saturating_sub(baseline);
@@ -250,12 +251,12 @@ pub unsafe fn untimed_round(state: &mut ThreadState, budget: Budget, baseline: u
             // SAFETY: as the bare count's; switched off, it changes nothing.
             untimed.dispatch = min_pair(budget, || unsafe { crate::inline::replica_bare(child) }, || 0).0;
             untimed.dispatch = untimed.dispatch.saturating_sub(baseline);
-            // SAFETY: as above.
-            unsafe { (*ts).window_left = left };
+            crate::current::set_window_left(left);
         }
         switch::set(child_id, switch::MEASURED);
         // The measurement's counts were never calls: none to charge, none in the totals.
-        (state.pending_calls, state.pending_estimate) = (0, 0);
+        state.pending_estimate = 0;
+        crate::current::set_pending_calls(0);
         if compensate::enabled() {
             // SAFETY: this thread's state inside the hidden parent's activation (the caller's
             // contract), nothing pending (cleared above), the hidden child as above.

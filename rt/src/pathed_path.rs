@@ -175,7 +175,7 @@ macro_rules! pathed_enter {
                 node_record = const crate::callpath::Node::RECORD_AT,
                 depth = const core::mem::offset_of!(ThreadState, depth),
                 frame_cap = const ThreadState::FRAME_CAP_AT,
-                pending = const ThreadState::PENDING_CALLS_AT,
+                pending = const instrument_contract::inline_count::PENDING_CALLS_AT,
                 frames = const ThreadState::FRAMES_AT,
                 records = const ThreadState::RECORDS_AT,
                 record_cap = const ThreadState::RECORD_CAP_AT,
@@ -309,7 +309,7 @@ macro_rules! pathed_exit {
                 flush = sym crate::flush_path::flush_leaving,
                 depth = const core::mem::offset_of!(ThreadState, depth),
                 frame_cap = const ThreadState::FRAME_CAP_AT,
-                pending = const ThreadState::PENDING_CALLS_AT,
+                pending = const instrument_contract::inline_count::PENDING_CALLS_AT,
                 frames = const ThreadState::FRAMES_AT,
                 records = const ThreadState::RECORDS_AT,
                 node_record = const crate::callpath::Node::RECORD_AT,
@@ -422,7 +422,7 @@ mod tests {
         switch::set(id, switch::MEASURED);
         crate::current::set(std::ptr::null_mut());
         assert_eq!(ts.depth, 1, "popped");
-        let inline = (ts.counters.inlined, ts.pending_calls);
+        let inline = (ts.counters.inlined, crate::current::pending_calls());
         (frames, records, inline)
     }
 
@@ -454,7 +454,8 @@ mod tests {
     #[test]
     fn the_pathed_exit_charges_the_calls_counted_inline_under_its_frame_first() {
         for (set, (enter, exit)) in SETS {
-            let (frames, records, inline) = pathed_call(INLINE_ID, enter, exit, |ts| ts.pending_calls = 2);
+            let (frames, records, inline) =
+                pathed_call(INLINE_ID, enter, exit, |_| crate::current::set_pending_calls(2));
             assert_eq!(inline, (2, 0), "{set} set: both flushed");
             assert_eq!(records[INLINE_ID as usize].child_calls, 7, "{set} set: three timed, four counted");
             assert_eq!(frames[1].child_calls, COUNTED_CHILD, "{set} set: one counted call");

@@ -407,16 +407,16 @@ unsafe fn enter_counted(ts: &mut ThreadState, id: u32, sp: usize) -> Opened {
     let depth = ts.depth;
     mark_busy_keeping_pending(ts, depth);
     if id == ts.bare_event {
-        if ts.window_left != 0 && ts.bare_mask == 0 {
+        if crate::current::window_left() != 0 && ts.bare_mask == 0 {
             // A shadow window's call, as the counted path counts it (trampolines.rs). (A bare
             // window's calls reach the body only once its count is down, from its own entry
             // code; any other would be credited with them if counted down here.)
-            ts.window_left -= 1;
-            ts.pending_calls += 1;
+            crate::current::set_window_left(crate::current::window_left() - 1);
+            crate::current::set_pending_calls(crate::current::pending_calls() + 1);
         } else {
             // A bare window's end is a count of its event's record, which its calls reach once
             // credited.
-            crate::inline::charge_pending(ts, depth);
+            crate::inline::end_bare(ts, depth);
         }
     }
     // SAFETY: id < record_cap and depth < frame_cap (the contract); a record and a frame are

@@ -78,15 +78,11 @@ pub struct ThreadState {
     /// The records: `record_cap` of them (`grow_records` replaces the array).
     records: *mut Record,
     record_cap: u32,
-    /// The calls the instrumented code's bare count (`instrument_contract::inline_count`) may
-    /// still count on this thread: nonzero only while it runs a bare window of inplace, whose
-    /// event `bare_event` names; `bare_from` is its value when the runtime last credited the
-    /// calls counted down to that event (`inline::charge_pending`).
-    pub window_left: u32,
-    /// Throttled calls the instrumented code counted inline (`instrument_contract::inline_count`)
-    /// since the frame on top last changed, and their estimates (scaled ticks): the caller's
-    /// share of those calls, which `inline::charge_pending` charges to that frame before it changes.
-    pub pending_calls: u64,
+    /// The estimates (scaled ticks) of the throttled calls the instrumented code counted inline
+    /// (`instrument_contract::inline_count`) since the frame on top last changed, whose count
+    /// the thread-local block holds (`current::pending_calls`; with the calls a bare window may
+    /// still count down, `current::window_left`): the caller's share of those calls, which
+    /// `inline::charge_pending` charges to that frame before it changes.
     pub pending_estimate: u64,
     /// The record count at which the instrumented code's inline count of the event whose
     /// inline window this thread runs calls the probe instead, ending the window
@@ -104,14 +100,18 @@ pub struct ThreadState {
     slot: u32,
     /// The event `inplace::reoffer` estimated last on this thread.
     pub reoffer_cursor: u32,
-    /// The event of the bare window this thread runs, and `window_left` when its calls were
-    /// last credited (`window_left`).
+    /// The event of the bare window this thread runs, and `current::window_left` when its calls
+    /// were last credited (`inline::credit_bare`).
     pub bare_event: u32,
     pub bare_from: u32,
     /// What the calls counted down are credited with: all of them (`u64::MAX`) in a bare
     /// window, none (0) in the shadow windows paired with it, whose counted path counts each
     /// call itself and counts it down only so as to leave the same calls pending (inline.rs).
     pub bare_mask: u64,
+    /// Whether the bare window's calls are credited at its end only (a flat one's, measured
+    /// against inline windows: a flush inside it then does what one inside those does), rather
+    /// than at every flush (a callpath leaf's, whose calls go to the node of the frame on top).
+    pub bare_at_end: bool,
     /// The callpath node credit the bare window's credited calls wait for (inline.rs).
     pub bare_pending: crate::tally::Pending,
     /// The tally window this thread runs (tally.rs): executions left in it, and the depth its
@@ -139,14 +139,6 @@ const _: () = {
         "the inline count's state words"
     );
     assert!(
-        offset_of!(ThreadState, window_left) as u64 == abi::WINDOW_LEFT_AT,
-        "the inline count's state words"
-    );
-    assert!(
-        offset_of!(ThreadState, pending_calls) as u64 == abi::PENDING_CALLS_AT,
-        "the inline count's state words"
-    );
-    assert!(
         offset_of!(ThreadState, pending_estimate) as u64 == abi::PENDING_ESTIMATE_AT,
         "the inline count's state words"
     );
@@ -162,7 +154,6 @@ impl ThreadState {
     pub const FRAMES_AT: usize = std::mem::offset_of!(ThreadState, frames);
     pub const RECORDS_AT: usize = std::mem::offset_of!(ThreadState, records);
     pub const RECORD_CAP_AT: usize = std::mem::offset_of!(ThreadState, record_cap);
-    pub const PENDING_CALLS_AT: usize = std::mem::offset_of!(ThreadState, pending_calls);
 
     /// Four zeroed frames and eight default records for `over`, as the unit tests use them.
     #[cfg(test)]
@@ -176,16 +167,17 @@ impl ThreadState {
     #[cfg(test)]
     pub fn over(frames: &mut [Frame], records: &mut [Record]) -> ThreadState {
         let none = Region { ptr: null_mut(), len: 0, offset: 0 };
+        // Its counts in the thread-local block: none yet.
+        crate::current::set_pending_calls(0);
+        crate::current::set_window_left(0);
         ThreadState {
             depth: 0,
             frame_cap: frames.len(),
             frames: frames.as_mut_ptr(),
             records: records.as_mut_ptr(),
             record_cap: records.len() as u32,
-            pending_calls: 0,
             pending_estimate: 0,
             inline_end: u64::MAX,
-            window_left: 0,
             counters: Counters::default(),
             tree: null_mut(),
             index: 0,
@@ -196,6 +188,7 @@ impl ThreadState {
             bare_event: 0,
             bare_from: 0,
             bare_mask: u64::MAX,
+            bare_at_end: false,
             bare_pending: crate::tally::Pending::NONE,
             tally: crate::tally::IDLE,
             tally_depth: usize::MAX,
@@ -394,10 +387,8 @@ pub fn attach() -> *mut ThreadState {
             frames,
             records: records.ptr.cast(),
             record_cap,
-            pending_calls: 0,
             pending_estimate: 0,
             inline_end: u64::MAX,
-            window_left: 0,
             counters: Counters::default(),
             tree: Tree::new().map_or(null_mut(), Box::into_raw),
             index,
@@ -408,6 +399,7 @@ pub fn attach() -> *mut ThreadState {
             bare_event: 0,
             bare_from: 0,
             bare_mask: u64::MAX,
+            bare_at_end: false,
             bare_pending: crate::tally::Pending::NONE,
             tally: crate::tally::IDLE,
             tally_depth: usize::MAX,
@@ -427,6 +419,9 @@ pub fn attach() -> *mut ThreadState {
     }
     lock_merged().live.push(state as usize);
     crate::current::set(state);
+    // Nothing counted or to count yet (a state the thread had before took its counts).
+    crate::current::set_pending_calls(0);
+    crate::current::set_window_left(0);
     GUARD.with(|_| ()); // registers the thread-exit hook
     state
 }

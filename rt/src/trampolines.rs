@@ -494,10 +494,10 @@ macro_rules! counted_path {
                 // left pending as a bare count leaves its call (inline.rs's `open_shadow`).
                 "cmp eax, dword ptr [rdx + {bare_event}]",
                 "jne 12f",
-                "cmp dword ptr [rdx + {window_left}], 0",
+                "cmp dword ptr fs:[instrument_rt_current@TPOFF + {window_left}], 0",
                 "je 12f",
-                "sub dword ptr [rdx + {window_left}], 1",
-                "add qword ptr [rdx + {pending}], 1",
+                "sub dword ptr fs:[instrument_rt_current@TPOFF + {window_left}], 1",
+                "add qword ptr fs:[instrument_rt_current@TPOFF + {pending}], 1",
                 "12:",
                 // One more counted child of the frame on top.
                 "movabs r9, {counted_child}",
@@ -568,8 +568,8 @@ macro_rules! counted_path {
                 node_record = const crate::callpath::Node::RECORD_AT,
                 depth = const core::mem::offset_of!(ThreadState, depth),
                 bare_event = const core::mem::offset_of!(ThreadState, bare_event),
-                window_left = const core::mem::offset_of!(ThreadState, window_left),
-                pending = const ThreadState::PENDING_CALLS_AT,
+                window_left = const instrument_contract::inline_count::WINDOW_LEFT_AT,
+                pending = const instrument_contract::inline_count::PENDING_CALLS_AT,
                 frame_cap = const ThreadState::FRAME_CAP_AT,
                 frames = const ThreadState::FRAMES_AT,
                 records = const ThreadState::RECORDS_AT,
@@ -759,7 +759,8 @@ mod tests {
                 assert_eq!(opened, crate::probes::NOTHING);
             }
             crate::current::set(std::ptr::null_mut());
-            assert_eq!((ts.window_left, ts.pending_calls), (0, 2), "two counted down, the third not");
+            let words = (crate::current::window_left(), crate::current::pending_calls());
+            assert_eq!(words, (0, 2), "two counted down, the third not");
             assert_eq!(frames[1].child_calls, 4 * COUNTED_CHILD, "every call a counted child");
             assert_eq!((records[SHADOWED as usize].counted, records[SHADOWED as usize + 1].counted), (3, 1));
         }

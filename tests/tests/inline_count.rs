@@ -137,15 +137,20 @@ fn compensation_counts_inline_too_and_early_placement_calls_the_probe() {
     let doubled = c.in_place.iter().filter(|e| e.id == step && e.double_pairs >= 10);
     assert!(doubled.clone().all(|e| e.inline_count_ns.is_some()), "{:?}", c.in_place);
     assert!(doubled.count() >= 1, "double windows measured the inline count: {:?}", c.in_place);
-    assert!(c.in_place.iter().all(|e| e.inline_over_bare_ns.is_none()), "no bare window runs here");
+    // And the inline count against a bare one (inline windows against bare ones), whose
+    // difference with the bare count's calibration is what the first count costs there.
+    let firsts = c.in_place.iter().filter(|e| e.id == step && e.first_pairs >= 10);
+    assert!(firsts.clone().all(|e| e.inline_over_bare_ns.is_some()), "{:?}", c.in_place);
+    assert!(firsts.count() >= 1, "inline windows against bare ones: {:?}", c.in_place);
     let charge = c.inline_count.as_ref().expect("an inline count charge");
     assert!(charge.calibrated_ns > 0.0 && charge.bare_ns > 0.0, "{charge:?}");
     // The dispatch, the inline count's checks with the routine switched off, is a part of it.
     assert!((0.0..charge.calibrated_ns).contains(&charge.dispatch_ns), "{charge:?}");
     let dearest = c.in_place.iter().map(|e| e.timed_ns).fold(0.0, f64::max);
     assert!((0.0..=charge.calibrated_ns + dearest).contains(&charge.charged_ns), "{charge:?}");
-    // With other threads calling step meanwhile (which run the shadow too in double windows, and
-    // call the probe at no window's end of theirs), every call is still counted once.
+    // With other threads calling step meanwhile (which run the shadow too in double windows,
+    // call the probe at no window's end of theirs, and in bare windows, whose count down is the
+    // windows' thread's alone), every call is still counted once.
     let threads = profile_of(dir.path(), &program, "compensated-threads", &["2"], &env);
     assert_eq!(counts(&threads, "step").0, 150_000 + 2 * 30_000);
     assert_eq!(counts(&threads, "outer"), (3, 160_000));

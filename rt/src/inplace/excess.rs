@@ -1,38 +1,39 @@
-//! What an inline count costs in place over its calibration, pooled over the estimations whose
-//! double windows measured it: compensation charges every inline count its calibration plus this
+//! What an inline count costs in place over its calibration, pooled over the estimations that
+//! measured it: compensation charges every inline count its calibration plus this
 //! (`compensate::inline_count_cost`).
 //!
 //! No window can leave an inline count out (its calls would lose their counts), and its
 //! calibration is what tight loops say: after a system call it cost 7.2 to 7.4 ns a call over
 //! the plain code where its calibration said 2.3, next to cache misses 15 to 20 ns against 3.8
-//! (the ground truth with throttling on, issue 23's notes), in an IS-like random-number routine
-//! about 0.5 ns against 3. So the windows add one instead: double windows (`Window::Double`,
-//! mode `DOUBLE`) run a shadow of the count before counting (the same checks, loads and
-//! read-modify-writes of the same words, adding a zero, pass/shim), against detour windows (mode
-//! `DETOUR`) that reach the count by the same branches without it; their difference is what one
-//! more count costs where the routine runs, checks included. Where the first count's cost hides
-//! in slack the program leaves (a floating-point dependency chain), the second's mostly does
-//! too; where instructions are what the code is bound by (an interpreter), the second costs
-//! about what the first does (issue 23's thirty-eighth note: a shadow compiled into every count,
-//! 0.85 to 0.9 of the count's own cost in Lua, nothing measurable in the IS-like routine). The
-//! bare windows this replaced measured the count above a thread-local decrement, whose part of
-//! the cost (the mode test, the thread pointer, the state's line) only its calibration gave:
-//! Lua and SQLite came out 5 to 8 % of their plain time under-removed, the IS-like routine 2 to
-//! 4 % over-removed.
+//! (the ground truth with throttling on, issue 23's notes). So the windows measure it two ways,
+//! each blind where the other sees:
 //!
-//! What a second count cannot show: on an AMD EPYC (issue 23's note of session 44) the first
-//! count cost 4.4 ns a call next to the ground truth's randlc chain and about 1.2 (6 % of the
-//! run) in the IS-like key generation, in most processes and rounds (a few ran free), while the
-//! shadow added nothing over it, so the pool went to minus the calibration and the charge to
-//! 0.04-0.4 ns. A count edited down to a test and two updates of words reached from `%fs`
-//! directly cost nothing measurable there, and so did the chain's without the state's pending
-//! words; the same count with its pending words and records pointer reached from `%fs` (one
-//! hop instead of three) cost as much as before, and which accesses could go differed between
-//! the two programs (the chain's count was free without its estimate's updates, IS-like's was
-//! not): the memory accesses the count adds next to the kernel's, not the way to them.
+//! - One more count: double windows (`Window::Double`, mode `DOUBLE`) run a shadow of the count
+//!   before counting (the same checks, loads and read-modify-writes of the same words, adding a
+//!   zero, pass/shim), against detour windows (mode `DETOUR`) that reach the count by the same
+//!   branches without it. Where instructions are what the code is bound by (an interpreter), the
+//!   second count costs about what the first does (issue 23's thirty-eighth note: 0.85 to 0.9 of
+//!   the count's own cost in Lua). Where the first count's cost is a limit it meets (the
+//!   memory accesses in flight next to a dependency chain), the second adds nothing: on an AMD
+//!   EPYC the first cost 4.4 ns a call next to the ground truth's randlc chain and about 1.2 (6 %
+//!   of the run) in the IS-like key generation while the shadow measured about zero, and the
+//!   overhead figure came to 0.08 x the IS-like slowdown (issue 23's note of session 44).
+//! - The count over a bare one: inline windows against bare windows (`Window::FirstInline`,
+//!   `Window::FirstBare`), whose count is a test and two updates of words the thread pointer
+//!   addresses (instrument_contract::inline_count), which cost nothing measurable next to the
+//!   chain or in IS-like; their difference plus the bare count's calibration is what the first
+//!   count costs there (4.5 to 4.9 ns a call in the chain's rounds where it costs 4.4; the IS-like
+//!   figure came to 0.8 to 1.4 x the slowdown). Where the code is bound by its instruction fetch,
+//!   the bare count's way out of the routine's code (two taken branches to blocks past its end)
+//!   costs more than its calibration, and more than the inline count's straight line: in Lua it
+//!   measured 0.6 to 4.5 ns a call dearer than the inline count.
 //!
-//! Each estimation's shadow less the calibrated inline count is an excess, kept within the
-//! event's timed pair in place. The pool is of the latest `ITEMS` excesses, by DerSimonian and
+//! Each is a lower bound of what the count costs where the other is blind, so compensation takes
+//! the larger: each kind's excesses are pooled apart, each pool weighed against the
+//! calibration, and the larger charged.
+//!
+//! Each estimation's measurement less the calibrated inline count is an excess, kept within the
+//! event's timed pair in place. A pool is of the latest `ITEMS` excesses of its kind, by DerSimonian and
 //! Laird's random effects: each weighed by the inverse of its variance plus the variance
 //! between estimations that their spread shows beyond their own standard errors. The pooled
 //! excess then counts by how precise it is against the calibration, whose own error in place is
@@ -59,33 +60,64 @@ struct Pool {
     added: usize,
 }
 
-struct Shared(std::cell::UnsafeCell<Pool>);
-// SAFETY: only an estimation's owner adds to the pool, and one estimation runs at a time (inplace's
-// TARGET); `finish` publishes the last one at exit, when no thread measures any more.
+impl Pool {
+    const EMPTY: Pool = Pool { items: [(0.0, 0.0); ITEMS], added: 0 };
+
+    /// Adds an excess with its standard error.
+    fn add(&mut self, excess: f64, se: f64) {
+        // Below a tick per shortest window the standard error is the clock's resolution.
+        self.items[self.added % ITEMS] = (excess, se.max(RESOLUTION));
+        self.added += 1;
+    }
+
+    /// The pooled excess and its standard error, if any was added.
+    fn pooled(&self) -> Option<(f64, f64)> {
+        (self.added != 0).then(|| random_effects(&self.items[..self.added.min(ITEMS)]))
+    }
+}
+
+/// The two pools: what one more count cost (double windows) and what the count cost over a bare
+/// one with the bare count's calibration (first windows), each less the calibrated count.
+struct Pools {
+    shadow: Pool,
+    first: Pool,
+}
+
+struct Shared(std::cell::UnsafeCell<Pools>);
+// SAFETY: only an estimation's owner adds to the pools, and one estimation runs at a time
+// (inplace's TARGET); `finish` publishes the last one at exit, when no thread measures any more.
 unsafe impl Sync for Shared {}
-static POOL: Shared = Shared(std::cell::UnsafeCell::new(Pool { items: [(0.0, 0.0); ITEMS], added: 0 }));
+static POOLS: Shared = Shared(std::cell::UnsafeCell::new(Pools { shadow: Pool::EMPTY, first: Pool::EMPTY }));
 
 /// A tick in the fewest executions a window has, scaled.
 const RESOLUTION: f64 = ((1u64 << crate::overhead::SCALE) / super::MIN_WINDOW) as f64;
 
-/// Adds an estimation's shadow (what one more inline count cost per execution, scaled ticks,
-/// with its standard error) of an event whose timed pair costs `timed` in place (scaled), and
-/// gives compensation the pooled excess over the calibrated inline count.
+/// Adds an estimation's measurements of an event whose timed pair costs `timed` in place
+/// (scaled): its shadow (what one more inline count cost per call, scaled ticks, with its
+/// standard error) and its first count (what the count cost over a bare count, likewise), and
+/// gives compensation the larger of the two pools' excesses over the calibrated inline count.
 ///
 /// # Safety
 /// The caller owns the estimation (it publishes it), or no thread measures any more.
-pub(super) unsafe fn add(shadow: (f64, f64), timed: u64) {
-    let calibrated = crate::compensate::untimed_costs().inline as f64;
+pub(super) unsafe fn add(shadow: Option<(f64, f64)>, first: Option<(f64, f64)>, timed: u64) {
+    let costs = crate::compensate::untimed_costs();
+    let calibrated = costs.inline as f64;
     let timed = timed as f64;
-    let excess = (shadow.0 - calibrated).clamp(-timed, timed);
-    // SAFETY: the caller is the pool's only user now (the contract).
-    let pool = unsafe { &mut *POOL.0.get() };
-    // Below a tick per shortest window the standard error is the clock's resolution.
-    pool.items[pool.added % ITEMS] = (excess, shadow.1.max(RESOLUTION));
-    pool.added += 1;
-    let (excess, se) = random_effects(&pool.items[..pool.added.min(ITEMS)]);
-    let kept = against_calibration(excess, se, calibrated).clamp(-calibrated, timed);
-    crate::compensate::set_inline_excess(kept.round() as i64);
+    let excess = |(cost, se): (f64, f64)| ((cost - calibrated).clamp(-timed, timed), se);
+    // SAFETY: the caller is the pools' only user now (the contract).
+    let pools = unsafe { &mut *POOLS.0.get() };
+    if let Some((e, se)) = shadow.map(excess) {
+        pools.shadow.add(e, se);
+    }
+    if let Some((e, se)) = first.map(|(over_bare, se)| excess((over_bare + costs.bare as f64, se))) {
+        pools.first.add(e, se);
+    }
+    let weighed = |pool: &Pool| pool.pooled().map(|(e, se)| against_calibration(e, se, calibrated));
+    let Some(kept) = [weighed(&pools.shadow), weighed(&pools.first)].into_iter().flatten().reduce(f64::max)
+    else {
+        return;
+    };
+    crate::compensate::set_inline_excess(kept.clamp(-calibrated, timed).round() as i64);
 }
 
 /// `excess` (with its standard error `se`) weighed against a calibration `calibrated` whose

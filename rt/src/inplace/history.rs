@@ -49,6 +49,12 @@ pub struct Estimate {
     pub shadow_measured: i64,
     pub shadow_error: u64,
     pub double_pairs: u32,
+    /// What an inline count cost per call over a bare count as inline windows measured it
+    /// against bare ones (scaled ticks, may be negative), its standard error, and the pairs of
+    /// windows (0: none measured).
+    pub first_measured: i64,
+    pub first_error: u64,
+    pub first_pairs: u32,
     /// A counted probe call minus a bare count per execution as the windows measured it (scaled
     /// ticks), its standard error, and the pairs of bare windows (0: none measured): a callpath
     /// leaf's, whose bare windows run without inline ones (`model::Reference::Bare`).
@@ -151,6 +157,9 @@ impl Estimate {
             shadow_measured: 0,
             shadow_error: 0,
             double_pairs: 0,
+            first_measured: 0,
+            first_error: 0,
+            first_pairs: 0,
             over_bare_measured: 0,
             over_bare_error: 0,
             over_bare_pairs: 0,

@@ -368,6 +368,8 @@ struct Windows {
     bare_differences: Series<i64>,
     /// A double count minus a detoured one per execution (the shadow), by pair of windows.
     double_differences: Series<i64>,
+    /// An inline count minus a bare one per execution, by pair of windows.
+    first_differences: Series<i64>,
     /// A pathed call minus a counted one per execution, by pair of windows.
     pathed_differences: Series<i64>,
     /// The current tally window's executions, and the executions the last one tallied.
@@ -472,6 +474,7 @@ const IDLE_WINDOWS: Windows = Windows {
     inline_differences: Series::new(0),
     bare_differences: Series::new(0),
     double_differences: Series::new(0),
+    first_differences: Series::new(0),
     pathed_differences: Series::new(0),
     tally_window: 0,
     tallied: 0,
@@ -545,6 +548,14 @@ pub fn estimating(id: u32) -> bool {
 pub fn due(calls: u64) -> bool {
     const POWERS_OF_FOUR: u64 = 0x5555_5555_5555_5555;
     calls >= HOT && calls & (calls - 1) == 0 && calls & POWERS_OF_FOUR != 0
+}
+
+/// A flat bare window's calls, `calls` of them, credited to the record at its end
+/// (`inline::end_bare`): the count the window ends at moves on by as many.
+pub fn bare_credited(calls: u64) {
+    if calls != 0 {
+        set_end(END.load(Relaxed) + calls);
+    }
 }
 
 /// Whether a count just reached (an event's timed or counted calls) may end a window.
@@ -645,6 +656,13 @@ enum Window {
     /// Counted inline after the same detour (mode `DETOUR`): what double windows are measured
     /// against, so that their difference is the shadow's alone.
     Detour,
+    /// Counted inline (mode `INLINE`), against bare windows (`FirstBare`): a throttled routine's
+    /// whose code counts inline.
+    FirstInline,
+    /// Counted barely (mode `BARE`), against inline windows (`FirstInline`): what the inline count
+    /// costs over a test and two updates of the thread-local block, which compensation charges
+    /// every inline count with the bare count's calibration (excess.rs).
+    FirstBare,
     /// Counted, and counted down and left pending as a bare window's calls are (`open_shadow`):
     /// the counted windows bare ones are measured against, which flush at the same probes, so
     /// that the flushes' cost cancels in their difference (inline.rs's `open_shadow`).
@@ -663,23 +681,35 @@ enum Window {
 /// counted (`settled_mode`) and, where the inline count is the cheaper path, are what a leaf's
 /// counted path is measured against (`Reference`); with count windows, a group after them pairs
 /// detour windows with double ones (... E D D E: what one more inline count costs, excess.rs),
-/// or, with callpaths (no inline windows; the group after the tally one), counted windows with
+/// then inline windows with bare ones (... I B B I: what the inline count costs over a bare one,
+/// excess.rs), or, with callpaths (no inline windows; the group after the tally one), counted windows with
 /// bare ones (... C B B C: a leaf's counted path); with pathed windows (a callpath leaf's), a
 /// group pairs counted with pathed ones (... C P P C), what every pathed pair's calibration is
 /// scaled by (`pathed_in_place`); with split windows, a last group pairs counted with fenced
 /// ones (... C F F C).
 fn window_kind(n: u32, tallies: bool, inlines: bool, counts: bool, fenced: bool, pathes: bool) -> Window {
-    let groups = 3 + u32::from(inlines) + u32::from(counts) + u32::from(pathes) + u32::from(fenced);
+    let firsts = inlines && counts;
+    let groups = 3
+        + u32::from(inlines)
+        + u32::from(counts)
+        + u32::from(firsts)
+        + u32::from(pathes)
+        + u32::from(fenced);
     let group = n / 4 % groups;
     let count_group = counts && group == 3 + u32::from(inlines);
+    let first_group = firsts && group == 5;
     match (n % 4, group) {
+        (0 | 3, _) if first_group => Window::FirstInline,
+        _ if first_group => Window::FirstBare,
         (0 | 3, _) if count_group && inlines => Window::Detour,
         (0 | 3, _) if count_group => Window::Shadow,
         (0 | 3, _) => Window::Counted,
         (_, 3) if inlines => Window::Inline,
         _ if count_group && inlines => Window::Double,
         _ if count_group => Window::Bare,
-        (_, g) if pathes && g == 3 + u32::from(inlines) + u32::from(counts) => Window::Pathed,
+        (_, g) if pathes && g == 3 + u32::from(inlines) + u32::from(counts) + u32::from(firsts) => {
+            Window::Pathed
+        }
         (_, g) if fenced && g == groups - 1 => Window::Fenced,
         (_, 2) if tallies => Window::Tally,
         _ => Window::Timed,
@@ -1083,8 +1113,8 @@ unsafe fn close_window(w: &mut Windows, now: u64, count: u64) -> bool {
         // Its flushes are in its time: not a counted call's mean.
         Window::Shadow => w.counted_per = per,
         Window::Tally => w.tally_per = per,
-        Window::Inline => w.inline_per = per,
-        Window::Bare => w.bare_per = per,
+        Window::Inline | Window::FirstInline => w.inline_per = per,
+        Window::Bare | Window::FirstBare => w.bare_per = per,
         Window::Double => w.double_per = per,
         Window::Detour => w.detour_per = per,
         Window::Pathed => (w.pathed_per, w.pathed_spent) = (per, w.pathed_spent + executions),
@@ -1092,7 +1122,7 @@ unsafe fn close_window(w: &mut Windows, now: u64, count: u64) -> bool {
     if w.done % 2 == 1 {
         // The pair's other kind than counted (detour windows pair with double ones).
         let other = match w.kind_of(w.done) {
-            Window::Counted | Window::Detour | Window::Shadow => w.kind_of(w.done - 1),
+            Window::Counted | Window::Detour | Window::Shadow | Window::FirstInline => w.kind_of(w.done - 1),
             kind => kind,
         };
         match other {
@@ -1100,9 +1130,10 @@ unsafe fn close_window(w: &mut Windows, now: u64, count: u64) -> bool {
             Window::Inline => w.inline_differences.push(w.inline_per - w.counted_per),
             Window::Bare => w.bare_differences.push(w.bare_per - w.counted_per),
             Window::Double => w.double_differences.push(w.double_per - w.detour_per),
+            Window::FirstBare => w.first_differences.push(w.inline_per - w.bare_per),
             Window::Pathed => w.pathed_differences.push(w.pathed_per - w.counted_per),
             Window::Timed => w.differences.push(w.timed_per - w.counted_per),
-            Window::Counted | Window::Fenced | Window::Detour | Window::Shadow => {}
+            Window::Counted | Window::Fenced | Window::Detour | Window::Shadow | Window::FirstInline => {}
         }
     }
     w.done += 1;
@@ -1135,8 +1166,11 @@ unsafe fn begin(w: &mut Windows, ts: &mut ThreadState, count: u64, id: u32) {
         Window::Timed => (switch::MEASURED, count + w.window),
         Window::Counted => (w.counted_mode(), count + w.window),
         Window::Tally => (switch::TALLY, count + 2),
-        Window::Inline => (switch::INLINE, count + w.window),
+        Window::Inline | Window::FirstInline => (switch::INLINE, count + w.window),
         Window::Bare => (switch::BARE, count + w.window),
+        // Its calls reach the record only once its count is down: the call that finds it down
+        // ends it, after this entry's (`bare_credited` moves END by the calls credited then).
+        Window::FirstBare => (switch::BARE, count + 2),
         Window::Shadow => (w.counted_mode(), count + w.window),
         Window::Double => (switch::DOUBLE, count + w.window),
         Window::Detour => (switch::DETOUR, count + w.window),
@@ -1145,15 +1179,20 @@ unsafe fn begin(w: &mut Windows, ts: &mut ThreadState, count: u64, id: u32) {
     };
     // An inline window's executions count themselves until the one that finds the count before
     // its end's: that one calls the probe, whose counted path reaches END.
-    ts.inline_end =
-        if matches!(kind, Window::Inline | Window::Double | Window::Detour) { end - 1 } else { u64::MAX };
+    ts.inline_end = if matches!(kind, Window::Inline | Window::FirstInline | Window::Double | Window::Detour)
+    {
+        end - 1
+    } else {
+        u64::MAX
+    };
     // A bare window's executions count themselves down from here: all but its first (this entry)
     // and its last, which calls the probe (`left` at zero), whose counted path credits them and
     // reaches END.
     crate::inline::close_bare(ts);
     let counted_down = w.window.saturating_sub(2).min(u64::from(u32::MAX)) as u32;
     match kind {
-        Window::Bare => crate::inline::open_bare(ts, id, counted_down),
+        Window::Bare => crate::inline::open_bare(ts, id, counted_down, false),
+        Window::FirstBare => crate::inline::open_bare(ts, id, counted_down, true),
         Window::Shadow => crate::inline::open_shadow(ts, id, counted_down),
         _ => {}
     }
@@ -1166,7 +1205,7 @@ unsafe fn begin(w: &mut Windows, ts: &mut ThreadState, count: u64, id: u32) {
     // end tally and inline windows too).
     let keeps = matches!(
         w.kind_of(w.done / 4 * 4 + 1),
-        Window::Tally | Window::Inline | Window::Bare | Window::Double
+        Window::Tally | Window::Inline | Window::Bare | Window::Double | Window::FirstBare
     );
     KEEP_STEP.store(if keeps { id } else { NONE }, Relaxed);
     switch::set(id, mode);
@@ -1354,6 +1393,19 @@ fn shadow_of(w: &mut Windows) -> Option<(f64, f64)> {
     (w.double_differences.len() >= MIN_TALLY_PAIRS).then(|| trimmed_of(w.double_differences.values()))
 }
 
+/// What an inline count costs over a bare count per call (scaled, with its standard error):
+/// inline windows less bare ones, where they measured enough pairs. Both windows count all
+/// their executions but their first and last (which go through the probe), so the difference
+/// per execution is that share of it per call.
+fn first_of(w: &mut Windows) -> Option<(f64, f64)> {
+    if w.first_differences.len() < MIN_TALLY_PAIRS {
+        return None;
+    }
+    let (mean, se) = trimmed_of(w.first_differences.values());
+    let share = w.window.saturating_sub(2).max(1) as f64 / w.window.max(1) as f64;
+    Some((mean / share, se / share))
+}
+
 /// A counted call minus a bare count per execution (scaled, with its standard error): the bare
 /// windows' difference turned round (they run only without inline windows: a callpath leaf's),
 /// where they measured enough pairs.
@@ -1402,6 +1454,7 @@ unsafe fn publish(w: &mut Windows) {
         (w.inline_differences.len() >= MIN_TALLY_PAIRS).then(|| trimmed_of(w.inline_differences.values()));
     let reference = inline.filter(|_| w.leaf);
     let shadow = shadow_of(w);
+    let first = first_of(w);
     let counted_over_bare = counted_over_bare(w);
     // A pathed pair has no measured reference (and one an earlier estimation of the event kept
     // as a leaf is of another pair).
@@ -1420,9 +1473,9 @@ unsafe fn publish(w: &mut Windows) {
         // A pathed entry steps as a timed one does: its windows' difference holds no miss.
         used.timed = used.timed.saturating_sub(misses_charged(w)).max(1);
     }
-    if let Some(measured) = shadow {
+    if shadow.is_some() || first.is_some() {
         // SAFETY: the caller publishes the estimation it owns (the contract).
-        unsafe { excess::add(measured, used.timed) };
+        unsafe { excess::add(shadow, first, used.timed) };
     }
     let measured_counted = (!matches!(counted_pooled, Reference::None)).then_some(used.counted);
     let pathed = pathed_in_place(w, measured_counted);
@@ -1476,6 +1529,9 @@ unsafe fn publish(w: &mut Windows) {
             shadow_measured: shadow.map_or(0, |(m, _)| m.round() as i64),
             shadow_error: shadow.map_or(0, |(_, e)| e.round() as u64),
             double_pairs: if shadow.is_some() { w.double_differences.len() as u32 } else { 0 },
+            first_measured: first.map_or(0, |(m, _)| m.round() as i64),
+            first_error: first.map_or(0, |(_, e)| e.round() as u64),
+            first_pairs: if first.is_some() { w.first_differences.len() as u32 } else { 0 },
             over_bare_measured: counted_over_bare.map_or(0, |(m, _)| m.round() as i64),
             over_bare_error: counted_over_bare.map_or(0, |(_, e)| e.round() as u64),
             over_bare_pairs: if counted_over_bare.is_some() { w.bare_differences.len() as u32 } else { 0 },
@@ -1576,8 +1632,8 @@ mod tests {
     #[test]
     fn bare_windows_follow_the_inline_ones_or_the_tally_ones() {
         use Window::{
-            Bare as B, Counted as C, Detour as E, Double as D, Fenced as F, Inline as I, Pathed as P,
-            Shadow as S, Tally as Y, Timed as T,
+            Bare as B, Counted as C, Detour as E, Double as D, Fenced as F, FirstBare as R, FirstInline as N,
+            Inline as I, Pathed as P, Shadow as S, Tally as Y, Timed as T,
         };
         let group = |n: u32, inlines, pathes| {
             (n..n + 4).map(|n| window_kind(n, true, inlines, true, true, pathes)).collect::<Vec<_>>()
@@ -1585,10 +1641,11 @@ mod tests {
         assert_eq!(group(8, true, false), [C, Y, Y, C]);
         assert_eq!(group(12, true, false), [C, I, I, C]);
         assert_eq!(group(16, true, false), [E, D, D, E], "double windows against detour ones");
-        assert_eq!(group(20, true, false), [C, F, F, C]);
-        assert_eq!(group(24, true, false), [C, T, T, C], "the cycle of six groups repeats");
-        assert_eq!(group(20, true, true), [C, P, P, C], "pathed windows after the count ones");
-        assert_eq!(group(24, true, true), [C, F, F, C]);
+        assert_eq!(group(20, true, false), [N, R, R, N], "bare windows against inline ones");
+        assert_eq!(group(24, true, false), [C, F, F, C]);
+        assert_eq!(group(28, true, false), [C, T, T, C], "the cycle of seven groups repeats");
+        assert_eq!(group(24, true, true), [C, P, P, C], "pathed windows after the count ones");
+        assert_eq!(group(28, true, true), [C, F, F, C]);
         assert_eq!(group(12, false, false), [S, B, B, S], "a callpath leaf's, without inline ones");
         assert_eq!(group(16, false, true), [C, P, P, C]);
         assert_eq!(group(20, false, true), [C, F, F, C]);

@@ -343,7 +343,10 @@ pub(super) unsafe fn offer(
             && !pathed
             && switch::bare_windows_possible()
             && registry::counts_inline(id));
-    let extra_groups = u64::from(inlines) + u64::from(counts) + u64::from(fenced) + u64::from(pathes);
+    // With inline and count windows, a group of inline windows against bare ones too.
+    let firsts = inlines && counts;
+    let extra_groups =
+        u64::from(inlines) + u64::from(counts) + u64::from(firsts) + u64::from(fenced) + u64::from(pathes);
     let pairs_in_budget = PAIRS_IN_BUDGET + extra_groups * MIN_PAIRS as u64 / 2;
     let largest = (budget / (2 * pairs_in_budget)).clamp(MIN_WINDOW, MAX_WINDOW);
     let window = ((WINDOW_NS * ticks_per_ns / mean) as u64).clamp(MIN_WINDOW, largest);
@@ -364,6 +367,7 @@ pub(super) unsafe fn offer(
         &mut w.inline_differences,
         &mut w.bare_differences,
         &mut w.double_differences,
+        &mut w.first_differences,
         &mut w.pathed_differences,
     ] {
         series.clear();
