@@ -55,9 +55,10 @@
 //! pointers costs in place what no calibration shows (the inline count cost 4.4 ns a call next to
 //! a dependency chain on an AMD EPYC, calibrated at 1.5-2), while a test and two updates of words
 //! the thread pointer addresses directly cost nothing measurable there (issue 23's note of
-//! session 44): the bare count is what inline counts are measured against. Only the thread that runs the window has that word above zero; the
-//! runtime credits the calls it counted down to the event's record (count and estimate) before
-//! it charges the pending calls (`inline::charge_pending`).
+//! session 44): the bare count is what inline counts are measured against. Only the thread that
+//! runs the window has that word above zero; the runtime credits the calls it counted down to
+//! the event's record (count and estimate): a callpath leaf's before it charges the pending calls
+//! (`inline::charge_pending`), a flat routine's at the window's end (`inline::end_bare`).
 //!
 //! A routine under in-place estimation whose mode byte is `DETOUR` or `DOUBLE` (tested after
 //! `OFF`: one compare of the mode with `DOUBLE_BIT` set) leaves the count's way by the same

@@ -15,10 +15,11 @@
 //! before it included), which a callpath leaf's bare windows (inplace) leave to calibration.
 //!
 //! The bare count (`instrument_contract::inline_count`) leaves its calls in `pending_calls` and
-//! counts `window_left` down (both the block's); `credit_bare` gives them to the bare window's event (its record's
-//! count and estimate, as the inline count would have, and with callpaths its node's, the step
-//! from the caller's: a callpath leaf's bare windows run where no inline count does) before
-//! they are charged.
+//! counts `window_left` down (both the block's); `credit_bare` gives them to the bare window's
+//! event (its record's count and estimate, as the inline count would have, and with callpaths
+//! its node's, the step from the caller's: a callpath leaf's bare windows run where no inline
+//! count does) before they are charged, or, a flat routine's (measured against its inline
+//! count), at the window's end (`end_bare`).
 
 use crate::current::{pending_calls, set_pending_calls, set_window_left, window_left};
 use crate::thread::{ThreadState, SENTINEL_ID};

@@ -96,11 +96,14 @@
 //! and the bare count's two stores about 5 ns next to the ground truth's branchy leaf, against
 //! 1 to 2 calibrated (the leaves' counted calls came out 4 to 10 ns low).
 //! The counted windows paired with inline, bare or tally ones keep their caller's cached
-//! callpath step, as those paths do (`KEEP_STEP`). With compensation on, a routine that counts
-//! inline is also measured counting inline twice over, a shadow of the count that changes
-//! nothing first (`Window::Double`), against counting inline after the same detour from the
-//! count's way (`Window::Detour`): what one more inline count costs where it runs, which
-//! compensation charges every inline count, pooled (excess.rs).
+//! callpath step, as those paths do (`KEEP_STEP`). A routine that counts inline is also
+//! measured counting inline twice over, a shadow of the count that changes nothing first
+//! (`Window::Double`), against counting inline after the same detour from the count's way
+//! (`Window::Detour`): what one more inline count costs where it runs; and counting inline
+//! against counting barely (`Window::FirstInline`, `Window::FirstBare`), a flat bare window's
+//! calls credited at its end only (`inline::end_bare`): what the first count costs over a bare
+//! one. Compensation and the overhead figure charge every inline count the larger, pooled
+//! (excess.rs).
 //!
 //! How a timed pair's cost divides between the event and its caller (what compensation takes
 //! from each) is measured too, by windows whose entries fence their timestamps (`splits`).
@@ -332,10 +335,11 @@ struct Windows {
     /// Whether this estimation opens inline windows: the event is throttled and its code counts
     /// inline (`registry::counts_inline`) in a run that lets it.
     inlines: bool,
-    /// Whether this estimation opens a group of windows that measure a count in place, with
-    /// compensation on: with inline windows, double windows against detour ones
-    /// (`Window::Double`: what an inline count costs, excess.rs); without (a callpath leaf's),
-    /// bare windows against counted ones (`Window::Bare`: what its counted call costs).
+    /// Whether this estimation opens a group of windows that measure a count in place: with
+    /// inline windows, double windows against detour ones (`Window::Double`) and a group of
+    /// inline windows against bare ones (`Window::FirstBare`: what an inline count costs,
+    /// excess.rs); without (a callpath leaf's, compensation on), bare windows against counted
+    /// ones (`Window::Bare`: what its counted call costs).
     counts: bool,
     /// Whether this estimation opens split windows (`Window::Fenced`, `splits`).
     fenced: bool,

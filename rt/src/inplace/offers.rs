@@ -332,9 +332,9 @@ pub(super) unsafe fn offer(
     let pathed = keeps_path(record);
     // A leaf's pathed windows scale the pathed pair's calibration for compensation: only with it on.
     let pathes = leaf && crate::callpath::depth() != 0 && crate::compensate::enabled();
-    // Count windows: with inline windows, double ones against detour ones measure what an
-    // inline count costs (excess.rs), for compensation and for the overhead figure alike (so
-    // with compensation off too); with callpaths and compensation, where no inline window
+    // Count windows: with inline windows, double ones against detour ones and inline ones
+    // against bare ones measure what an inline count costs (excess.rs), for compensation and for
+    // the overhead figure alike (so with compensation off too); with callpaths and compensation, where no inline window
     // runs, bare ones measure a leaf's counted call against a bare count
     // (`model::Reference::Bare`).
     let counts = inlines
