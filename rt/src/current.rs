@@ -148,35 +148,31 @@ block_word!(
      while it runs a bare window of inplace (`ThreadState::bare_event`)."
 );
 
+/// Elsewhere no code counts inline: the two words are thread-locals of the runtime's own, a
+/// getter and a setter each (see x86-64's `block_word`).
 #[cfg(not(target_arch = "x86_64"))]
-thread_local! {
-    static PENDING_CALLS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
-    static WINDOW_LEFT: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+macro_rules! local_word {
+    ($get:ident, $set:ident, $ty:ty, $cell:ident) => {
+        thread_local! {
+            static $cell: std::cell::Cell<$ty> = const { std::cell::Cell::new(0) };
+        }
+
+        /// See x86-64's.
+        pub fn $get() -> $ty {
+            $cell.with(|c| c.get())
+        }
+
+        /// See x86-64's.
+        pub fn $set(word: $ty) {
+            $cell.with(|c| c.set(word))
+        }
+    };
 }
 
-/// The calls counted on this thread since the frame on top last changed (see x86-64's).
 #[cfg(not(target_arch = "x86_64"))]
-pub fn pending_calls() -> u64 {
-    PENDING_CALLS.with(|c| c.get())
-}
-
-/// Sets `pending_calls`.
+local_word!(pending_calls, set_pending_calls, u64, PENDING_CALLS);
 #[cfg(not(target_arch = "x86_64"))]
-pub fn set_pending_calls(calls: u64) {
-    PENDING_CALLS.with(|c| c.set(calls))
-}
-
-/// The calls a bare window may still count on this thread (see x86-64's).
-#[cfg(not(target_arch = "x86_64"))]
-pub fn window_left() -> u32 {
-    WINDOW_LEFT.with(|c| c.get())
-}
-
-/// Sets `window_left`.
-#[cfg(not(target_arch = "x86_64"))]
-pub fn set_window_left(left: u32) {
-    WINDOW_LEFT.with(|c| c.set(left))
-}
+local_word!(window_left, set_window_left, u32, WINDOW_LEFT);
 
 #[cfg(not(target_arch = "x86_64"))]
 thread_local! {
