@@ -364,6 +364,28 @@ mod tests {
     }
 
     #[test]
+    fn a_flat_bare_windows_counts_are_charged_as_they_flush_and_credited_at_its_end() {
+        let (mut frames, mut records) = ThreadState::test_stacks();
+        frames[1].id = 2;
+        let mut ts = ThreadState::over(&mut frames, &mut records);
+        ts.depth = 1;
+        open_bare(&mut ts, 5, 10, true);
+        count_down(3, 3);
+        charge_pending(&mut ts, 1);
+        assert_eq!(pending_calls(), 0, "flushed");
+        assert_eq!(frames[1].child_calls, 3 * COUNTED_CHILD, "the caller's child calls at once");
+        assert_eq!((records[5].counted, ts.bare_from), (0, 10), "nothing credited yet");
+        count_down(2, 2);
+        // The window's end (`end_bare`'s credit, without moving the window's END).
+        assert_eq!(credit_bare(&mut ts), (5, 5));
+        charge_pending(&mut ts, 1);
+        assert_eq!(records[5].counted, 5, "every call counted once");
+        assert_eq!(frames[1].child_calls, 5 * COUNTED_CHILD, "and charged once");
+        close_bare(&mut ts);
+        assert_eq!((records[5].counted, ts.bare_at_end), (5, false), "nothing credited twice");
+    }
+
+    #[test]
     fn a_shadow_windows_counts_flush_as_a_bare_ones_and_credit_nothing() {
         let (mut frames, mut records) = ThreadState::test_stacks();
         frames[1].id = 2;

@@ -112,12 +112,16 @@ pub(super) unsafe fn add(shadow: Option<(f64, f64)>, first: Option<(f64, f64)>, 
     if let Some((e, se)) = first.map(|(over_bare, se)| excess((over_bare + costs.bare as f64, se))) {
         pools.first.add(e, se);
     }
-    let weighed = |pool: &Pool| pool.pooled().map(|(e, se)| against_calibration(e, se, calibrated));
-    let Some(kept) = [weighed(&pools.shadow), weighed(&pools.first)].into_iter().flatten().reduce(f64::max)
-    else {
-        return;
-    };
-    crate::compensate::set_inline_excess(kept.clamp(-calibrated, timed).round() as i64);
+    if let Some(kept) = larger(pools.shadow.pooled(), pools.first.pooled(), calibrated) {
+        crate::compensate::set_inline_excess(kept.clamp(-calibrated, timed).round() as i64);
+    }
+}
+
+/// The larger of two pooled excesses (with their standard errors), each weighed against the
+/// calibration `calibrated` first; none without either.
+fn larger(shadow: Option<(f64, f64)>, first: Option<(f64, f64)>, calibrated: f64) -> Option<f64> {
+    let weighed = |(excess, se)| against_calibration(excess, se, calibrated);
+    [shadow.map(weighed), first.map(weighed)].into_iter().flatten().reduce(f64::max)
 }
 
 /// `excess` (with its standard error `se`) weighed against a calibration `calibrated` whose
@@ -159,6 +163,19 @@ mod tests {
         assert_eq!(against_calibration(-3.0, 3.0, 3.0), -1.5, "as uncertain as the calibration: half");
         assert!(against_calibration(10.0, 30.0, 3.0).abs() < 1.0, "a vague pool leaves the calibration");
         assert_eq!(against_calibration(2.0, 1.0, 0.0), 0.0, "no calibration yet: nothing to weigh");
+    }
+
+    #[test]
+    fn the_charge_follows_the_larger_pool_where_one_measurement_is_blind() {
+        // A chain: one more count adds nothing (the shadow's excess is minus the calibration),
+        // the first count over a bare one costs 4.4 ns where the calibration says 1.5.
+        let charged = larger(Some((-1.5, 0.05)), Some((2.9, 0.05)), 1.5).unwrap();
+        assert!((charged - 2.9).abs() < 0.01, "{charged}");
+        // An interpreter: the bare count's way out costs, the first count reads low.
+        let charged = larger(Some((1.0, 0.1)), Some((-2.0, 0.1)), 1.5).unwrap();
+        assert!((charged - 1.0).abs() < 0.01, "{charged}");
+        assert_eq!(larger(None, Some((3.0, 0.0)), 1.5), Some(3.0), "one pool alone");
+        assert_eq!(larger(None, None, 1.5), None);
     }
 
     #[test]

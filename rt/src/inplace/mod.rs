@@ -558,7 +558,7 @@ pub fn due(calls: u64) -> bool {
 /// (`inline::end_bare`): the count the window ends at moves on by as many.
 pub fn bare_credited(calls: u64) {
     if calls != 0 {
-        set_end(END.load(Relaxed) + calls);
+        set_end(END.load(Relaxed).saturating_add(calls));
     }
 }
 
