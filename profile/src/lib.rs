@@ -282,9 +282,9 @@ pub struct InPlaceCost {
     pub double_pairs: u32,
     /// A throttled routine that counts inline: what its inline count cost in place over a bare
     /// count (a test and two updates of words the thread pointer addresses), from `first_pairs`
-    /// pairs of inline windows against bare ones, and its standard error; with the bare count's
-    /// calibration, what the first inline count costs where the routine runs (the runtime's
-    /// excess.rs). Absent elsewhere (in older profiles: from bare windows against counted ones,
+    /// pairs of inline windows against bare ones, and its standard error: where the code leaves
+    /// the bare count's three instructions hidden, what the first inline count costs where the
+    /// routine runs (the runtime's excess.rs). Absent elsewhere (in older profiles: from bare windows against counted ones,
     /// with `bare_pairs`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inline_over_bare_ns: Option<(f64, f64)>,

@@ -664,8 +664,8 @@ enum Window {
     /// whose code counts inline.
     FirstInline,
     /// Counted barely (mode `BARE`), against inline windows (`FirstInline`): what the inline count
-    /// costs over a test and two updates of the thread-local block, which compensation charges
-    /// every inline count with the bare count's calibration (excess.rs).
+    /// costs over a test and two updates of the thread-local block, a lower bound of what
+    /// compensation charges every inline count (excess.rs).
     FirstBare,
     /// Counted, and counted down and left pending as a bare window's calls are (`open_shadow`):
     /// the counted windows bare ones are measured against, which flush at the same probes, so
