@@ -238,8 +238,9 @@ pub unsafe fn untimed_round(state: &mut ThreadState, budget: Budget, baseline: u
         if compensate::enabled() {
             switch::set(child_id, switch::BARE);
             // A bare window the thread runs (a recalibration round inside one) gets its calls left
-            // back: the round's entry credited those counted so far (`inline::charge_pending`):
-            // none lost or doubled.
+            // back: the round's entry charged those counted so far (`inline::charge_pending`),
+            // and credited them (a callpath leaf's) or left them to the window's end (a flat
+            // one's, from its calls left): none lost or doubled.
             let left = crate::current::window_left();
             crate::current::set_window_left(u32::MAX);
             // SAFETY: as the inline count's.

@@ -685,9 +685,10 @@ enum Window {
 /// counted (`settled_mode`) and, where the inline count is the cheaper path, are what a leaf's
 /// counted path is measured against (`Reference`); with count windows, a group after them pairs
 /// detour windows with double ones (... E D D E: what one more inline count costs, excess.rs),
-/// then inline windows with bare ones (... I B B I: what the inline count costs over a bare one,
-/// excess.rs), or, with callpaths (no inline windows; the group after the tally one), counted windows with
-/// bare ones (... C B B C: a leaf's counted path); with pathed windows (a callpath leaf's), a
+/// and the next inline windows with bare ones (... N R R N, `FirstInline` and `FirstBare`: what
+/// the inline count costs over a bare one, excess.rs), or, with callpaths (no inline windows; the
+/// group after the tally one), counted windows with bare ones (... C B B C: a leaf's counted
+/// path); with pathed windows (a callpath leaf's), a
 /// group pairs counted with pathed ones (... C P P C), what every pathed pair's calibration is
 /// scaled by (`pathed_in_place`); with split windows, a last group pairs counted with fenced
 /// ones (... C F F C).
@@ -701,7 +702,7 @@ fn window_kind(n: u32, tallies: bool, inlines: bool, counts: bool, fenced: bool,
         + u32::from(fenced);
     let group = n / 4 % groups;
     let count_group = counts && group == 3 + u32::from(inlines);
-    let first_group = firsts && group == 5;
+    let first_group = firsts && group == 3 + u32::from(inlines) + u32::from(counts);
     match (n % 4, group) {
         (0 | 3, _) if first_group => Window::FirstInline,
         _ if first_group => Window::FirstBare,
