@@ -317,6 +317,17 @@ pub unsafe fn replica_bare(id_slot: *const u32) {
 mod tests {
     use super::*;
 
+    /// A state over `frames` and `records` with event 2's frame on top, at depth 1.
+    fn under_caller(
+        frames: &mut [crate::thread::Frame],
+        records: &mut [crate::thread::Record],
+    ) -> ThreadState {
+        frames[1].id = 2;
+        let mut ts = ThreadState::over(frames, records);
+        ts.depth = 1;
+        ts
+    }
+
     /// What the instrumented code does: `down` calls counted down (bare ones), `pending` left
     /// pending in all.
     fn count_down(down: u32, pending: u64) {
@@ -346,9 +357,7 @@ mod tests {
     #[test]
     fn a_bare_windows_counts_are_credited_to_its_event_once() {
         let (mut frames, mut records) = ThreadState::test_stacks();
-        frames[1].id = 2;
-        let mut ts = ThreadState::over(&mut frames, &mut records);
-        ts.depth = 1;
+        let mut ts = under_caller(&mut frames, &mut records);
         open_bare(&mut ts, 5, 10, false);
         // The instrumented code counts three calls down.
         count_down(3, 3);
@@ -366,9 +375,7 @@ mod tests {
     #[test]
     fn a_flat_bare_windows_counts_are_charged_as_they_flush_and_credited_at_its_end() {
         let (mut frames, mut records) = ThreadState::test_stacks();
-        frames[1].id = 2;
-        let mut ts = ThreadState::over(&mut frames, &mut records);
-        ts.depth = 1;
+        let mut ts = under_caller(&mut frames, &mut records);
         open_bare(&mut ts, 5, 10, true);
         count_down(3, 3);
         charge_pending(&mut ts, 1);
@@ -388,9 +395,7 @@ mod tests {
     #[test]
     fn a_shadow_windows_counts_flush_as_a_bare_ones_and_credit_nothing() {
         let (mut frames, mut records) = ThreadState::test_stacks();
-        frames[1].id = 2;
-        let mut ts = ThreadState::over(&mut frames, &mut records);
-        ts.depth = 1;
+        let mut ts = under_caller(&mut frames, &mut records);
         open_shadow(&mut ts, 5, 10);
         // The counted path counts three calls (itself) and counts them down; an inline count of
         // another event is pending too.
