@@ -27,21 +27,20 @@
 use crate::probes::{commit, mark_busy_keeping_pending};
 use crate::thread::ThreadState;
 
-/// Assembly with which a path in assembly flushes the calls counted inline before it goes on,
-/// the thread state's address in `$state` (kept by the wrappers). `check` falls through, as
+/// Assembly with which a path in assembly flushes the calls counted inline before it goes on
+/// (the wrappers keep every register). `check` falls through, as
 /// local label 31, when nothing is pending, else jumps to local label 30; `retry`, placed where
 /// nothing falls into it and just before the path's miss, is label 30: the path's wrapper
 /// (the operand `{flush}`), then back to 31 when it took every call, else on into the miss (a
 /// busy or full stack, which the body handles). The pending calls are the thread-local block's
 /// (`current::pending_calls`), at the operand `{pending}`
-/// (`instrument_contract::inline_count::PENDING_CALLS_AT`): `$state` names the path's state
-/// register, which the test does not need.
+/// (`instrument_contract::inline_count::PENDING_CALLS_AT`), reached from the thread pointer.
 #[rustfmt::skip]
 macro_rules! flush_first {
-    (check $state:literal) => {
+    (check) => {
         concat!("cmp qword ptr fs:[instrument_rt_current@TPOFF + {pending}], 0\n", "jne 30f\n", "31:")
     };
-    (retry $state:literal) => {
+    (retry) => {
         concat!(
             "30:\n", "call {flush}\n",
             "cmp qword ptr fs:[instrument_rt_current@TPOFF + {pending}], 0\n", "je 31b"

@@ -55,7 +55,7 @@ macro_rules! pathed_enter {
                 "test rdx, rdx",
                 "jz 9f",
                 // Calls counted inline: charged to the frame on top first (flush_path.rs).
-                flush_first!(check "rdx"),
+                flush_first!(check),
                 // rcx: the depth (a busy one is past any capacity), with room for one frame.
                 "mov rcx, qword ptr [rdx + {depth}]",
                 "lea r8, [rcx + 1]",
@@ -150,7 +150,7 @@ macro_rules! pathed_enter {
                 "mov eax, {opened}",
                 "ret",
                 // The flush; calls it could not take (a busy or full stack) go to the body.
-                flush_first!(retry "rdx"),
+                flush_first!(retry),
                 "9:",
                 $($restore,)*
                 $($miss,)*
@@ -226,7 +226,7 @@ macro_rules! pathed_exit {
                 "test rdx, rdx",
                 "jz 9f",
                 // Calls counted inline: charged to the frame on top first (flush_path.rs).
-                flush_first!(check "rdx"),
+                flush_first!(check),
                 // rcx: the depth (a busy one is past any capacity), rsi: the frame on top.
                 "mov rcx, qword ptr [rdx + {depth}]",
                 "cmp rcx, qword ptr [rdx + {frame_cap}]",
@@ -302,7 +302,7 @@ macro_rules! pathed_exit {
                 $($done,)*
                 // The flush, in the time of the frame below; calls it could not take go to the
                 // body.
-                flush_first!(retry "rdx"),
+                flush_first!(retry),
                 "9:",
                 $($restore,)*
                 $($miss,)*

@@ -116,7 +116,7 @@ macro_rules! timed_enter {
                 "jz 9f",
                 // Calls counted inline since the frame on top last changed: charged to it first
                 // (flush_path.rs), then on here.
-                flush_first!(check "r10"),
+                flush_first!(check),
                 // rcx: the depth (a busy one is past any capacity), r8: the new one, r9: the
                 // frame on top.
                 "mov rcx, qword ptr [r10 + {depth}]",
@@ -173,7 +173,7 @@ macro_rules! timed_enter {
                 child_node_at!("rdx", "rdi", "edi", "r11d", "dword ptr [r9 + {f_node}]", "rdx"),
                 "jmp 4b",
                 // The flush; calls it could not take (a busy or full stack) go to the body.
-                flush_first!(retry "r10"),
+                flush_first!(retry),
                 "9:",
                 $($restore,)*
                 "8:",
@@ -264,7 +264,7 @@ macro_rules! timed_exit {
                 "jz 7f",
                 // Calls counted inline: charged to the frame on top first, their flush in the
                 // time of the frame below (flush_path.rs).
-                flush_first!(check "r10"),
+                flush_first!(check),
                 // rcx: the depth (a busy one is past any capacity), r9: the frame on top.
                 "mov rcx, qword ptr [r10 + {depth}]",
                 "cmp rcx, qword ptr [r10 + {frame_cap}]",
@@ -334,7 +334,7 @@ macro_rules! timed_exit {
                 "lea r11, [rip + {recalibrate}]",
                 $($tail,)*
                 // The flush; calls it could not take (a busy or full stack) go to the body.
-                flush_first!(retry "r10"),
+                flush_first!(retry),
                 "9:",
                 $($late_miss,)*
                 "11:",
