@@ -694,7 +694,12 @@ enum Window {
 /// ones (... C F F C).
 fn window_kind(n: u32, tallies: bool, inlines: bool, counts: bool, fenced: bool, pathes: bool) -> Window {
     let firsts = inlines && counts;
-    let groups = 3 + extra_groups(inlines, counts, fenced, pathes);
+    let groups = 3
+        + u32::from(inlines)
+        + u32::from(counts)
+        + u32::from(firsts)
+        + u32::from(pathes)
+        + u32::from(fenced);
     let group = n / 4 % groups;
     let count_group = counts && group == 3 + u32::from(inlines);
     let first_group = firsts && group == 3 + u32::from(inlines) + u32::from(counts);
@@ -714,14 +719,6 @@ fn window_kind(n: u32, tallies: bool, inlines: bool, counts: bool, fenced: bool,
         (_, 2) if tallies => Window::Tally,
         _ => Window::Timed,
     }
-}
-
-/// The groups of windows an estimation runs besides its two timed ones and its tally one: with
-/// inline windows, their group and (with count windows) the first-count group after the count
-/// group; the count, pathed and split groups (`window_kind`).
-fn extra_groups(inlines: bool, counts: bool, fenced: bool, pathes: bool) -> u32 {
-    let firsts = inlines && counts;
-    [inlines, counts, firsts, pathes, fenced].into_iter().map(u32::from).sum()
 }
 
 impl Windows {

@@ -334,16 +334,19 @@ pub(super) unsafe fn offer(
     let pathes = leaf && crate::callpath::depth() != 0 && crate::compensate::enabled();
     // Count windows: with inline windows, double ones against detour ones and inline ones
     // against bare ones measure what an inline count costs (excess.rs), for compensation and for
-    // the overhead figure alike (so with compensation off too); with callpaths and
-    // compensation, where no inline window runs, bare ones measure a leaf's counted call against
-    // a bare count (`model::Reference::Bare`).
+    // the overhead figure alike (so with compensation off too); with callpaths and compensation, where no inline window
+    // runs, bare ones measure a leaf's counted call against a bare count
+    // (`model::Reference::Bare`).
     let counts = inlines
         || (crate::compensate::enabled()
             && leaf
             && !pathed
             && switch::bare_windows_possible()
             && registry::counts_inline(id));
-    let extra_groups = u64::from(super::extra_groups(inlines, counts, fenced, pathes));
+    // With inline and count windows, a group of inline windows against bare ones too.
+    let firsts = inlines && counts;
+    let extra_groups =
+        u64::from(inlines) + u64::from(counts) + u64::from(firsts) + u64::from(fenced) + u64::from(pathes);
     let pairs_in_budget = PAIRS_IN_BUDGET + extra_groups * MIN_PAIRS as u64 / 2;
     let largest = (budget / (2 * pairs_in_budget)).clamp(MIN_WINDOW, MAX_WINDOW);
     let window = ((WINDOW_NS * ticks_per_ns / mean) as u64).clamp(MIN_WINDOW, largest);
