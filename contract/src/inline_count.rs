@@ -64,8 +64,11 @@
 //! `OFF`: one compare of the mode with `DOUBLE_BIT` set) leaves the count's way by the same
 //! branches and counts inline as `MODE` does; on the way, `DOUBLE` first runs a shadow of the
 //! checks and the count: the same loads of the same words, compare for compare and branch for
-//! branch, and the same read-modify-writes, every access volatile and each adding a zero the
-//! compiler cannot see through, so that it changes nothing. Windows of double counts against
+//! branch, and the same adds, each of a zero the compiler cannot see through, every access
+//! volatile; each sum is stored to one of the state's `SHADOW_SINK_AT` words rather than back to
+//! the word it read, so that it changes nothing and the count after it does not wait for the
+//! shadow's stores (a store-to-load chain no single count has, which made one more count 0.5 ns
+//! dearer in Lua's interpreter: rt/src/inplace/excess.rs). Windows of double counts against
 //! windows of detoured ones measure what one more inline count costs where the routine runs,
 //! which compensation charges every inline count (rt/src/inplace/excess.rs). Any thread that
 //! runs the routine meanwhile takes the same path and counts as it would in mode `MODE`.
@@ -123,6 +126,10 @@ pub const RECORDS_AT: u64 = 24;
 pub const RECORD_CAP_AT: u64 = 32;
 pub const PENDING_ESTIMATE_AT: u64 = 40;
 pub const INLINE_END_AT: u64 = 48;
+/// Four words the shadow of a count (mode `DOUBLE`) stores its sums to, one for each of the
+/// count's read-modify-writes (`u64 [4]`): stored back to the words it read, the count right
+/// after it would wait for each store to forward to its load, a chain no single count has.
+pub const SHADOW_SINK_AT: u64 = 56;
 /// A record is `1 << RECORD_SHIFT` bytes; the offsets of its two words.
 pub const RECORD_SHIFT: u32 = 7;
 pub const COUNTED_AT: u64 = 8;

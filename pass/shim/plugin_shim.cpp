@@ -126,7 +126,8 @@ extern "C" size_t instrument_llvm_demangle(const char *Mangled, char *Out, size_
 // estimate's in the state, the record shift, counted and untimed-own offsets in a record, the
 // inline and switched-off modes, the window end's offset in the state, the bare mode, the
 // offsets of the bare window's calls left and of the record capacity in the thread-local block,
-// the double mode and the bit that tells it from the detour mode.
+// the double mode and the bit that tells it from the detour mode, the shadow's sink words' offset
+// in the state.
 namespace {
 enum AbiWord {
     RecordsAt,
@@ -142,7 +143,8 @@ enum AbiWord {
     WindowLeftAt,
     ThreadCapAt,
     DoubleValue,
-    DoubleBit
+    DoubleBit,
+    ShadowSinkAt
 };
 
 // The blocks of an inline count built by `buildCount`, their terminators left to the caller
@@ -220,9 +222,11 @@ RecordCheck checkEnd(IRBuilder<> &B, Value *Block, Value *Index, const uint64_t 
 // The count's four read-modify-writes at `B`, on the words `E` found: 1 to the record's count,
 // the event's estimate (`PerCall[Index]`) to the record's untimed own time, 1 to the block's
 // pending calls and the estimate to the state's pending estimate. With a `Zero` (the shadow's: an
-// empty inline asm's result, which the compiler cannot see through) every access is volatile and
-// adds that zero instead, the estimate and-ed with it, so that the shadow changes nothing; without,
-// the estimate's load is atomic (the runtime writes the table from any thread).
+// empty inline asm's result, which the compiler cannot see through) every access is volatile, each
+// adds that zero instead, the estimate and-ed with it, and each sum goes to one of the state's
+// sink words (`ShadowSinkAt`), so that the shadow changes nothing and the count after it loads
+// nothing the shadow stored; without, the estimate's load is atomic (the runtime writes the table
+// from any thread).
 void readModifyWrites(IRBuilder<> &B, const RecordCheck &E, Value *PerCall, Value *Index,
                       const uint64_t *Abi, Value *Zero = nullptr) {
     Type *I8 = B.getInt8Ty(), *I64 = B.getInt64Ty();
@@ -235,7 +239,10 @@ void readModifyWrites(IRBuilder<> &B, const RecordCheck &E, Value *PerCall, Valu
         L->setVolatile(Shadow);
         return L;
     };
+    unsigned Sunk = 0;
     auto Store = [&](Value *Value, llvm::Value *Word) {
+        if (Shadow)
+            Word = At(E.State, Abi[ShadowSinkAt] + 8 * Sunk++);
         B.CreateAlignedStore(Value, Word, Align(8), Shadow);
     };
     auto Add = [&](Value *Word, Value *Amount) {
@@ -252,9 +259,10 @@ void readModifyWrites(IRBuilder<> &B, const RecordCheck &E, Value *PerCall, Valu
 }
 
 // The shadow of the inline count that mode `DOUBLE` runs before the count itself: the same
-// checks (each a compare and a branch, weighed to pass) and the same four read-modify-writes of
-// the same words, every access volatile so that none is merged with the count's own, each
-// adding an opaque zero (`readModifyWrites`), so that it changes nothing. What its windows cost
+// checks (each a compare and a branch, weighed to pass) and the same four loads and adds of the
+// same words, every access volatile so that none is merged with the count's own, each adding an
+// opaque zero and storing to a sink word of the state (`readModifyWrites`), so that it changes
+// nothing and adds no store-to-load wait to the count after it. What its windows cost
 // over detour ones is what one more inline count costs where the routine runs (the runtime's
 // inplace). Returns its first block, which ends at `Next`; new blocks go
 // before `Before`.

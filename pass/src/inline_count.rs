@@ -68,7 +68,7 @@ impl<'ctx> Globals<'ctx> {
         let numbers = Self::numbers();
         // SAFETY: `opened` is the result of a live call of the entry probe (its first argument
         // the id slot) in a function of the module these globals were declared in; the shim
-        // reads `numbers` (fourteen words, the order it names) only during the call, and returns a
+        // reads `numbers` (fifteen words, the order it names) only during the call, and returns a
         // phi node of that function.
         unsafe {
             let phi = instrument_inline_count(
@@ -95,7 +95,7 @@ impl<'ctx> Globals<'ctx> {
         let numbers = Self::numbers();
         // SAFETY: `routine` is an unprobed function definition of the module these globals were
         // declared in, `probed` its copy there (the same type), `site` its id slot; the shim
-        // reads `numbers` (fourteen words, the order it names) only during the call.
+        // reads `numbers` (fifteen words, the order it names) only during the call.
         unsafe {
             instrument_dispatch(
                 routine.as_value_ref(),
@@ -110,7 +110,7 @@ impl<'ctx> Globals<'ctx> {
     }
 
     /// The contract's numbers in the order the shim names them.
-    fn numbers() -> [u64; 14] {
+    fn numbers() -> [u64; 15] {
         [
             abi::RECORDS_AT,
             abi::PENDING_CALLS_AT,
@@ -126,6 +126,7 @@ impl<'ctx> Globals<'ctx> {
             abi::THREAD_CAP_AT,
             u64::from(abi::DOUBLE),
             u64::from(abi::DOUBLE_BIT),
+            abi::SHADOW_SINK_AT,
         ]
     }
 }

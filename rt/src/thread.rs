@@ -88,6 +88,9 @@ pub struct ThreadState {
     /// inline window this thread runs calls the probe instead, ending the window
     /// (`inplace`); `u64::MAX` otherwise.
     pub inline_end: u64,
+    /// Where the shadow of an inline count (mode `DOUBLE`) stores its sums, never read
+    /// (`instrument_contract::inline_count::SHADOW_SINK_AT`).
+    pub shadow_sink: [u64; 4],
     pub counters: Counters,
     /// The callpath graph (callpath mode), or null.
     tree: *mut Tree,
@@ -146,6 +149,10 @@ const _: () = {
         offset_of!(ThreadState, inline_end) as u64 == abi::INLINE_END_AT,
         "the inline count's state words"
     );
+    assert!(
+        offset_of!(ThreadState, shadow_sink) as u64 == abi::SHADOW_SINK_AT,
+        "the inline count's state words"
+    );
 };
 
 impl ThreadState {
@@ -178,6 +185,7 @@ impl ThreadState {
             record_cap: records.len() as u32,
             pending_estimate: 0,
             inline_end: u64::MAX,
+            shadow_sink: [0; 4],
             counters: Counters::default(),
             tree: null_mut(),
             index: 0,
@@ -389,6 +397,7 @@ pub fn attach() -> *mut ThreadState {
             record_cap,
             pending_estimate: 0,
             inline_end: u64::MAX,
+            shadow_sink: [0; 4],
             counters: Counters::default(),
             tree: Tree::new().map_or(null_mut(), Box::into_raw),
             index,
