@@ -38,6 +38,7 @@ fn in_place_and_removed(stderr: &str) -> (f64, f64) {
 fn lua_in_one_process_shows_what_the_probes_cost_and_what_compensation_removed() {
     let (stdout, stderr) = lua_paired(&["PA=INSTRUMENT_COMPENSATE=on"]);
     assert!(stdout.starts_with("lua.W, late placement, 1 processes per variant"), "{stdout}");
+    assert!(stdout.contains("count excess ns") && stderr.contains("count excess "), "{stdout}{stderr}");
     let (in_place, removed) = in_place_and_removed(&stderr);
     assert!(in_place > 10.0, "timed pairs cost tens of ns a call in place: {in_place}");
     assert!(
