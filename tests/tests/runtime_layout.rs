@@ -47,14 +47,14 @@ const HOT: [&str; 7] = [
 #[test]
 fn the_probes_code_is_one_section_on_a_cache_line_boundary() {
     let dir = scratch();
-    let mut program = functions(&build_instrumented(dir.path(), "calls", &[]));
+    let program = functions(&build_instrumented(dir.path(), "calls", &[]));
     let sealed = functions(&bin_dir().join("libinstrument_rt.sealed.a"));
     for wanted in HOT {
         let (_, section, name) = find(&sealed, wanted);
         assert_eq!(section, HOT_SECTION, "{name} is outside the hot section of the sealed runtime");
     }
     // The section's first member (the C entry trampoline) carries its alignment into the link.
-    let (start, _, _) = find(&program, "__instrument_enter").clone();
+    let start = find(&program, "__instrument_enter").0;
     assert_eq!(start % 64, 0, "__instrument_enter at {start:#x}, not on a cache line");
     // The link keeps the section whole: from the trampolines to the last hot body, every function
     // is one of the section's own (whatever the section's size, nothing else lies among them).
@@ -64,7 +64,6 @@ fn the_probes_code_is_one_section_on_a_cache_line_boundary() {
         .map(|(_, _, name)| name.as_str())
         .collect();
     let end = HOT.iter().map(|wanted| find(&program, wanted).0).max().unwrap();
-    program.sort();
     for (address, _, name) in program.iter().filter(|(address, _, _)| (start..=end).contains(address)) {
         assert!(members.contains(name.as_str()), "{name} at {address:#x} lies among the probes' code");
     }
