@@ -60,3 +60,48 @@ fn the_truth_phase_measures_every_event_children_first_in_its_settled_state() {
     assert!(!stdout.contains("error %"), "the main table's error columns are left out: {stdout}");
     assert!(stdout.contains("error [95% CI]"), "the summary over the runs: {stdout}");
 }
+
+/// Without throttling every event waits while another is estimated: the truth phase also runs
+/// every combination of them timed or waiting and the waiting state switched off one at a time,
+/// and the tool prints the window step of the chain its estimations took of each event estimated
+/// (once each; 40 repetitions of the nested kernel's pair reach at least one estimation, most
+/// runs all three) and each one's waiting cost (children
+/// first), then the whole waiting state's.
+#[test]
+fn the_truth_phase_sets_each_window_step_and_waiting_cost_against_its_forced_states() {
+    let mut command = Command::new(bin("probe-context"));
+    without_instrument_env(&mut command).args([
+        "--contexts",
+        "nested",
+        "--strategies",
+        "inplace",
+        "--placement",
+        "late",
+        "--reps",
+        "40",
+        "--target-us",
+        "500",
+        "--truth",
+        "5",
+    ]);
+    let output = run(&mut command);
+    assert_success(&output, "probe-context --truth");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    for mode in ["flat", "callpath"] {
+        let rows = rows(&stdout, mode);
+        let of = |kind: &str| -> Vec<&str> {
+            rows.iter().filter(|r| r.1.starts_with(kind)).map(|r| r.0.as_str()).collect()
+        };
+        let mut windows = of("window");
+        windows.sort();
+        let count = windows.len();
+        windows.dedup();
+        assert!(count >= 1 && windows.len() == count, "{mode}: {stdout}");
+        assert!(
+            windows.iter().all(|w| ["nest_find", "nest_leaf", "nest_top"].contains(w)),
+            "{mode}: {stdout}"
+        );
+        assert_eq!(of("waiting"), ["nest_leaf", "nest_find", "nest_top"], "{mode}: {stdout}");
+        assert_eq!(of("all wait"), ["(waiting)"], "{mode}: {stdout}");
+    }
+}

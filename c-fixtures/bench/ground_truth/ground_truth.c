@@ -2,7 +2,7 @@
  * and instrumented into this executable, run alternately in short repetitions so that the
  * machine's drift is common to both and cancels in each repetition's difference.
  *
- *   ground_truth CONTEXT REPS TARGET_US [IDS ROUNDS]
+ *   ground_truth CONTEXT REPS TARGET_US [IDS ROUNDS [WAITS]]
  *
  * Picks n so that an instrumented run takes about TARGET_US, warms both variants up, then runs REPS
  * repetitions of the pair, the order alternating (plain first, then instrumented first) so
@@ -22,7 +22,17 @@
  * runs S0 with that event counted on the shadow stack untimed (`p NS`): P - S1 is its pathed
  * pair in place, which its pathed windows measure for every callpath parent's charge. The
  * runtime's estimations go on meanwhile and may set a mode for a window: a run they touch is
- * one of ROUNDS, and the medians take little from it. */
+ * one of ROUNDS, and the medians take little from it.
+ *
+ * With WAITS (a comma list of mode bytes, one per id: the state each event waits in while
+ * another is estimated, counted or, a callpath parent's, pathed) and at most TELESCOPE_MAX
+ * events, each round also runs every combination of the events timed or waiting (`t NS...`, the
+ * combination whose bit i is set having event i timed): whatever order the run's estimations
+ * took, each of their window differences is one step of a chain through these states, and its
+ * truth is the difference of two of them, measured here in the same process and phase. And the
+ * all-waiting state with the events switched off one at a time, children first (`w W0 ... Wk`):
+ * W(i) - W(i+1) is what event i's calls cost waiting, which compensation charges as its untimed
+ * cost. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,9 +82,34 @@ static void force(const int *ids, const unsigned char *settled, int count, int o
         __instrument_modes[ids[i]] = i < off ? OFF : settled[i];
 }
 
+enum { TELESCOPE_MAX = 4 };
+
+/* Every combination of the events timed (mode 0) or in their waiting mode, and the all-waiting
+ * state with its events switched off one at a time, children first: one run each, in an order
+ * that reverses with the round. Prints `t NS...` by combination and `w NS...` by events off. */
+static void telescope(const struct context *c, long n, const int *ids, const int *waits, int count, int r) {
+    long long t[(1 << TELESCOPE_MAX) + TELESCOPE_MAX + 1];
+    int combinations = 1 << count, states = combinations + count + 1;
+    for (int k = 0; k < states; k++) {
+        int s = (r & 1) ? states - 1 - k : k, off = s - combinations;
+        for (int i = 0; i < count; i++) {
+            int timed_here = s < combinations && (s >> i & 1);
+            __instrument_modes[ids[i]] = timed_here ? 0 : (off > i ? OFF : (unsigned char)waits[i]);
+        }
+        t[s] = timed(c->inst, n);
+    }
+    printf("t");
+    for (int k = 0; k < combinations; k++)
+        printf(" %lld", t[k]);
+    printf("\nw");
+    for (int k = combinations; k < states; k++)
+        printf(" %lld", t[k]);
+    printf("\n");
+}
+
 /* The truth phase (see the top comment): `rounds` rounds of the plain kernel and the states
  * S0 .. S(count) of the events `ids`, n units each; leaves the events as the run left them. */
-static void truth(const struct context *c, long n, const int *ids, int count, int rounds) {
+static void truth(const struct context *c, long n, const int *ids, const int *waits, int count, int rounds) {
     unsigned char settled[MAX];
     printf("settled");
     for (int i = 0; i < count; i++)
@@ -100,13 +135,15 @@ static void truth(const struct context *c, long n, const int *ids, int count, in
             __instrument_modes[ids[0]] = PATHED;
             printf("p %lld\n", timed(c->inst, n));
         }
+        if (waits && count <= TELESCOPE_MAX)
+            telescope(c, n, ids, waits, count, r);
     }
     force(ids, settled, count, 0);
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4 && argc != 6) {
-        fprintf(stderr, "usage: %s CONTEXT REPS TARGET_US [IDS ROUNDS]\n", argv[0]);
+    if (argc < 4 || argc == 5 || argc > 7) {
+        fprintf(stderr, "usage: %s CONTEXT REPS TARGET_US [IDS ROUNDS [WAITS]]\n", argv[0]);
         return 2;
     }
     const struct context *c = find_context(argv[1]);
@@ -132,11 +169,15 @@ int main(int argc, char **argv) {
         printf("rep %lld %lld\n", plain, inst);
     }
     printf("inst %ld %ld\n", inst_calls, inst_units);
-    if (argc == 6) {
-        int ids[MAX], count = parse(argv[4], ids);
+    if (argc >= 6) {
+        int ids[MAX], waits[MAX], count = parse(argv[4], ids);
+        if (argc == 7 && parse(argv[6], waits) != count) {
+            fprintf(stderr, "%s: WAITS does not give %d modes\n", argv[0], count);
+            return 2;
+        }
         /* Its runs count as none of the measured ones (`inst` is printed). */
         current = NULL;
-        truth(c, n, ids, count, atoi(argv[5]));
+        truth(c, n, ids, argc == 7 ? waits : NULL, count, atoi(argv[5]));
     }
     return 0;
 }

@@ -401,7 +401,7 @@ fn run_harness(
     reps: u32,
     (dir, program): (&Path, &Path),
     Case { context, strategy, mode }: Case,
-    truth: Option<&[String; 2]>,
+    truth: Option<&[String; 3]>,
 ) -> (String, Profile) {
     for old in profile_paths(dir) {
         std::fs::remove_file(old).expect("old profile removed");
@@ -431,7 +431,10 @@ fn learn_plan(args: &Args, dir: &Path, program: &Path, case: Case) -> Option<tru
 fn measure_with(args: &Args, reps: u32, dir: &Path, program: &Path, case: Case) -> Option<Row> {
     let Case { context, strategy, mode } = case;
     let plan = args.truth.and_then(|_| learn_plan(args, dir, program, case));
-    let extra = plan.as_ref().zip(args.truth).map(|(plan, rounds)| truth::arguments(plan, rounds));
+    let extra = plan
+        .as_ref()
+        .zip(args.truth)
+        .map(|(plan, rounds)| truth::arguments(plan, rounds, mode == "callpath"));
     let (stdout, profile) = run_harness(args, reps, (dir, program), case, extra.as_ref());
     let harness = parse(&stdout);
     let truth = plan.as_ref().map_or_else(Vec::new, |plan| {

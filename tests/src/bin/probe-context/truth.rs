@@ -16,6 +16,14 @@
 //! pathed pair in place against what its pathed windows measured, the scale of every callpath
 //! parent's charge (`population::PATHED`).
 //!
+//! With at most four events, the phase also runs every combination of them timed or waiting
+//! (counted, or a callpath parent pathed: the states estimations leave the others in), and each
+//! event's window difference is set against the step of the chain its estimation took (the
+//! events before it in the run's order of estimation timed, those after it waiting): mode
+//! `window` rows, whose charged column is the mean difference its windows measured, and a
+//! `(waiting)` row, what the all-waiting state costs over the plain code a call against what
+//! compensation charged it (the events' untimed costs).
+//!
 //! The truth phase runs the instrumented kernel in forced states, so the run's profile holds
 //! its calls too: with `--truth`, the main table is left out (and its removed and error are
 //! null in the JSON rows).
@@ -31,6 +39,8 @@ pub struct Plan {
     pub events_per_unit: f64,
     names: Vec<String>,
     per_unit: Vec<f64>,
+    /// Whether each routine calls another of the kernel's (a callpath parent waits pathed).
+    parent: Vec<bool>,
 }
 
 /// The plan from a callpath profile of a run without a truth phase (`units` of the kernel in
@@ -47,7 +57,11 @@ pub fn plan(profile: &Profile, driver: &str, units: f64, events_per_unit: f64) -
     if kernel.is_empty() || kernel.len() > 16 {
         return None;
     }
+    let parent = |id: u32| {
+        paths.clone().any(|p| p.path.iter().position(|&e| e == id).is_some_and(|i| i + 1 < p.path.len()))
+    };
     Some(Plan {
+        parent: kernel.iter().map(|f| parent(f.id)).collect(),
         ids: kernel.iter().map(|f| f.id).collect(),
         events_per_unit,
         names: kernel.iter().map(|f| f.name.trim_end_matches("_inst").to_string()).collect(),
@@ -55,10 +69,19 @@ pub fn plan(profile: &Profile, driver: &str, units: f64, events_per_unit: f64) -
     })
 }
 
-/// The harness's two extra arguments for a truth phase of `rounds` rounds.
-pub fn arguments(plan: &Plan, rounds: u32) -> [String; 2] {
+/// The harness's extra arguments for a truth phase of `rounds` rounds: the events, the rounds
+/// and each event's waiting mode (a parent's pathed with callpaths, else counted).
+pub fn arguments(plan: &Plan, rounds: u32, callpath: bool) -> [String; 3] {
     let ids: Vec<String> = plan.ids.iter().map(u32::to_string).collect();
-    [ids.join(","), rounds.to_string()]
+    let wait = |parent: bool| {
+        if callpath && parent {
+            instrument_live::MODE_PATHED
+        } else {
+            instrument_live::MODE_COUNTED
+        }
+    };
+    let waits: Vec<String> = plan.parent.iter().map(|&p| wait(p).to_string()).collect();
+    [ids.join(","), rounds.to_string(), waits.join(",")]
 }
 
 /// The truth phase's output: the events' modes as the run left them, and per round the plain
@@ -69,16 +92,28 @@ pub struct Phase {
     /// Per round, S0 with the first event (a callpath leaf settled counted) counted on the
     /// shadow stack untimed; empty where the harness ran no such state.
     pathed_lead: Vec<f64>,
+    /// Per round, every combination of the events timed or waiting, by its mask of timed ones.
+    telescope: Vec<Vec<f64>>,
+    /// Per round, the all-waiting state with 0, 1, ... k of the events switched off.
+    waiting: Vec<Vec<f64>>,
 }
 
-/// The truth phase's lines (`settled`, `s`, `p`) of the harness's stdout.
+/// The truth phase's lines (`settled`, `s`, `p`, `t`) of the harness's stdout.
 pub fn parse(stdout: &str) -> Phase {
-    let mut phase = Phase { settled: Vec::new(), rounds: Vec::new(), pathed_lead: Vec::new() };
+    let mut phase = Phase {
+        settled: Vec::new(),
+        rounds: Vec::new(),
+        pathed_lead: Vec::new(),
+        telescope: Vec::new(),
+        waiting: Vec::new(),
+    };
     for line in stdout.lines() {
         let mut words = line.split_whitespace();
         match words.next() {
             Some("settled") => phase.settled = words.filter_map(|w| w.parse().ok()).collect(),
             Some("s") => phase.rounds.push(words.filter_map(|w| w.parse().ok()).collect()),
+            Some("t") => phase.telescope.push(words.filter_map(|w| w.parse().ok()).collect()),
+            Some("w") => phase.waiting.push(words.filter_map(|w| w.parse().ok()).collect()),
             Some("p") => phase.pathed_lead.extend(words.next().and_then(|w| w.parse::<f64>().ok())),
             _ => {}
         }
@@ -113,6 +148,7 @@ pub fn report(label: &str, plan: &Plan, phase: &Phase, n: f64, profile: &Profile
     let (in_place_ns, low_ns, high_ns) =
         median_interval(phase.rounds.iter().map(|r| (r[count + 1] - r[0]) / calls));
     rows.extend(pathed_lead(plan, phase, n, profile));
+    rows.extend(window_steps(plan, phase, n, profile));
     let (event, mode) = ("(floor)".to_string(), "all off".to_string());
     rows.push(EventTruth {
         event,
@@ -167,6 +203,93 @@ fn pathed_lead(plan: &Plan, phase: &Phase, n: f64, profile: &Profile) -> Option<
     let charged_ns = measured.iter().sum::<f64>() / measured.len() as f64;
     let (event, mode) = (plan.names[0].clone(), "pathed".to_string());
     Some(EventTruth { event, mode, in_place_ns, low_ns, high_ns, charged_ns, charged_from: "pathed windows" })
+}
+
+/// Each estimated event's step of the telescoping chain (mode `window`: the combination with the
+/// events estimated before it timed, less the same with it timed too, per call of it) against
+/// the mean difference its windows measured, and the all-waiting state over the plain kernel
+/// (per call of every event) against the untimed costs compensation charged them. None
+/// without the harness's `t` lines, or where an event was throttled (its estimations then
+/// compared timing it with the others as they settled, not as they waited).
+fn window_steps(plan: &Plan, phase: &Phase, n: f64, profile: &Profile) -> Vec<EventTruth> {
+    let states = 1usize << plan.ids.len();
+    let malformed =
+        phase.telescope.len() != phase.rounds.len() || phase.telescope.iter().any(|t| t.len() != states);
+    if malformed || throttled(plan, profile) {
+        return Vec::new();
+    }
+    let estimations: Vec<_> = profile.compensation.iter().flat_map(|c| &c.in_place).collect();
+    let mut order: Vec<usize> = Vec::new();
+    for e in &estimations {
+        if let Some(i) = plan.ids.iter().position(|&id| id == e.id).filter(|i| !order.contains(i)) {
+            order.push(i);
+        }
+    }
+    let mut rows = Vec::new();
+    let mut mask = 0usize;
+    for i in order {
+        let (before, after, per_call) = (mask, mask | 1 << i, n * plan.per_unit[i]);
+        let steps = phase.telescope.iter().map(|t| (t[after] - t[before]) / per_call);
+        let (in_place_ns, low_ns, high_ns) = median_interval(steps);
+        let measured: Vec<f64> =
+            estimations.iter().filter(|e| e.id == plan.ids[i]).map(|e| e.difference_ns).collect();
+        let charged_ns = measured.iter().sum::<f64>() / measured.len() as f64;
+        let (event, mode) = (plan.names[i].clone(), "window".to_string());
+        rows.push(EventTruth {
+            event,
+            mode,
+            in_place_ns,
+            low_ns,
+            high_ns,
+            charged_ns,
+            charged_from: "windows' difference",
+        });
+        mask = after;
+    }
+    rows.extend(waiting_steps(plan, phase, n, profile));
+    let calls: f64 = plan.per_unit.iter().sum::<f64>() * n;
+    let waiting = phase.telescope.iter().zip(&phase.rounds).map(|(t, r)| (t[0] - r[0]) / calls);
+    let (in_place_ns, low_ns, high_ns) = median_interval(waiting);
+    let untimed =
+        |i: usize| charged(profile, plan.ids[i], instrument_live::MODE_COUNTED).0 * plan.per_unit[i];
+    let charged_ns = (0..plan.ids.len()).map(untimed).sum::<f64>() / plan.per_unit.iter().sum::<f64>();
+    let (event, mode) = ("(waiting)".to_string(), "all wait".to_string());
+    rows.push(EventTruth {
+        event,
+        mode,
+        in_place_ns,
+        low_ns,
+        high_ns,
+        charged_ns,
+        charged_from: "untimed costs",
+    });
+    rows
+}
+
+/// Whether any of `plan`'s events was throttled in the run.
+fn throttled(plan: &Plan, profile: &Profile) -> bool {
+    profile.functions.iter().any(|f| f.throttled && plan.ids.contains(&f.id))
+}
+
+/// Each event's calls in the all-waiting state (mode `waiting`: W(i) - W(i+1), per call of it)
+/// against the untimed cost compensation charged them (none where an event was throttled, as
+/// `window_steps`).
+fn waiting_steps(plan: &Plan, phase: &Phase, n: f64, profile: &Profile) -> Vec<EventTruth> {
+    let count = plan.ids.len();
+    let malformed =
+        phase.waiting.len() != phase.rounds.len() || phase.waiting.iter().any(|w| w.len() != count + 1);
+    if malformed || throttled(plan, profile) {
+        return Vec::new();
+    }
+    let row = |i: usize| {
+        let per_call = n * plan.per_unit[i];
+        let (in_place_ns, low_ns, high_ns) =
+            median_interval(phase.waiting.iter().map(|w| (w[i] - w[i + 1]) / per_call));
+        let (charged_ns, charged_from) = charged(profile, plan.ids[i], instrument_live::MODE_COUNTED);
+        let (event, mode) = (plan.names[i].clone(), "waiting".to_string());
+        EventTruth { event, mode, in_place_ns, low_ns, high_ns, charged_ns, charged_from }
+    };
+    (0..count).map(row).collect()
 }
 
 /// Per context, mode and event over the processes (`runs`: each run's label and truth rows):
