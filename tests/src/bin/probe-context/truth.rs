@@ -39,7 +39,8 @@ pub struct Plan {
     pub events_per_unit: f64,
     names: Vec<String>,
     per_unit: Vec<f64>,
-    /// Whether each routine calls another of the kernel's (a callpath parent waits pathed).
+    /// Whether each routine calls others (a callpath parent waits pathed), as the runtime tells a
+    /// leaf (`inplace::offers`): by its child calls, since a callpath folds direct recursion.
     parent: Vec<bool>,
 }
 
@@ -57,11 +58,8 @@ pub fn plan(profile: &Profile, driver: &str, units: f64, events_per_unit: f64) -
     if kernel.is_empty() || kernel.len() > 16 {
         return None;
     }
-    let parent = |id: u32| {
-        paths.clone().any(|p| p.path.iter().position(|&e| e == id).is_some_and(|i| i + 1 < p.path.len()))
-    };
     Some(Plan {
-        parent: kernel.iter().map(|f| parent(f.id)).collect(),
+        parent: kernel.iter().map(|f| f.stats.child_calls > 0).collect(),
         ids: kernel.iter().map(|f| f.id).collect(),
         events_per_unit,
         names: kernel.iter().map(|f| f.name.trim_end_matches("_inst").to_string()).collect(),
