@@ -57,7 +57,8 @@ pub struct Estimate {
     pub first_pairs: u32,
     /// A counted probe call minus a bare count per execution as the windows measured it (scaled
     /// ticks), its standard error, and the pairs of bare windows (0: none measured): a callpath
-    /// leaf's, whose bare windows run without inline ones (`model::Reference::Bare`).
+    /// leaf's or a flat parent's, whose bare windows run without inline ones
+    /// (`model::Reference::Bare`).
     pub over_bare_measured: i64,
     pub over_bare_error: u64,
     pub over_bare_pairs: u32,

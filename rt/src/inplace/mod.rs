@@ -91,7 +91,10 @@
 //! Its counted windows there are shadow windows (`Window::Shadow`): the counted path also counts
 //! each call down and leaves it pending as the bare count does, so that both kinds flush at the
 //! same probes and carry the same stores, and their difference is the counted call over the
-//! bare count's checks, with no calibration of the flush or of the bare count in it. Both
+//! bare count's checks, with no calibration of the flush or of the bare count in it. A flat
+//! parent (no inline windows either: its inline counts would wait for its child's probe to be
+//! charged) has the same bare and shadow windows, its pending calls flushed by its children's
+//! probes in both kinds alike (offers.rs, where `counts` is decided). Both
 //! calibrations were short in place: a flush cost two to three times its calibration on Lua,
 //! and the bare count's two stores about 5 ns next to the ground truth's branchy leaf, against
 //! 1 to 2 calibrated (the leaves' counted calls came out 4 to 10 ns low).
@@ -338,7 +341,7 @@ struct Windows {
     /// Whether this estimation opens a group of windows that measure a count in place: with
     /// inline windows, double windows against detour ones (`Window::Double`) and a group of
     /// inline windows against bare ones (`Window::FirstBare`: what an inline count costs,
-    /// excess.rs); without (a callpath leaf's, compensation on), bare windows against counted
+    /// excess.rs); without (a callpath leaf's or a flat parent's, compensation on), bare windows against counted
     /// ones (`Window::Bare`: what its counted call costs).
     counts: bool,
     /// Whether this estimation opens split windows (`Window::Fenced`, `splits`).
@@ -649,7 +652,7 @@ enum Window {
     /// Counted inline by the event's own entry code (mode `INLINE`).
     Inline,
     /// Counted barely by the event's own entry code (mode `BARE`: a thread-local decrement,
-    /// inline.rs): a callpath leaf's, against which its counted call is measured
+    /// inline.rs): a callpath leaf's or a flat parent's, against which its counted call is measured
     /// (`Reference::Bare`).
     Bare,
     /// Timed with each entry's timestamp fenced (mode `FENCED`): a split window (`splits`).
@@ -686,9 +689,9 @@ enum Window {
 /// counted path is measured against (`Reference`); with count windows, a group after them pairs
 /// detour windows with double ones (... E D D E: what one more inline count costs, excess.rs),
 /// and the next inline windows with bare ones (... N R R N, `FirstInline` and `FirstBare`: what
-/// the inline count costs over a bare one, excess.rs), or, with callpaths (no inline windows; the
-/// group after the tally one), counted windows with bare ones (... C B B C: a leaf's counted
-/// path); with pathed windows (a callpath leaf's), a
+/// the inline count costs over a bare one, excess.rs), or, without inline windows (a callpath
+/// leaf's or a flat parent's; the group after the tally one), counted windows with bare ones
+/// (... C B B C: its counted path); with pathed windows (a callpath leaf's), a
 /// group pairs counted with pathed ones (... C P P C), what every pathed pair's calibration is
 /// scaled by (`pathed_in_place`); with split windows, a last group pairs counted with fenced
 /// ones (... C F F C).
@@ -1412,7 +1415,8 @@ fn first_of(w: &mut Windows) -> Option<(f64, f64)> {
 }
 
 /// A counted call minus a bare count per execution (scaled, with its standard error): the bare
-/// windows' difference turned round (they run only without inline windows: a callpath leaf's),
+/// windows' difference turned round (they run only without inline windows: a callpath leaf's or
+/// a flat parent's),
 /// where they measured enough pairs.
 fn counted_over_bare(w: &mut Windows) -> Option<(f64, f64)> {
     if w.bare_differences.len() < MIN_TALLY_PAIRS {
