@@ -20,7 +20,9 @@
 //! (counted, or a callpath parent pathed: the states estimations leave the others in), and each
 //! event's window difference is set against the step of the chain its estimation took (the
 //! events before it in the run's order of estimation timed, those after it waiting): mode
-//! `window` rows, whose charged column is the mean difference its windows measured, and a
+//! `window` rows, whose charged column is the mean difference its windows measured; the
+//! all-waiting state with the events switched off one at a time, children first: mode `waiting`
+//! rows, what each event's calls cost waiting against the untimed cost charged them; and a
 //! `(waiting)` row, what the all-waiting state costs over the plain code a call against what
 //! compensation charged it (the events' untimed costs).
 //!
@@ -96,7 +98,7 @@ pub struct Phase {
     waiting: Vec<Vec<f64>>,
 }
 
-/// The truth phase's lines (`settled`, `s`, `p`, `t`) of the harness's stdout.
+/// The truth phase's lines (`settled`, `s`, `p`, `t`, `w`) of the harness's stdout.
 pub fn parse(stdout: &str) -> Phase {
     let mut phase = Phase {
         settled: Vec::new(),
@@ -205,10 +207,10 @@ fn pathed_lead(plan: &Plan, phase: &Phase, n: f64, profile: &Profile) -> Option<
 
 /// Each estimated event's step of the telescoping chain (mode `window`: the combination with the
 /// events estimated before it timed, less the same with it timed too, per call of it) against
-/// the mean difference its windows measured, and the all-waiting state over the plain kernel
-/// (per call of every event) against the untimed costs compensation charged them. None
-/// without the harness's `t` lines, or where an event was throttled (its estimations then
-/// compared timing it with the others as they settled, not as they waited).
+/// the mean difference its windows measured, then `waiting_steps` and the all-waiting state
+/// over the plain kernel (`waiting_total`). None without the harness's `t` lines, or where an
+/// event was throttled (its estimations then compared timing it with the others as they
+/// settled, not as they waited).
 fn window_steps(plan: &Plan, phase: &Phase, n: f64, profile: &Profile) -> Vec<EventTruth> {
     let states = 1usize << plan.ids.len();
     let malformed =
@@ -217,51 +219,48 @@ fn window_steps(plan: &Plan, phase: &Phase, n: f64, profile: &Profile) -> Vec<Ev
         return Vec::new();
     }
     let estimations: Vec<_> = profile.compensation.iter().flat_map(|c| &c.in_place).collect();
+    let mut rows = Vec::new();
+    let mut mask = 0usize;
+    for i in estimation_order(plan, profile) {
+        let (before, after, per_call) = (mask, mask | 1 << i, n * plan.per_unit[i]);
+        let (in_place_ns, low_ns, high_ns) =
+            median_interval(phase.telescope.iter().map(|t| (t[after] - t[before]) / per_call));
+        let measured: Vec<f64> =
+            estimations.iter().filter(|e| e.id == plan.ids[i]).map(|e| e.difference_ns).collect();
+        let charged_ns = measured.iter().sum::<f64>() / measured.len() as f64;
+        let (event, mode, charged_from) =
+            (plan.names[i].clone(), "window".to_string(), "windows' difference");
+        rows.push(EventTruth { event, mode, in_place_ns, low_ns, high_ns, charged_ns, charged_from });
+        mask = after;
+    }
+    rows.extend(waiting_steps(plan, phase, n, profile));
+    rows.push(waiting_total(plan, phase, n, profile));
+    rows
+}
+
+/// The positions in `plan` of the events the run estimated, in the order of their first
+/// estimations (the profile keeps them in the order they were published).
+fn estimation_order(plan: &Plan, profile: &Profile) -> Vec<usize> {
     let mut order: Vec<usize> = Vec::new();
-    for e in &estimations {
+    for e in profile.compensation.iter().flat_map(|c| &c.in_place) {
         if let Some(i) = plan.ids.iter().position(|&id| id == e.id).filter(|i| !order.contains(i)) {
             order.push(i);
         }
     }
-    let mut rows = Vec::new();
-    let mut mask = 0usize;
-    for i in order {
-        let (before, after, per_call) = (mask, mask | 1 << i, n * plan.per_unit[i]);
-        let steps = phase.telescope.iter().map(|t| (t[after] - t[before]) / per_call);
-        let (in_place_ns, low_ns, high_ns) = median_interval(steps);
-        let measured: Vec<f64> =
-            estimations.iter().filter(|e| e.id == plan.ids[i]).map(|e| e.difference_ns).collect();
-        let charged_ns = measured.iter().sum::<f64>() / measured.len() as f64;
-        let (event, mode) = (plan.names[i].clone(), "window".to_string());
-        rows.push(EventTruth {
-            event,
-            mode,
-            in_place_ns,
-            low_ns,
-            high_ns,
-            charged_ns,
-            charged_from: "windows' difference",
-        });
-        mask = after;
-    }
-    rows.extend(waiting_steps(plan, phase, n, profile));
+    order
+}
+
+/// The all-waiting state over the plain kernel, per call of every event (`(waiting)`, mode
+/// `all wait`), against the untimed costs compensation charged their calls.
+fn waiting_total(plan: &Plan, phase: &Phase, n: f64, profile: &Profile) -> EventTruth {
     let calls: f64 = plan.per_unit.iter().sum::<f64>() * n;
     let waiting = phase.telescope.iter().zip(&phase.rounds).map(|(t, r)| (t[0] - r[0]) / calls);
     let (in_place_ns, low_ns, high_ns) = median_interval(waiting);
     let untimed =
         |i: usize| charged(profile, plan.ids[i], instrument_live::MODE_COUNTED).0 * plan.per_unit[i];
     let charged_ns = (0..plan.ids.len()).map(untimed).sum::<f64>() / plan.per_unit.iter().sum::<f64>();
-    let (event, mode) = ("(waiting)".to_string(), "all wait".to_string());
-    rows.push(EventTruth {
-        event,
-        mode,
-        in_place_ns,
-        low_ns,
-        high_ns,
-        charged_ns,
-        charged_from: "untimed costs",
-    });
-    rows
+    let (event, mode, charged_from) = ("(waiting)".to_string(), "all wait".to_string(), "untimed costs");
+    EventTruth { event, mode, in_place_ns, low_ns, high_ns, charged_ns, charged_from }
 }
 
 /// Whether any of `plan`'s events was throttled in the run.
