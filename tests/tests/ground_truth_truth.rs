@@ -21,28 +21,22 @@ fn rows(stdout: &str, mode: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-#[test]
-fn the_truth_phase_measures_every_event_children_first_in_its_settled_state() {
+/// The stdout of `probe-context --truth 5` on the nested context, in place at late placement,
+/// with `reps` repetitions of 500 us and `extra` arguments.
+fn truth_run(reps: &str, extra: &[&str]) -> String {
     let mut command = Command::new(bin("probe-context"));
-    without_instrument_env(&mut command).args([
-        "--contexts",
-        "nested",
-        "--strategies",
-        "inplace",
-        "--placement",
-        "late",
-        "--reps",
-        "4",
-        "--target-us",
-        "500",
-        "--env",
-        "INSTRUMENT_THROTTLE=1",
-        "--truth",
-        "5",
-    ]);
+    without_instrument_env(&mut command)
+        .args(["--contexts", "nested", "--strategies", "inplace", "--placement", "late"])
+        .args(["--reps", reps, "--target-us", "500", "--truth", "5"])
+        .args(extra);
     let output = run(&mut command);
     assert_success(&output, "probe-context --truth");
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn the_truth_phase_measures_every_event_children_first_in_its_settled_state() {
+    let stdout = truth_run("4", &["--env", "INSTRUMENT_THROTTLE=1"]);
     for mode in ["flat", "callpath"] {
         let mut rows = rows(&stdout, mode);
         // A callpath leaf settled counted is also forced pathed: its pathed pair in place against
@@ -65,28 +59,11 @@ fn the_truth_phase_measures_every_event_children_first_in_its_settled_state() {
 /// every combination of them timed or waiting and the waiting state switched off one at a time,
 /// and the tool prints the window step of the chain its estimations took of each event estimated
 /// (once each; 40 repetitions of the nested kernel's pair reach at least one estimation, most
-/// runs all three) and each one's waiting cost (children
-/// first), then the whole waiting state's.
+/// runs all three) and each one's waiting cost (children first), then the whole waiting
+/// state's.
 #[test]
 fn the_truth_phase_sets_each_window_step_and_waiting_cost_against_its_forced_states() {
-    let mut command = Command::new(bin("probe-context"));
-    without_instrument_env(&mut command).args([
-        "--contexts",
-        "nested",
-        "--strategies",
-        "inplace",
-        "--placement",
-        "late",
-        "--reps",
-        "40",
-        "--target-us",
-        "500",
-        "--truth",
-        "5",
-    ]);
-    let output = run(&mut command);
-    assert_success(&output, "probe-context --truth");
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stdout = truth_run("40", &[]);
     for mode in ["flat", "callpath"] {
         let rows = rows(&stdout, mode);
         let of = |kind: &str| -> Vec<&str> {
