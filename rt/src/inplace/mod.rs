@@ -341,8 +341,8 @@ struct Windows {
     /// Whether this estimation opens a group of windows that measure a count in place: with
     /// inline windows, double windows against detour ones (`Window::Double`) and a group of
     /// inline windows against bare ones (`Window::FirstBare`: what an inline count costs,
-    /// excess.rs); without (a callpath leaf's or a flat parent's, compensation on), bare windows against counted
-    /// ones (`Window::Bare`: what its counted call costs).
+    /// excess.rs); without (a callpath leaf's or a flat parent's, compensation on), bare windows
+    /// against counted ones (`Window::Bare`: what its counted call costs).
     counts: bool,
     /// Whether this estimation opens split windows (`Window::Fenced`, `splits`).
     fenced: bool,
@@ -652,8 +652,8 @@ enum Window {
     /// Counted inline by the event's own entry code (mode `INLINE`).
     Inline,
     /// Counted barely by the event's own entry code (mode `BARE`: a thread-local decrement,
-    /// inline.rs): a callpath leaf's or a flat parent's, against which its counted call is measured
-    /// (`Reference::Bare`).
+    /// inline.rs): a callpath leaf's or a flat parent's, against which its counted call is
+    /// measured (`Reference::Bare`).
     Bare,
     /// Timed with each entry's timestamp fenced (mode `FENCED`): a split window (`splits`).
     Fenced,
@@ -1416,8 +1416,7 @@ fn first_of(w: &mut Windows) -> Option<(f64, f64)> {
 
 /// A counted call minus a bare count per execution (scaled, with its standard error): the bare
 /// windows' difference turned round (they run only without inline windows: a callpath leaf's or
-/// a flat parent's),
-/// where they measured enough pairs.
+/// a flat parent's), where they measured enough pairs.
 fn counted_over_bare(w: &mut Windows) -> Option<(f64, f64)> {
     if w.bare_differences.len() < MIN_TALLY_PAIRS {
         return None;

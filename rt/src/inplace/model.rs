@@ -52,9 +52,10 @@ pub(super) enum Reference {
 
 impl Reference {
     /// From the inline windows' inline-minus-counted measurement (a leaf's), the bare windows'
-    /// counted-minus-bare one (a callpath leaf's or a flat parent's) and the tally windows' counted-minus-tally
-    /// one, where made: the one the counted call measured the most over (an inline count only
-    /// where it cost less than the counted call), else nothing (the calibration). Next to NPB's
+    /// counted-minus-bare one (a callpath leaf's or a flat parent's) and the tally windows'
+    /// counted-minus-tally one, where made: the one the counted call measured the most over (an
+    /// inline count only where it cost less than the counted call), else nothing (the
+    /// calibration). Next to NPB's
     /// randlc (a chain of dependent multiplications) an inline count that cost more (0.2 ns a
     /// call) left nothing to charge the counted call over it (IS-like key generation: the
     /// overhead figure 0.07 x the slowdown): the tally windows measure that call there. Where they are
