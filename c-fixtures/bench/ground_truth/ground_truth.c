@@ -91,11 +91,11 @@ static void telescope(const struct context *c, long n, const int *ids, const int
     long long t[(1 << TELESCOPE_MAX) + TELESCOPE_MAX + 1];
     int combinations = 1 << count, states = combinations + count + 1;
     for (int k = 0; k < states; k++) {
-        int s = (r & 1) ? states - 1 - k : k, off = s - combinations;
-        for (int i = 0; i < count; i++) {
-            int timed_here = s < combinations && (s >> i & 1);
-            __instrument_modes[ids[i]] = timed_here ? 0 : (off > i ? OFF : (unsigned char)waits[i]);
-        }
+        int s = (r & 1) ? states - 1 - k : k;
+        unsigned char modes[TELESCOPE_MAX];
+        for (int i = 0; i < count; i++)
+            modes[i] = s < combinations && (s >> i & 1) ? 0 : (unsigned char)waits[i];
+        force(ids, modes, count, s < combinations ? 0 : s - combinations);
         t[s] = timed(c->inst, n);
     }
     printf("t");

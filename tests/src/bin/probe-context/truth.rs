@@ -269,13 +269,11 @@ fn throttled(plan: &Plan, profile: &Profile) -> bool {
 }
 
 /// Each event's calls in the all-waiting state (mode `waiting`: W(i) - W(i+1), per call of it)
-/// against the untimed cost compensation charged them (none where an event was throttled, as
-/// `window_steps`).
+/// against the untimed cost compensation charged them; none without the harness's `w` lines
+/// (`window_steps`, its only caller, has left out throttled runs).
 fn waiting_steps(plan: &Plan, phase: &Phase, n: f64, profile: &Profile) -> Vec<EventTruth> {
     let count = plan.ids.len();
-    let malformed =
-        phase.waiting.len() != phase.rounds.len() || phase.waiting.iter().any(|w| w.len() != count + 1);
-    if malformed || throttled(plan, profile) {
+    if phase.waiting.len() != phase.rounds.len() || phase.waiting.iter().any(|w| w.len() != count + 1) {
         return Vec::new();
     }
     let row = |i: usize| {
