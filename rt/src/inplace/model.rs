@@ -278,47 +278,22 @@ pub(super) fn weighed_toward(mean: f64, se: f64, prior: f64, spread: f64) -> f64
 }
 
 /// A callpath parent's pathed pair in place (scaled), under its timed pair by `difference` (its
-/// windows' timed less pathed, weighed), from two models, neither a measurement (a parent has
-/// no window that leaves its frame off the stack: its children's paths would change), each a
-/// lower bound where the other is blind, so the larger (`larger_pathed`):
-/// - the pathed pair's calibration scaled as that difference moved from its calibrated one
-///   (`tally_path`'s model: the timed pair holds the pathed one's work, the frame and the node
-///   step, plus the clock reads; in place both grow alike). Lua's `luaD_precall` and
-///   `luaV_execute` cost about 34 ns a call kept on the stack in place (issue 23's
-///   thirty-seventh note) where the leaves' scale charged 19.5 to 29; their differences, 106
-///   and 116 ns against 71 calibrated, put them at 31 and 34;
-/// - the run's pathed scale from the leaves (`counted_calibrated`): a parent's pathed pair does
-///   all a leaf's does and more (its exit adds its children's counts up), in the same thread's
-///   caches. Where the clock reads overlap the program's work and the pathed pair's loads and
-///   stores do not, the first model shrinks with the difference and the pair does not: in the
-///   ground truth's nested context with callpaths (`probe-context --truth`, seven processes),
-///   13 of the 14 parents' pathed pairs were charged below what they cost forced into that
-///   state, by 0.5 to 20 ns a call (top 18.4 to 41.5 charged 16.7 to 31.7, find 19.4 to 36.6
-///   charged 15.2 to 33.1; the other over by 0.4); in one process the clock reads measured 0.8 x
-///   their calibration while the pairs cost 1.1 to 1.2 x theirs. With the larger of the two,
-///   alternated process by process with the first alone (four of each), the parents' charges
-///   there came -5.9 ns a call from their truth on average against -9.5, and the recursion
-///   context's (no leaf: its calibration) within ±3.2 against -6.4 to +12.0 (issue 23's note of
-///   session 48).
-///
+/// windows' timed less pathed, weighed): the pathed pair's calibration scaled as that difference
+/// moved from its calibrated one (`tally_path`'s model: the timed pair holds the pathed one's
+/// work, the frame and the node step, plus the clock reads; in place both grow alike), else
+/// the run's pathed scale from the leaves (`counted_calibrated`). A parent has no window that
+/// leaves its frame off the stack (its children's paths would change), and the leaves' scale
+/// held for it badly: Lua's `luaD_precall` and `luaV_execute` cost about 34 ns a call kept on
+/// the stack in place (issue 23's thirty-seventh note) where the leaves' scale charged 19.5 to
+/// 29; their differences, 106 and 116 ns against 71 calibrated, put them at 31 and 34.
 /// With `dispatch` (scaled, 0 where the parent runs none), the dispatch its calls run in
 /// both windows is part of both pairs, scaled with them.
 fn pathed_under(difference: i64, kind: usize, dispatch: i64) -> u64 {
-    let leaves = counted_calibrated(kind, true) + dispatch.max(0) as u64;
-    let calibrated = calibrated_untimed(kind).map(|(timed, _, pathed)| (timed, pathed));
-    larger_pathed(difference, calibrated, dispatch, leaves)
-}
-
-/// `pathed_under`'s arithmetic: the calibrated pathed pair (`calibrated`: the timed and pathed
-/// pairs' calibrations, with `dispatch` added to both) scaled as `difference` moved from their
-/// calibrated difference, or `leaves` (the leaves' scale of it) where that is larger or where
-/// there is nothing to scale.
-fn larger_pathed(difference: i64, calibrated: Option<(i64, i64)>, dispatch: i64, leaves: u64) -> u64 {
-    match calibrated {
-        Some((timed, pathed)) if timed > pathed && pathed > 0 && difference > 0 => {
-            tally_path(difference, timed + dispatch, pathed + dispatch).max(leaves)
+    match calibrated_untimed(kind) {
+        Some((timed, _, pathed)) if timed > pathed && pathed > 0 && difference > 0 => {
+            tally_path(difference, timed + dispatch, pathed + dispatch)
         }
-        _ => leaves,
+        _ => counted_calibrated(kind, true) + dispatch.max(0) as u64,
     }
 }
 
@@ -385,23 +360,6 @@ mod tests {
         // pathed pair scaled alike, and a dispatch of 50 with it.
         assert_eq!(tally_path(6000, 4000, 1000), 2000);
         assert_eq!(tally_path(6000, 4050, 1050), 2100);
-    }
-
-    #[test]
-    fn a_parents_pathed_pair_is_the_larger_of_the_scaled_calibration_and_the_leaves_scale() {
-        // Calibrated: timed 4000, pathed 1000 (3000 apart), no dispatch; the leaves' scale puts
-        // the pathed pair at 1200.
-        let calibrated = Some((4000, 1000));
-        assert_eq!(
-            larger_pathed(6000, calibrated, 0, 1200),
-            2000,
-            "clock reads at 2 x: the pair scaled alike"
-        );
-        assert_eq!(larger_pathed(2400, calibrated, 0, 1200), 1200, "clock reads at 0.8 x: the leaves' scale");
-        assert_eq!(larger_pathed(6000, calibrated, 50, 1200), 2100, "the dispatch in both pairs");
-        assert_eq!(larger_pathed(-10, calibrated, 0, 1200), 1200, "no difference to scale");
-        assert_eq!(larger_pathed(6000, None, 0, 1200), 1200, "no calibration");
-        assert_eq!(larger_pathed(6000, Some((1000, 1000)), 0, 1200), 1200, "no calibrated difference");
     }
 
     #[test]
