@@ -54,16 +54,15 @@ impl Reference {
     /// From the inline windows' inline-minus-counted measurement (a leaf's), the bare windows'
     /// counted-minus-bare one (a callpath leaf's or a flat parent's) and the tally windows'
     /// counted-minus-tally one, where made: the one the counted call measured the most over (an
-    /// inline count only where it cost less than the counted call), else nothing (the
-    /// calibration). Next to NPB's
-    /// randlc (a chain of dependent multiplications) an inline count that cost more (0.2 ns a
-    /// call) left nothing to charge the counted call over it (IS-like key generation: the
-    /// overhead figure 0.07 x the slowdown): the tally windows measure that call there. Where they are
-    /// interrupted too (a caller that returns after each call, as a callpath parent kept on the
+    /// inline count only where it cost less than the counted call), else nothing (the calibration).
+    /// Next to NPB's randlc (a chain of dependent multiplications) an inline count that cost more
+    /// (0.2 ns a call) left nothing to charge the counted call over it (IS-like key generation: the
+    /// overhead figure 0.07 x the slowdown): the tally windows measure that call there. Where they
+    /// are interrupted too (a caller that returns after each call, as a callpath parent kept on the
     /// stack does), a dearer inline count measures nothing either: in the ground truth's nested
-    /// context with callpaths, whose leaf's inline counts wait for its parent's exit to be
-    /// charged, it charged the leaf's counted calls nothing where they cost 4.6 ns over an
-    /// inline count and 7 over the plain code (`scripts/gt-states`).
+    /// context with callpaths, whose leaf's inline counts wait for its parent's exit to be charged,
+    /// it charged the leaf's counted calls nothing where they cost 4.6 ns over an inline count and
+    /// 7 over the plain code (`scripts/gt-states`).
     ///
     /// "The most" is the measurement's lower bound (less two standard errors), so that a noisy
     /// reference does not win on its noise: on SQLite a string compare's tally windows measured

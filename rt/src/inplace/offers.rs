@@ -338,16 +338,15 @@ pub(super) unsafe fn offer(
     // windows (a callpath leaf's, or a flat parent's), bare ones measure its counted call
     // against a bare count (`model::Reference::Bare`), which sees the call into the runtime and
     // the probed copy that a tally window does not. A callpath parent waits pathed: no bare
-    // count stands for its pair. Flat parents had only tally windows, and the ground truth's
-    // nested context (`probe-context --truth`, three processes) put nest_top's counted call at
-    // 9.4 to 10.3 ns where it was charged 5.7 to 6.1, nest_find's at 8.7 to 10.3 charged 6.7
-    // to 8.9; with bare windows, interleaved with the tally-only
-    // runtime (4 processes each), nested flat's error went from -10.4 to -7.8 % of in place
-    // (each process closer, by 0.3 to 5.4) and siblings' from -3.4 to +0.2; SQLite with every
-    // call timed -6.7 -> -4.7 ns a call (6 processes, +2.0 ±4.5), BT and Lua unchanged. Not
-    // settled: in about one process in three the middle routine's (nest_find's) bare windows
-    // read far above its truth, with small standard errors: 27 to 42 ns over the bare count
-    // where the truth phase put its counted call at 15 (a slow phase of the machine), and a
+    // count stands for its pair. Flat parents had only tally windows, and the ground truth's nested
+    // context (`probe-context --truth`, three processes) put nest_top's counted call at 9.4 to 10.3
+    // ns where it was charged 5.7 to 6.1, nest_find's at 8.7 to 10.3 charged 6.7 to 8.9; with bare
+    // windows, interleaved with the tally-only runtime (4 processes each), nested flat's error went
+    // from -10.4 to -7.8 % of in place (each process closer, by 0.3 to 5.4) and siblings' from -3.4
+    // to +0.2; SQLite with every call timed -6.7 -> -4.7 ns a call (6 processes, +2.0 ±4.5), BT and
+    // Lua unchanged. Not settled: in about one process in three the middle routine's (nest_find's)
+    // bare windows read far above its truth, with small standard errors: 27 to 42 ns over the bare
+    // count where the truth phase put its counted call at 15 (a slow phase of the machine), and a
     // charge 6 to 13 ns above the truth in normal phases; why is open (session 47's note).
     let counts = inlines
         || (crate::compensate::enabled()
