@@ -24,7 +24,10 @@
 pub struct ProbeSet {
     /// `u32 enter(u32 *id_slot)`: non-zero when the exit has something to close.
     pub enter: &'static str,
-    /// `void exit(u32 *id_slot)`.
+    /// `void exit(u32 *id_slot, u32 opened)`: `opened` is what the entry returned, which the
+    /// runtime's exit reads before anything else (a timed frame's exit reads the clock at once,
+    /// others look up the event's mode first), or `UNKNOWN_OPENED` where the caller does not
+    /// have it.
     pub exit: &'static str,
     /// `void exit_if(u32 *id_slot, u32 opened)`: the exit when `opened` is non-zero. Early
     /// placement emits it so that the optimiser sees one call at each exit rather than a branch
@@ -48,6 +51,10 @@ impl ProbeSet {
         [self.enter, self.exit, self.exit_if, self.loop_exit, self.enter_measured]
     }
 }
+
+/// The exit's `opened` where the entry's result is not at hand (an entry declared without one
+/// by an older pass): any frame, which the runtime finds out for itself.
+pub const UNKNOWN_OPENED: u32 = 1;
 
 /// LLVM's `CallingConv::C`.
 pub const C_CONVENTION: u32 = 0;

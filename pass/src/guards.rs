@@ -9,7 +9,7 @@
 //! A call no pass lowers still works: the runtime implements `exit_if`.
 
 use crate::callgraph::direct_callee;
-use crate::probes::{finish_call, guard_before, Hooks};
+use crate::probes::{exit_call, guard_before, Hooks};
 use inkwell::llvm_sys::core::{LLVMGetFirstUse, LLVMInstructionEraseFromParent};
 use inkwell::llvm_sys::debuginfo::{LLVMInstructionGetDebugLoc, LLVMInstructionSetDebugLoc};
 use inkwell::module::Module;
@@ -63,12 +63,11 @@ fn lower_one<'ctx>(
             None => guard_before(call, opened),
         };
         builder.position_before(&at);
-        let exit = builder.build_call(hooks.exit, &[site.into()], "").expect("builder is positioned");
+        let exit = exit_call(builder, hooks.exit, site, Some(opened));
         // SAFETY: both are live instructions; the exit takes the deferred call's source location.
         unsafe {
             LLVMInstructionSetDebugLoc(exit.as_value_ref(), LLVMInstructionGetDebugLoc(call.as_value_ref()))
         };
-        finish_call(exit);
     }
     // SAFETY: the deferred call has no uses (it returns void) and is replaced above.
     unsafe { LLVMInstructionEraseFromParent(call.as_value_ref()) };

@@ -12,8 +12,8 @@ use inkwell::llvm_sys::prelude::LLVMValueRef;
 use inkwell::llvm_sys::LLVMTailCallKind;
 use inkwell::module::Module;
 use inkwell::values::{
-    AsValueRef, BasicValueEnum, CallSiteValue, FunctionValue, InstructionOpcode, InstructionValue,
-    PointerValue,
+    AsValueRef, BasicMetadataValueEnum, BasicValueEnum, CallSiteValue, FunctionValue, InstructionOpcode,
+    InstructionValue, PointerValue,
 };
 use inkwell::AddressSpace;
 use instrument_contract::probes::{self, ProbeSet};
@@ -21,7 +21,8 @@ use instrument_contract::probes::{self, ProbeSet};
 /// The runtime's probe entry points, of one set of `instrument_contract::probes`: `u32 enter(u32
 /// *id_slot)` (non-zero when the exit has something to close: a routine's exits are branched
 /// around when it is zero, so a counted or switched-off routine makes one probe call),
-/// `void exit(u32 *id_slot)`, its deferred form `exit_if(id_slot, opened)` (see `guards`),
+/// `void exit(u32 *id_slot, u32 opened)` (handed the entry's result), its deferred form
+/// `exit_if(id_slot, opened)` (see `guards`),
 /// `void loop_exit(u32 *id_slot, u64 iterations)` and `void __instrument_unwind(u32 *id_slot)`
 /// (at a landing of the routine in `id_slot`, or of a routine without events: `landings`).
 pub struct Hooks<'ctx> {
@@ -43,8 +44,8 @@ impl<'ctx> Hooks<'ctx> {
         let cc = set.convention;
         Hooks {
             enter: declare(module, set.enter, Returns::Opened, cc),
-            exit: declare(module, set.exit, Returns::Nothing, cc),
-            exit_if: defer_guards.then(|| declare(module, set.exit_if, Returns::NothingIf, cc)),
+            exit: declare(module, set.exit, Returns::NothingOpened, cc),
+            exit_if: defer_guards.then(|| declare(module, set.exit_if, Returns::NothingOpened, cc)),
             loop_exit: declare(module, set.loop_exit, Returns::NothingWithCount, cc),
             unwind: declare(module, probes::UNWIND, Returns::Nothing, probes::C_CONVENTION),
             inline_count: None,
@@ -59,7 +60,7 @@ enum Returns {
     /// `void (u32 *id_slot)`.
     Nothing,
     /// `void (u32 *id_slot, u32 opened)`.
-    NothingIf,
+    NothingOpened,
     /// `void (u32 *id_slot, u64 iterations)`.
     NothingWithCount,
 }
@@ -75,7 +76,7 @@ fn declare<'ctx>(module: &Module<'ctx>, name: &str, returns: Returns, cc: u32) -
     let ty = match returns {
         Returns::Opened => ctx.i32_type().fn_type(&[ptr], false),
         Returns::Nothing => ctx.void_type().fn_type(&[ptr], false),
-        Returns::NothingIf => ctx.void_type().fn_type(&[ptr, ctx.i32_type().into()], false),
+        Returns::NothingOpened => ctx.void_type().fn_type(&[ptr, ctx.i32_type().into()], false),
         Returns::NothingWithCount => ctx.void_type().fn_type(&[ptr, ctx.i64_type().into()], false),
     };
     let f = module.add_function(name, ty, None);
@@ -159,7 +160,27 @@ pub fn exit_probe<'ctx>(
         (Some(opened), None) => builder.position_before(&guard_before(at, opened)),
         (None, _) => builder.position_before(&at),
     }
-    finish_call(builder.build_call(hooks.exit, &[site.into()], "").expect("builder is positioned"));
+    exit_call(builder, hooks.exit, site.into(), opened);
+}
+
+/// The exit call at the builder's position, handed the entry's result `opened` (or
+/// `UNKNOWN_OPENED` without one). An exit declared by an older pass (a module linked by LTO)
+/// takes the id slot alone.
+pub fn exit_call<'ctx>(
+    builder: &Builder<'ctx>,
+    exit: FunctionValue<'ctx>,
+    site: BasicValueEnum<'ctx>,
+    opened: Option<BasicValueEnum<'ctx>>,
+) -> CallSiteValue<'ctx> {
+    let opened = opened.unwrap_or_else(|| {
+        let i32_type = exit.get_type().get_context().i32_type();
+        i32_type.const_int(u64::from(probes::UNKNOWN_OPENED), false).into()
+    });
+    let args: &[BasicMetadataValueEnum<'ctx>] = &[site.into(), opened.into()];
+    let call = builder.build_call(exit, &args[..exit.count_params() as usize], "");
+    let call = call.expect("builder is positioned");
+    finish_call(call);
+    call
 }
 
 /// Splits `at`'s block before it with a branch on `opened != 0` (which must dominate `at`) to a

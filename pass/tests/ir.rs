@@ -354,3 +354,16 @@ fn setjmp_returning_again_is_a_landing_in_routines_with_and_without_events() {
     assert_eq!(module.print_to_string().to_string(), ir, "a second run changes nothing");
     insta::assert_snapshot!(ir);
 }
+
+/// A module that an older pass instrumented in part (linked by LTO) declares the probes as that
+/// pass did: an entry without a result and an exit that takes the id slot alone. The exits then
+/// run unconditionally and are called as declared, so the module still verifies (`instrument`).
+#[test]
+fn probes_declared_by_an_older_pass_are_called_as_declared() {
+    let older =
+        format!("{RETURNS}\ndeclare void @__instrument_enter(ptr)\ndeclare void @__instrument_exit(ptr)\n");
+    let (ir, stats) = instrument(&older, &Options::default());
+    assert_eq!(stats.exit_probes, 3);
+    assert_eq!(ir.matches("call void @__instrument_exit(ptr").count(), 3, "{ir}");
+    assert!(!ir.contains("@__instrument_exit(ptr, i32"), "{ir}");
+}

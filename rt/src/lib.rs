@@ -1,8 +1,9 @@
 //! The measurement runtime. Instrumented code calls three C entry points:
 //!
 //! - `__instrument_register_module(table)` from each module's constructor (`registry`),
-//! - `__instrument_enter(id_slot)` / `__instrument_exit(id_slot)` around every routine, loop and
-//!   call statement (a routine's exits run only when its entry returned `OPENED`),
+//! - `__instrument_enter(id_slot)` / `__instrument_exit(id_slot, opened)` around every routine,
+//!   loop and call statement (a routine's exits run only when its entry returned non-zero, and
+//!   take what it returned),
 //!   `__instrument_loop_exit(id_slot, iterations)` on loop exits, and
 //!   `__instrument_unwind(id_slot)` in landing pads, where an exception or panic arrives
 //!   (`trampolines`, which jump to the bodies in `probes`); early placement calls the same with

@@ -134,7 +134,7 @@ unsafe fn pair(kind: usize) {
         unsafe { (set.loop_exit)(child, 0) };
     } else if opened != probes::NOTHING {
         // SAFETY: as for the entry; this exit matches the frame the entry opened.
-        unsafe { (set.exit)(child) };
+        unsafe { (set.exit)(child, opened) };
     }
 }
 
@@ -146,7 +146,7 @@ unsafe fn measure_on(state: &mut ThreadState, precise: bool) -> Costs {
     let parent = PARENT.as_ptr().cast_const();
     let child_id = CHILD.load(Relaxed);
     // SAFETY: the parent's id slot is a static; the thread measures (the caller's contract).
-    unsafe { (trampolines::set_in_use().enter)(parent) };
+    let opened = unsafe { (trampolines::set_in_use().enter)(parent) };
     let quick_baseline = min_pair(QUICK, || std::hint::black_box(()), || 0).0;
     let records = state.records();
     // SAFETY: the registered child's id is below the thread's record capacity (its records
@@ -166,7 +166,7 @@ unsafe fn measure_on(state: &mut ThreadState, precise: bool) -> Costs {
     let untimed = unsafe { untimed_round(state, QUICK, quick_baseline, crate::callpath::depth() != 0) };
     let costs = Costs { measured: timed.pair_costs(), own: timed.inner, untimed, fenced_own, ticks: 0 };
     // SAFETY: closes the parent's activation opened above.
-    unsafe { (trampolines::set_in_use().exit)(parent) };
+    unsafe { (trampolines::set_in_use().exit)(parent, opened) };
     costs
 }
 

@@ -388,6 +388,7 @@ mod tests {
     /// other, so no other test's mode or record reaches them.
     const ID: u32 = 120;
     const INLINE_ID: u32 = 121;
+    const TIMED_ID: u32 = 122;
 
     /// A pathed call of `id` under frame 1 (event 2) through `enter` and `exit`, with three
     /// timed and two counted children charged to its frame in between, and what `between` does
@@ -396,7 +397,7 @@ mod tests {
     fn pathed_call(
         id: u32,
         enter: unsafe extern "C" fn(*const u32) -> Opened,
-        exit: unsafe extern "C" fn(*const u32),
+        exit: unsafe extern "C" fn(*const u32, Opened),
         between: impl FnOnce(&mut ThreadState),
     ) -> (Vec<Frame>, Vec<Record>, (u64, u64)) {
         // SAFETY: frames are plain integers, valid when zeroed.
@@ -418,7 +419,7 @@ mod tests {
         (frames[2].child_incl, frames[2].overhead, frames[2].comp_child) = (100, 7, 90);
         between(&mut ts);
         // SAFETY: as above, the frame on top this entry's.
-        unsafe { exit(&id) };
+        unsafe { exit(&id, opened) };
         switch::set(id, switch::MEASURED);
         crate::current::set(std::ptr::null_mut());
         assert_eq!(ts.depth, 1, "popped");
@@ -430,7 +431,7 @@ mod tests {
         ("C", (__instrument_enter, __instrument_exit)),
         ("preserve_most", (__instrument_enter_pm, __instrument_exit_pm)),
     ];
-    type PairOf = (unsafe extern "C" fn(*const u32) -> Opened, unsafe extern "C" fn(*const u32));
+    type PairOf = (unsafe extern "C" fn(*const u32) -> Opened, unsafe extern "C" fn(*const u32, Opened));
 
     /// The pathed exit (in assembly here, as a frame without a callpath node makes the entry
     /// take the body) hands its frame's sums to its parent and counts its children, the counted
@@ -445,6 +446,34 @@ mod tests {
             assert_eq!((frames[1].child_incl, frames[1].comp_child), (100, 90), "{set} set");
             assert_eq!(frames[1].child_calls, COUNTED_CHILD, "{set} set: one counted call");
             assert_eq!(frames[1].overhead, crate::compensate::pathed_cost(ID) + 7, "{set} set");
+        }
+    }
+
+    /// A measured call's entry says its frame is timed (`TIMED`, which the exit reads its clock
+    /// first on), a pathed call's only that it opened one; an exit closes the frame on top
+    /// whatever it is handed (`UNKNOWN_OPENED` from code of an older pass, or a stale value):
+    /// with either probe set.
+    #[test]
+    fn a_timed_entry_says_so_and_its_exit_closes_the_frame_whatever_it_is_handed() {
+        use crate::probes::TIMED;
+        for (set, (enter, exit)) in SETS {
+            for handed in [TIMED, OPENED, 0x5a5a] {
+                // SAFETY: frames are plain integers, valid when zeroed.
+                let mut frames: Vec<Frame> = (0..4).map(|_| unsafe { std::mem::zeroed() }).collect();
+                let mut records = vec![Record::default(); TIMED_ID as usize + 1];
+                (frames[0].id, frames[1].id) = (SENTINEL_ID, 2);
+                let mut ts = ThreadState::over(&mut frames, &mut records);
+                ts.depth = 1;
+                crate::current::set(&mut ts);
+                // SAFETY: as in `pathed_call`, for a measured event.
+                let opened = unsafe { enter(&TIMED_ID) };
+                assert_eq!((opened, ts.depth), (TIMED, 2), "{set} set");
+                // SAFETY: as above, the frame on top this entry's.
+                unsafe { exit(&TIMED_ID, handed) };
+                crate::current::set(std::ptr::null_mut());
+                assert_eq!(ts.depth, 1, "{set} set, handed {handed:#x}: popped");
+                assert_eq!(records[TIMED_ID as usize].calls, 1, "{set} set, handed {handed:#x}: timed once");
+            }
         }
     }
 

@@ -44,8 +44,9 @@ use instrument_live::{COUNTED_CHILD, TIMED_CHILD, UNTIMED_SNAPSHOT, UNTIMED_STAR
 use std::sync::atomic::{compiler_fence, Ordering::SeqCst};
 
 /// What an entry probe returns to the probed code: whether its exit probe has anything to close.
-/// A routine's and a call statement's exit probes run only when the entry returned `OPENED` (the
-/// pass branches on it), so a counted or switched-off routine costs one probe call, not two.
+/// A routine's and a call statement's exit probes run only when the entry returned non-zero
+/// (`OPENED` or `TIMED`: the pass branches on it, and hands it to the exit), so a counted or
+/// switched-off routine costs one probe call, not two.
 /// Loop exits run whatever it says (they also hand over the iterations): an exit is correct
 /// either way, as those of code from an older pass are.
 pub type Opened = u32;
@@ -53,6 +54,12 @@ pub type Opened = u32;
 pub const NOTHING: Opened = 0;
 /// A frame was pushed, or a level counted on an overflowed or busy shadow stack.
 pub const OPENED: Opened = 1;
+/// A timed frame was pushed whose exit needs no fence (`OPENED` with a bit of its own): the
+/// instrumented code hands the entry's result to its exit (`instrument_contract::probes`), and
+/// the exit in assembly reads the clock first on it instead of looking up the mode to keep an
+/// untimed frame's exit from an `rdtscp` (timed_path.rs). Any other value takes that lookup, so
+/// an exit from code of an older pass, which passes none, is correct.
+pub const TIMED: Opened = OPENED | 2;
 const _: () = assert!(NOTHING == 0, "the trampolines return a switched-off entry's NOTHING as zero");
 
 /// Event entry (routine, loop or call statement): push a frame for the event whose id is in
@@ -97,7 +104,18 @@ pub unsafe extern "C" fn enter(id_slot: *const u32, sp: usize) -> Opened {
         // The entry's own work after its timestamp done before the event's starts.
         clock::fence_always();
     }
-    OPENED
+    opened_timed(fenced)
+}
+
+/// What an entry that pushed a timed frame returns: `TIMED`, or `OPENED` for a fenced one, whose
+/// exit the trampolines fence (`exit_other`).
+#[inline(always)]
+fn opened_timed(fenced: bool) -> Opened {
+    if fenced {
+        OPENED
+    } else {
+        TIMED
+    }
 }
 
 /// Pushes frame `depth` for event `id`, its clock read last (`fenced`: once every earlier
@@ -641,13 +659,14 @@ unsafe fn timed_instead(ts: &mut ThreadState, id: u32, sp: usize, cost: u64, est
     top.child_calls -= COUNTED_CHILD;
     top.overhead -= cost;
     let caller = top.id;
+    let fenced = switch::mode(id) == switch::FENCED;
     // SAFETY: as in `enter_counted`, whose charge this takes back; then depth + 1 < frame_cap
     // (the contract) for the pushed frame.
     unsafe {
         charge_untimed(ts, id, caller, estimate, true);
-        push(ts, depth + 1, id, sp, switch::mode(id) == switch::FENCED);
+        push(ts, depth + 1, id, sp, fenced);
     }
-    OPENED
+    opened_timed(fenced)
 }
 
 /// An entry that failed the fast path's bounds: a re-entry from a signal handler, an
@@ -676,9 +695,10 @@ unsafe fn enter_cold(ts: &mut ThreadState, id: u32, depth: usize, sp: usize) -> 
         ts.counters.unregistered += 1;
         NOTHING
     } else {
+        let fenced = switch::mode(id) == switch::FENCED;
         // SAFETY: depth < frame_cap here, and grow_records made id < record_cap.
-        unsafe { push(ts, depth, id, sp, switch::mode(id) == switch::FENCED) };
-        OPENED
+        unsafe { push(ts, depth, id, sp, fenced) };
+        opened_timed(fenced)
     }
 }
 

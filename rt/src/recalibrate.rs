@@ -169,7 +169,7 @@ unsafe fn measure(state: *mut ThreadState) -> (overhead::Timed, u64, overhead::U
     // SAFETY: the caller's contract.
     let records = unsafe { (*state).records() };
     // SAFETY: a probe on this measuring thread, with room on its stack (the caller's contract).
-    unsafe { (trampolines::set_in_use().enter)(parent) };
+    let opened = unsafe { (trampolines::set_in_use().enter)(parent) };
     // SAFETY: inside the parent's activation; the child's id is below the record capacity
     // (registered before the first event, the records grew to hold it).
     let own = || unsafe { (*records.add(child_id as usize)).incl };
@@ -181,7 +181,7 @@ unsafe fn measure(state: *mut ThreadState) -> (overhead::Timed, u64, overhead::U
     let untimed =
         unsafe { overhead::untimed_round(&mut *state, UNTIMED_BUDGET, timed.baseline, PATHED.load(Relaxed)) };
     // SAFETY: closes the parent's activation opened above.
-    unsafe { (trampolines::set_in_use().exit)(parent) };
+    unsafe { (trampolines::set_in_use().exit)(parent, opened) };
     // SAFETY: this thread's attached state.
     unsafe { thread::forget_records(&mut *state, &[parent_id, child_id]) };
     (timed, fenced, untimed)

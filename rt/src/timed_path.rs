@@ -36,9 +36,10 @@
 //! event's mode, or an id past the mode table), with the id in `eax`, the id slot in `rdi` and,
 //! with the C convention, the caller's stack pointer in `rsi`. The exits are the exported
 //! symbols themselves: an exit runs only when its entry opened a frame, but that frame may be
-//! untimed (a throttled callpath parent's), so an exit looks up the mode before its clock read
-//! and leaves an event not measured to its routed exit; what it does not handle goes to the
-//! routed exits there (`exit_routed`, or
+//! untimed (a throttled callpath parent's). The instrumented code hands the exit what its entry
+//! returned: `TIMED` (these entries' result) reads the clock at once, anything else looks up the
+//! mode first and leaves an event not measured to its routed exit; what it does not handle goes
+//! to the routed exits there (`exit_routed`, or
 //! `probes::exit_timed_at` with the timestamp already taken). The `preserve_most` set's paths
 //! save the registers they use (its exit keeps `rax` too) and find the stack pointer above
 //! their saves.
@@ -46,7 +47,7 @@
 use crate::callpath::{child_node_at, find_step, Node};
 #[cfg(target_arch = "x86_64")]
 use crate::flush_path::flush_first;
-use crate::probes::{enter, exit_charged, exit_recalibrate, exit_timed_at, OPENED};
+use crate::probes::{enter, exit_charged, exit_recalibrate, exit_timed_at, Opened, TIMED};
 use crate::thread::{Frame, Record, ThreadState};
 use crate::trampolines::{exit_routed, exit_routed_pm};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
@@ -89,12 +90,12 @@ macro_rules! charge {
 }
 
 /// A timed entry (see the module comment). `$save` keeps the registers the convention asks
-/// for, `$sp` puts the caller's stack pointer in `rsi`, and `$miss` runs after `$restore` (or,
-/// with the gate closed, before any save) with the stack and registers as the trampoline left
-/// them. Uses `rax`, `rcx`, `rdx`, `rdi`,
-/// `r8` to `r11` and the flags.
+/// for, `$sp_store` stores the caller's stack pointer in the new frame (`rdi` is free there), and
+/// `$miss` runs after `$restore` (or, with the gate closed, before any save) with the stack and
+/// registers as the trampoline left them. Uses `rax`, `rcx`, `rdx`, `rdi`, `r9` to `r11` and the
+/// flags: each register fewer is a push and a pop fewer on the `preserve_most` set's path.
 macro_rules! timed_enter {
-    ($name:ident, save: [$($save:literal),*], sp: [$($sp:literal),*], restore: [$($restore:literal),*],
+    ($name:ident, save: [$($save:literal),*], sp_store: [$($sp_store:literal),*], restore: [$($restore:literal),*],
      miss: [$($miss:literal),*] $(, $operand:ident = sym $target:path)*) => {
         /// A timed entry path (see the macro); not callable.
         ///
@@ -110,18 +111,17 @@ macro_rules! timed_enter {
                 "cmp byte ptr [rip + {gate}], 0",
                 "je 8f",
                 $($save,)*
-                $($sp,)*
                 "mov r10, qword ptr fs:[instrument_rt_current@TPOFF]",
                 "test r10, r10",
                 "jz 9f",
                 // Calls counted inline since the frame on top last changed: charged to it first
                 // (flush_path.rs), then on here.
                 flush_first!(check),
-                // rcx: the depth (a busy one is past any capacity), r8: the new one, r9: the
-                // frame on top.
+                // rcx: the depth (a busy one is past any capacity; rdx the new one, for the
+                // test), r9: the frame on top.
                 "mov rcx, qword ptr [r10 + {depth}]",
-                "lea r8, [rcx + 1]",
-                "cmp r8, qword ptr [r10 + {frame_cap}]",
+                "lea rdx, [rcx + 1]",
+                "cmp rdx, qword ptr [r10 + {frame_cap}]",
                 "jae 9f",
                 "cmp eax, dword ptr [r10 + {record_cap}]",
                 "jae 9f",
@@ -151,7 +151,7 @@ macro_rules! timed_enter {
                 "mov qword ptr [r9 + {frame_size} + {f_node_at}], rdx",
                 "xor eax, eax",
                 "mov qword ptr [r9 + {frame_size} + {f_child_calls}], rax",
-                "mov qword ptr [r9 + {frame_size} + {f_sp}], rsi",
+                $($sp_store,)*
                 "mov qword ptr [r9 + {frame_size} + {f_child_incl}], rax",
                 "mov qword ptr [r9 + {frame_size} + {f_overhead}], rax",
                 "mov qword ptr [r9 + {frame_size} + {f_comp_child}], rax",
@@ -159,8 +159,9 @@ macro_rules! timed_enter {
                 "shl rdx, 32",
                 "or rax, rdx",
                 "mov qword ptr [r9 + {frame_size} + {f_start}], rax",
-                "mov qword ptr [r10 + {depth}], r8",
-                "mov eax, {opened}",
+                "inc rcx",
+                "mov qword ptr [r10 + {depth}], rcx",
+                "mov eax, {timed}",
                 $($restore,)*
                 "ret",
                 // Callpath mode: a step the parent's node cached (r11: its offset), else the
@@ -205,7 +206,7 @@ macro_rules! timed_enter {
                 f_comp_child = const core::mem::offset_of!(Frame, comp_child),
                 r_active = const core::mem::offset_of!(Record, active),
                 timed_child = const instrument_live::TIMED_CHILD,
-                opened = const OPENED,
+                timed = const TIMED,
                 $($operand = sym $target,)*
             )
         }
@@ -233,7 +234,7 @@ macro_rules! timed_exit {
         #[cfg(target_arch = "x86_64")]
         #[unsafe(naked)]
         #[no_mangle]
-        pub unsafe extern "C" fn $name(id_slot: *const u32) {
+        pub unsafe extern "C" fn $name(id_slot: *const u32, opened: Opened) {
             core::arch::naked_asm!(
                 // The gate first: with it closed the exit is the routed one it was, with
                 // nothing saved and restored.
@@ -241,22 +242,17 @@ macro_rules! timed_exit {
                 "je 8f",
                 $($prologue,)*
                 $($save_early,)*
-                // r11d: the id. An event in the mode table but not measured (a throttled
-                // callpath parent's frame kept untimed, or an event switched since its entry)
-                // exits through its routed path, which reads no clock for an untimed frame:
-                // an `rdtscp` waits for all the work before it, and the program's loads in
-                // flight with it.
-                "mov r11d, dword ptr [rdi]",
-                "cmp r11d, {max}",
-                "jae 10f",
-                "lea rcx, [rip + {modes}]",
-                "cmp byte ptr [rcx + r11], 0",
-                "jne 11f",
+                // esi: what the entry returned. A frame it timed is closed from the clock read
+                // on; any other (an untimed frame, or code of an older pass, which passes none)
+                // looks up the mode first (12).
+                "cmp esi, {timed}",
+                "jne 12f",
+                // rax: the timestamp, r11d: the id.
                 "10:",
-                // rax: the timestamp.
                 "rdtscp",
                 "shl rdx, 32",
                 "or rax, rdx",
+                "mov r11d, dword ptr [rdi]",
                 $($save,)*
                 $($sp,)*
                 "mov r10, qword ptr fs:[instrument_rt_current@TPOFF]",
@@ -333,15 +329,28 @@ macro_rules! timed_exit {
                 "mov rsi, rax",
                 "lea r11, [rip + {recalibrate}]",
                 $($tail,)*
+                // An event in the mode table but not measured (a throttled callpath parent's
+                // frame kept untimed, or an event switched since its entry) exits through its
+                // routed path, which reads no clock for an untimed frame: an `rdtscp` waits for
+                // all the work before it, and the program's loads in flight with it. Looked up
+                // only here, since the two dependent loads would delay every timed exit's clock
+                // read as much (2.5 ns a leaf's pair on an EPYC, `instrument bench probes`).
+                "12:",
+                "mov r11d, dword ptr [rdi]",
+                "cmp r11d, {max}",
+                "jae 10b",
+                "lea rcx, [rip + {modes}]",
+                "cmp byte ptr [rcx + r11], 0",
+                "je 10b",
+                $($mode_miss,)*
                 // The flush; calls it could not take (a busy or full stack) go to the body.
                 flush_first!(retry),
                 "9:",
                 $($late_miss,)*
-                "11:",
-                $($mode_miss,)*
                 "8:",
                 $($early_miss,)*
                 gate = sym GATE,
+                timed = const TIMED,
                 flush = sym crate::flush_path::flush_leaving,
                 max = const crate::switch::TABLE_LEN,
                 modes = sym crate::switch::MODES,
@@ -387,8 +396,9 @@ const _: () = assert!(
 
 // The C set's: every register the paths use is scratch, a miss jumps to the body (the exit's,
 // after its clock read, with the timestamp), and a Rust tail is a tail call.
-timed_enter!(enter_timed_fast, save: [], sp: [], restore: [], miss: ["jmp {full}"], full = sym enter);
-timed_exit!(__instrument_exit, prologue: ["mov rsi, rsp"], save_early: [], save: [], sp: [], restore: [],
+timed_enter!(enter_timed_fast, save: [], sp_store: ["mov qword ptr [r9 + {frame_size} + {f_sp}], rsi"],
+    restore: [], miss: ["jmp {full}"], full = sym enter);
+timed_exit!(__instrument_exit, prologue: [], save_early: [], save: [], sp: ["mov rsi, rsp"], restore: [],
     done: ["ret"], tail: ["jmp r11"], late_miss: ["mov rdx, rax", "jmp {timed_at}"],
     mode_miss: ["jmp {routed}"], early_miss: ["jmp {routed}"], routed = sym exit_routed,
     timed_at = sym exit_timed_at);
@@ -414,9 +424,9 @@ pub unsafe extern "C" fn __instrument_enter_measured(id_slot: *const u32) -> cra
 // exit's body then reads the clock itself), and a Rust tail is called with the stack aligned
 // (the return address and eight pushes).
 timed_enter!(enter_timed_fast_pm,
-    save: ["push rcx", "push rdx", "push rsi", "push rdi", "push r8", "push r9", "push r10"],
-    sp: ["lea rsi, [rsp + 56]"],
-    restore: ["pop r10", "pop r9", "pop r8", "pop rdi", "pop rsi", "pop rdx", "pop rcx"],
+    save: ["push rcx", "push rdx", "push rdi", "push r9", "push r10"],
+    sp_store: ["lea rdi, [rsp + 40]", "mov qword ptr [r9 + {frame_size} + {f_sp}], rdi"],
+    restore: ["pop r10", "pop r9", "pop rdi", "pop rdx", "pop rcx"],
     miss: ["lea r11, [rip + {full}]", "jmp {save}"],
     full = sym enter, save = sym crate::trampolines::save_rsi);
 timed_exit!(__instrument_exit_pm,

@@ -622,7 +622,8 @@ preserving_trampoline!(__instrument_loop_exit_pm(id_slot: *const u32, iterations
 
 /// An exit that early placement left for the end of the pipeline (see
 /// `instrument_contract::probes::ProbeSet::exit_if`) and no pass lowered: the exit when `opened`
-/// is non-zero. Touches the flags only before the exit's own trampoline.
+/// is non-zero, handed on to it in `esi`. Touches the flags only before the exit's own
+/// trampoline.
 macro_rules! exit_if {
     ($name:ident, $exit:path) => {
         /// A probe's entry point (see the macro).
@@ -645,7 +646,8 @@ exit_if!(__instrument_exit_if_pm, __instrument_exit_pm);
 /// `set_in_use` is the set the program's modules call.
 pub struct EntryPoints {
     pub enter: unsafe extern "C" fn(*const u32) -> Opened,
-    pub exit: unsafe extern "C" fn(*const u32),
+    /// The exit, with what the entry returned (as instrumented code calls it).
+    pub exit: unsafe extern "C" fn(*const u32, Opened),
     pub loop_exit: unsafe extern "C" fn(*const u32, u64),
 }
 
