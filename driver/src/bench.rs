@@ -7,11 +7,10 @@
 //! rows: the leaf routine switched off at run time, and throttled (only counted), each against
 //! the cost of the uninstrumented call itself. Next to every measured cost stands the cost
 //! model's (the probe pair the run measured at its start-up), and their ratio: how well
-//! `instrument cost` predicts in place. The leaf routine is also measured with a minimal
-//! hand-written `-finstrument-functions` hook pair (c-fixtures/bench/hand_hook.c), the floor
-//! a measured profiler's probes can reach: that comparison, the target, is paired round by
-//! round (plain, ours and the hook's leaf in each, the median of the rounds' ratios), since two
-//! minima taken a minute apart moved it by 0.05 here.
+//! `instrument cost` predicts in place. The leaf routine is also measured against a minimal
+//! hand-written `-finstrument-functions` hook pair, the floor a measured profiler's probes can
+//! reach: that comparison, the target, runs the three copies of the leaf in one process
+//! (bench_hook.rs), since two minima taken a minute apart moved it by 0.05 here.
 
 use crate::bench_paired::{NPB_HEADER, RANDDP};
 use anyhow::{bail, Context, Result};
@@ -32,7 +31,6 @@ pub struct Settings {
 
 const HEADER: &str = include_str!("../../c-fixtures/bench/bench_clock.h");
 const CLOCK_PAIR: &str = include_str!("../../c-fixtures/bench/clock_pair.c");
-const HAND_HOOK: &str = include_str!("../../c-fixtures/bench/hand_hook.c");
 /// The fixtures' routines are a few instructions each, which late placement leaves without
 /// events by default (`INSTRUMENT_MIN_INSTRUCTIONS`); the benchmarks measure their probes.
 const EVERY_ROUTINE: &str = "--instrument-min-instructions=0";
@@ -105,15 +103,8 @@ struct Report {
     clock_pair_ns: f64,
     /// ns_per_call / clock_pair_ns.
     ratio: f64,
-    /// ns added per call of leaf by the minimal hand-written hook pair (hand_hook.c), the
-    /// median over the paired rounds.
-    hand_hook_ns: f64,
-    /// leaf's ns added per call with this project's probes / the hand hook's, the median of the
-    /// paired rounds' ratios, and its lowest and highest.
-    hand_hook_ratio: f64,
-    hand_hook_ratio_range: (f64, f64),
-    /// Rounds of the pairing, each running the plain, instrumented and hand-hooked leaf once.
-    hand_hook_rounds: u32,
+    /// The leaf's pair against the minimal hand-written hook pair, in one process.
+    hand_hook: crate::bench_hook::HandHook,
     loop_ratio: f64,
     callsite_ratio: f64,
     repeat: u32,
@@ -172,10 +163,9 @@ pub fn probes(settings: &Settings) -> Result<()> {
     let argument = |f: &Fixture| if f.name == "fib" { fib_n.to_string() } else { loops.to_string() };
 
     let clang = toolchain::CLANG.find()?;
-    let rounds = paired_rounds(settings.repeat);
     let steps = (FIXTURES.len() as u64 * 2 + 7) * u64::from(settings.repeat)
-        + 3 * u64::from(rounds)
-        + 13
+        + 14
+        + crate::bench_hook::PROCESSES as u64
         + crate::bench_paired::PROCESSES as u64;
     let progress = progress_bar(settings, steps);
     progress.set_message("building");
@@ -198,9 +188,9 @@ pub fn probes(settings: &Settings) -> Result<()> {
             &progress,
         )?);
     }
-    let (_, leaf_plain, leaf_instrumented) =
-        builds.iter().find(|(f, _, _)| f.name == "leaf").context("no leaf fixture")?;
-    let hand = hand_hook(&clang, dir, (leaf_plain, leaf_instrumented), loops, rounds, &progress)?;
+    let leaf = FIXTURES.iter().find(|f| f.name == "leaf").context("no leaf fixture")?;
+    let events = format!("--instrument-events={}", leaf.events);
+    let hand_hook = crate::bench_hook::hand_hook(dir, loops, &[&events, EVERY_ROUTINE], &progress)?;
     let switched = switched_leaf(&builds, dir, loops, settings.repeat, &progress)?;
     let is_like = is_like(dir, loops / 4, settings.repeat, &progress)?;
     let is_like_paired =
@@ -216,10 +206,7 @@ pub fn probes(settings: &Settings) -> Result<()> {
         ns_per_call,
         clock_pair_ns,
         ratio: ns_per_call / clock_pair_ns,
-        hand_hook_ns: hand.hand_ns,
-        hand_hook_ratio: hand.ratio,
-        hand_hook_ratio_range: hand.range,
-        hand_hook_rounds: rounds,
+        hand_hook,
         loop_ratio: per_kind("loop") / clock_pair_ns,
         callsite_ratio: per_kind("callsite") / clock_pair_ns,
         repeat: settings.repeat,
@@ -316,55 +303,6 @@ fn is_like(dir: &Path, keys: u64, repeat: u32, progress: &ProgressBar) -> Result
 
 /// Rounds of the leaf's pairing with the hand-written hook: an odd number, so that the
 /// median is one round's.
-fn paired_rounds(repeat: u32) -> u32 {
-    2 * repeat.max(1) + 1
-}
-
-/// The leaf's probe pair against the minimal hand-written hook pair (the floor this project's
-/// probes are held to), paired round by round on this noisy machine rather than as two minima
-/// taken minutes apart: each round runs the plain, instrumented and hand-hooked leaf once, in
-/// an order that rotates from round to round so that drift falls on each in turn.
-struct HandHook {
-    /// Median ns per call the hand-written pair adds.
-    hand_ns: f64,
-    /// Median of the rounds' ratios (ours / the hand hook's), and the lowest and highest.
-    ratio: f64,
-    range: (f64, f64),
-}
-
-fn hand_hook(
-    clang: &Path,
-    dir: &Path,
-    (plain, instrumented): (&Path, &Path),
-    loops: u64,
-    rounds: u32,
-    progress: &ProgressBar,
-) -> Result<HandHook> {
-    std::fs::write(dir.join("hand_hook.c"), HAND_HOOK)?;
-    let hook = dir.join("hand_hook.c").display().to_string();
-    let hand = build(clang, dir, "leaf", "hand-hook", &["-finstrument-functions", &hook])?;
-    let arg = loops.to_string();
-    let programs = [plain, instrumented, hand.as_path()];
-    let (mut ratios, mut hand_ns) = (Vec::new(), Vec::new());
-    for round in 0..rounds as usize {
-        let mut ns = [0u64; 3];
-        for k in 0..3 {
-            let which = (round + k) % 3;
-            ns[which] = min_kernel_ns(programs[which], &arg, dir, 1, progress, &[])?;
-        }
-        let added = |i: usize| ns[i].saturating_sub(ns[0]) as f64 / loops as f64;
-        ratios.push(added(1) / added(2));
-        hand_ns.push(added(2));
-    }
-    let median = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    let range =
-        (ratios.iter().copied().fold(f64::INFINITY, f64::min), ratios.iter().copied().fold(0.0, f64::max));
-    Ok(HandHook { hand_ns: median(&mut hand_ns), ratio: median(&mut ratios), range })
-}
-
 /// The leaf fixture plainly, with leaf switched off, and throttled from its first call.
 fn switched_leaf(
     builds: &[(&Fixture, PathBuf, PathBuf)],
@@ -511,16 +449,20 @@ fn print_summary(report: &Report) {
          (min of {} runs; the floor is the hand-written pair below, not two clock reads)",
         report.ns_per_call, report.ratio, report.loop_ratio, report.callsite_ratio, report.repeat
     );
+    let hook = &report.hand_hook;
+    let processes: Vec<String> = hook.per_process.iter().map(|r| format!("{r:.3}")).collect();
     println!(
         "leaf against a minimal hand-written hook pair (rdtsc and rdtscp, a thread-local stack, a direct-mapped record): \
-         {:.2} ns per call ({:.3} x two clock reads), ours {:.3} x that (target <= 1.10; median of {} paired rounds, \
-         {:.3} to {:.3})",
-        report.hand_hook_ns,
-        report.hand_hook_ns / report.clock_pair_ns,
-        report.hand_hook_ratio,
-        report.hand_hook_rounds,
-        report.hand_hook_ratio_range.0,
-        report.hand_hook_ratio_range.1
+         {:.2} ns per call ({:.3} x two clock reads), ours {:.3} x that [{:.3}, {:.3}] (target <= 1.10; the three copies \
+         of the leaf in one process, median of {} rounds of {} calls; per process {})",
+        hook.hand_ns,
+        hook.hand_ns / report.clock_pair_ns,
+        hook.ratio.median,
+        hook.ratio.low,
+        hook.ratio.high,
+        hook.ratio.n,
+        hook.calls_per_round,
+        processes.join(", ")
     );
     let s = &report.switched;
     println!(

@@ -233,7 +233,14 @@ fn build(dir: &Path, instrumented: &[&str]) -> Result<PathBuf> {
     Ok(program)
 }
 
-fn compile(compiler: &Path, dir: &Path, source: &str, object: &str, flags: &[&str]) -> Result<PathBuf> {
+/// `source` in `dir` compiled by `compiler` at -O2 with `flags` into `object`.o there.
+pub(crate) fn compile(
+    compiler: &Path,
+    dir: &Path,
+    source: &str,
+    object: &str,
+    flags: &[&str],
+) -> Result<PathBuf> {
     let output = dir.join(format!("{object}.o"));
     let status = Command::new(compiler)
         .args(flags)

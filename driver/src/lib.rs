@@ -4,6 +4,7 @@
 //! instrument-report, builds from instrument-toolchain.
 
 pub mod bench;
+pub mod bench_hook;
 pub mod bench_paired;
 pub mod cost;
 pub mod demo;
