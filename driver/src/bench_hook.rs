@@ -6,10 +6,12 @@
 //! names, hook_paired.c): plainly, instrumented, and with the hook. The program times each
 //! copy's calls in short rounds, in an order that rotates from round to round, so that drift
 //! falls on all three alike; a round's ratio is what the instrumented copy adds per call over
-//! what the hooked one adds. Three processes built from separate programs, as this benchmark
-//! measured before, read the same runtime at 1.19 to 1.43 x within one session here (paired
-//! rounds, each a process of each), against 1.22 to 1.24 x for the median of one process's
-//! rounds; an A/B of two runtimes then needs a few processes, not a few dozen.
+//! what the hooked one adds. Separate programs, a process of each a round, as this benchmark
+//! measured before, read one runtime at 1.19 to 1.43 x within a session on an EPYC VM; the
+//! median of one process's rounds read it at 1.22 to 1.24 x over eight processes, so an A/B of
+//! two runtimes needs a few processes, not a few dozen. What it cannot take out is code layout:
+//! the same timed entry moved by 0 to 15 bytes of padding read 1.14 to 1.27 x there (no
+//! pattern in the offset), so a change to the paths is judged over several paddings.
 
 use anyhow::{bail, ensure, Context, Result};
 use indicatif::ProgressBar;
