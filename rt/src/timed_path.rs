@@ -333,8 +333,10 @@ macro_rules! timed_exit {
                 // frame kept untimed, or an event switched since its entry) exits through its
                 // routed path, which reads no clock for an untimed frame: an `rdtscp` waits for
                 // all the work before it, and the program's loads in flight with it. Looked up
-                // only here, since the two dependent loads would delay every timed exit's clock
-                // read as much (2.5 ns a leaf's pair on an EPYC, `instrument bench probes`).
+                // only here, since the two dependent loads delayed every timed exit's clock read
+                // as much: with them first (and two more saves in the entry) the leaf's pair
+                // read 0.009 to 0.107 higher over the hand hook's at each of four paddings of the
+                // paths on an EPYC (driver/src/bench_hook.rs's program, three processes each).
                 "12:",
                 "mov r11d, dword ptr [rdi]",
                 "cmp r11d, {max}",
