@@ -85,9 +85,7 @@ fn run(program: &Path, dir: &Path, calls_per_round: u64) -> Result<Vec<Round>> {
 
 /// The rounds the program printed; its three copies' results must agree.
 fn rounds(stdout: &str) -> Result<Vec<Round>> {
-    let field = |line: &str, key: &str| -> Option<u64> {
-        line.split_whitespace().find_map(|w| w.strip_prefix(key)?.parse().ok())
-    };
+    let field = |line: &str, key: &str| -> Option<u64> { crate::bench_paired::field(line, key) };
     let mut rounds = Vec::new();
     for line in stdout.lines().filter(|l| l.starts_with("round=")) {
         let time = |key| field(line, key).with_context(|| format!("a round without its {key} time: {line}"));
@@ -131,15 +129,7 @@ fn build(dir: &Path, flags: &[&str]) -> Result<PathBuf> {
         )?,
         compile(&cc, dir, "hook_leaf.c", "leaf-instrumented", &instrumented)?,
     ];
-    let program = dir.join("hook-paired");
-    let status = Command::new(&cc)
-        .args(&objects)
-        .arg("-o")
-        .arg(&program)
-        .status()
-        .with_context(|| format!("cannot run {}", cc.display()))?;
-    ensure!(status.success(), "linking the paired hook program failed");
-    Ok(program)
+    crate::bench_paired::link(&cc, &objects, &dir.join("hook-paired"), "the paired hook program")
 }
 
 #[cfg(test)]

@@ -178,9 +178,7 @@ fn mean_slowdown(plain: &[f64], instrumented: &[f64]) -> (f64, (f64, f64)) {
 
 /// The rounds' plain and instrumented times (ns), once both variants' results agree.
 fn rounds(stdout: &str) -> Result<(Vec<f64>, Vec<f64>)> {
-    let field = |line: &str, key: &str| -> Option<f64> {
-        line.split_whitespace().find_map(|w| w.strip_prefix(key)?.parse().ok())
-    };
+    let field = |line: &str, key: &str| -> Option<f64> { field(line, key) };
     let (mut plain, mut instrumented) = (Vec::new(), Vec::new());
     for line in stdout.lines().filter(|l| l.starts_with("round=")) {
         plain.push(field(line, "plain=").context("a round without its plain time")?);
@@ -222,15 +220,24 @@ fn build(dir: &Path, instrumented: &[&str]) -> Result<PathBuf> {
             .collect();
         objects.push(compile(compiler, dir, "randdp.c", &format!("randdp-{variant}"), &flags)?);
     }
-    let program = dir.join("is_like-paired");
-    let status = Command::new(&cc)
-        .args(&objects)
+    link(&cc, &objects, &dir.join("is_like-paired"), "the paired IS-like program")
+}
+
+/// The value after `key` (which ends in `=`) in a word of `line` (`key` ends in `=`), as the paired programs print them.
+pub(crate) fn field<T: std::str::FromStr>(line: &str, key: &str) -> Option<T> {
+    line.split_whitespace().find_map(|w| w.strip_prefix(key)?.parse().ok())
+}
+
+/// `objects` linked by `cc` (instrument-cc, which adds the runtime) into `program`.
+pub(crate) fn link(cc: &Path, objects: &[PathBuf], program: &Path, what: &str) -> Result<PathBuf> {
+    let status = Command::new(cc)
+        .args(objects)
         .arg("-o")
-        .arg(&program)
+        .arg(program)
         .status()
         .with_context(|| format!("cannot run {}", cc.display()))?;
-    ensure!(status.success(), "linking the paired IS-like program failed");
-    Ok(program)
+    ensure!(status.success(), "linking {what} failed");
+    Ok(program.to_path_buf())
 }
 
 /// `source` in `dir` compiled by `compiler` at -O2 with `flags` into `object`.o there.
