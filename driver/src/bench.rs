@@ -301,8 +301,6 @@ fn is_like(dir: &Path, keys: u64, repeat: u32, progress: &ProgressBar) -> Result
     })
 }
 
-/// Rounds of the leaf's pairing with the hand-written hook: an odd number, so that the
-/// median is one round's.
 /// The leaf fixture plainly, with leaf switched off, and throttled from its first call.
 fn switched_leaf(
     builds: &[(&Fixture, PathBuf, PathBuf)],
