@@ -16,7 +16,7 @@
 use anyhow::{bail, ensure, Context, Result};
 use indicatif::ProgressBar;
 use instrument_contract::settings;
-use instrument_report::experiment::interval::{median_interval, Interval};
+use instrument_report::experiment::interval::{median, median_interval, Interval};
 use instrument_toolchain::{layout, toolchain};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -49,17 +49,19 @@ pub fn hand_hook(dir: &Path, calls: u64, flags: &[&str], progress: &ProgressBar)
     let calls_per_round = (calls / ROUNDS).max(1000);
     let (mut ratios, mut hand_ns, mut per_process) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..PROCESSES {
-        let rounds = run(&program, dir, calls_per_round)?;
         let added = |ns: u64, plain: u64| ns.saturating_sub(plain) as f64 / calls_per_round as f64;
-        let own: Vec<f64> =
-            rounds.iter().map(|r| added(r.instrumented, r.plain) / added(r.hooked, r.plain)).collect();
-        per_process.push(median_interval(&own).context("too few rounds")?.median);
+        let mut own = Vec::new();
+        for r in run(&program, dir, calls_per_round)? {
+            let hook = added(r.hooked, r.plain);
+            own.push(added(r.instrumented, r.plain) / hook);
+            hand_ns.push(hook);
+        }
+        per_process.push(median(&own).context("no rounds")?);
         ratios.extend(own);
-        hand_ns.extend(rounds.iter().map(|r| added(r.hooked, r.plain)));
         progress.inc(1);
     }
     let ratio = median_interval(&ratios).context("too few rounds")?;
-    let hand_ns = median_interval(&hand_ns).context("too few rounds")?.median;
+    let hand_ns = median(&hand_ns).context("no rounds")?;
     Ok(HandHook { hand_ns, ratio, per_process, calls_per_round })
 }
 

@@ -223,7 +223,7 @@ fn build(dir: &Path, instrumented: &[&str]) -> Result<PathBuf> {
     link(&cc, &objects, &dir.join("is_like-paired"), "the paired IS-like program")
 }
 
-/// The value after `key` (which ends in `=`) in a word of `line` (`key` ends in `=`), as the paired programs print them.
+/// The value after `key` (which ends in `=`) in a word of `line`, as the paired programs print them.
 pub(crate) fn field<T: std::str::FromStr>(line: &str, key: &str) -> Option<T> {
     line.split_whitespace().find_map(|w| w.strip_prefix(key)?.parse().ok())
 }
