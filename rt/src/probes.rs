@@ -60,6 +60,10 @@ pub const OPENED: Opened = 1;
 /// untimed frame's exit from an `rdtscp` (timed_path.rs). Any other value takes that lookup, so
 /// an exit from code of an older pass, which passes none, is correct.
 pub const TIMED: Opened = OPENED | 2;
+const _: () = assert!(
+    instrument_contract::probes::UNKNOWN_OPENED != TIMED,
+    "the exit of code that does not have its entry's result must look the mode up"
+);
 const _: () = assert!(NOTHING == 0, "the trampolines return a switched-off entry's NOTHING as zero");
 
 /// Event entry (routine, loop or call statement): push a frame for the event whose id is in
