@@ -101,8 +101,6 @@ pub struct ThreadState {
     records_region: Region,
     /// The thread's slot in the live segment, or `live::NO_SLOT`.
     slot: u32,
-    /// The event `inplace::reoffer` estimated last on this thread.
-    pub reoffer_cursor: u32,
     /// The event of the bare window this thread runs, and `current::window_left` when its calls
     /// were last credited (`inline::credit_bare`).
     pub bare_event: u32,
@@ -192,7 +190,6 @@ impl ThreadState {
             region: none,
             records_region: none,
             slot: live::NO_SLOT,
-            reoffer_cursor: 0,
             bare_event: 0,
             bare_from: 0,
             bare_mask: u64::MAX,
@@ -404,7 +401,6 @@ pub fn attach() -> *mut ThreadState {
             region,
             records_region: records,
             slot,
-            reoffer_cursor: 0,
             bare_event: 0,
             bare_from: 0,
             bare_mask: u64::MAX,

@@ -131,7 +131,9 @@ use crate::event_table::EventTable;
 use crate::overhead::{self, SCALE, STANDARD};
 use crate::thread::{Record, ThreadState};
 use crate::{clock, switch};
-use history::{pool_counted_with, pool_inline_with, pool_inside_with, pool_over_bare_with, pool_with};
+use history::{
+    pool_counted_with, pool_inline_with, pool_inside_with, pool_over_bare_with, pool_pathed_with, pool_with,
+};
 use model::{split, weighed_se, Reference};
 use offers::{reestimate_ticks, start_pending};
 use series::Series;
@@ -177,6 +179,10 @@ const WINDOW_NS: f64 = 20_000.0;
 const MAX_WINDOW: u64 = 1 << 16;
 /// An estimation whose last window ended this long ago (ns) is given up by the next offer.
 const STALE_NS: f64 = 20e6;
+/// An estimation that has run this long (ns) is ended by the next offer or re-offer on its
+/// thread (`overdue`): half the re-estimation period, so that one begun in the first half of a
+/// period has ended by the re-offer at its end.
+const MAX_ESTIMATION_NS: f64 = (REESTIMATE_NS / 2) as f64;
 /// The estimate is good enough when its standard error is under 1/50 of it, or under this
 /// many ns per execution.
 const GOOD_SE_NS: f64 = 0.05;
@@ -354,6 +360,8 @@ struct Windows {
     pathed: bool,
     /// Whether this estimation opens pathed windows (`Window::Pathed`): a leaf's, with callpaths.
     pathes: bool,
+    /// The clock when the estimation began (`overdue`).
+    began: u64,
     /// The current window's first clock reading and the event's count (timed or counted, as
     /// the window is) before its first execution.
     start: u64,
@@ -459,6 +467,7 @@ const IDLE_WINDOWS: Windows = Windows {
     pathed_spent: 0,
     spent: 0,
     done: 0,
+    began: 0,
     start: 0,
     start_count: 0,
     tallies: false,
@@ -595,9 +604,10 @@ pub fn note_miss(ts: &ThreadState, id: u32, timed: bool) {
 }
 
 /// A leaf's pathed pair in place (scaled), from its pathed windows (`Window::Pathed`): what they
-/// measured over its counted call (weighed with the calibrated difference, as timing's is), plus
-/// that call's cost: as its tally windows measured it (`counted`, the pooled cost publish
-/// uses), else its calibration. It goes to the run's scale of the pathed pair
+/// measured over its counted call, pooled with what its earlier estimations' measured
+/// (`pool_pathed_with`) and weighed with the calibrated difference, as timing's is, plus that
+/// call's cost: as its tally windows measured it (`counted`, the pooled cost publish uses),
+/// else its calibration. It goes to the run's scale of the pathed pair
 /// (`population::PATHED`), weighed by the estimation's calls, which every pathed call without
 /// a pathed estimate of its own and every callpath parent's estimate take their pathed pair
 /// from. The calibration alone once stood for the counted call, since a single estimation's
@@ -606,22 +616,23 @@ pub fn note_miss(ts: &ThreadState, id: u32, timed: bool) {
 /// which misses the caller's cache wherever the caller alternates children, and costs two to
 /// five times its calibration there (the siblings context: 25 to 39 ns against 5.6 to 6), so
 /// that the pathed pair came out as low (the scale 0.57 to 0.96) and every callpath parent kept
-/// about 30 ns a call (Lua, SQLite). The pooled cost is the estimate's own noise-weighed mean.
-/// None without enough pathed windows.
-fn pathed_in_place(w: &mut Windows, counted: Option<u64>) -> Option<u64> {
+/// about 30 ns a call (Lua, SQLite). Returns it with this estimation's own measurement (mean and
+/// standard error, for the history); None without enough pathed windows.
+fn pathed_in_place(w: &mut Windows, counted: Option<u64>, now: u64) -> Option<(u64, (f64, f64))> {
     if w.pathed_differences.len() < MIN_TALLY_PAIRS {
         return None;
     }
     let (mean, se) = trimmed_of(w.pathed_differences.values());
     // Its misses are charged apart, as a parent's pathed steps' are.
-    let mean = mean - misses_per_execution(PATHED_MISSES.load(Relaxed), w.pathed_spent) as f64;
+    let this = (mean - misses_per_execution(PATHED_MISSES.load(Relaxed), w.pathed_spent) as f64, se);
+    let (mean, se) = pool_pathed_with(w.id, Some(this), now)?;
     let (_, counted_calibrated, calibrated) = model::calibrated_untimed(w.kind)?;
     let prior = (calibrated - counted_calibrated) as f64;
     let over = model::weighed_toward(mean, se, prior, prior.abs());
     let base = counted.map_or(counted_calibrated as f64, |c| c as f64);
     let pathed = (base + over).max(0.0).round() as u64;
     crate::population::PATHED.add(w.id, w.budget, pathed, calibrated.max(0) as u64);
-    Some(pathed)
+    Some((pathed, this))
 }
 
 /// What the misses of the event's timed executions are charged apart, per execution (scaled):
@@ -1221,13 +1232,27 @@ unsafe fn begin(w: &mut Windows, ts: &mut ThreadState, count: u64, id: u32) {
     (w.start, w.start_count) = (clock::now(), count);
 }
 
+/// Whether an estimation that began at `began` has run past `MAX_ESTIMATION_NS` at `now`. One
+/// estimation runs at a time, and the windows of an event called seldom last as long as its
+/// calls take to come: on Lua (`scripts/nas-paired`, compensated callpaths, throttled) the
+/// estimation of `luaH_newkey` (31 000 calls in the run, 16 a millisecond) held the estimator
+/// for 500 to 800 ms of the 600 ms the instrumented copy ran, and every re-offer found it busy:
+/// its ten million calls a run of `lua_settop`, and the callpath parents' pathed pairs scaled
+/// from it, kept the one estimate each had at throttling. An event that slow carries little of
+/// the run's probe cost, and its windows, which hold the program's work between its calls, say
+/// little of it.
+fn overdue(began: u64, now: u64, ticks_per_ns: f64) -> bool {
+    began != 0 && now.saturating_sub(began) as f64 >= MAX_ESTIMATION_NS * ticks_per_ns
+}
+
 #[inline(always)]
 fn is_owner(ts: &ThreadState, id: u32) -> bool {
     TARGET.load(Relaxed) == id && std::ptr::eq(OWNER.load(Relaxed), ts)
 }
 
 /// Gives the estimation up when its event has not finished a window for a long time (it may
-/// never run again, or only after a pause), keeping what it measured when that is enough.
+/// never run again, or only after a pause) or when it has run for longer than a re-estimation
+/// period (`overdue`), keeping what it measured when that is enough.
 ///
 /// # Safety
 /// `state` is the calling thread's state (only compared with OWNER: the windows are touched only
@@ -1237,9 +1262,9 @@ unsafe fn give_up_stale(state: *mut ThreadState, now: u64) {
         return;
     }
     // SAFETY: this thread owns the estimation (OWNER is its own state, the contract; see `Owned`).
-    let start = unsafe { (*WINDOWS.0.get()).start };
+    let (start, began) = unsafe { ((*WINDOWS.0.get()).start, (*WINDOWS.0.get()).began) };
     let ticks_per_ns = clock::ticks_per_ns_estimate().unwrap_or(1.0);
-    if (now.saturating_sub(start) as f64) < STALE_NS * ticks_per_ns {
+    if (now.saturating_sub(start) as f64) < STALE_NS * ticks_per_ns && !overdue(began, now, ticks_per_ns) {
         return;
     }
     // SAFETY: `state` is this thread's, inside a probe (the contract); it counts a tally
@@ -1486,7 +1511,7 @@ unsafe fn publish(w: &mut Windows) {
         unsafe { excess::add(shadow, first, used.timed) };
     }
     let measured_counted = (!matches!(counted_pooled, Reference::None)).then_some(used.counted);
-    let pathed = pathed_in_place(w, measured_counted);
+    let pathed = pathed_in_place(w, measured_counted, now);
     let parts = split_of(w);
     let inside = pool_inside_with(w.id, parts.map(|(_, inside)| inside), now).map(|i| i.min(used.timed));
     if let Some(cost) = cost_of(w.id) {
@@ -1546,8 +1571,10 @@ unsafe fn publish(w: &mut Windows) {
             own: parts.map_or(0, |(own, _)| own),
             inside: parts.map_or(0, |(_, inside)| inside),
             fenced_windows: if parts.is_some() { w.fenced_means.len() as u32 } else { 0 },
-            pathed: pathed.unwrap_or(0),
+            pathed: pathed.map_or(0, |(p, _)| p),
             pathed_pairs: if pathed.is_some() { w.pathed_differences.len() as u32 } else { 0 },
+            pathed_measured: pathed.map_or(0, |(_, (m, _))| m.round() as i64),
+            pathed_error: pathed.map_or(0, |(_, (_, e))| e.round() as u64),
             at: 0,
             calibration: now,
             mode: if w.settles() == switch::COUNTED {
@@ -1683,6 +1710,14 @@ mod tests {
             start += 4 * window;
         }
         assert!(in_window.iter().all(|&n| (9_000..11_000).contains(&n)), "{in_window:?}");
+    }
+
+    #[test]
+    fn an_estimation_is_overdue_after_half_a_period() {
+        let half = REESTIMATE_NS / 2;
+        assert!(!overdue(1000, 1000 + half - 1, 1.0) && overdue(1000, 1000 + half, 1.0));
+        assert!(overdue(1000, 1000 + 2 * half, 2.0) && !overdue(1000, 1000 + half, 2.0), "in ticks");
+        assert!(!overdue(0, u64::MAX, 1.0), "no estimation begun");
     }
 
     #[test]

@@ -147,13 +147,13 @@ pub unsafe fn offer_throttled(
 }
 
 /// Every `REESTIMATE_NS` (recalibrate.rs's deadline, at a timed exit on `ts`) when no
-/// estimation is under way: the next event counted on this thread (round robin over its
-/// records) is estimated again, so that its untimed calls from then on are charged at what a
+/// estimation is under way: of the events counted on this thread and rested (rests.rs), the
+/// one with the most counted calls since it was last offered is estimated again, so that its untimed calls from then on are charged at what a
 /// call costs in this phase of the run, not at what it cost just after it was throttled (a
 /// compressor's match finder slows down as its dictionary fills).
 ///
-/// An estimation left stale on this thread (its event no longer called) is given up first, and
-/// events waiting since they were throttled come before those estimated already.
+/// An estimation left stale on this thread (its event no longer called) or overdue (run longer
+/// than a period) is ended first, and events waiting since they were throttled come before those estimated already.
 ///
 /// # Safety
 /// `ts` is the calling thread's attached state, at the end of a timed exit
@@ -165,22 +165,45 @@ pub unsafe fn reoffer(ts: &mut ThreadState, now: u64) {
     // SAFETY: `ts` is this thread's state (the contract).
     unsafe { give_up_stale(ts, now) };
     // SAFETY: this thread's state, records left alone meanwhile (the contract).
-    if TARGET.load(Relaxed) != NONE || unsafe { start_pending(ts) } || unsafe { offer_moved(ts) } {
+    if TARGET.load(Relaxed) != NONE {
         return;
     }
-    let used = registry::count().min(ts.record_cap()).min(switch::TABLE_LEN);
-    for step in 1..=used {
-        let id = (ts.reoffer_cursor + step) % used.max(1);
-        // SAFETY: `id < used <= record_cap`, records left alone meanwhile (the contract).
-        let record = unsafe { record_of(ts, id) };
-        if record.counted == 0 || !switch::settled_throttled(id) || !crate::rests::rested(id, now) {
-            continue;
-        }
-        ts.reoffer_cursor = id;
+    // SAFETY: this thread's state, records left alone meanwhile (the contract).
+    let busiest = unsafe { busiest_rested(ts, now) };
+    // SAFETY: as above.
+    let waits = unsafe { hottest_pending(ts) };
+    let first = busiest.filter(|&(_, since, _)| since > waits);
+    // SAFETY: as above.
+    if first.is_none() && (unsafe { start_pending(ts) } || unsafe { offer_moved(ts) }) {
+        return;
+    }
+    if let Some((id, _, counted)) = first.or(busiest) {
+        crate::rests::offered(id, counted);
         // SAFETY: as above: this thread's state, `id` below its record_cap.
         unsafe { offer_counted(ts, id, registry::probe_kind(id), true) };
-        return;
     }
+}
+
+/// Of the events counted on `ts` and rested (rests.rs), the one with the most counted calls
+/// since it was last offered: its id, those calls, and its counted calls on `ts`.
+///
+/// # Safety
+/// As `reoffer`'s.
+unsafe fn busiest_rested(ts: &ThreadState, now: u64) -> Option<(u32, u64, u64)> {
+    let used = registry::count().min(ts.record_cap()).min(switch::TABLE_LEN);
+    let mut busiest: Option<(u32, u64, u64)> = None;
+    for id in 0..used {
+        // SAFETY: `id < used <= record_cap`, records left alone meanwhile (the contract).
+        let counted = unsafe { record_of(ts, id) }.counted;
+        if counted == 0 || !switch::settled_throttled(id) || !crate::rests::rested(id, now) {
+            continue;
+        }
+        let since = crate::rests::calls_since(id, counted);
+        if since != 0 && busiest.is_none_or(|(_, most, _)| since > most) {
+            busiest = Some((id, since, counted));
+        }
+    }
+    busiest
 }
 
 /// Offers every measured event of `ts` whose cost the phase has moved too far since its estimate
@@ -224,15 +247,8 @@ pub(super) fn reestimate_ticks() -> u64 {
 /// returns.
 pub(super) unsafe fn start_pending(ts: &mut ThreadState) -> bool {
     let (records, cap) = (ts.records(), ts.record_cap());
-    let calls = |id: u32| {
-        if id >= cap {
-            return 0;
-        }
-        // SAFETY: `id < record_cap` (checked): this thread's mapped records, which nothing
-        // writes while the queue is read (the contract; `offer` below runs after the read).
-        let record = unsafe { &*records.add(id as usize) };
-        record.calls + record.counted
-    };
+    // SAFETY: `ts` is this thread's state (the contract).
+    let calls = |id: u32| unsafe { calls_on(records, cap, id) };
     while let Some((kind, id)) = pending::take_hottest(ts.index, calls) {
         if id >= ts.record_cap() {
             continue;
@@ -256,6 +272,29 @@ pub(super) unsafe fn start_pending(ts: &mut ThreadState) -> bool {
         }
     }
     false
+}
+
+/// The calls (timed and counted) of the most called event waiting on `ts` (0: none waits).
+///
+/// # Safety
+/// As `start_pending`'s.
+unsafe fn hottest_pending(ts: &ThreadState) -> u64 {
+    let (records, cap) = (ts.records(), ts.record_cap());
+    // SAFETY: `ts` is this thread's state (the contract).
+    pending::hottest(ts.index, |id| unsafe { calls_on(records, cap, id) })
+}
+
+/// Event `id`'s calls, timed and counted, in a thread's `records` (`cap` of them); 0 past them.
+///
+/// # Safety
+/// `records` and `cap` are the calling thread's own, which nothing writes meanwhile.
+unsafe fn calls_on(records: *const Record, cap: u32, id: u32) -> u64 {
+    if id >= cap {
+        return 0;
+    }
+    // SAFETY: `id < cap` (checked): the thread's mapped records (the contract).
+    let record = unsafe { &*records.add(id as usize) };
+    record.calls + record.counted
 }
 
 /// Offers event `id` (probe `kind`), throttled on `ts`, for estimation from its counted calls:
@@ -390,7 +429,7 @@ pub(super) unsafe fn offer(
     (w.inlines, w.counts, w.fenced, w.leaf, w.pathed, w.pathes) =
         (inlines, counts, fenced, leaf, pathed, pathes);
     PATHED_LEAF.store(if pathes { id } else { NONE }, Relaxed);
-    w.start = now;
+    (w.began, w.start) = (now, now);
     // Any nonzero seed: xorshift stays nonzero.
     w.random = now | 1;
     // Activations of the event left open as of `calls` (a timed exit not yet charged, which

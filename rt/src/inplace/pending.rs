@@ -64,6 +64,19 @@ pub fn take(thread: u64) -> Option<(usize, u32)> {
     take_hottest(thread, |_| 0)
 }
 
+/// The calls `calls` says the most called event of `thread`'s entries has (0: it has none), the
+/// queue left as it is: what `inplace::reoffer` weighs against a re-estimation.
+pub fn hottest(thread: u64, calls: impl Fn(u32) -> u64) -> u64 {
+    let mine = owner(thread);
+    QUEUE
+        .iter()
+        .map(|slot| slot.load(Relaxed))
+        .filter(|&entry| entry != 0 && entry & THREAD == mine)
+        .map(|entry| calls(entry as u32))
+        .max()
+        .unwrap_or(0)
+}
+
 /// The entry of `thread` whose event `calls` says is the most called (the first slot of those
 /// tied), taken out of the queue: what an event without an estimate costs compensation grows
 /// with its calls, so the queue serves the hottest first. Slot order alone starved them: a
@@ -120,6 +133,20 @@ mod tests {
         assert_eq!(super::take_hottest(21, calls), Some((0, 63)));
         assert_eq!(super::take_hottest(21, calls), Some((0, 61)));
         assert_eq!(super::take_hottest(21, calls), None);
+    }
+
+    #[test]
+    fn the_hottest_entry_is_read_without_taking_it() {
+        for id in [70, 71] {
+            super::push(31, 0, id);
+        }
+        let calls = |id: u32| if id == 71 { 9_000 } else { 40 };
+        assert_eq!(super::hottest(31, calls), 9_000);
+        assert_eq!(super::hottest(31, calls), 9_000, "still queued");
+        assert_eq!(super::hottest(32, calls), 0, "another thread's entries are not its own");
+        assert_eq!(super::take_hottest(31, calls), Some((0, 71)));
+        assert_eq!(super::hottest(31, calls), 40);
+        while super::take(31).is_some() {}
     }
 
     #[test]
