@@ -236,25 +236,30 @@ fn re_estimating_a_throttled_routine_spends_a_bounded_budget_each_period() {
 }
 
 /// Re-estimations go to the busiest throttled routine, and an estimation that cannot finish
-/// gives the estimator back (`crowded`: hot() called 50 000 times a batch, eight rare routines
-/// once, all throttled after 100 calls here, within the run's first 50 ms; an estimation of a
-/// rare one may spend 12 500 of its calls, more than the run gives it). One rare routine's
-/// estimation held the estimator for the rest of the run, and the others waiting behind it came
-/// before any re-estimation: hot() was estimated two to four times in 2.5 s, where its rest
-/// between estimates (rests.rs: one period, doubled while they agree) lets it have six within
-/// 31 periods (1.6 s); it now has 14 to 25. On Lua, `lua_settop` (ten million calls) kept the
-/// one estimate it had at throttling while `luaH_newkey` (31 000) was estimated.
+/// gives the estimator back (`reestimated` built with -DCROWDED: step() called 50 000 times a
+/// batch, eight rare routines once, all throttled after 100 calls here, within the run's first
+/// 50 ms; an estimation of a rare one may spend 12 500 of its calls, more than the run gives
+/// it). One rare routine's estimation held the estimator for the rest of the run, and the others
+/// waiting behind it came before any re-estimation: step() was estimated two to four times in
+/// 2.5 s, where its rest between estimates (rests.rs: one period, doubled while they agree) lets
+/// it have six within 31 periods (1.6 s); it now has 14 to 25. On Lua, `lua_settop` (ten
+/// million calls) kept the one estimate it had at throttling while `luaH_newkey` (31 000) was
+/// estimated.
 #[test]
 fn the_busiest_throttled_routine_is_estimated_again_beside_rare_ones() {
     let dir = scratch();
-    let program = build_instrumented(dir.path(), "crowded", &[]);
+    let program = build_instrumented(dir.path(), "reestimated", &["-DCROWDED"]);
     let settings = [("INSTRUMENT_COMPENSATE", "on"), ("INSTRUMENT_THROTTLE_CALLS", "100")];
-    let (_, profile) = run_with(&program, dir.path(), "busiest", &["2500"], &settings);
-    let hot = function(&profile, "hot");
-    assert!(hot.throttled && function(&profile, "rare_3").throttled);
+    let (_, profile) = run_with(&program, dir.path(), "crowded", &["2500"], &settings);
+    let step = function(&profile, "step");
+    assert!(step.throttled && function(&profile, "rare_3").throttled);
     let c = profile.compensation.as_ref().expect("compensated");
-    let estimates = c.in_place.iter().filter(|e| e.id == hot.id).count();
-    assert!(estimates >= 5, "hot() estimated {estimates} times in {} ms", profile.totals.wall_ns / 1_000_000);
+    let estimates = c.in_place.iter().filter(|e| e.id == step.id).count();
+    assert!(
+        estimates >= 5,
+        "step() estimated {estimates} times in {} ms",
+        profile.totals.wall_ns / 1_000_000
+    );
 }
 
 /// With compensation and the default throttling, recalibration rounds are used as without
