@@ -148,12 +148,15 @@ pub unsafe fn offer_throttled(
 
 /// Every `REESTIMATE_NS` (recalibrate.rs's deadline, at a timed exit on `ts`) when no
 /// estimation is under way: of the events counted on this thread and rested (rests.rs), the
-/// one with the most counted calls since it was last offered is estimated again, so that its untimed calls from then on are charged at what a
-/// call costs in this phase of the run, not at what it cost just after it was throttled (a
-/// compressor's match finder slows down as its dictionary fills).
+/// one with the most counted calls since it was last offered is estimated again, so that its
+/// untimed calls from then on are charged at what a call costs in this phase of the run, not at
+/// what it cost just after it was throttled (a compressor's match finder slows down as its
+/// dictionary fills).
 ///
-/// An estimation left stale on this thread (its event no longer called) or overdue (run longer
-/// than a period) is ended first, and events waiting since they were throttled come before those estimated already.
+/// An estimation left stale on this thread (its event no longer called) or overdue (run for half
+/// a period) is ended first. Events waiting since they were throttled, and measured ones whose
+/// phase moved, come before those estimated already, unless the busiest of those has had more
+/// calls since its last offer than the most called waiting one has had in all.
 ///
 /// # Safety
 /// `ts` is the calling thread's attached state, at the end of a timed exit
