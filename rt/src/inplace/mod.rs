@@ -179,8 +179,8 @@ const WINDOW_NS: f64 = 20_000.0;
 const MAX_WINDOW: u64 = 1 << 16;
 /// An estimation whose last window ended this long ago (ns) is given up by the next offer.
 const STALE_NS: f64 = 20e6;
-/// An estimation that has run this long (ns) is ended by the next offer or re-offer on its
-/// thread (`overdue`): half the re-estimation period, so that one begun in the first half of a
+/// A throttled event's estimation that has run this long (ns) is ended by the next offer or
+/// re-offer on its thread (`overdue`): half the re-estimation period, so that one begun in the first half of a
 /// period has ended by the re-offer at its end.
 const MAX_ESTIMATION_NS: f64 = (REESTIMATE_NS / 2) as f64;
 /// The estimate is good enough when its standard error is under 1/50 of it, or under this
@@ -1232,9 +1232,9 @@ unsafe fn begin(w: &mut Windows, ts: &mut ThreadState, count: u64, id: u32) {
     (w.start, w.start_count) = (clock::now(), count);
 }
 
-/// Whether an estimation that began at `began` has run past `MAX_ESTIMATION_NS` at `now`. One
-/// estimation runs at a time, and the windows of an event called seldom last as long as its
-/// calls take to come: on Lua (`scripts/nas-paired`, compensated callpaths, throttled) the
+/// Whether an estimation that began at `began` has run past `MAX_ESTIMATION_NS` at `now` (a
+/// throttled event's: `give_up_stale`). One estimation runs at a time, and the windows of an
+/// event called seldom last as long as its calls take to come: on Lua (`scripts/nas-paired`, compensated callpaths, throttled) the
 /// estimation of `luaH_newkey` (31 000 calls in the run, 16 a millisecond) held the estimator
 /// for 500 to 800 ms of the 600 ms the instrumented copy ran, and every re-offer found it busy:
 /// its ten million calls a run of `lua_settop`, and the callpath parents' pathed pairs scaled
@@ -1251,8 +1251,12 @@ fn is_owner(ts: &ThreadState, id: u32) -> bool {
 }
 
 /// Gives the estimation up when its event has not finished a window for a long time (it may
-/// never run again, or only after a pause) or when it has run for longer than a re-estimation
-/// period (`overdue`), keeping what it measured when that is enough.
+/// never run again, or only after a pause), or when a throttled event's has run for longer than
+/// half a re-estimation period (`overdue`), keeping what it measured when that is enough. A
+/// measured event's estimation may take longer: its budget grows with its calls (a share of
+/// them at each power of four), and one given up in a counted window leaves the event lenient
+/// (slower probes) for the rest of the run; ended at 25 ms, Lua's unthrottled compensated run
+/// left `lua_settop` and a dozen others so, 1.4 to 2.2 ns a probed call slower.
 ///
 /// # Safety
 /// `state` is the calling thread's state (only compared with OWNER: the windows are touched only
@@ -1262,9 +1266,11 @@ unsafe fn give_up_stale(state: *mut ThreadState, now: u64) {
         return;
     }
     // SAFETY: this thread owns the estimation (OWNER is its own state, the contract; see `Owned`).
-    let (start, began) = unsafe { ((*WINDOWS.0.get()).start, (*WINDOWS.0.get()).began) };
+    let (start, began, after) =
+        unsafe { ((*WINDOWS.0.get()).start, (*WINDOWS.0.get()).began, (*WINDOWS.0.get()).after) };
     let ticks_per_ns = clock::ticks_per_ns_estimate().unwrap_or(1.0);
-    if (now.saturating_sub(start) as f64) < STALE_NS * ticks_per_ns && !overdue(began, now, ticks_per_ns) {
+    let overdue = after != switch::MEASURED && overdue(began, now, ticks_per_ns);
+    if (now.saturating_sub(start) as f64) < STALE_NS * ticks_per_ns && !overdue {
         return;
     }
     // SAFETY: `state` is this thread's, inside a probe (the contract); it counts a tally
