@@ -180,8 +180,8 @@ const MAX_WINDOW: u64 = 1 << 16;
 /// An estimation whose last window ended this long ago (ns) is given up by the next offer.
 const STALE_NS: f64 = 20e6;
 /// A throttled event's estimation that has run this long (ns) is ended by the next offer or
-/// re-offer on its thread (`overdue`): half the re-estimation period, so that one begun in the first half of a
-/// period has ended by the re-offer at its end.
+/// re-offer on its thread (`overdue`): half the re-estimation period, so that one begun in the
+/// first half of a period has ended by the re-offer at its end.
 const MAX_ESTIMATION_NS: f64 = (REESTIMATE_NS / 2) as f64;
 /// The estimate is good enough when its standard error is under 1/50 of it, or under this
 /// many ns per execution.
@@ -1234,13 +1234,13 @@ unsafe fn begin(w: &mut Windows, ts: &mut ThreadState, count: u64, id: u32) {
 
 /// Whether an estimation that began at `began` has run past `MAX_ESTIMATION_NS` at `now` (a
 /// throttled event's: `give_up_stale`). One estimation runs at a time, and the windows of an
-/// event called seldom last as long as its calls take to come: on Lua (`scripts/nas-paired`, compensated callpaths, throttled) the
-/// estimation of `luaH_newkey` (31 000 calls in the run, 16 a millisecond) held the estimator
-/// for 500 to 800 ms of the 600 ms the instrumented copy ran, and every re-offer found it busy:
-/// its ten million calls a run of `lua_settop`, and the callpath parents' pathed pairs scaled
-/// from it, kept the one estimate each had at throttling. An event that slow carries little of
-/// the run's probe cost, and its windows, which hold the program's work between its calls, say
-/// little of it.
+/// event called seldom last as long as its calls take to come: on Lua (`scripts/nas-paired`,
+/// compensated callpaths, throttled) the estimation of `luaH_newkey` (31 000 calls in the run,
+/// 16 a millisecond) held the estimator for 500 to 800 ms of the 600 ms the instrumented copy
+/// ran, and every re-offer found it busy: `lua_settop` (ten million calls a run), and the
+/// callpath parents whose pathed pairs are scaled from it, kept the one estimate each had at
+/// throttling. An event that slow carries little of the run's probe cost, and its windows,
+/// which hold the program's work between its calls, say little of it.
 fn overdue(began: u64, now: u64, ticks_per_ns: f64) -> bool {
     began != 0 && now.saturating_sub(began) as f64 >= MAX_ESTIMATION_NS * ticks_per_ns
 }
