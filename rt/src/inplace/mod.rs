@@ -1265,9 +1265,12 @@ unsafe fn give_up_stale(state: *mut ThreadState, now: u64) {
     if TARGET.load(Relaxed) == NONE || !std::ptr::eq(OWNER.load(Relaxed), state) {
         return;
     }
-    // SAFETY: this thread owns the estimation (OWNER is its own state, the contract; see `Owned`).
-    let (start, began, after) =
-        unsafe { ((*WINDOWS.0.get()).start, (*WINDOWS.0.get()).began, (*WINDOWS.0.get()).after) };
+    let (start, began, after) = {
+        // SAFETY: this thread owns the estimation (OWNER is its own state, the contract; see
+        // `Owned`); the reference ends here, before the windows are written below.
+        let w = unsafe { &*WINDOWS.0.get() };
+        (w.start, w.began, w.after)
+    };
     let ticks_per_ns = clock::ticks_per_ns_estimate().unwrap_or(1.0);
     let overdue = after != switch::MEASURED && overdue(began, now, ticks_per_ns);
     if (now.saturating_sub(start) as f64) < STALE_NS * ticks_per_ns && !overdue {

@@ -180,7 +180,8 @@ pub unsafe fn reoffer(ts: &mut ThreadState, now: u64) {
     if first.is_none() && (unsafe { start_pending(ts) } || unsafe { offer_moved(ts) }) {
         return;
     }
-    if let Some((id, _, counted)) = first.or(busiest) {
+    // The busiest rested event, whether it went first or the queue and moved phases had none.
+    if let Some((id, _, counted)) = busiest {
         crate::rests::offered(id, counted);
         // SAFETY: as above: this thread's state, `id` below its record_cap.
         unsafe { offer_counted(ts, id, registry::probe_kind(id), true) };

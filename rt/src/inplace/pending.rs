@@ -67,14 +67,16 @@ pub fn take(thread: u64) -> Option<(usize, u32)> {
 /// The calls `calls` says the most called event of `thread`'s entries has (0: it has none), the
 /// queue left as it is: what `inplace::reoffer` weighs against a re-estimation.
 pub fn hottest(thread: u64, calls: impl Fn(u32) -> u64) -> u64 {
+    entries_of(thread).map(|(_, entry)| calls(entry as u32)).max().unwrap_or(0)
+}
+
+/// `thread`'s entries, each with its slot.
+fn entries_of(thread: u64) -> impl Iterator<Item = (&'static AtomicU64, u64)> {
     let mine = owner(thread);
     QUEUE
         .iter()
-        .map(|slot| slot.load(Relaxed))
-        .filter(|&entry| entry != 0 && entry & THREAD == mine)
-        .map(|entry| calls(entry as u32))
-        .max()
-        .unwrap_or(0)
+        .map(|slot| (slot, slot.load(Relaxed)))
+        .filter(move |&(_, entry)| entry != 0 && entry & THREAD == mine)
 }
 
 /// The entry of `thread` whose event `calls` says is the most called (the first slot of those
@@ -89,14 +91,10 @@ pub fn hottest(thread: u64, calls: impl Fn(u32) -> u64) -> u64 {
 /// Only `thread` takes its entries and other threads only fill free slots, so the one chosen is
 /// still there; should its slot have changed all the same, the queue is read again.
 pub fn take_hottest(thread: u64, calls: impl Fn(u32) -> u64) -> Option<(usize, u32)> {
-    let mine = owner(thread);
     loop {
         // `min_by_key` keeps the first of equal keys: the first slot among the most called.
-        let (slot, entry) = QUEUE
-            .iter()
-            .map(|slot| (slot, slot.load(Relaxed)))
-            .filter(|&(_, entry)| entry != 0 && entry & THREAD == mine)
-            .min_by_key(|&(_, entry)| std::cmp::Reverse(calls(entry as u32)))?;
+        let (slot, entry) =
+            entries_of(thread).min_by_key(|&(_, entry)| std::cmp::Reverse(calls(entry as u32)))?;
         if slot.compare_exchange(entry, 0, Relaxed, Relaxed).is_ok() {
             return Some((((entry >> 32) & 0xff) as usize, entry as u32));
         }
