@@ -46,6 +46,29 @@ pub enum Strategy {
     InPlace,
 }
 
+/// What an in-place estimate's counted pair cost was measured against
+/// (`InPlaceCost::counted_reference`): the path whose own cost no window sees, so the part of
+/// `counted_ns` that is modelled rather than measured.
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CountedReference {
+    /// No window measured it: the calibrated counted pair.
+    #[default]
+    Calibration,
+    /// A callpath parent kept on the stack untimed while it waits: its pathed pair scaled from
+    /// its timed-minus-pathed difference (no counted call to measure against).
+    Pathed,
+    /// The event's own inline count (inline windows against counted ones), plus the inline
+    /// count's calibration scaled as the measured part moved from its own.
+    Inline,
+    /// A bare count (bare windows against shadow ones), plus the dispatch scaled likewise.
+    Bare,
+    /// The tally path (tally windows against counted ones), plus the switched-off pair's
+    /// calibration scaled likewise.
+    Tally,
+}
+
 /// What a timeline series counts per bucket.
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -12,7 +12,7 @@ mod validate;
 
 pub use events::{CallSite, Compensated, Estimated, Function, IterationStats, Loop, Stats};
 pub use instrument_contract::Language;
-pub use kinds::{ClockSource, Metric, Placement, Strategy};
+pub use kinds::{ClockSource, CountedReference, Metric, Placement, Strategy};
 pub use overhead::{EventCosts, Overhead, PairCosts, ProbeCosts, ProbeKind};
 
 /// Identifies the file kind; written as the `format` field.
@@ -237,12 +237,12 @@ pub struct InPlaceCost {
     pub id: u32,
     /// What a timed probe pair of this event cost in place (its Δi, used by compensation).
     pub timed_ns: f64,
-    /// What a counted-only pair cost there: measured against tally windows (`counted_pairs`
-    /// pairs of them: the counted path's cost over the tally path's, plus the tally path's, the
-    /// switched-off pair's calibrated cost scaled as that measured part moved from its own), or
-    /// for a callpath leaf that counts inline against bare windows (`counted_over_bare_ns`),
-    /// or, with no such pairs, the calibrated counted pair's cost. Compensation then uses the
-    /// event's earlier tally measurements where it has any.
+    /// What a counted-only pair cost there: what the counted call measured over a cheaper path
+    /// to the same count (`counted_reference`: the event's inline count, a bare count or the
+    /// tally path; `counted_over_inline_ns`, `counted_over_bare_ns`, `counted_over_tally_ns`),
+    /// plus that path's own cost, its calibration scaled as the measured part moved from its
+    /// own; with no such pairs, the calibrated counted pair's cost. Compensation charges the
+    /// event's measurements pooled over its estimations; this is this estimation's alone.
     pub counted_ns: f64,
     /// Timed minus counted per execution, as measured, and its standard error.
     pub difference_ns: f64,
@@ -305,6 +305,19 @@ pub struct InPlaceCost {
     /// without tally pairs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counted_over_tally_ns: Option<(f64, f64)>,
+    /// A routine that counts inline: what its counted probe call cost over its inline count, as
+    /// `inline_pairs` pairs of inline windows against counted ones measured it (negative where
+    /// the inline count cost more), and its standard error. Absent without inline pairs (and in
+    /// profiles before this field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counted_over_inline_ns: Option<(f64, f64)>,
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub inline_pairs: u32,
+    /// Which path `counted_ns` was measured against (of this estimation's measurements: the
+    /// one the counted call measured the most over, less two standard errors). Absent in
+    /// profiles before this field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counted_reference: Option<CountedReference>,
 }
 
 fn is_zero_u32(n: &u32) -> bool {

@@ -503,6 +503,11 @@ fn in_place(canonical: &[u32], infos: &[registry::EventInfo], units: &assemble::
                 .then(|| (signed_ns(e.over_bare_measured), units.scaled_ns(e.over_bare_error))),
             counted_over_tally_ns: (e.counted_pairs != 0)
                 .then(|| (signed_ns(e.counted_measured), units.scaled_ns(e.counted_error))),
+            // The estimate keeps the inline count less the counted call: turned round.
+            counted_over_inline_ns: (e.inline_pairs != 0)
+                .then(|| (-signed_ns(e.inline_measured), units.scaled_ns(e.inline_error))),
+            inline_pairs: e.inline_pairs,
+            counted_reference: Some(e.reference),
         })
         .collect()
 }

@@ -9,7 +9,7 @@ pub mod tau;
 pub mod third_party;
 pub mod variant;
 
-use instrument_profile::{Function, Profile};
+use instrument_profile::{CountedReference, Function, InPlaceCost, Profile};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
@@ -305,6 +305,24 @@ pub fn assert_inclusive_covers_exclusive(profile: &Profile) {
             f.stats.inclusive_ns,
             f.stats.exclusive_ns
         );
+    }
+}
+
+/// Every in-place estimate says what its counted cost was measured against, and that path's
+/// measurement is in it (a pathed pair's only without windows of a counted call).
+pub fn assert_references_measured(estimates: &[InPlaceCost]) {
+    for e in estimates {
+        let measured = match e.counted_reference {
+            Some(CountedReference::Inline) => e.counted_over_inline_ns.is_some() && e.inline_pairs > 0,
+            Some(CountedReference::Bare) => e.counted_over_bare_ns.is_some() && e.bare_pairs > 0,
+            Some(CountedReference::Tally) => e.counted_over_tally_ns.is_some() && e.counted_pairs > 0,
+            Some(CountedReference::Pathed) => {
+                e.counted_over_tally_ns.is_none() && e.counted_over_bare_ns.is_none()
+            }
+            Some(CountedReference::Calibration) => true,
+            None => false,
+        };
+        assert!(measured, "estimate's counted reference and its measurement: {e:?}");
     }
 }
 

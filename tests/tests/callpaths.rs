@@ -2,6 +2,7 @@
 //! and derived from a deeper recording), recursion, indirect calls, callbacks from uninstrumented
 //! code, threads, the node cap, and the exports.
 
+use instrument_profile::CountedReference;
 use instrument_tests::*;
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -383,6 +384,13 @@ fn a_callpath_leafs_bare_windows_measure_its_counted_call_and_keep_its_paths_exa
         of_leaf.iter().all(|e| e.inline_count_ns.is_none() && e.double_pairs == 0),
         "no inline or double window runs with callpaths"
     );
+    assert!(of_leaf.iter().all(|e| e.counted_over_inline_ns.is_none()), "{of_leaf:?}");
+    // The parents wait pathed: their estimates name no counted call's reference.
+    assert_references_measured(estimates);
+    let outer = function(&profile, "outer").id;
+    let of_outer: Vec<_> = estimates.iter().filter(|e| e.id == outer).collect();
+    assert!(!of_outer.is_empty(), "{estimates:?}");
+    assert!(of_outer.iter().all(|e| e.counted_reference == Some(CountedReference::Pathed)), "{of_outer:?}");
     // Each caller's exit flushes its bare (or shadow) calls: the flush is calibrated and charged
     // where it runs.
     let flush = profile.compensation.as_ref().and_then(|c| c.bare_flush_ns);

@@ -5,6 +5,7 @@
 use super::costs;
 use crate::event_table::EventTable;
 use crate::switch;
+use instrument_profile::CountedReference;
 use std::cell::UnsafeCell;
 use std::sync::atomic::{
     AtomicU32, AtomicU64, AtomicUsize,
@@ -82,6 +83,8 @@ pub struct Estimate {
     pub calibration: u64,
     /// The mode the event went on in after it (`settled_mode` for a throttled event).
     pub mode: u8,
+    /// What `counted` was measured against (`model::Reference::source`).
+    pub reference: CountedReference,
 }
 
 const MAX_ESTIMATES: usize = 4096;
@@ -143,6 +146,7 @@ pub(super) unsafe fn record(estimate: Estimate) {
 impl Estimate {
     const fn zero() -> Estimate {
         Estimate {
+            reference: CountedReference::Calibration,
             id: 0,
             measured: 0,
             difference: 0,

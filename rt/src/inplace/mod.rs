@@ -1546,8 +1546,8 @@ unsafe fn publish(w: &mut Windows) {
             crate::rests::estimated(id, same, clock::now(), reestimate_ticks());
         }
     }
-    let alone =
-        split(mean, se, Reference::of(reference, counted_over_bare, tally), w.kind, w.pathed, dispatched);
+    let alone_reference = Reference::of(reference, counted_over_bare, tally);
+    let alone = split(mean, se, alone_reference, w.kind, w.pathed, dispatched);
     let used_se = weighed_se(pooled_se, w.kind, w.pathed).hypot(used.counted_se);
     // SAFETY: this thread is the estimates' only writer (the contract).
     unsafe {
@@ -1586,6 +1586,7 @@ unsafe fn publish(w: &mut Windows) {
             pathed_error: pathed.map_or(0, |(_, (_, e))| e.round() as u64),
             at: 0,
             calibration: now,
+            reference: alone_reference.source(w.pathed),
             mode: if w.settles() == switch::COUNTED {
                 settled_mode_with(pool_inline_with(w.id, inline))
             } else {

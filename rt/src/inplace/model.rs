@@ -4,6 +4,7 @@
 //! pair (`counted_calibrated`).
 
 use crate::overhead;
+use instrument_profile::CountedReference;
 
 /// A measured difference (standard error `se`) as compensation uses it: weighed with the
 /// calibration; the counted pair's cost (with its standard error) from what a counted call
@@ -82,6 +83,19 @@ impl Reference {
             .flatten()
             .max_by(|a, b| a.lower_bound().total_cmp(&b.lower_bound()))
             .unwrap_or(Reference::None)
+    }
+
+    /// Which path a counted cost split with this reference (`split`) was measured against, in
+    /// the profile's words: with none, a pathed pair's is scaled from its difference
+    /// (`pathed_under`), any other's is the calibration.
+    pub(super) fn source(&self, pathed: bool) -> CountedReference {
+        match self {
+            Reference::Inline(..) => CountedReference::Inline,
+            Reference::Bare(..) => CountedReference::Bare,
+            Reference::Tally(..) => CountedReference::Tally,
+            Reference::None if pathed => CountedReference::Pathed,
+            Reference::None => CountedReference::Calibration,
+        }
     }
 
     /// What the counted path measured over this reference (scaled ticks per execution) less two
