@@ -112,6 +112,11 @@ pub struct EventCosts {
     /// event's time; absent where they did not and the calibration's share split it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inside_ns: Option<f64>,
+    /// What `counted_ns` was measured against, of the event's measurements pooled over its
+    /// estimations as its latest estimate used them (`InPlaceCost::counted_reference` names
+    /// each estimation's own). Absent in profiles before this field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counted_reference: Option<crate::CountedReference>,
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -276,6 +281,7 @@ mod tests {
             untimed_ns,
             inline_extra_ns: None,
             inside_ns: None,
+            counted_reference: None,
         };
         // 10 timed calls at 20 ns, 100 untimed at what their mode cost in place.
         let settled = overhead(vec![event(Some(0.75))]);

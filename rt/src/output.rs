@@ -545,6 +545,7 @@ fn event_costs(canonical: &[u32], units: &assemble::Units) -> Vec<EventCosts> {
             untimed_ns,
             inline_extra_ns,
             inside_ns: crate::inplace::split_cost(id as u32).1.map(|i| units.scaled_ns(i)),
+            counted_reference: crate::inplace::used_reference(id as u32),
         });
     }
     list

@@ -391,6 +391,12 @@ fn a_callpath_leafs_bare_windows_measure_its_counted_call_and_keep_its_paths_exa
     let of_outer: Vec<_> = estimates.iter().filter(|e| e.id == outer).collect();
     assert!(!of_outer.is_empty(), "{estimates:?}");
     assert!(of_outer.iter().all(|e| e.counted_reference == Some(CountedReference::Pathed)), "{of_outer:?}");
+    // The costs compensation used say so too: the leaf's counted cost over one of the paths
+    // its windows measured it against.
+    let used = &profile.overhead.as_ref().expect("overhead").in_place;
+    let reference = |id| used.iter().find(|e| e.id == id).and_then(|e| e.counted_reference);
+    assert_eq!(reference(outer), Some(CountedReference::Pathed), "{used:?}");
+    assert!(matches!(reference(leaf), Some(CountedReference::Bare | CountedReference::Tally)), "{used:?}");
     // Each caller's exit flushes its bare (or shadow) calls: the flush is calibrated and charged
     // where it runs.
     let flush = profile.compensation.as_ref().and_then(|c| c.bare_flush_ns);

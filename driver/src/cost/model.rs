@@ -229,6 +229,7 @@ mod tests {
             untimed_ns: None,
             inline_extra_ns: None,
             inside_ns: None,
+            counted_reference: None,
         };
         profile.overhead = Some(instrument_profile::Overhead {
             costs: COSTS,

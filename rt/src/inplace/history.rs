@@ -83,8 +83,10 @@ pub struct Estimate {
     pub calibration: u64,
     /// The mode the event went on in after it (`settled_mode` for a throttled event).
     pub mode: u8,
-    /// What `counted` was measured against (`model::Reference::source`).
+    /// What `counted` was measured against (`model::Reference::source`), and what the counted
+    /// cost compensation uses from this estimate on was: the event's measurements pooled.
     pub reference: CountedReference,
+    pub used_reference: CountedReference,
 }
 
 const MAX_ESTIMATES: usize = 4096;
@@ -147,6 +149,7 @@ impl Estimate {
     const fn zero() -> Estimate {
         Estimate {
             reference: CountedReference::Calibration,
+            used_reference: CountedReference::Calibration,
             id: 0,
             measured: 0,
             difference: 0,
@@ -329,6 +332,12 @@ pub(super) fn pool_with(id: u32, mean: f64, se: f64, now: u64) -> (f64, f64) {
 /// pair's part (scaled ticks), for the profile: its latest estimate's.
 pub fn used_standard_errors(id: u32) -> Option<(u64, u64)> {
     estimates_of(id).last().map(|e| (e.used_standard_error, e.used_counted_error))
+}
+
+/// What the counted cost compensation uses for event `id` was measured against, for the
+/// profile: its latest estimate's pooled reference.
+pub fn used_reference(id: u32) -> Option<CountedReference> {
+    estimates_of(id).last().map(|e| e.used_reference)
 }
 
 /// The inside part compensation uses for event `id`: the mean of what its estimations' split

@@ -121,7 +121,7 @@ mod phase;
 mod series;
 mod split;
 
-pub use history::{estimates, inline_mean, run_counted_cost, used_standard_errors, Estimate};
+pub use history::{estimates, inline_mean, run_counted_cost, used_reference, used_standard_errors, Estimate};
 
 pub use bookkeeping::ticks as bookkeeping_ticks;
 pub use offers::{before_timed_charge, offer_throttled, reoffer, resume, waited_out, REESTIMATE_NS};
@@ -1587,6 +1587,7 @@ unsafe fn publish(w: &mut Windows) {
             at: 0,
             calibration: now,
             reference: alone_reference.source(w.pathed),
+            used_reference: counted_pooled.source(w.pathed),
             mode: if w.settles() == switch::COUNTED {
                 settled_mode_with(pool_inline_with(w.id, inline))
             } else {

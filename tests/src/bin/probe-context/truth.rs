@@ -30,7 +30,7 @@
 //! its calls too: with `--truth`, the main table is left out (and its removed and error are
 //! null in the JSON rows).
 
-use instrument_profile::Profile;
+use instrument_profile::{CountedReference, Profile};
 
 /// The kernel's routines the truth phase switches off, children first, and their calls per
 /// unit of the kernel.
@@ -330,8 +330,20 @@ fn charged(profile: &Profile, id: u32, mode: u8) -> (f64, &'static str) {
     match (mode, estimate, inline) {
         (instrument_live::MODE_INLINE, _, Some(i)) => (i.charged_ns, "inline count"),
         (instrument_live::MODE_MEASURED, Some(e), _) => (e.measured_ns, "estimate, timed"),
-        (_, Some(e), _) => (e.counted_ns, "estimate, untimed"),
+        (_, Some(e), _) => (e.counted_ns, untimed_source(e.counted_reference)),
         _ => (f64::NAN, "no estimate: a calibration the profile does not hold"),
+    }
+}
+
+/// Where an untimed call's charge came from: the path its counted cost was measured against.
+fn untimed_source(reference: Option<CountedReference>) -> &'static str {
+    match reference {
+        Some(CountedReference::Inline) => "estimate, untimed, over its inline count",
+        Some(CountedReference::Bare) => "estimate, untimed, over a bare count",
+        Some(CountedReference::Tally) => "estimate, untimed, over the tally path",
+        Some(CountedReference::Pathed) => "estimate, untimed, pathed",
+        Some(CountedReference::Calibration) => "estimate, untimed, calibrated",
+        None => "estimate, untimed",
     }
 }
 
