@@ -137,14 +137,14 @@ fn compensation_counts_inline_too_and_early_placement_calls_the_probe() {
     let doubled = c.in_place.iter().filter(|e| e.id == step && e.double_pairs >= 10);
     assert!(doubled.clone().all(|e| e.inline_count_ns.is_some()), "{:?}", c.in_place);
     assert!(doubled.count() >= 1, "double windows measured the inline count: {:?}", c.in_place);
-    // And the inline count against a bare one (inline windows against bare ones), whose
-    // difference with the bare count's calibration is what the first count costs there.
     // Its inline windows measured its counted call over its inline count, and every estimate
     // names the path its counted cost was measured against.
     let inlines = c.in_place.iter().filter(|e| e.id == step && e.inline_pairs >= 10);
     assert!(inlines.clone().all(|e| e.counted_over_inline_ns.is_some()), "{:?}", c.in_place);
     assert!(inlines.count() >= 1, "inline windows against counted ones: {:?}", c.in_place);
     assert_references_measured(&c.in_place);
+    // And the inline count against a bare one (inline windows against bare ones), whose
+    // difference with the bare count's calibration is what the first count costs there.
     let firsts = c.in_place.iter().filter(|e| e.id == step && e.first_pairs >= 10);
     assert!(firsts.clone().all(|e| e.inline_over_bare_ns.is_some()), "{:?}", c.in_place);
     assert!(firsts.count() >= 1, "inline windows against bare ones: {:?}", c.in_place);
