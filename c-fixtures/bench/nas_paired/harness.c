@@ -23,7 +23,13 @@
  * event in the state the run keeps it in against switched off, are what its calls cost there,
  * in this process and phase: the ground truth's truth phase (ground_truth.c) on a real program
  * (`scripts/nas-paired --truth`). The steps hold the same work each, or near enough (Lua's and
- * SQLite's steps run the same script and statements). */
+ * SQLite's steps run the same script and statements).
+ *
+ * With NAS_TRUTH_ID=all and NAS_TRUTH_EVENTS=N, the ids below N are switched off together in
+ * those steps, each put back after unless the runtime changed it: the instrumented steps with
+ * every event off less their plain pairs are the floor (what the probes' switched-off checks and
+ * the instrumented code's layout cost, which compensation cannot see), and the steps with the
+ * events on less those off are what the probes cost over that floor (`--truth all`). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -32,6 +38,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -53,6 +60,9 @@ extern unsigned char __instrument_modes[];
 enum { MODE_OFF = 2, TABLE_LEN = 1 << 22, TRUTH_WARM = 10 };
 static long truth_id = -1;
 static unsigned char truth_mode;
+/* With NAS_TRUTH_ID=all: how many ids are switched off, and their modes before. */
+static long truth_events;
+static unsigned char *truth_modes;
 static char truth_off[MAX_STEPS];
 
 /* turn[c]: copy c may run its next step. */
@@ -69,18 +79,29 @@ static long long now_ns(void) {
 
 /* Switches the truth event off for instrumented step `step` when it is one of the off steps. */
 static void truth_begin(int step) {
-    if (copy != INST || truth_id < 0 || step < TRUTH_WARM || step >= MAX_STEPS ||
+    if (copy != INST || (truth_id < 0 && truth_events == 0) || step < TRUTH_WARM || step >= MAX_STEPS ||
         (step - TRUTH_WARM) / 2 % 2 == 0)
         return;
     truth_off[step] = 1;
-    truth_mode = __instrument_modes[truth_id];
-    __instrument_modes[truth_id] = MODE_OFF;
+    if (truth_id >= 0) {
+        truth_mode = __instrument_modes[truth_id];
+        __instrument_modes[truth_id] = MODE_OFF;
+    }
+    for (long id = 0; id < truth_events; id++) {
+        truth_modes[id] = __instrument_modes[id];
+        __instrument_modes[id] = MODE_OFF;
+    }
 }
 
 /* Puts the truth event's mode back after an off step, unless the runtime changed it meanwhile. */
 static void truth_end(int step) {
-    if (copy == INST && step < MAX_STEPS && truth_off[step] && __instrument_modes[truth_id] == MODE_OFF)
+    if (copy != INST || step >= MAX_STEPS || !truth_off[step])
+        return;
+    if (truth_id >= 0 && __instrument_modes[truth_id] == MODE_OFF)
         __instrument_modes[truth_id] = truth_mode;
+    for (long id = 0; id < truth_events; id++)
+        if (__instrument_modes[id] == MODE_OFF)
+            __instrument_modes[id] = truth_modes[id];
 }
 
 void nas_step_begin(void) {
@@ -126,8 +147,14 @@ int main(void) {
     one_cpu();
     const char *truth = getenv("NAS_TRUTH_ID");
     /* Ids past the mode table have no byte. */
-    if (truth && *truth && atol(truth) >= 0 && atol(truth) < TABLE_LEN)
+    if (truth && *truth && strcmp(truth, "all") != 0 && atol(truth) >= 0 && atol(truth) < TABLE_LEN)
         truth_id = atol(truth);
+    const char *events = getenv("NAS_TRUTH_EVENTS");
+    if (truth && strcmp(truth, "all") == 0 && events && atol(events) > 0 && atol(events) <= TABLE_LEN) {
+        truth_events = atol(events);
+        truth_modes = malloc(truth_events);
+        truth_events = truth_modes ? truth_events : 0;
+    }
     sem_init(&turn[PLAIN], 0, 1);
     sem_init(&turn[INST], 0, 0);
     pthread_t threads[2];
