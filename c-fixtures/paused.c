@@ -1,8 +1,10 @@
-/* A routine throttled just before a pause: main calls batch(x, 2000) (step() is throttled at
- * its 1000th call, when the runtime starts estimating it in place), busy-waits 80 ms without a
- * probe, calls batch(x, 1) (its timed exit is the first after the runtime's 50 ms deadline,
- * which finds the estimation stale), then batch(x, 50000) until MS milliseconds have passed
- * (default 300). Prints a checksum. */
+/* A routine throttled just before a pause: main calls batch(x, FIRST) (FIRST 2000 by default:
+ * step() is throttled at its 1000th call, when the runtime starts estimating it in place),
+ * busy-waits 80 ms without a probe, calls batch(x, 1) (its timed exit is the first after the
+ * runtime's 50 ms deadline, which finds the estimation stale), then batch(x, 50000) until MS
+ * milliseconds have passed (default 300). Run `paused MS FIRST` with throttling off and FIRST
+ * just past 16384, the first power of four at which a measured routine is estimated, and the
+ * pause comes while step's first estimation runs. Prints a checksum. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -27,7 +29,8 @@ INSTRUMENT_OFF static double milliseconds(void) {
 
 int main(int argc, char **argv) {
     double ms = argc > 1 ? atof(argv[1]) : 300;
-    unsigned long long x = batch(1, 2000);
+    int first = argc > 2 ? atoi(argv[2]) : 2000;
+    unsigned long long x = batch(1, first);
     double pause = milliseconds() + 80;
     while (milliseconds() < pause) {
     }

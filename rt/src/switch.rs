@@ -287,6 +287,12 @@ pub fn set_lenient_here(id: u32) {
     set(id, instrument_live::MODE_LENIENT);
 }
 
+/// Whether event `id` is `LENIENT` because the runtime left it so (`set_lenient_here`), not
+/// `instrument top`.
+pub fn left_lenient(id: u32) -> bool {
+    mode(id) == instrument_live::MODE_LENIENT && LENIENT_HERE.get(id)
+}
+
 /// What the profile says of event `id` at the end: (throttled during the run, switched off
 /// from outside). An event ends switched from outside when its last mode is one the runtime
 /// never leaves it in: `OFF` and `COUNTED` on an event that was not throttled, which only
@@ -299,7 +305,7 @@ pub fn set_lenient_here(id: u32) {
 pub fn ending(id: u32) -> (bool, bool) {
     let throttled = THROTTLED.get(id);
     let mode = mode(id);
-    let lenient_here = mode == instrument_live::MODE_LENIENT && LENIENT_HERE.get(id);
+    let lenient_here = left_lenient(id);
     (throttled, !(measured(mode) || lenient_here || mode & COUNTED != 0 && throttled))
 }
 

@@ -61,13 +61,13 @@ pub unsafe fn before_timed_charge(ts: &mut ThreadState, id: u32, kind: usize, re
 #[cold]
 #[inline(never)]
 pub(super) unsafe fn offer_hot(ts: &mut ThreadState, id: u32, kind: usize, calls: u64, incl: u64) {
+    // SAFETY: `id < record_cap` (the contract), records left alone meanwhile.
+    let record = unsafe { record_of(ts, id) };
     // SAFETY: the contract.
     if !unsafe { offer(ts, id, kind, calls, incl, switch::MEASURED, budget(calls, switch::MEASURED)) }
-        && eligible(id, switch::MEASURED)
+        && eligible(id, switch::MEASURED, record)
         && TARGET.load(Relaxed) != NONE
     {
-        // SAFETY: `id < record_cap` (offer's caller checked it), records left alone meanwhile.
-        let record = unsafe { record_of(ts, id) };
         // Not the event under estimation (hot on another thread too): its windows set its mode.
         let waits = TARGET.load(Relaxed) != id;
         let waiting = if waits { pending::WAITING } else { 0 };
@@ -140,7 +140,10 @@ pub unsafe fn offer_throttled(
         // SAFETY: `offer` returned true: this thread just won TARGET, so it alone touches the
         // windows (see `Owned`).
         unsafe { (*WINDOWS.0.get()).mean = mean };
-    } else if eligible(id, switch::COUNTED) && TARGET.load(Relaxed) != NONE {
+    } else if TARGET.load(Relaxed) != NONE
+        // SAFETY: as above.
+        && eligible(id, switch::COUNTED, unsafe { record_of(&*state, id) })
+    {
         // SAFETY: `state` is this thread's attached state (the contract).
         pending::push(unsafe { (*state).index }, kind, id);
     }
@@ -353,7 +356,7 @@ pub(super) unsafe fn offer(
     // SAFETY: `state` is this thread's attached state and `id` below its record_cap, records left
     // alone meanwhile (the contract).
     let record = unsafe { record_of(&*state, id) };
-    if !eligible(id, after) {
+    if !eligible(id, after, record) {
         return false;
     }
     let now = clock::now();
@@ -459,10 +462,23 @@ pub(super) fn budget(calls: u64, after: u8) -> u64 {
 }
 
 /// Whether event `id`, in mode `after`, may be estimated (when no other estimation holds the
-/// windows): estimation is on, the event is in the tables, and not given up.
-pub(super) fn eligible(id: u32, after: u8) -> bool {
+/// windows): estimation is on, the event is in the tables, and not given up (`record`, its
+/// record on the offering thread).
+///
+/// A measured event that an estimation left `LENIENT` (given up in a counted window when its
+/// calls paused: `give_up_stale`) is offered again at its next power of four as if measured,
+/// when no timed activation of it is open on the thread but the one exiting: lenient, its exits
+/// were not reconciled because an activation of it that began counted might close inside a
+/// timed one of its own and close that too; with none of those open (no recursion under way),
+/// none opened later can hold such an activation, and its estimation ends measured or lenient
+/// again as any does. Left lenient for the rest of the run, it kept the start-up calibration:
+/// SQLite's most called routine (`vdbeSorterCompareInt`, a third of the probed calls, every
+/// call timed), given up when its sort paused at its first offer, was never estimated, and
+/// its lenient probes cost more (issue 23's note of session 52).
+pub(super) fn eligible(id: u32, after: u8, record: &Record) -> bool {
     let mode = switch::mode(id);
-    let in_mode = mode == after || (after == switch::COUNTED && switch::settled_throttled(id));
+    let relapsed = after == switch::MEASURED && record.active <= 1 && switch::left_lenient(id);
+    let in_mode = mode == after || relapsed || (after == switch::COUNTED && switch::settled_throttled(id));
     enabled() && id < switch::TABLE_LEN && !given_up(id) && in_mode
 }
 
