@@ -87,7 +87,9 @@ fn the_harnesses_mode_bytes_are_the_runtimes() {
     let nas = read("c-fixtures/bench/nas_paired/harness.c");
     let table = instrument_contract::inline_count::TABLE_LEN;
     for expected in [
+        format!("MODE_MEASURED = {}", instrument_live::MODE_MEASURED),
         format!("MODE_OFF = {}", instrument_live::MODE_OFF),
+        format!("MODE_LENIENT = {}", instrument_live::MODE_LENIENT),
         format!("TABLE_LEN = 1 << {}", table.trailing_zeros()),
     ] {
         assert!(table.is_power_of_two() && nas.contains(&expected), "harness.c: {expected}");
