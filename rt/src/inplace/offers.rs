@@ -61,13 +61,14 @@ pub unsafe fn before_timed_charge(ts: &mut ThreadState, id: u32, kind: usize, re
 #[cold]
 #[inline(never)]
 pub(super) unsafe fn offer_hot(ts: &mut ThreadState, id: u32, kind: usize, calls: u64, incl: u64) {
-    // SAFETY: `id < record_cap` (the contract), records left alone meanwhile.
-    let record = unsafe { record_of(ts, id) };
     // SAFETY: the contract.
-    if !unsafe { offer(ts, id, kind, calls, incl, switch::MEASURED, budget(calls, switch::MEASURED)) }
-        && eligible(id, switch::MEASURED, record)
-        && TARGET.load(Relaxed) != NONE
-    {
+    if unsafe { offer(ts, id, kind, calls, incl, switch::MEASURED, budget(calls, switch::MEASURED)) } {
+        return;
+    }
+    // SAFETY: `id < record_cap` (offer's caller checked it), records left alone meanwhile (the
+    // estimation `offer` may have given up credited its counts before this reference).
+    let record = unsafe { record_of(ts, id) };
+    if eligible(id, switch::MEASURED, record) && TARGET.load(Relaxed) != NONE {
         // Not the event under estimation (hot on another thread too): its windows set its mode.
         let waits = TARGET.load(Relaxed) != id;
         let waiting = if waits { pending::WAITING } else { 0 };
