@@ -103,3 +103,25 @@ fn the_harnesses_mode_bytes_are_the_runtimes() {
     );
     assert!(ground_truth.contains(&modes), "ground_truth.c: {modes}");
 }
+
+/// `--truth all`: every event switched off in every other pair of steps. With every call timed,
+/// the probes cost tens of ns a call over the switched-off code, the switched-off code costs
+/// next to nothing beside that (its checks and layout: about 1 ns a probed call here), and
+/// compensation removes about what the probes cost over it.
+#[test]
+fn truth_all_parts_the_floor_from_the_probes() {
+    let (stdout, stderr) = lua_paired(&["--truth", "all", "PA=INSTRUMENT_COMPENSATE=on"]);
+    assert!(stdout.contains("floor ns/call") && stdout.contains("removed - probes"), "{stdout}");
+    let line = stderr.lines().find(|l| l.contains("process 1:")).unwrap_or_else(|| panic!("{stderr}"));
+    let number = |key: &str| -> f64 {
+        let rest = line[line.find(key).unwrap_or_else(|| panic!("{line}")) + key.len()..].trim_start();
+        rest.split(|c: char| c.is_whitespace() || c == ',').next().unwrap().parse().unwrap()
+    };
+    let (floor, probes, removed) = (number("floor "), number("probes "), number("removed "));
+    assert!(probes > 10.0, "timed pairs cost tens of ns a call over the floor: {line}");
+    assert!(floor.abs() < probes / 4.0, "the switched-off code costs little beside them: {line}");
+    assert!(
+        (probes / 3.0..=3.0 * probes).contains(&removed),
+        "compensation removed about the probes: {line}"
+    );
+}
