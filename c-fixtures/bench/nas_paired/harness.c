@@ -54,8 +54,8 @@ static int steps[2];
 /* The truth steps (see the top comment): the event switched off in them, its mode byte before,
  * and which steps were. The modes are the runtime's (instrument_live's MODE_*, OFF being
  * instrument_contract::inline_count's) and TABLE_LEN its mode table's length (the contract's;
- * a test, paired_ground_truth.rs, holds them all to it). The first TRUTH_WARM steps are left alone: the run throttles and
- * estimates then. */
+ * a test, paired_ground_truth.rs, holds them all to it). The first TRUTH_WARM steps are left
+ * alone: the run throttles and estimates then. */
 extern unsigned char __instrument_modes[];
 enum { MODE_MEASURED = 0, MODE_OFF = 2, MODE_LENIENT = 4, TABLE_LEN = 1 << 22, TRUTH_WARM = 10 };
 static long truth_id = -1;
