@@ -19,14 +19,21 @@ fn lua_paired(arguments: &[&str]) -> (String, String) {
     )
 }
 
+/// The first process's line of a run's stderr.
+fn process_line(stderr: &str) -> &str {
+    stderr.lines().find(|l| l.contains("process 1:")).unwrap_or_else(|| panic!("{stderr}"))
+}
+
+/// The number right after `key` in `line`.
+fn number_after(line: &str, key: &str) -> f64 {
+    let rest = line[line.find(key).unwrap_or_else(|| panic!("{key} in {line}")) + key.len()..].trim_start();
+    rest.split(|c: char| c.is_whitespace() || c == ',').next().unwrap().parse().unwrap()
+}
+
 /// The per-process line's numbers: (in place, removed) in ns per probed call.
 fn in_place_and_removed(stderr: &str) -> (f64, f64) {
-    let line = stderr.lines().find(|l| l.contains("process 1:")).unwrap_or_else(|| panic!("{stderr}"));
-    let number = |after: &str| -> f64 {
-        let rest = &line[line.find(after).unwrap_or_else(|| panic!("{line}")) + after.len()..];
-        rest.split_whitespace().next().unwrap().trim_end_matches(',').parse().unwrap()
-    };
-    (number("in place "), number("removed "))
+    let line = process_line(stderr);
+    (number_after(line, "in place "), number_after(line, "removed "))
 }
 
 /// Lua makes about 30 M probed calls in its 120 steps, each a timed pair costing tens of
@@ -49,7 +56,7 @@ fn lua_in_one_process_shows_what_the_probes_cost_and_what_compensation_removed()
 
 /// The per-process truth line's numbers: (in place, untimed estimate, timed estimate) in ns a call.
 fn truth_line(stderr: &str, event: &str) -> (f64, Option<f64>, Option<f64>) {
-    let line = stderr.lines().find(|l| l.contains("process 1:")).unwrap_or_else(|| panic!("{stderr}"));
+    let line = process_line(stderr);
     let after = |key: &str| -> Option<f64> {
         let rest = line[line.find(key)? + key.len()..].trim_start();
         rest.split(|c: char| c.is_whitespace() || c == ',' || c == ')').next()?.parse().ok()
@@ -112,11 +119,8 @@ fn the_harnesses_mode_bytes_are_the_runtimes() {
 fn truth_all_parts_the_floor_from_the_probes() {
     let (stdout, stderr) = lua_paired(&["--truth", "all", "PA=INSTRUMENT_COMPENSATE=on"]);
     assert!(stdout.contains("floor ns/call") && stdout.contains("removed - probes"), "{stdout}");
-    let line = stderr.lines().find(|l| l.contains("process 1:")).unwrap_or_else(|| panic!("{stderr}"));
-    let number = |key: &str| -> f64 {
-        let rest = line[line.find(key).unwrap_or_else(|| panic!("{line}")) + key.len()..].trim_start();
-        rest.split(|c: char| c.is_whitespace() || c == ',').next().unwrap().parse().unwrap()
-    };
+    let line = process_line(&stderr);
+    let number = |key| number_after(line, key);
     let (floor, probes, removed) = (number("floor "), number("probes "), number("removed "));
     assert!(probes > 10.0, "timed pairs cost tens of ns a call over the floor: {line}");
     assert!(floor.abs() < probes / 4.0, "the switched-off code costs little beside them: {line}");
