@@ -20,7 +20,8 @@ pub struct Overhead {
     /// How long measuring the costs took at start-up (not part of `total_ns`).
     pub calibration_ns: u64,
     /// Every event's activations times its probe costs, all threads, and with callpaths and
-    /// compensation the steps that missed their node's cache (`ThreadCallpaths::step_misses`).
+    /// compensation the steps that missed their node's cache (`ThreadCallpaths::step_misses`),
+    /// with `estimation_ns` and `recalibration_ns`.
     pub total_ns: f64,
     /// `total_ns` as a share of the run's wall time, in percent (threads add up, so a
     /// multi-threaded run can exceed 100).
@@ -30,6 +31,11 @@ pub struct Overhead {
     /// 0 in profiles that did not record it.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub estimation_ns: f64,
+    /// What the rounds that measured the probes' costs again while the program ran took, all
+    /// threads (compensation on: rt/src/recalibrate.rs); part of `total_ns`. 0 in profiles that
+    /// did not record it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub recalibration_ns: f64,
     /// Events whose probe costs were measured in place while the program ran (rt/src/inplace/:
     /// hot events with compensation on, throttled events always): `total_ns` counts their
     /// activations at these costs instead of `costs`.
@@ -95,8 +101,9 @@ pub struct EventCosts {
     pub counted_standard_error_ns: f64,
     /// What one of its untimed activations cost in place, on the mean over the ways it was
     /// counted from its first estimation on, each for the share of the time it held: inline by
-    /// its own entry code (at most `Overhead::inline_count_ns`), or through the counted probe
-    /// while its windows measured the inline count dearer (rt/src/inplace/). Absent where no window
+    /// its own entry code (its counted probe call plus what its windows measured an inline count
+    /// to cost over it), or through the counted probe while its windows measured the inline
+    /// count dearer (rt/src/inplace/). Absent where no window
     /// compared the two (its code cannot count inline, or the run does not): its untimed
     /// activations then count inline in `Overhead::inline_share`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -261,6 +268,7 @@ mod tests {
             total_ns: 0.0,
             percent_of_run: 0.0,
             estimation_ns: 0.0,
+            recalibration_ns: 0.0,
             in_place,
             inline_count_ns: 1.0,
             inline_share: 0.5,

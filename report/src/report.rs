@@ -499,6 +499,9 @@ pub fn overhead_note(profile: &Profile) -> Option<String> {
     if o.estimation_ns > 0.0 {
         let _ = write!(note, "; measuring their cost in place took {:.3} ms", o.estimation_ns / 1e6);
     }
+    if o.recalibration_ns > 0.0 {
+        let _ = write!(note, ", recalibrating {:.3} ms", o.recalibration_ns / 1e6);
+    }
     let top = profile
         .activations()
         .map(|(id, kind, calls, untimed)| (id, o.of_event(id, kind, calls, untimed)))
@@ -634,5 +637,31 @@ mod tests {
             "{note}"
         );
         assert_eq!(below_zero_note(&profile(7)), None);
+    }
+
+    #[test]
+    fn the_probes_line_says_what_measuring_took() {
+        let mut profile = profile(7);
+        let pair = instrument_profile::PairCosts { measured_ns: 30.0, counted_ns: 3.0, off_ns: 1.0 };
+        profile.overhead = Some(instrument_profile::Overhead {
+            costs: instrument_profile::ProbeCosts { routine: pair, loop_probe: pair },
+            calibration_ns: 1,
+            total_ns: 2.5e6,
+            percent_of_run: 2.5,
+            estimation_ns: 0.5e6,
+            recalibration_ns: 1.5e6,
+            in_place: Vec::new(),
+            inline_count_ns: 0.0,
+            inline_share: 0.0,
+            unestimated_scale: 1.0,
+            pathed_scale: 1.0,
+            pathed_scale_events: 0,
+        });
+        let note = overhead_note(&profile).unwrap();
+        assert!(note.starts_with("probes: 2.500 ms, 2.5 % of the run"), "{note}");
+        assert!(
+            note.contains("; measuring their cost in place took 0.500 ms, recalibrating 1.500 ms"),
+            "{note}"
+        );
     }
 }

@@ -570,6 +570,7 @@ fn overhead_section(
         total_ns: 0.0,
         percent_of_run: 0.0,
         estimation_ns: units.ns(crate::inplace::bookkeeping_ticks()) as f64,
+        recalibration_ns: crate::recalibrate::summary().map_or(0, |s| units.ns(s.spent)) as f64,
         in_place: in_place.to_vec(),
         // Only a run whose code can count inline has that cost (instrument cost predicts with
         // it): in place where double windows measured it, else its calibration.
@@ -600,6 +601,7 @@ fn overhead_section(
         .sum();
     section.total_ns = misses
         + section.estimation_ns
+        + section.recalibration_ns
         + profile
             .activations()
             .map(|(id, kind, calls, untimed)| section.of_event(id, kind, calls, untimed))

@@ -124,7 +124,8 @@ fn call_heavy_work_compensates_toward_the_main_only_time() {
 
 /// Recalibration every 5 ms on a run of some 30-100 ms: a round in each period, the counts and the
 /// callpaths are those of the program alone, and the time removed lies between what the
-/// lowest and the highest measured Δi would remove, plus the rounds' own time.
+/// lowest and the highest measured Δi would remove, plus the rounds' own time, which the overhead
+/// figure counts too.
 #[test]
 fn recalibration_while_running_changes_no_count_and_removes_its_own_time() {
     let dir = scratch();
@@ -168,6 +169,10 @@ fn recalibration_while_running_changes_no_count_and_removes_its_own_time() {
     let probes = removed - r.cost_ns as f64 - c.routine.own_ns;
     let (least, most) = (calls as f64 * low, calls as f64 * high);
     assert!(probes > least * 0.99 && probes < most * 1.01, "removed {removed} ns: {least}..{most} + {r:?}");
+    // The overhead figure holds the rounds' time as what the run spent measuring.
+    let overhead = profile.overhead.as_ref().expect("overhead section");
+    assert_eq!(overhead.recalibration_ns, r.cost_ns as f64, "{overhead:?}");
+    assert!(overhead.total_ns > overhead.recalibration_ns + calls as f64 * low * 0.99, "{overhead:?}");
 }
 
 /// The default strategy measures the hot routine's probe cost in place: `step` gets an estimate

@@ -81,7 +81,7 @@ impl Pool {
 
     /// The pooled excess and its standard error, if any was added.
     fn pooled(&self) -> Option<(f64, f64)> {
-        (self.added != 0).then(|| random_effects(&self.items[..self.added.min(ITEMS)]))
+        crate::pooling::random_effects(self.items[..self.added.min(ITEMS)].iter().copied())
     }
 }
 
@@ -142,25 +142,6 @@ fn against_calibration(excess: f64, se: f64, calibrated: f64) -> f64 {
     excess * prior / (prior + se * se)
 }
 
-/// The random-effects mean of `items` (values with their standard errors) and its standard
-/// error: the variance between items beyond their own errors (DerSimonian and Laird's τ², the
-/// one the estimates' pooling takes as their drift: `pooling::between_variance`) added to each
-/// item's own.
-fn random_effects(items: &[(f64, f64)]) -> (f64, f64) {
-    let between = crate::pooling::between_variance(items.iter().copied()).unwrap_or(0.0);
-    weighted_mean(items, between)
-}
-
-/// The mean of `items` weighed by the inverse of each one's variance plus `between`, and its
-/// standard error.
-fn weighted_mean(items: &[(f64, f64)], between: f64) -> (f64, f64) {
-    let (sum, weights) = items.iter().fold((0.0, 0.0), |(sum, weights), &(x, se)| {
-        let weight = 1.0 / (se * se + between);
-        (sum + weight * x, weights + weight)
-    });
-    (sum / weights, weights.sqrt().recip())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -184,22 +165,5 @@ mod tests {
         assert!((charged - 1.0).abs() < 0.01, "{charged}");
         assert_eq!(larger(None, Some((3.0, 0.0)), 1.5), Some(3.0), "one pool alone");
         assert_eq!(larger(None, None, 1.5), None);
-    }
-
-    #[test]
-    fn consistent_items_pool_by_their_own_errors() {
-        let (mean, se) = random_effects(&[(10.0, 2.0), (11.0, 2.0), (9.0, 2.0)]);
-        assert!((mean - 10.0).abs() < 1e-9 && (se - 2.0 / 3f64.sqrt()).abs() < 1e-9, "{mean} {se}");
-    }
-
-    #[test]
-    fn items_spread_beyond_their_errors_widen_the_pool() {
-        // Two stretches of a run: about +25 with errors of 6, about zero with errors of 5 (BT).
-        let items =
-            [(24.0, 6.0), (27.0, 6.0), (-4.0, 5.0), (0.0, 5.0), (-2.0, 5.0), (26.0, 6.0), (-1.0, 5.0)];
-        let (fixed, fixed_se) = weighted_mean(&items, 0.0);
-        assert!(fixed > 2.0 * fixed_se, "with their own errors only: {fixed} ±{fixed_se}");
-        let (mean, se) = random_effects(&items);
-        assert!(se > 2.0 * fixed_se && mean < 2.0 * se, "{mean} ±{se}");
     }
 }

@@ -36,7 +36,8 @@ pub struct Estimate {
     /// estimates pooled, weighed with the calibration.
     pub used_standard_error: u64,
     /// Of it, the counted pair's part: what every call counted through the probe is charged
-    /// from this estimate on is uncertain by that much (0: the calibration's cost).
+    /// from this estimate on (scaled), uncertain by that much (0: the calibration's cost).
+    pub used_counted: u64,
     pub used_counted_error: u64,
     /// An inline count minus a counted probe call per execution as the windows measured it
     /// (scaled ticks, may be negative), its standard error, and the pairs of windows (0: none
@@ -162,6 +163,7 @@ impl Estimate {
             counted_error: 0,
             counted_pairs: 0,
             used_standard_error: 0,
+            used_counted: 0,
             used_counted_error: 0,
             inline_measured: 0,
             inline_error: 0,
@@ -190,8 +192,8 @@ impl Estimate {
 }
 
 /// The mean of event `id`'s inline-minus-counted measurements (scaled ticks), one per
-/// estimation that made one, and its standard error, if any estimation made one: the larger of
-/// what the estimations' own errors give and what their spread gives. Not pooled as the pair
+/// estimation that made one, and its standard error, if any estimation made one: their
+/// random-effects mean (`pool_inline_with`). Not pooled as the pair
 /// costs are (`pooling`, which follows the latest): what the inline count costs over the call
 /// moves in phases of the machine as no pair cost does (next to randlc, estimations a few
 /// milliseconds apart measured either about -0.1 ns or +1.1 ns, in runs of either, whichever
@@ -201,30 +203,17 @@ pub fn inline_mean(id: u32) -> Option<(f64, f64)> {
     pool_inline_with(id, None)
 }
 
-/// The mean of measurements (value, standard error) and its standard error: from their own
-/// errors, or from their spread where that is larger (two or more).
-pub(super) fn mean_with_error(measured: impl Iterator<Item = (f64, f64)> + Clone) -> Option<(f64, f64)> {
-    let (count, sum, errors) = measured
-        .clone()
-        .fold((0.0, 0.0, 0.0), |(n, sum, errors), (m, se)| (n + 1.0, sum + m, errors + se * se));
-    if count == 0.0 {
-        return None;
-    }
-    let mean = sum / count;
-    let spread = measured.map(|(m, _)| (m - mean).powi(2)).sum::<f64>() / (count - 1.0).max(1.0);
-    let variance = if count > 1.0 { (errors / count).max(spread) } else { errors };
-    Some((mean, (variance / count).sqrt()))
-}
-
-/// What a counted call of event `id` cost over the run (scaled), for the profile's overhead: its
-/// estimations' own measurements, each weighed by the time it held (until the next one, the
-/// last until now), else the cost compensation uses now. That one follows the latest estimates
-/// (`pooling`), right for the calls to come and not for the total: next to NPB's randlc, whose
-/// counted call costs about 0.05 to 0.1 ns, the last estimates of a run moved it between 0.03
-/// and 0.32 ns where the mean of the run's estimates was 0.04 to 0.14, and the overhead figure
-/// with it.
+/// What a counted call of event `id` cost over the run (scaled), for the profile's overhead: what
+/// compensation charged it from each estimate on (the event's estimates pooled), each weighed by
+/// the time it held (until the next estimate, the last until now), else the cost compensation
+/// uses now. The latest pooled cost alone is right for the calls to come and not for the total:
+/// next to NPB's randlc, whose counted call costs about 0.05 to 0.1 ns, the last estimates of a
+/// run moved it between 0.03 and 0.32 ns where the mean of the run's estimates was 0.04 to 0.14.
+/// Each estimation's own measurement, held so, took one noisy estimation for its whole time:
+/// 7.9 ns ±8 among a dozen of 0.00 to 0.08 made the run's 0.99 ns a call, the overhead figure
+/// twice the run's slowdown.
 pub fn run_counted_cost(id: u32) -> u64 {
-    held(estimates_of(id), crate::clock::now(), |e| Some(e.counted as f64))
+    held(estimates_of(id), crate::clock::now(), |e| Some(e.used_counted as f64))
         .map_or_else(|| costs(id).1, |mean| mean.round() as u64)
 }
 
@@ -264,13 +253,14 @@ fn held(
 }
 
 /// The mean of event `id`'s earlier inline-minus-counted measurements and this one (if this
-/// estimation made one), with its standard error (`mean_with_error`); None when none was ever
-/// made.
+/// estimation made one), with its standard error, by random effects (`pooling::random_effects`:
+/// the spread between estimations beyond their own errors counts in every one's weight); None
+/// when none was ever made.
 pub(super) fn pool_inline_with(id: u32, this: Option<(f64, f64)>) -> Option<(f64, f64)> {
     let earlier = estimates_of(id)
         .filter(|e| e.inline_pairs != 0)
         .map(|e| (e.inline_measured as f64, e.inline_error as f64));
-    mean_with_error(earlier.chain(this))
+    crate::pooling::random_effects(earlier.chain(this))
 }
 
 /// The event's earlier counted-minus-tally measurements and this one (if this estimation made
@@ -424,8 +414,8 @@ mod tests {
 
     #[test]
     fn the_run_counted_cost_weighs_each_estimate_by_the_time_it_held() {
-        let at = |at: u64, counted: u64| Estimate { at, counted, ..Estimate::zero() };
-        let counted = |list: &[Estimate]| held(list.iter().copied(), 100, |e| Some(e.counted as f64));
+        let at = |at: u64, counted: u64| Estimate { at, used_counted: counted, ..Estimate::zero() };
+        let counted = |list: &[Estimate]| held(list.iter().copied(), 100, |e| Some(e.used_counted as f64));
         assert_eq!(counted(&[]), None);
         assert_eq!(counted(&[at(10, 7)]), Some(7.0));
         // 10 held for 90 ticks, 40 for 10: a late outlier moves the run's cost little.
@@ -448,18 +438,23 @@ mod tests {
     }
 
     #[test]
-    fn the_inline_difference_is_clear_only_against_the_larger_of_its_errors_and_its_spread() {
-        assert_eq!(mean_with_error(std::iter::empty()), None);
-        assert_eq!(mean_with_error([(1.1, 0.02)].into_iter()), Some((1.1, 0.02)), "one: its own error");
+    fn the_inline_difference_is_known_by_its_spread_as_well_as_its_errors() {
+        // In ns, pooled as the runtime holds them (scaled ticks: thousands per ns).
+        let mean = |items: &[(f64, f64)]| {
+            let (mean, se) =
+                crate::pooling::random_effects(items.iter().map(|&(m, se)| (m * 1e3, se * 1e3))).unwrap();
+            (mean / 1e3, se / 1e3)
+        };
+        let (one, se) = mean(&[(1.1, 0.02)]);
+        assert!((one - 1.1).abs() < 1e-9 && (se - 0.02).abs() < 1e-9, "one: its own error");
         // Estimations in two phases (randlc): the spread, not their small errors, says how well
         // the mean is known.
-        let (mean, se) = mean_with_error([(-0.1, 0.02), (1.1, 0.02)].into_iter()).unwrap();
-        assert!((mean - 0.5).abs() < 1e-9 && (se - 0.6).abs() < 1e-9, "{mean} {se}");
-        let phases = [(-0.1, 0.02), (1.1, 0.02)].repeat(8);
-        let (mean, se) = mean_with_error(phases.into_iter()).unwrap();
-        assert!(mean > 2.0 * se, "sixteen of them make it clear: {mean} {se}");
+        let (two, se) = mean(&[(-0.1, 0.02), (1.1, 0.02)]);
+        assert!((two - 0.5).abs() < 1e-6 && (se - 0.6).abs() < 0.01, "{two} {se}");
+        let (sixteen, se) = mean(&[(-0.1, 0.02), (1.1, 0.02)].repeat(8));
+        assert!(sixteen > 2.0 * se, "sixteen of them make it clear: {sixteen} {se}");
         // Agreeing values with large errors (a noisy routine): their errors say it.
-        let (_, se) = mean_with_error([(3.0, 8.0), (3.0, 8.0)].into_iter()).unwrap();
+        let (_, se) = mean(&[(3.0, 8.0), (3.0, 8.0)]);
         assert!((se - 8.0 / 2f64.sqrt()).abs() < 1e-9, "{se}");
     }
 }
