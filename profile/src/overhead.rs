@@ -101,9 +101,8 @@ pub struct EventCosts {
     pub counted_standard_error_ns: f64,
     /// What one of its untimed activations cost in place, on the mean over the ways it was
     /// counted from its first estimation on, each for the share of the time it held: inline by
-    /// its own entry code (its counted probe call plus what its windows measured an inline count
-    /// to cost over it), or through the counted probe while its windows measured the inline
-    /// count dearer (rt/src/inplace/). Absent where no window
+    /// its own entry code (at most `Overhead::inline_count_ns`), or through the counted probe
+    /// while its windows measured the inline count dearer (rt/src/inplace/). Absent where no window
     /// compared the two (its code cannot count inline, or the run does not): its untimed
     /// activations then count inline in `Overhead::inline_share`.
     #[serde(default, skip_serializing_if = "Option::is_none")]

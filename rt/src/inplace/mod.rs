@@ -1359,27 +1359,31 @@ fn settled_mode_with(inline: Option<(f64, f64)>) -> u8 {
 /// What one untimed call of event `id` costs in place (scaled), where its windows measured an
 /// inline count against a counted call: its counted pair's cost over the run
 /// (`run_counted_cost`), and for the share of its throttled time it counted inline
-/// (`inline_share`) its own inline count: the counted pair plus its inline-less-counted
-/// difference (`inline_mean`), weighed with what compensation charges every inline count
-/// (excess.rs's pool, else the calibration) by their precisions, that charge's spread taken as
-/// large as the calibration (as excess.rs weighs its pools). The charge alone is blind where
-/// that pool is: next to NPB's randlc its second count and its count over a bare one both read
-/// about nothing, where its counted call measured 0.03 to 0.08 ns and its inline count 0.02 to
-/// 0.07 more, and the run went 0.3 to 0.6 % slower with every call counted inline (0.06 to
-/// 0.13 ns a call): the overhead figure said a quarter of it. Where the event's own
-/// measurement is wide (Lua's `luaH_getshortstr`: -54 ±40 ns under a counted call of 6; xz's
-/// range coder and match finder, standard errors of 8 to 35 ns, once charged each inline count
-/// 20 to 57 ns and the profile said 18 to 29 % of a run 8 % slower) the charge stands. The difference's plain mean put the IS-like routine's inline count at 0.2 to
-/// 0.9 ns from one process to the next (issue 23's thirty-ninth note): one wide estimation
-/// (8.3 ±8.2 ns) took a share of it that the random-effects mean does not give it. None where
-/// nothing compared the two (the profile's overhead then takes the run's share of inline
-/// counts, `Overhead::inline_share`).
+/// (`inline_share`) what an inline count costs in place as the double windows measured it
+/// (`compensate::measured_inline_count_cost`, excess.rs); where none did, the counted pair plus
+/// the inline-less-counted difference, but not more than an inline count's calibration. The
+/// difference alone put the IS-like routine's inline count at 0.2 to 0.9 ns from one process
+/// to the next, the figure 0.4 to 3 x the run's slowdown (issue 23's thirty-ninth note). Next
+/// to a routine whose own time varies by tens of nanoseconds (xz's range coder, match finder)
+/// both measurements carry that noise (standard errors of 8 to 35 ns for a difference of a few)
+/// and charged each inline count 20 to 57 ns: the profile said 18 to 29 % of the run where xz
+/// ran 8 % slower. Each event's counted pair plus its own difference, weighed with the pool by
+/// precision, was tried (session 53): Lua throttled, the figure 1.09 -> 1.57 ns a probed call
+/// where the probes cost 1.39, but SQLite 1.06 -> 2.28 where they cost 1.20 (its busiest
+/// routines' counted pairs, which hold a modelled part, `model::tally_path`, came to 6 to 10 ns,
+/// and their inline counts to 2 to 4 ns over the pool's 0.4).
+/// None where nothing compared the two (the profile's overhead then takes the run's share of
+/// inline counts, `Overhead::inline_share`).
 pub fn untimed_cost(id: u32) -> Option<u64> {
-    let (extra, se) = inline_mean(id)?;
+    let (extra, _) = inline_mean(id)?;
     let counted = run_counted_cost(id) as f64;
-    let calibrated = overhead::costs().map_or(0, |c| c.untimed.inline) as f64;
-    let charged = crate::compensate::measured_inline_count_cost().map_or(calibrated, |c| c as f64);
-    let inline = model::weighed_toward(counted + extra, se, charged, calibrated).max(0.0);
+    let inline = match crate::compensate::measured_inline_count_cost() {
+        Some(measured) => measured as f64,
+        None => {
+            let calibrated = overhead::costs().map_or(u64::MAX, |c| c.untimed.inline).max(1) as f64;
+            (counted + extra).max(0.0).min(calibrated)
+        }
+    };
     let share = history::inline_share(id).unwrap_or(0.0);
     Some((counted + share * (inline - counted)).round() as u64)
 }
