@@ -86,6 +86,23 @@ fn truth_measures_what_one_events_calls_cost_in_the_real_program() {
     assert!(untimed.is_some() && timed > in_place, "{stderr}");
 }
 
+/// `--truth A,B` with NAS_TRUTH_MODE=counted: the harness counts Lua's two most called routines
+/// through their probes together in every other pair of steps (every call timed otherwise), so
+/// the steps with them timed less those counted are what timing both costs over counting them,
+/// the steady state of what their estimations' timed windows less their counted ones measure:
+/// tens of ns a call here, under their estimated timed pairs (which hold the counted call too).
+#[test]
+fn truth_of_two_events_counted_is_what_timing_them_costs_over_counting() {
+    let events = "lua_settop,luaD_precall";
+    let (stdout, stderr) =
+        lua_paired(&["--truth", events, "counted=INSTRUMENT_COMPENSATE=on+NAS_TRUTH_MODE=counted"]);
+    assert!(stdout.contains(&format!("(event {events})")), "{stdout}");
+    let (in_place, untimed, timed) = truth_line(&stderr, events);
+    assert!((10.0..300.0).contains(&in_place), "timing costs tens of ns over counting: {in_place}\n{stderr}");
+    let (untimed, timed) = (untimed.expect("both estimated"), timed.expect("both estimated"));
+    assert!(untimed < timed && in_place < 1.5 * timed, "{stderr}");
+}
+
 /// The two harnesses that force mode bytes from C (never instrumented, so they cannot include the
 /// runtime's Rust) spell the runtime's modes and table length themselves: held to them here.
 #[test]
@@ -95,7 +112,9 @@ fn the_harnesses_mode_bytes_are_the_runtimes() {
     let table = instrument_contract::inline_count::TABLE_LEN;
     for expected in [
         format!("MODE_MEASURED = {}", instrument_live::MODE_MEASURED),
+        format!("MODE_COUNTED = {}", instrument_live::MODE_COUNTED),
         format!("MODE_OFF = {}", instrument_live::MODE_OFF),
+        format!("MODE_INLINE = {}", instrument_live::MODE_INLINE),
         format!("MODE_LENIENT = {}", instrument_live::MODE_LENIENT),
         format!("TABLE_LEN = 1 << {}", table.trailing_zeros()),
     ] {

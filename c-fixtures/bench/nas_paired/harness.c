@@ -16,9 +16,10 @@
  * Prints on stderr one `step PLAIN_NS INST_NS` line per pair of steps (the programs' own
  * output goes to /dev/null).
  *
- * With NAS_TRUTH_ID set (an event id of the instrumented copy), that event is switched off
- * (its mode byte, the runtime's `__instrument_modes`) for the instrumented steps from
- * TRUTH_WARM on that fall in every other pair of steps, and put back as it was after each;
+ * With NAS_TRUTH_ID set (an event id of the instrumented copy, or several separated by commas),
+ * that event (those events together) is switched off (its mode byte, the runtime's
+ * `__instrument_modes`) for the instrumented steps from TRUTH_WARM on that fall in every other
+ * pair of steps, and put back as it was after each;
  * `off N` lines name those steps. The instrumented copy's steps less the plain ones, with the
  * event in the state the run keeps it in against switched off, are what its calls cost there,
  * in this process and phase: the ground truth's truth phase (ground_truth.c) on a real program
@@ -29,7 +30,13 @@
  * those steps, each put back after unless the runtime changed it: the instrumented steps with
  * every event off less their plain pairs are the floor (what the probes' switched-off checks and
  * the instrumented code's layout cost, which compensation cannot see), and the steps with the
- * events on less those off are what the probes cost over that floor (`--truth all`). */
+ * events on less those off are what the probes cost over that floor (`--truth all`).
+ *
+ * With NAS_TRUTH_MODE=counted (or inline), the truth steps count their events through the probe
+ * (or inline, where their code can) instead of switching them off: the steps on less those are
+ * what timing costs over that way of counting, which is what an estimation's timed windows less
+ * its counted (or inline) ones measure in place; the steps so counted less the plain ones, with
+ * NAS_TRUTH_ID=all, what counting so costs over the plain code. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -57,12 +64,17 @@ static int steps[2];
  * a test, paired_ground_truth.rs, holds them all to it). The first TRUTH_WARM steps are left
  * alone: the run throttles and estimates then. */
 extern unsigned char __instrument_modes[];
-enum { MODE_MEASURED = 0, MODE_OFF = 2, MODE_LENIENT = 4, TABLE_LEN = 1 << 22, TRUTH_WARM = 10 };
-static long truth_id = -1;
-static unsigned char truth_mode;
-/* With NAS_TRUTH_ID=all: how many ids are switched off, and their modes before. */
-static long truth_events;
+enum { MODE_MEASURED = 0, MODE_COUNTED = 1, MODE_OFF = 2, MODE_LENIENT = 4, MODE_INLINE = 17 };
+enum { TABLE_LEN = 1 << 22, TRUTH_WARM = 10 };
+/* The truth events' ids, how many, and their modes before each truth step; whether they are a
+ * list NAS_TRUTH_ID named (a step is a truth step only with all of them steady) rather than
+ * every id (`all`: each left alone when it is not). */
+static long *truth_ids;
+static long truth_count;
 static unsigned char *truth_modes;
+static int truth_listed;
+/* The mode the truth steps put their events in (NAS_TRUTH_MODE, see the top comment). */
+static unsigned char truth_to = MODE_OFF;
 static char truth_off[MAX_STEPS];
 
 /* turn[c]: copy c may run its next step. */
@@ -91,36 +103,59 @@ static int steady(unsigned char mode) {
     return !unthrottled || mode == MODE_MEASURED || mode == MODE_LENIENT;
 }
 
-/* Switches the truth event off for instrumented step `step` when it is one of the off steps
- * (not when it is in an estimation's mode then: `steady`; with every event, those in one stay
- * on). */
+/* Switches the truth events off for instrumented step `step` when it is one of the off steps
+ * (not when a listed one is in an estimation's mode then: `steady`; with every event, those in
+ * one stay on). */
 static void truth_begin(int step) {
-    if (copy != INST || (truth_id < 0 && truth_events == 0) || step < TRUTH_WARM || step >= MAX_STEPS ||
+    if (copy != INST || truth_count == 0 || step < TRUTH_WARM || step >= MAX_STEPS ||
         (step - TRUTH_WARM) / 2 % 2 == 0)
         return;
-    if (truth_id >= 0) {
-        truth_mode = __instrument_modes[truth_id];
-        if (!steady(truth_mode))
+    for (long i = 0; truth_listed && i < truth_count; i++)
+        if (!steady(__instrument_modes[truth_ids[i]]))
             return;
-        __instrument_modes[truth_id] = MODE_OFF;
-    }
     truth_off[step] = 1;
-    for (long id = 0; id < truth_events; id++) {
-        truth_modes[id] = __instrument_modes[id];
-        if (steady(truth_modes[id]))
-            __instrument_modes[id] = MODE_OFF;
+    for (long i = 0; i < truth_count; i++) {
+        truth_modes[i] = __instrument_modes[truth_ids[i]];
+        if (steady(truth_modes[i]))
+            __instrument_modes[truth_ids[i]] = truth_to;
     }
 }
 
-/* Puts the truth event's mode back after an off step, unless the runtime changed it meanwhile. */
+/* Puts the truth events' modes back after an off step, unless the runtime changed one meanwhile. */
 static void truth_end(int step) {
     if (copy != INST || step >= MAX_STEPS || !truth_off[step])
         return;
-    if (truth_id >= 0 && __instrument_modes[truth_id] == MODE_OFF)
-        __instrument_modes[truth_id] = truth_mode;
-    for (long id = 0; id < truth_events; id++)
-        if (__instrument_modes[id] == MODE_OFF)
-            __instrument_modes[id] = truth_modes[id];
+    for (long i = 0; i < truth_count; i++)
+        if (__instrument_modes[truth_ids[i]] == truth_to)
+            __instrument_modes[truth_ids[i]] = truth_modes[i];
+}
+
+/* The truth events from NAS_TRUTH_ID: `all` with NAS_TRUTH_EVENTS=N (the ids below N), or ids
+ * separated by commas. Ids past the mode table have no byte: a list with one is ignored. */
+static void truth_events_from(const char *truth, const char *events) {
+    if (!truth || !*truth)
+        return;
+    int all = strcmp(truth, "all") == 0;
+    long count = all ? (events ? atol(events) : 0) : 1;
+    for (const char *c = truth; !all && *c; c++)
+        count += *c == ',';
+    if (count <= 0 || count > TABLE_LEN)
+        return;
+    long *ids = malloc(count * sizeof *ids);
+    unsigned char *modes = malloc(count);
+    if (!ids || !modes)
+        return;
+    char *next = (char *)truth;
+    for (long i = 0; i < count; i++) {
+        ids[i] = all ? i : strtol(next, &next, 10);
+        if (ids[i] < 0 || ids[i] >= TABLE_LEN)
+            return;
+        next += !all && *next == ',';
+    }
+    truth_ids = ids;
+    truth_modes = modes;
+    truth_count = count;
+    truth_listed = !all;
 }
 
 void nas_step_begin(void) {
@@ -164,18 +199,14 @@ int main(void) {
         return 2;
     }
     one_cpu();
-    const char *truth = getenv("NAS_TRUTH_ID");
-    /* Ids past the mode table have no byte. */
-    if (truth && *truth && strcmp(truth, "all") != 0 && atol(truth) >= 0 && atol(truth) < TABLE_LEN)
-        truth_id = atol(truth);
+    truth_events_from(getenv("NAS_TRUTH_ID"), getenv("NAS_TRUTH_EVENTS"));
+    const char *mode = getenv("NAS_TRUTH_MODE");
+    if (mode && strcmp(mode, "counted") == 0)
+        truth_to = MODE_COUNTED;
+    else if (mode && strcmp(mode, "inline") == 0)
+        truth_to = MODE_INLINE;
     const char *throttle = getenv("INSTRUMENT_THROTTLE");
     unthrottled = throttle && (strcmp(throttle, "0") == 0 || strcmp(throttle, "off") == 0);
-    const char *events = getenv("NAS_TRUTH_EVENTS");
-    if (truth && strcmp(truth, "all") == 0 && events && atol(events) > 0 && atol(events) <= TABLE_LEN) {
-        truth_events = atol(events);
-        truth_modes = malloc(truth_events);
-        truth_events = truth_modes ? truth_events : 0;
-    }
     sem_init(&turn[PLAIN], 0, 1);
     sem_init(&turn[INST], 0, 0);
     pthread_t threads[2];
