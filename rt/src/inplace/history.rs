@@ -193,12 +193,11 @@ impl Estimate {
 
 /// The mean of event `id`'s inline-minus-counted measurements (scaled ticks), one per
 /// estimation that made one, and its standard error, if any estimation made one: their
-/// random-effects mean (`pool_inline_with`). Not pooled as the pair
-/// costs are (`pooling`, which follows the latest): what the inline count costs over the call
-/// moves in phases of the machine as no pair cost does (next to randlc, estimations a few
-/// milliseconds apart measured either about -0.1 ns or +1.1 ns, in runs of either, whichever
-/// mode the event was in), and the mode that costs less over the run is the one whose mean is
-/// lower.
+/// random-effects mean (`pool_inline_with`). Not pooled as the pair costs are (`pooling`,
+/// which follows the latest): what the inline count costs over the call moves in phases of the
+/// machine as no pair cost does (next to randlc, estimations a few milliseconds apart measured
+/// either about -0.1 ns or +1.1 ns, in runs of either, whichever mode the event was in), and
+/// the mode that costs less over the run is the one whose mean is lower.
 pub fn inline_mean(id: u32) -> Option<(f64, f64)> {
     pool_inline_with(id, None)
 }
