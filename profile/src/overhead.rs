@@ -87,8 +87,8 @@ pub struct EventCosts {
     pub id: u32,
     /// A timed activation.
     pub measured_ns: f64,
-    /// A counted-only activation, over the run: the mean of the event's estimations (compensation
-    /// used the latest ones pooled as the run went).
+    /// A counted-only activation, over the run: what compensation charged it from each of the
+    /// event's estimations on (their pool as the run went), weighed by the time each held.
     pub counted_ns: f64,
     /// The standard error of `measured_ns`: the uncertainty of the event's pooled in-place
     /// estimates (rt/src/pooling.rs). 0 in profiles that did not record it.
