@@ -53,7 +53,7 @@ where
 /// between them beyond their own errors (`between_variance`); `None` without any. One far-off
 /// measurement with a wide error moves it little, where a plain mean took a share of it: next
 /// to NPB's randlc one estimation's inline-less-counted read 8.3 ±8.2 ns among a dozen of
-/// 0.00 to 0.07 ±0.02, and the plain mean of the run said 0.6.
+/// 0.00 to 0.07 ±0.02, and the plain mean of the run said 0.7.
 pub(crate) fn random_effects<I>(measurements: I) -> Option<(f64, f64)>
 where
     I: Iterator<Item = (f64, f64)> + Clone,
