@@ -19,10 +19,10 @@
  * With NAS_TRUTH_ID set (an event id of the instrumented copy, or several separated by commas),
  * that event (those events together) is switched off (its mode byte, the runtime's
  * `__instrument_modes`) for the instrumented steps from TRUTH_WARM on that fall in every other
- * pair of steps, and put back as it was after each;
- * `off N` lines name those steps. The instrumented copy's steps less the plain ones, with the
- * event in the state the run keeps it in against switched off, are what its calls cost there,
- * in this process and phase: the ground truth's truth phase (ground_truth.c) on a real program
+ * pair of steps, and put back as it was after each; `off N` lines name those steps. The
+ * instrumented copy's steps less the plain ones, with the event in the state the run keeps it
+ * in against switched off, are what its calls cost there, in this process and phase: the
+ * ground truth's truth phase (ground_truth.c) on a real program
  * (`scripts/nas-paired --truth`). The steps hold the same work each, or near enough (Lua's and
  * SQLite's steps run the same script and statements).
  *
@@ -131,7 +131,8 @@ static void truth_end(int step) {
 }
 
 /* The truth events from NAS_TRUTH_ID: `all` with NAS_TRUTH_EVENTS=N (the ids below N), or ids
- * separated by commas. Ids past the mode table have no byte: a list with one is ignored. */
+ * separated by commas. Ids past the mode table have no byte: a list with one, or with anything
+ * but ids, is ignored. */
 static void truth_events_from(const char *truth, const char *events) {
     if (!truth || !*truth)
         return;
@@ -147,8 +148,9 @@ static void truth_events_from(const char *truth, const char *events) {
         return;
     char *next = (char *)truth;
     for (long i = 0; i < count; i++) {
-        ids[i] = all ? i : strtol(next, &next, 10);
-        if (ids[i] < 0 || ids[i] >= TABLE_LEN)
+        char *start = next;
+        ids[i] = all ? i : strtol(start, &next, 10);
+        if (ids[i] < 0 || ids[i] >= TABLE_LEN || (!all && (next == start || (*next && *next != ','))))
             return;
         next += !all && *next == ',';
     }
