@@ -24,10 +24,15 @@ fn process_line(stderr: &str) -> &str {
     stderr.lines().find(|l| l.contains("process 1:")).unwrap_or_else(|| panic!("{stderr}"))
 }
 
+/// The number right after `key` in `line`, if there is one.
+fn maybe_number_after(line: &str, key: &str) -> Option<f64> {
+    let rest = line[line.find(key)? + key.len()..].trim_start();
+    rest.split(|c: char| c.is_whitespace() || c == ',' || c == ')').next()?.parse().ok()
+}
+
 /// The number right after `key` in `line`.
 fn number_after(line: &str, key: &str) -> f64 {
-    let rest = line[line.find(key).unwrap_or_else(|| panic!("{key} in {line}")) + key.len()..].trim_start();
-    rest.split(|c: char| c.is_whitespace() || c == ',').next().unwrap().parse().unwrap()
+    maybe_number_after(line, key).unwrap_or_else(|| panic!("a number after {key} in {line}"))
 }
 
 /// The per-process line's numbers: (in place, removed) in ns per probed call.
@@ -57,11 +62,8 @@ fn lua_in_one_process_shows_what_the_probes_cost_and_what_compensation_removed()
 /// The per-process truth line's numbers: (in place, untimed estimate, timed estimate) in ns a call.
 fn truth_line(stderr: &str, event: &str) -> (f64, Option<f64>, Option<f64>) {
     let line = process_line(stderr);
-    let after = |key: &str| -> Option<f64> {
-        let rest = line[line.find(key)? + key.len()..].trim_start();
-        rest.split(|c: char| c.is_whitespace() || c == ',' || c == ')').next()?.parse().ok()
-    };
-    (after(&format!("{event} ")).unwrap_or_else(|| panic!("{line}")), after("untimed "), after(", timed "))
+    let after = |key: &str| maybe_number_after(line, key);
+    (number_after(line, &format!("{event} ")), after("untimed "), after(", timed "))
 }
 
 /// `--truth`: the harness switches Lua's `lua_settop` (about 88 000 calls a step, a leaf every
