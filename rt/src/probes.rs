@@ -217,7 +217,8 @@ unsafe fn enter_pathed(ts: &mut ThreadState, id: u32, depth: usize, sp: usize) -
     let estimate = unsafe { estimate_untimed(ts, id, caller) };
     if inplace::waited_out(id, counted) {
         // Waiting in the queue, it had its share: measured again from its next call.
-        inplace::resume(id);
+        // SAFETY: this thread's state at a counted entry of `id`, the stack marked busy.
+        unsafe { inplace::had_its_share(ts, id) };
     }
     if inplace::at_end(counted) {
         // SAFETY: this thread's state at a counted entry of `id`, the stack marked busy.
@@ -611,7 +612,8 @@ unsafe extern "C" fn counted_compensated(ts: &mut ThreadState, id: u32, sp: usiz
         ts.record(id).counted
     };
     if inplace::waited_out(id, counted) {
-        inplace::resume(id);
+        // SAFETY: this thread's state at a counted entry of `id`, the stack marked busy.
+        unsafe { inplace::had_its_share(ts, id) };
     }
     if inplace::at_end(counted) {
         // SAFETY: the contract, the counted entry's cost `cost`.

@@ -527,6 +527,27 @@ fn an_estimation_whose_thread_ended_does_not_block_the_next() {
     assert!(measured.contains(&second.id), "{measured:?}: second {}", second.id);
 }
 
+/// An estimation whose event the program no longer calls is given up for one queued behind it
+/// that the program does call: with compensation on, first() throttles and its estimation
+/// starts, second() throttles while it waits for calls of first() that never come, and then
+/// only second() runs (no timed exit, so no periodic re-offer). Before, first()'s estimation
+/// held the queue to the end and second() was charged its calibration. With callpaths, where
+/// a throttled call goes through the probe: an inline count (flat profiles, late placement)
+/// never reaches the runtime to challenge the estimation ahead.
+#[test]
+fn an_estimation_of_a_routine_no_longer_called_does_not_block_the_queue() {
+    let dir = scratch();
+    let program = build_instrumented(dir.path(), "phased", &[]);
+    let env = [("INSTRUMENT_COMPENSATE", "on"), ("INSTRUMENT_CALLPATH", "all")];
+    let (_, profile) = run_with(&program, dir.path(), "run", &[], &env);
+    let (first, second) = (function(&profile, "first"), function(&profile, "second"));
+    assert_eq!((first.stats.calls, second.stats.calls), (1050, 3_001_050));
+    assert!(first.throttled && second.throttled);
+    let measured: Vec<u32> =
+        profile.overhead.as_ref().expect("overhead").in_place.iter().map(|e| e.id).collect();
+    assert!(measured.contains(&second.id), "{measured:?}: second {}", second.id);
+}
+
 /// The estimate of a throttled routine of known duration (a 2 us busy-wait) is that duration:
 /// its untimed calls (all but the throttling rule's timed prefix) come to about 2 us each.
 #[test]

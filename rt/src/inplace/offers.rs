@@ -5,10 +5,10 @@
 
 use super::split::splits;
 use super::{
-    at_end, cost_of, defer_start, due, enabled, give_up_stale, pending, record_of, set_end, timed_boundary,
-    Deferred, BUDGET_SHARE, GIVEN_UP, HOT_OFFERS, MAX_WAITS, MAX_WINDOW, MIN_PAIRS, MIN_THROTTLED_BUDGET,
-    MIN_WINDOW, NONE, OWNER, PAIRS_IN_BUDGET, PATHED_LEAF, PATHED_MISSES, TALLY_WINDOWS, TARGET,
-    TARGET_MISSES, WINDOWS, WINDOW_NS,
+    at_end, cost_of, defer_start, due, enabled, give_up_idle, give_up_stale, pending, record_of, set_end,
+    timed_boundary, Deferred, BUDGET_SHARE, GIVEN_UP, HOT_OFFERS, MAX_WAITS, MAX_WINDOW, MIN_PAIRS,
+    MIN_THROTTLED_BUDGET, MIN_WINDOW, NONE, OWNER, PAIRS_IN_BUDGET, PATHED_LEAF, PATHED_MISSES,
+    TALLY_WINDOWS, TARGET, TARGET_MISSES, WINDOWS, WINDOW_NS,
 };
 use crate::thread::{Record, ThreadState};
 use crate::{clock, registry, switch};
@@ -146,7 +146,75 @@ pub unsafe fn offer_throttled(
         && eligible(id, switch::COUNTED, unsafe { record_of(&*state, id) })
     {
         // SAFETY: `state` is this thread's attached state (the contract).
-        pending::push(unsafe { (*state).index }, kind, id);
+        if pending::push(unsafe { (*state).index }, kind, id) {
+            // SAFETY: as above.
+            unsafe { challenge_after(&*state, id, calls) };
+        }
+    }
+}
+
+/// With compensation on, sends queued throttled event `id` (`calls` timed calls on `ts`) to
+/// the counted path's body after as many more counted calls as an estimation of it may spend
+/// (the fast path compares with `wait_until`, as for a waiting measured event), so that the
+/// queue's estimation can be found idle (`overtake`).
+///
+/// # Safety
+/// `ts` is the calling thread's attached state and `id` below its `record_cap`.
+unsafe fn challenge_after(ts: &ThreadState, id: u32, calls: u64) {
+    if let (true, Some(cost)) = (crate::compensate::enabled(), cost_of(id)) {
+        // SAFETY: the contract.
+        let counted = unsafe { record_of(ts, id) }.counted;
+        cost.wait_until.store(counted + budget(calls, switch::COUNTED), Relaxed);
+    }
+}
+
+/// Queued throttled event `id` has had as many counted calls as an estimation may spend since
+/// it was queued, or since the last time (`challenge_after`): the estimation under way is given
+/// up if it spent less than half its budget meanwhile (`give_up_idle`), and the queue's next
+/// one starts; else the event challenges it again after as many calls. The estimation given
+/// up is offered again at a re-offer (its event is rested and counted, `reoffer`).
+///
+/// # Safety
+/// `ts` is the calling thread's attached state, in a counted entry of `id` (below its
+/// `record_cap`) that has counted it, with the stack marked busy; the caller writes none of its
+/// records until this returns.
+#[cold]
+#[inline(never)]
+pub unsafe fn overtake(ts: &mut ThreadState, id: u32) {
+    let Some(cost) = cost_of(id) else { return };
+    cost.wait_until.store(0, Relaxed);
+    // SAFETY: this thread's state inside a probe (the contract).
+    if TARGET.load(Relaxed) != NONE && !unsafe { give_up_idle(ts, id) } {
+        // SAFETY: the contract.
+        let calls = unsafe { record_of(ts, id) }.calls;
+        // SAFETY: as above.
+        unsafe { challenge_after(ts, id, calls) };
+        return;
+    }
+    // SAFETY: as above.
+    if unsafe { start_pending(ts) } && TARGET.load(Relaxed) != id {
+        // Still queued: it challenges the one that started too.
+        // SAFETY: as above.
+        let calls = unsafe { record_of(ts, id) }.calls;
+        // SAFETY: as above.
+        unsafe { challenge_after(ts, id, calls) };
+    }
+}
+
+/// Event `id`, waiting in the queue, has had its share of counted calls (`waited_out`): a
+/// measured one is measured again (`resume`), a throttled one challenges the estimation ahead
+/// of it (`overtake`).
+///
+/// # Safety
+/// As `overtake`'s.
+#[cold]
+#[inline(never)]
+pub unsafe fn had_its_share(ts: &mut ThreadState, id: u32) {
+    if switch::throttled(id) {
+        // SAFETY: the contract.
+        unsafe { overtake(ts, id) }
+    } else {
+        resume(id)
     }
 }
 
@@ -438,6 +506,7 @@ pub(super) unsafe fn offer(
         (inlines, counts, fenced, leaf, pathed, pathes);
     PATHED_LEAF.store(if pathes { id } else { NONE }, Relaxed);
     (w.began, w.start) = (now, now);
+    (w.challenger, w.challenged_at) = (NONE, 0);
     // Any nonzero seed: xorshift stays nonzero.
     w.random = now | 1;
     // Activations of the event left open as of `calls` (a timed exit not yet charged, which
