@@ -216,7 +216,8 @@ unsafe fn enter_pathed(ts: &mut ThreadState, id: u32, depth: usize, sp: usize) -
     // SAFETY: the contract; no reference to either record is held from here.
     let estimate = unsafe { estimate_untimed(ts, id, caller) };
     if inplace::waited_out(id, counted) {
-        // Waiting in the queue, it had its share: measured again from its next call.
+        // Waiting in the queue, it had its share: measured again from its next call (a
+        // throttled one challenges the estimation ahead instead).
         // SAFETY: this thread's state at a counted entry of `id`, the stack marked busy.
         unsafe { inplace::had_its_share(ts, id) };
     }
