@@ -35,6 +35,11 @@ fn run_with(
     (output, only_profile(&dir))
 }
 
+/// The ids of the events the profile has in-place estimates of.
+fn estimated_ids(profile: &Profile) -> Vec<u32> {
+    profile.overhead.as_ref().expect("overhead").in_place.iter().map(|e| e.id).collect()
+}
+
 #[test]
 fn a_throttled_routine_is_counted_exactly_and_timed_only_before() {
     let dir = scratch();
@@ -501,8 +506,7 @@ fn routines_throttled_together_are_each_measured_in_place() {
     let (_, profile) = run_with(&program, dir.path(), "together", &["3000000", "1"], &[]);
     let (outer, leaf) = (function(&profile, "outer"), function(&profile, "leaf"));
     assert!(outer.throttled && leaf.throttled);
-    let measured: Vec<u32> =
-        profile.overhead.as_ref().expect("overhead").in_place.iter().map(|e| e.id).collect();
+    let measured = estimated_ids(&profile);
     assert!(
         measured.contains(&outer.id) && measured.contains(&leaf.id),
         "{measured:?}: outer {}, leaf {}",
@@ -522,8 +526,7 @@ fn an_estimation_whose_thread_ended_does_not_block_the_next() {
     let (first, second) = (function(&profile, "first"), function(&profile, "second"));
     assert_eq!((first.stats.calls, second.stats.calls), (100_050, 300_000));
     assert!(first.throttled && second.throttled);
-    let measured: Vec<u32> =
-        profile.overhead.as_ref().expect("overhead").in_place.iter().map(|e| e.id).collect();
+    let measured = estimated_ids(&profile);
     assert!(measured.contains(&second.id), "{measured:?}: second {}", second.id);
 }
 
@@ -543,8 +546,7 @@ fn an_estimation_of_a_routine_no_longer_called_does_not_block_the_queue() {
     let (first, second) = (function(&profile, "first"), function(&profile, "second"));
     assert_eq!((first.stats.calls, second.stats.calls), (1050, 3_001_050));
     assert!(first.throttled && second.throttled);
-    let measured: Vec<u32> =
-        profile.overhead.as_ref().expect("overhead").in_place.iter().map(|e| e.id).collect();
+    let measured = estimated_ids(&profile);
     assert!(measured.contains(&second.id), "{measured:?}: second {}", second.id);
 }
 
