@@ -520,11 +520,17 @@ fn routines_throttled_together_are_each_measured_in_place() {
 /// still measured in place (before, the dead thread kept the estimation for the whole run).
 #[test]
 fn an_estimation_whose_thread_ended_does_not_block_the_next() {
+    second_is_estimated("handover", &[], (100_050, 300_000));
+}
+
+/// Runs `fixture`, whose first() and second() are called `calls` times, with `env`: both are
+/// throttled, and second(), queued behind first()'s estimation, is estimated in place.
+fn second_is_estimated(fixture: &str, env: &[(&str, &str)], calls: (u64, u64)) {
     let dir = scratch();
-    let program = build_instrumented(dir.path(), "handover", &[]);
-    let (_, profile) = run_with(&program, dir.path(), "run", &[], &[]);
+    let program = build_instrumented(dir.path(), fixture, &[]);
+    let (_, profile) = run_with(&program, dir.path(), "run", &[], env);
     let (first, second) = (function(&profile, "first"), function(&profile, "second"));
-    assert_eq!((first.stats.calls, second.stats.calls), (100_050, 300_000));
+    assert_eq!((first.stats.calls, second.stats.calls), calls);
     assert!(first.throttled && second.throttled);
     let measured = estimated_ids(&profile);
     assert!(measured.contains(&second.id), "{measured:?}: second {}", second.id);
@@ -539,15 +545,8 @@ fn an_estimation_whose_thread_ended_does_not_block_the_next() {
 /// never reaches the runtime to challenge the estimation ahead.
 #[test]
 fn an_estimation_of_a_routine_no_longer_called_does_not_block_the_queue() {
-    let dir = scratch();
-    let program = build_instrumented(dir.path(), "phased", &[]);
     let env = [("INSTRUMENT_COMPENSATE", "on"), ("INSTRUMENT_CALLPATH", "all")];
-    let (_, profile) = run_with(&program, dir.path(), "run", &[], &env);
-    let (first, second) = (function(&profile, "first"), function(&profile, "second"));
-    assert_eq!((first.stats.calls, second.stats.calls), (1050, 3_001_050));
-    assert!(first.throttled && second.throttled);
-    let measured = estimated_ids(&profile);
-    assert!(measured.contains(&second.id), "{measured:?}: second {}", second.id);
+    second_is_estimated("phased", &env, (1050, 3_001_050));
 }
 
 /// The estimate of a throttled routine of known duration (a 2 us busy-wait) is that duration:
