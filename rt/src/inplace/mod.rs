@@ -1258,6 +1258,11 @@ fn is_owner(ts: &ThreadState, id: u32) -> bool {
     TARGET.load(Relaxed) == id && std::ptr::eq(OWNER.load(Relaxed), ts)
 }
 
+/// Whether an estimation is under way and `state`'s thread owns it.
+fn owns_estimation(state: *mut ThreadState) -> bool {
+    TARGET.load(Relaxed) != NONE && std::ptr::eq(OWNER.load(Relaxed), state)
+}
+
 /// Gives the estimation up when its event has not finished a window for a long time (it may
 /// never run again, or only after a pause), or when a throttled event's has run for longer than
 /// half a re-estimation period (`overdue`), keeping what it measured when that is enough. A
@@ -1270,7 +1275,7 @@ fn is_owner(ts: &ThreadState, id: u32) -> bool {
 /// `state` is the calling thread's state (only compared with OWNER: the windows are touched only
 /// when this thread owns them).
 unsafe fn give_up_stale(state: *mut ThreadState, now: u64) {
-    if TARGET.load(Relaxed) == NONE || !std::ptr::eq(OWNER.load(Relaxed), state) {
+    if !owns_estimation(state) {
         return;
     }
     let (start, began, after) = {
@@ -1304,7 +1309,7 @@ unsafe fn give_up_stale(state: *mut ThreadState, now: u64) {
 /// `state` is the calling thread's attached state, inside a probe; the caller writes none of
 /// its records until this returns.
 pub(super) unsafe fn give_up_idle(state: *mut ThreadState, challenger: u32) -> bool {
-    if TARGET.load(Relaxed) == NONE || !std::ptr::eq(OWNER.load(Relaxed), state) {
+    if !owns_estimation(state) {
         return false;
     }
     let idle = {

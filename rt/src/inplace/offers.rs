@@ -183,18 +183,12 @@ unsafe fn challenge_after(ts: &ThreadState, id: u32, calls: u64) {
 pub unsafe fn overtake(ts: &mut ThreadState, id: u32) {
     let Some(cost) = cost_of(id) else { return };
     cost.wait_until.store(0, Relaxed);
-    // SAFETY: this thread's state inside a probe (the contract).
-    if TARGET.load(Relaxed) != NONE && !unsafe { give_up_idle(ts, id) } {
+    // Still queued: the estimation ahead goes on, or the queue's next that started is another.
+    // SAFETY: this thread's state inside a probe (the contract), for both calls.
+    let queued = (TARGET.load(Relaxed) != NONE && !unsafe { give_up_idle(ts, id) })
+        || (unsafe { start_pending(ts) } && TARGET.load(Relaxed) != id);
+    if queued {
         // SAFETY: the contract.
-        let calls = unsafe { record_of(ts, id) }.calls;
-        // SAFETY: as above.
-        unsafe { challenge_after(ts, id, calls) };
-        return;
-    }
-    // SAFETY: as above.
-    if unsafe { start_pending(ts) } && TARGET.load(Relaxed) != id {
-        // Still queued: it challenges the one that started too.
-        // SAFETY: as above.
         let calls = unsafe { record_of(ts, id) }.calls;
         // SAFETY: as above.
         unsafe { challenge_after(ts, id, calls) };
