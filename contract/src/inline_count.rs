@@ -40,13 +40,14 @@
 //! code, unprobed, and every call that fails a check is a tail call of the copy, whose entry
 //! calls the probe.
 //!
-//! A switched-off event's entry (mode byte `OFF`, after the mode test) makes no call either:
-//! its result is zero at once, as the probe's is, and nothing is counted (with a probed copy, it
-//! runs the routine's own code). Switching routines
+//! A switched-off event's entry (mode byte `OFF`, tested right after the first check and before
+//! `MODE`, so that it jumps once over the count and every other mode falls on) makes no call
+//! either: its result is zero at once, as the probe's is, and nothing is counted (with a probed
+//! copy, it runs the routine's own code). Switching routines
 //! off at run time (`INSTRUMENT_RUNTIME_SELECT`, `instrument top --off`) then costs a load and
 //! two compares a call instead of a probe call.
 //!
-//! A routine under in-place estimation whose mode byte is `BARE` (after the `OFF` test) counts
+//! A routine under in-place estimation whose mode byte is `BARE` (after the `MODE` test) counts
 //! its call more barely still, for the windows that measure what the inline count costs where it
 //! runs (rt/src/inplace/): where the block's `WINDOW_LEFT_AT` word (a `u32`) is not zero, it
 //! takes 1 from that word and adds 1 to the block's `PENDING_CALLS_AT`, every access one
@@ -61,7 +62,7 @@
 //! (`inline::charge_pending`), a flat routine's at the window's end (`inline::end_bare`).
 //!
 //! A routine under in-place estimation whose mode byte is `DETOUR` or `DOUBLE` (tested after
-//! `OFF`: one compare of the mode with `DOUBLE_BIT` set) leaves the count's way by the same
+//! `MODE`: one compare of the mode with `DOUBLE_BIT` set) leaves the count's way by the same
 //! branches and counts inline as `MODE` does; on the way, `DOUBLE` first runs a shadow of the
 //! checks and the count: the same loads of the same words, compare for compare and branch for
 //! branch, and the same adds, each of a zero the compiler cannot see through, every access
