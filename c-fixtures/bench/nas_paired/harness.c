@@ -76,6 +76,9 @@ static int truth_listed;
 /* The mode the truth steps put their events in (NAS_TRUTH_MODE, see the top comment). */
 static unsigned char truth_to = MODE_OFF;
 static char truth_off[MAX_STEPS];
+/* Per truth step with every event (`all`): how many an estimation held in one of its modes, left
+ * on (`steady`). Their probes ran in the step, so its floor holds them. */
+static int truth_held[MAX_STEPS];
 
 /* turn[c]: copy c may run its next step. */
 static sem_t turn[2];
@@ -118,6 +121,8 @@ static void truth_begin(int step) {
         truth_modes[i] = __instrument_modes[truth_ids[i]];
         if (steady(truth_modes[i]))
             __instrument_modes[truth_ids[i]] = truth_to;
+        else
+            truth_held[step]++;
     }
 }
 
@@ -228,7 +233,7 @@ int main(void) {
         fprintf(stderr, "step %lld %lld\n", step_ns[PLAIN][i], step_ns[INST][i]);
     for (int i = 0; i < pairs; i++)
         if (truth_off[i])
-            fprintf(stderr, "off %d\n", i);
+            fprintf(stderr, "off %d %d\n", i, truth_held[i]);
     if (failed)
         fprintf(stderr, "nas-paired: a copy of the program failed\n");
     return failed;
