@@ -151,21 +151,8 @@ use std::sync::atomic::{
 pub const HOT: u64 = 1 << 14;
 /// The executions one estimation may spend in its windows, as a share of the event's calls so
 /// far (1/BUDGET_SHARE): half of them are counted, so estimating leaves at most about one call
-/// in 48 of the run untimed (1/64 at each power of four, which sum to 1/48).
-///
-/// The budget sizes the windows (`PAIRS_IN_BUDGET`), so it is also how long an estimation holds
-/// the one estimator while the events hot with it wait: at an eighth, the SQLite shell's sorter
-/// routines (hot together for one statement, 600 000 calls each) waited behind each other until
-/// their statement was over, and 11 to 21 % of the run's calls were of events never estimated
-/// (charged the calibration times the estimated events' scale); with every call timed,
-/// compensated main came out 17 to 21 % above the plain run's, with callpaths (throttled) 16 to
-/// 19 %. At a 32nd (its windows a quarter as long, still grown to `WINDOW_NS` where the budget
-/// allows, and an estimation still ends only once its differences settle or its budget is
-/// spent), 5 to 13 % of the calls went unestimated and compensated main came 5 to 11 points
-/// nearer the plain run's with every call timed and 9 to 10 nearer with callpaths (two sets of
-/// six alternated rounds), the steady harness programs (`scripts/nas-paired`: Lua, SQLite, BT)
-/// and NPB IS throttled unchanged within their intervals (issue 23's session-55 note).
-const BUDGET_SHARE: u64 = 32;
+/// in twelve of the run untimed (1/16 at each power of four, which sum to 1/12).
+const BUDGET_SHARE: u64 = 8;
 /// The fewest executions in a window.
 const MIN_WINDOW: u64 = 16;
 /// The least budget of a throttled event's estimation: what one throttled after TAU's 10^5
@@ -173,9 +160,8 @@ const MIN_WINDOW: u64 = 16;
 /// that throttles after 10^4 left an eighth of those to the first estimation, too short:
 /// NPB IS's compensated main, throttling on, came out 5 % low (+0.6 % after 10^5); with this
 /// floor 1.5 % low (compensated runs then kept 10^5 calls, until measured again on call-heavy
-/// code: `throttle::DEFAULT`); at a 32nd of 10^5 (3125 calls, windows sized by the share as
-/// every estimation's are), IS.W throttled -0.5 % (PA-comp) and -0.2 % (CA-comp). Also the budget
-/// of every re-estimation of a throttled event (`offer_counted`).
+/// code: `throttle::DEFAULT`). Also the budget of every re-estimation of a throttled event
+/// (`offer_counted`).
 const MIN_THROTTLED_BUDGET: u64 = instrument_contract::throttle::TAU.calls / BUDGET_SHARE;
 /// Pairs of windows: at least, and at most.
 const MIN_PAIRS: usize = 24;

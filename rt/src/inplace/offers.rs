@@ -90,7 +90,7 @@ pub(super) unsafe fn offer_hot(ts: &mut ThreadState, id: u32, kind: usize, calls
 
 /// Whether event `id`, waiting counted, has had its share (`counted` being its counted count on
 /// the calling thread): as many counted calls as the estimations ahead of it may spend, each
-/// what its own may (`BUDGET_SHARE` of its calls when it was queued), up to `MAX_WAITS` of them.
+/// what its own may (an eighth of its calls when it was queued), up to `MAX_WAITS` of them.
 /// Waiting past that would leave most of its calls untimed behind a long queue (Lua 5.4: half
 /// of `singlematch`'s two million calls); it is then measured again and keeps its place in the
 /// queue, its differences telescoping only in part. A share of one estimation whatever the
