@@ -428,8 +428,9 @@ extern "C" LLVMValueRef instrument_inline_count(LLVMValueRef EnterCall, LLVMValu
     IRBuilder<> B(C.Fast);
     B.CreateBr(Join);
 
-    // A measured event goes straight to the timed entry: its mode is read already. A
-    // switched-off one makes no call at all: its entry's result is zero, as the probe's is.
+    // A measured event goes straight to the timed entry: its mode is read already. (A
+    // switched-off one made no call at all: `buildCount` sent it to `Join`, its entry's result
+    // zero, as the probe's is.)
     BasicBlock *Measured = BasicBlock::Create(Ctx, "instrument.count.measured", F, Slow);
     BasicBlock *DetourCheck = BasicBlock::Create(Ctx, "instrument.count.detoured", F, Slow);
     BasicBlock *BareCheck = BasicBlock::Create(Ctx, "instrument.bare.mode", F, Slow);

@@ -1301,9 +1301,9 @@ unsafe fn give_up_stale(state: *mut ThreadState, now: u64) {
 /// which only an offer checks. In Lua's workload (a 0.15 s run of phases, callpaths on) the
 /// estimation of `luaS_newlstr`, throttled while the program raised errors, held the queue for
 /// 0.1 s once strings were no longer made, and 26 of the 29 throttled routines were never
-/// estimated (10 are now; compensated main, 12 % above the plain run, did not move with it: its
-/// error is the instrumented code's floor, issue 23's session-54 note). True when it gave the
-/// estimation up.
+/// estimated (10 are now; compensated main, 12 % above the plain run, did not move with it,
+/// issue 23's session-54 note; what that error is remains open: session 55 found that it is not
+/// the instrumented code's floor). True when it gave the estimation up.
 ///
 /// # Safety
 /// `state` is the calling thread's attached state, inside a probe; the caller writes none of
