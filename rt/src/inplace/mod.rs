@@ -112,6 +112,7 @@
 //! from each) is measured too, by windows whose entries fence their timestamps (`splits`).
 
 mod bookkeeping;
+mod challenges;
 mod excess;
 mod history;
 mod model;
@@ -149,10 +150,19 @@ use std::sync::atomic::{
 /// Executions on a thread (timed and counted) after which a measured event is offered for
 /// estimation (and again at every power of four after: see `due`).
 pub const HOT: u64 = 1 << 14;
-/// The executions one estimation may spend in its windows, as a share of the event's calls so
-/// far (1/BUDGET_SHARE): half of them are counted, so estimating leaves at most about one call
-/// in twelve of the run untimed (1/16 at each power of four, which sum to 1/12).
-const BUDGET_SHARE: u64 = 8;
+/// The executions one estimation of a measured event may spend in its windows, as a share of the
+/// event's calls so far (1/MEASURED_SHARE): half of them are counted, so estimating leaves at
+/// most about one call in 48 of the run untimed (1/64 at each power of four). It is also how
+/// long the one estimator is held while the events hot with it wait: at an eighth, SQLite's
+/// sorter routines (600 000 calls each, hot together for one statement) waited behind each
+/// other until the statement was over, and 11 to 21 % of its calls were of events never
+/// estimated (issue 23, session 55).
+const MEASURED_SHARE: u64 = 32;
+/// The same share for a throttled event (`offer_throttled`, `offer_counted`), whose estimation
+/// also settles how it is counted (`settled_mode_with`): shorter windows, preempted on a loaded
+/// machine, made a throttled routine's inline count look dearer than its probe call and settle
+/// counting through the probe (tests/inline_count.rs's thread tests, 2 runs in 3).
+const THROTTLED_SHARE: u64 = 8;
 /// The fewest executions in a window.
 const MIN_WINDOW: u64 = 16;
 /// The least budget of a throttled event's estimation: what one throttled after TAU's 10^5
@@ -162,13 +172,13 @@ const MIN_WINDOW: u64 = 16;
 /// floor 1.5 % low (compensated runs then kept 10^5 calls, until measured again on call-heavy
 /// code: `throttle::DEFAULT`). Also the budget of every re-estimation of a throttled event
 /// (`offer_counted`).
-const MIN_THROTTLED_BUDGET: u64 = instrument_contract::throttle::TAU.calls / BUDGET_SHARE;
+const MIN_THROTTLED_BUDGET: u64 = instrument_contract::throttle::TAU.calls / THROTTLED_SHARE;
 /// Pairs of windows: at least, and at most.
 const MIN_PAIRS: usize = 24;
 const MAX_PAIRS: usize = 512;
 /// The most estimations an event waits counted for (`waited_out`): at most half the calls it had
 /// when queued.
-const MAX_WAITS: u64 = BUDGET_SHARE / 2;
+const MAX_WAITS: u64 = MEASURED_SHARE / 2;
 /// The pairs of windows the budget is to hold (sizing the windows): the least timed ones and the
 /// tally ones that come with them, one group in three (`window_kind`). Sized for the timed pairs
 /// alone, an estimation spent half its budget again, and an event of the same loop waiting
@@ -364,10 +374,9 @@ struct Windows {
     pathes: bool,
     /// The clock when the estimation began (`overdue`).
     began: u64,
-    /// The queued event whose counted calls last challenged this estimation, and what the
-    /// estimation had spent then (`give_up_idle`); `NONE` before any.
-    challenger: u32,
-    challenged_at: u64,
+    /// What this estimation had spent when each queued event armed its challenge
+    /// (`give_up_idle`).
+    challenges: challenges::Challenges,
     /// The current window's first clock reading and the event's count (timed or counted, as
     /// the window is) before its first execution.
     start: u64,
@@ -474,8 +483,7 @@ const IDLE_WINDOWS: Windows = Windows {
     spent: 0,
     done: 0,
     began: 0,
-    challenger: NONE,
-    challenged_at: 0,
+    challenges: challenges::Challenges::EMPTY,
     start: 0,
     start_count: 0,
     tallies: false,
@@ -1295,8 +1303,9 @@ unsafe fn give_up_stale(state: *mut ThreadState, now: u64) {
 
 /// Gives the estimation under way on `state` up for the events queued behind it, when it is of
 /// a throttled event that spent less than half its budget while one of them (`challenger`) had
-/// as many counted calls as that whole budget (`offers::overtake`, twice: the first time sets
-/// the mark the second compares with): its event is one the program calls far less now (its
+/// as many counted calls as that whole budget (`offers::overtake`, measured from when it armed
+/// its challenge under this estimation: `mark_challenge`; the first challenge of one that armed
+/// under another estimation only marks): its event is one the program calls far less now (its
 /// phase is over), and the queue would wait for it until it is given up stale, or overdue,
 /// which only an offer checks. In Lua's workload (a 0.15 s run of phases, callpaths on) the
 /// estimation of `luaS_newlstr`, throttled while the program raised errors, held the queue for
@@ -1315,18 +1324,28 @@ pub(super) unsafe fn give_up_idle(state: *mut ThreadState, challenger: u32) -> b
     let idle = {
         // SAFETY: this thread owns the estimation (OWNER is its own state, the contract; see
         // `Owned`); the reference ends here.
-        let w = unsafe { &mut *WINDOWS.0.get() };
-        let idle = w.after != switch::MEASURED
-            && w.challenger == challenger
-            && w.spent.saturating_sub(w.challenged_at) < w.budget / 2;
-        (w.challenger, w.challenged_at) = (challenger, w.spent);
-        idle
+        let w = unsafe { &*WINDOWS.0.get() };
+        w.after != switch::MEASURED
+            && w.challenges.spent_at(challenger).is_some_and(|at| w.spent.saturating_sub(at) < w.budget / 2)
     };
     if idle {
         // SAFETY: as above, inside a probe (the contract).
         unsafe { abandon(state) };
     }
     idle
+}
+
+/// Queued event `id` arms its challenge now (`offers::challenge_after`): what the estimation
+/// under way had spent is its mark, when `state`'s thread owns that estimation.
+///
+/// # Safety
+/// `state` is the calling thread's attached state.
+pub(super) unsafe fn mark_challenge(state: *const ThreadState, id: u32) {
+    if owns_estimation(state.cast_mut()) {
+        // SAFETY: this thread owns the estimation (OWNER is its own state, checked; see `Owned`).
+        let w = unsafe { &mut *WINDOWS.0.get() };
+        w.challenges.mark(id, w.spent);
+    }
 }
 
 /// Ends the estimation `state` owns before its time (`give_up_stale`, `give_up_idle`): what it

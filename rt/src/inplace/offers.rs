@@ -6,9 +6,9 @@
 use super::split::splits;
 use super::{
     at_end, cost_of, defer_start, due, enabled, give_up_idle, give_up_stale, pending, record_of, set_end,
-    timed_boundary, Deferred, BUDGET_SHARE, GIVEN_UP, HOT_OFFERS, MAX_WAITS, MAX_WINDOW, MIN_PAIRS,
+    timed_boundary, Deferred, GIVEN_UP, HOT_OFFERS, MAX_WAITS, MAX_WINDOW, MEASURED_SHARE, MIN_PAIRS,
     MIN_THROTTLED_BUDGET, MIN_WINDOW, NONE, OWNER, PAIRS_IN_BUDGET, PATHED_LEAF, PATHED_MISSES,
-    TALLY_WINDOWS, TARGET, TARGET_MISSES, WINDOWS, WINDOW_NS,
+    TALLY_WINDOWS, TARGET, TARGET_MISSES, THROTTLED_SHARE, WINDOWS, WINDOW_NS,
 };
 use crate::thread::{Record, ThreadState};
 use crate::{clock, registry, switch};
@@ -90,7 +90,7 @@ pub(super) unsafe fn offer_hot(ts: &mut ThreadState, id: u32, kind: usize, calls
 
 /// Whether event `id`, waiting counted, has had its share (`counted` being its counted count on
 /// the calling thread): as many counted calls as the estimations ahead of it may spend, each
-/// what its own may (an eighth of its calls when it was queued), up to `MAX_WAITS` of them.
+/// what its own may (a 32nd of its calls when it was queued), up to `MAX_WAITS` of them.
 /// Waiting past that would leave most of its calls untimed behind a long queue (Lua 5.4: half
 /// of `singlematch`'s two million calls); it is then measured again and keeps its place in the
 /// queue, its differences telescoping only in part. A share of one estimation whatever the
@@ -165,14 +165,17 @@ unsafe fn challenge_after(ts: &ThreadState, id: u32, calls: u64) {
         // SAFETY: the contract.
         let counted = unsafe { record_of(ts, id) }.counted;
         cost.wait_until.store(counted + budget(calls, switch::COUNTED), Relaxed);
+        // SAFETY: `ts` is this thread's attached state (the contract).
+        unsafe { super::mark_challenge(ts, id) };
     }
 }
 
 /// Queued throttled event `id` has had as many counted calls as an estimation may spend since
 /// it was queued, or since the last time (`challenge_after`): the estimation under way is given
-/// up if it spent less than half its budget meanwhile (`give_up_idle`), and the queue's next
-/// one starts; else the event challenges it again after as many calls. The estimation given
-/// up is offered again at a re-offer (its event is rested and counted, `reoffer`).
+/// up if it spent less than half its budget meanwhile (`give_up_idle`) or is stale or overdue
+/// (`give_up_stale`), and the queue's next one starts; else the event, while still queued,
+/// challenges it again after as many calls. The estimation given up is offered again at a
+/// re-offer (its event is rested and counted, `reoffer`).
 ///
 /// # Safety
 /// `ts` is the calling thread's attached state, in a counted entry of `id` (below its
@@ -183,11 +186,17 @@ unsafe fn challenge_after(ts: &ThreadState, id: u32, calls: u64) {
 pub unsafe fn overtake(ts: &mut ThreadState, id: u32) {
     let Some(cost) = cost_of(id) else { return };
     cost.wait_until.store(0, Relaxed);
-    // Still queued: the estimation ahead goes on, or the queue's next that started is another.
-    // SAFETY: this thread's state inside a probe (the contract), for both calls.
-    let queued = (TARGET.load(Relaxed) != NONE && !unsafe { give_up_idle(ts, id) })
+    // An estimation that has not begun a window for a while, or a throttled one overdue, ends
+    // here too: offers, which check that otherwise, come only at timed exits, and a phase of
+    // counted routines may have none for a long time.
+    // SAFETY: this thread's state inside a probe (the contract).
+    unsafe { give_up_stale(ts, clock::now()) };
+    // SAFETY: as above, for both calls.
+    let challenges = (TARGET.load(Relaxed) != NONE && !unsafe { give_up_idle(ts, id) })
         || (unsafe { start_pending(ts) } && TARGET.load(Relaxed) != id);
-    if queued {
+    // Only an event still queued challenges again: one estimated meanwhile (or taken by the
+    // queue just now) has no turn to wait for.
+    if challenges && pending::queued(ts.index, id) {
         // SAFETY: the contract.
         let calls = unsafe { record_of(ts, id) }.calls;
         // SAFETY: as above.
@@ -500,7 +509,7 @@ pub(super) unsafe fn offer(
         (inlines, counts, fenced, leaf, pathed, pathes);
     PATHED_LEAF.store(if pathes { id } else { NONE }, Relaxed);
     (w.began, w.start) = (now, now);
-    (w.challenger, w.challenged_at) = (NONE, 0);
+    w.challenges = super::challenges::Challenges::EMPTY;
     // Any nonzero seed: xorshift stays nonzero.
     w.random = now | 1;
     // Activations of the event left open as of `calls` (a timed exit not yet charged, which
@@ -520,8 +529,8 @@ pub(super) unsafe fn offer(
 /// throttled event.
 pub(super) fn budget(calls: u64, after: u8) -> u64 {
     match after {
-        switch::COUNTED => (calls / BUDGET_SHARE).max(MIN_THROTTLED_BUDGET),
-        _ => calls / BUDGET_SHARE,
+        switch::COUNTED => (calls / THROTTLED_SHARE).max(MIN_THROTTLED_BUDGET),
+        _ => calls / MEASURED_SHARE,
     }
 }
 

@@ -40,6 +40,11 @@ pub fn push(thread: u64, kind: usize, id: u32) -> bool {
     QUEUE.iter().any(|slot| slot.compare_exchange(0, entry, Relaxed, Relaxed).is_ok())
 }
 
+/// Whether event `id` has an entry of `thread` in the queue.
+pub fn queued(thread: u64, id: u32) -> bool {
+    entries_of(thread).any(|(_, entry)| entry as u32 == id)
+}
+
 /// How many of `thread`'s entries wait counted.
 pub fn waiting_on(thread: u64) -> usize {
     let mine = owner(thread);
