@@ -550,20 +550,21 @@ fn an_estimation_of_a_routine_no_longer_called_does_not_block_the_queue() {
 }
 
 /// Several routines queued behind an estimation whose event the program no longer calls, which
-/// challenge it in turn, each give it up as one alone does: `phased_many`'s second(), third() and
-/// fourth() throttle while first()'s estimation waits, and then only they run (callpaths on, as
-/// above). Before, the estimation kept one challenge mark, the last challenger's: the three reset
-/// it for each other in turn, none ever found its own, and none of them was estimated.
+/// challenge it in turn, each give it up as one alone does: `phased` with three queued routines
+/// (second(), third() and fourth() throttle while first()'s estimation waits, and then only they
+/// run; callpaths on, as above). Before, the estimation kept one challenge mark, the last
+/// challenger's: the three reset it for each other in turn, none ever found its own, and none of
+/// them was estimated (3 runs of 3).
 #[test]
 fn routines_queued_together_behind_a_stalled_estimation_are_each_estimated() {
     let dir = scratch();
-    let program = build_instrumented(dir.path(), "phased_many", &[]);
+    let program = build_instrumented(dir.path(), "phased", &[]);
     let env = [("INSTRUMENT_COMPENSATE", "on"), ("INSTRUMENT_CALLPATH", "all")];
-    let (_, profile) = run_with(&program, dir.path(), "run", &[], &env);
+    let (_, profile) = run_with(&program, dir.path(), "run", &["1000000", "3"], &env);
     let measured = estimated_ids(&profile);
     for name in ["second", "third", "fourth"] {
         let f = function(&profile, name);
-        assert_eq!(f.stats.calls, 1_000_000, "{name}'s calls");
+        assert_eq!(f.stats.calls, 1_001_050, "{name}'s calls");
         assert!(f.throttled, "{name} throttled");
         assert!(measured.contains(&f.id), "{measured:?}: {name} {}", f.id);
     }
