@@ -122,6 +122,14 @@ mod tests {
     }
 
     #[test]
+    fn an_event_is_queued_on_its_own_thread_until_taken() {
+        super::push(41, 0, 60);
+        assert!(super::queued(41, 60) && !super::queued(42, 60) && !super::queued(41, 61));
+        assert_eq!(super::take(41), Some((0, 60)));
+        assert!(!super::queued(41, 60));
+    }
+
+    #[test]
     fn the_most_called_event_is_taken_first_and_ties_by_slot() {
         for id in [60, 61, 62, 63] {
             super::push(21, 0, id);
