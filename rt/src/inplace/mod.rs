@@ -1307,10 +1307,10 @@ unsafe fn give_up_stale(state: *mut ThreadState, now: u64) {
 /// its challenge under this estimation: `mark_challenge`; the first challenge of one that armed
 /// under another estimation only marks): its event is one the program calls far less now (its
 /// phase is over), and the queue would wait for it until it is given up stale, or overdue,
-/// which only an offer checks. In Lua's workload (a 0.15 s run of phases, callpaths on) the
-/// estimation of `luaS_newlstr`, throttled while the program raised errors, held the queue for
-/// 0.1 s once strings were no longer made, and 26 of the 29 throttled routines were never
-/// estimated (10 are now; compensated main, 12 % above the plain run, did not move with it,
+/// which only offers and challenges check. In Lua's workload (a 0.15 s run of phases, callpaths
+/// on) the estimation of `luaS_newlstr`, throttled while the program raised errors, held the
+/// queue for 0.1 s once strings were no longer made, and 26 of the 29 throttled routines were
+/// never estimated (10 are now; compensated main, 12 % above the plain run, did not move with it,
 /// issue 23's session-54 note; what that error is remains open: session 55 found that it is not
 /// the instrumented code's floor). True when it gave the estimation up.
 ///
