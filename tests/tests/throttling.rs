@@ -520,20 +520,32 @@ fn routines_throttled_together_are_each_measured_in_place() {
 /// still measured in place (before, the dead thread kept the estimation for the whole run).
 #[test]
 fn an_estimation_whose_thread_ended_does_not_block_the_next() {
-    second_is_estimated("handover", &[], (100_050, 300_000));
+    queued_are_estimated("handover", &[], &[], 100_050, &[("second", 300_000)]);
 }
 
-/// Runs `fixture`, whose first() and second() are called `calls` times, with `env`: both are
-/// throttled, and second(), queued behind first()'s estimation, is estimated in place.
-fn second_is_estimated(fixture: &str, env: &[(&str, &str)], calls: (u64, u64)) {
+/// Runs `fixture` with `args` and `env`: first() is called `first_calls` times and each routine
+/// of `queued` (name, calls) as often as it says; all are throttled, and each routine queued
+/// behind first()'s estimation is estimated in place.
+fn queued_are_estimated(
+    fixture: &str,
+    args: &[&str],
+    env: &[(&str, &str)],
+    first_calls: u64,
+    queued: &[(&str, u64)],
+) {
     let dir = scratch();
     let program = build_instrumented(dir.path(), fixture, &[]);
-    let (_, profile) = run_with(&program, dir.path(), "run", &[], env);
-    let (first, second) = (function(&profile, "first"), function(&profile, "second"));
-    assert_eq!((first.stats.calls, second.stats.calls), calls);
-    assert!(first.throttled && second.throttled);
+    let (_, profile) = run_with(&program, dir.path(), "run", args, env);
+    let first = function(&profile, "first");
+    assert_eq!(first.stats.calls, first_calls, "first's calls");
+    assert!(first.throttled, "first throttled");
     let measured = estimated_ids(&profile);
-    assert!(measured.contains(&second.id), "{measured:?}: second {}", second.id);
+    for &(name, calls) in queued {
+        let f = function(&profile, name);
+        assert_eq!(f.stats.calls, calls, "{name}'s calls");
+        assert!(f.throttled, "{name} throttled");
+        assert!(measured.contains(&f.id), "{measured:?}: {name} {}", f.id);
+    }
 }
 
 /// An estimation whose event the program no longer calls is given up for one queued behind it
@@ -546,7 +558,7 @@ fn second_is_estimated(fixture: &str, env: &[(&str, &str)], calls: (u64, u64)) {
 #[test]
 fn an_estimation_of_a_routine_no_longer_called_does_not_block_the_queue() {
     let env = [("INSTRUMENT_COMPENSATE", "on"), ("INSTRUMENT_CALLPATH", "all")];
-    second_is_estimated("phased", &env, (1050, 3_001_050));
+    queued_are_estimated("phased", &[], &env, 1050, &[("second", 3_001_050)]);
 }
 
 /// Several routines queued behind an estimation whose event the program no longer calls, which
@@ -557,17 +569,9 @@ fn an_estimation_of_a_routine_no_longer_called_does_not_block_the_queue() {
 /// them was estimated (3 runs of 3).
 #[test]
 fn routines_queued_together_behind_a_stalled_estimation_are_each_estimated() {
-    let dir = scratch();
-    let program = build_instrumented(dir.path(), "phased", &[]);
     let env = [("INSTRUMENT_COMPENSATE", "on"), ("INSTRUMENT_CALLPATH", "all")];
-    let (_, profile) = run_with(&program, dir.path(), "run", &["1000000", "3"], &env);
-    let measured = estimated_ids(&profile);
-    for name in ["second", "third", "fourth"] {
-        let f = function(&profile, name);
-        assert_eq!(f.stats.calls, 1_001_050, "{name}'s calls");
-        assert!(f.throttled, "{name} throttled");
-        assert!(measured.contains(&f.id), "{measured:?}: {name} {}", f.id);
-    }
+    let queued = [("second", 1_001_050), ("third", 1_001_050), ("fourth", 1_001_050)];
+    queued_are_estimated("phased", &["1000000", "3"], &env, 1050, &queued);
 }
 
 /// The estimate of a throttled routine of known duration (a 2 us busy-wait) is that duration:

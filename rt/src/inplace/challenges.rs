@@ -8,9 +8,10 @@
 //! events challenged it about 150 times in turn (five of them estimated long before, which kept
 //! challenging: `offers::overtake` now re-arms only an event still queued; issue 23, session 56).
 
+use super::NONE;
+
 /// The challengers remembered at once; a later one replaces the oldest.
 const SLOTS: usize = 8;
-const NONE: u32 = u32::MAX;
 
 /// The marks of the estimation under way, owned with its windows.
 #[derive(Clone, Copy)]

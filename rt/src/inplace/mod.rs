@@ -1267,7 +1267,7 @@ fn is_owner(ts: &ThreadState, id: u32) -> bool {
 }
 
 /// Whether an estimation is under way and `state`'s thread owns it.
-fn owns_estimation(state: *mut ThreadState) -> bool {
+fn owns_estimation(state: *const ThreadState) -> bool {
     TARGET.load(Relaxed) != NONE && std::ptr::eq(OWNER.load(Relaxed), state)
 }
 
@@ -1341,7 +1341,7 @@ pub(super) unsafe fn give_up_idle(state: *mut ThreadState, challenger: u32) -> b
 /// # Safety
 /// `state` is the calling thread's attached state.
 pub(super) unsafe fn mark_challenge(state: *const ThreadState, id: u32) {
-    if owns_estimation(state.cast_mut()) {
+    if owns_estimation(state) {
         // SAFETY: this thread owns the estimation (OWNER is its own state, checked; see `Owned`).
         let w = unsafe { &mut *WINDOWS.0.get() };
         w.challenges.mark(id, w.spent);
