@@ -86,6 +86,10 @@ fn truth_measures_what_one_events_calls_cost_in_the_real_program() {
     );
     let timed = timed.unwrap_or_else(|| panic!("the event was estimated: {stderr}"));
     assert!(untimed.is_some() && timed > in_place, "{stderr}");
+    // Throttled, the event is steady at every step's start: every possible truth step is made.
+    let line = process_line(&stderr);
+    let (made, possible) = (number_after(line, "), "), number_after(line, " of "));
+    assert!(possible >= 20.0 && made == possible, "{made} of {possible} truth steps: {line}");
 }
 
 /// `--truth A,B` with NAS_TRUTH_MODE=counted: the harness counts Lua's two most called routines
