@@ -176,8 +176,8 @@ const MIN_THROTTLED_BUDGET: u64 = instrument_contract::throttle::TAU.calls / THR
 /// Pairs of windows: at least, and at most.
 const MIN_PAIRS: usize = 24;
 const MAX_PAIRS: usize = 512;
-/// The most estimations an event waits counted for (`waited_out`): at most half the calls it had
-/// when queued.
+/// How many estimations' budgets a queued event waits counted for at most (`waited_out`), if its
+/// turn has not come: half the calls it had when queued.
 const MAX_WAITS: u64 = MEASURED_SHARE / 2;
 /// The pairs of windows the budget is to hold (sizing the windows): the least timed ones and the
 /// tally ones that come with them, one group in three (`window_kind`). Sized for the timed pairs
