@@ -92,3 +92,32 @@ fn the_truth_phase_sets_each_window_step_and_waiting_cost_against_its_forced_sta
         assert_eq!(of("all wait"), ["(waiting)"], "{mode}: {stdout}");
     }
 }
+
+/// `probe-context --layouts` moves the instrumented kernels with `GT_PAD`: the contexts' code
+/// starts that many bytes on (rounded up to the functions' 16-byte alignment), every routine
+/// moved alike.
+#[test]
+fn the_layout_padding_moves_every_kernel_by_its_bytes() {
+    let dir = tempfile::tempdir().expect("a scratch directory");
+    let source = instrument_tests::fixtures().join("bench/ground_truth/contexts.c");
+    let addresses = |pad: Option<u32>| -> Vec<(String, u64)> {
+        let object = dir.path().join(format!("contexts{}.o", pad.unwrap_or(0)));
+        let mut cc = Command::new("clang-22");
+        cc.args(["-O2", "-c", "-DGT_SUFFIX=_inst"]).args(pad.map(|p| format!("-DGT_PAD={p}")));
+        assert_success(&run(cc.arg(&source).arg("-o").arg(&object)), "clang-22");
+        let nm = run(Command::new("llvm-nm-22").args(["--defined-only", "--numeric-sort"]).arg(&object));
+        assert_success(&nm, "llvm-nm-22");
+        String::from_utf8_lossy(&nm.stdout)
+            .lines()
+            .filter_map(|l| match l.split_whitespace().collect::<Vec<_>>()[..] {
+                [at, "t" | "T", name] => Some((name.to_string(), u64::from_str_radix(at, 16).ok()?)),
+                _ => None,
+            })
+            .collect()
+    };
+    let (plain, padded) = (addresses(None), addresses(Some(40)));
+    assert!(plain.len() > 10 && plain[0].1 == 0, "{plain:?}");
+    let names = |a: &[(String, u64)]| a.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&plain), names(&padded));
+    assert!(plain.iter().zip(&padded).all(|(p, q)| q.1 == p.1 + 48), "{plain:?}\n{padded:?}");
+}

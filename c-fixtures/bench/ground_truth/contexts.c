@@ -31,6 +31,16 @@
 #define GT_CAT2(a, b) a##b
 #define GT_CAT(a, b) GT_CAT2(a, b)
 #define GT(name) GT_CAT(name, GT_SUFFIX)
+#define GT_STR2(x) #x
+#define GT_STR(x) GT_STR2(x)
+
+/* GT_PAD=N puts N bytes of padding before this object's code: probe-context --layouts moves the
+ * instrumented kernels by it, so that an error that comes from where the code lies (branch
+ * predictor and cache aliasing, which no run-time method sees) shows as spread across layouts
+ * rather than as one layout's bias. */
+#ifdef GT_PAD
+__asm__(".text\n.skip " GT_STR(GT_PAD) ", 0x90\n");
+#endif
 #define NOINLINE __attribute__((noinline))
 
 NOINLINE static double GT(randlc)(double *x, double a) {

@@ -59,6 +59,13 @@ struct Args {
     /// process's estimates move with its layout and the machine's phase
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     processes: u32,
+    /// Builds of the harness whose instrumented kernels lie LAYOUT_STEP more bytes further
+    /// each; the processes go round them (process i runs build i mod N). Where the code lies
+    /// moves a kernel's in-place cost by a few ns (branch predictor and cache aliasing, which no
+    /// run-time method sees: the ground truth's branchy leaf read -8 % in one layout and -5 % in
+    /// another), so with one build a context's mean error is that layout's
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
+    layouts: u32,
     /// Print JSON instead of a table
     #[arg(long)]
     json: bool,
@@ -129,13 +136,16 @@ struct Row {
 fn main() {
     let args = Args::parse();
     let dir = tempfile::tempdir().expect("a scratch directory");
-    let program = build(dir.path(), &args.placement);
+    let programs: Vec<PathBuf> = (0..args.layouts).map(|k| build(dir.path(), &args.placement, k)).collect();
     let (mut rows, mut summaries) = (Vec::new(), Vec::new());
     for context in &args.contexts {
         for strategy in &args.strategies {
             for mode in ["flat", "callpath"] {
-                let runs: Vec<Row> = (0..args.processes)
-                    .map_while(|_| measure(&args, dir.path(), &program, Case { context, strategy, mode }))
+                let runs: Vec<Row> = (0..args.processes as usize)
+                    .map_while(|i| {
+                        let program = &programs[i % programs.len()];
+                        measure(&args, dir.path(), program, Case { context, strategy, mode })
+                    })
                     .collect();
                 if runs.is_empty() {
                     eprintln!(
@@ -272,8 +282,14 @@ fn print_table(rows: &[Row], args: &Args) {
     );
 }
 
-/// The harness with both variants of the contexts.
-fn build(dir: &Path, placement: &str) -> PathBuf {
+/// Bytes of padding before the instrumented kernels of one layout more (`--layouts`). Rounded up
+/// to the functions' 16-byte alignment, layouts 1 to 3 move them by 48, 80 and 128 bytes: to
+/// other offsets within their 64-byte cache lines as well as to other addresses.
+const LAYOUT_STEP: u32 = 40;
+
+/// The harness with both variants of the contexts, the instrumented kernels of layout `layout`
+/// (`LAYOUT_STEP` bytes a layout further; 0 is where they lie unpadded).
+fn build(dir: &Path, placement: &str, layout: u32) -> PathBuf {
     let source = fixtures().join("bench/ground_truth");
     let compile = |compiler: PathBuf, extra: &[String], input: &str, out: &str| {
         let mut cc = Command::new(compiler);
@@ -284,16 +300,20 @@ fn build(dir: &Path, placement: &str) -> PathBuf {
     compile(clang.clone(), &["-DGT_SUFFIX=_plain".into()], "contexts.c", "plain.o");
     // Every kernel gets its events at late placement too: the small-routine rule would leave
     // most of them without any (then nothing is measured per event).
-    let inst = [
+    let mut inst = vec![
         "-DGT_SUFFIX=_inst".to_string(),
         format!("--instrument-placement={placement}"),
         "--instrument-min-instructions=0".to_string(),
     ];
-    compile(bin("instrument-cc"), &inst, "contexts.c", "inst.o");
+    if layout > 0 {
+        inst.push(format!("-DGT_PAD={}", layout * LAYOUT_STEP));
+    }
+    let inst_object = format!("inst{layout}.o");
+    compile(bin("instrument-cc"), &inst, "contexts.c", &inst_object);
     compile(clang, &[], "ground_truth.c", "harness.o");
-    let program = dir.join("ground-truth");
+    let program = dir.join(format!("ground-truth{layout}"));
     let mut link = Command::new(bin("instrument-cc"));
-    link.current_dir(dir).args(["harness.o", "plain.o", "inst.o", "-o"]).arg(&program);
+    link.current_dir(dir).args(["harness.o", "plain.o", &inst_object, "-o"]).arg(&program);
     assert_success(&run(&mut link), "link");
     program
 }
