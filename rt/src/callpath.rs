@@ -509,6 +509,15 @@ impl Tree {
         next
     }
 
+    /// Forgets the steps node `current` caches (the calibration's missed step, overhead.rs).
+    ///
+    /// # Safety
+    /// `current` is a node of this tree.
+    pub unsafe fn forget_steps(&mut self, current: u32) {
+        // SAFETY: the caller's contract.
+        unsafe { self.node(current) }.cache = [CachedStep::EMPTY; CACHED_STEPS];
+    }
+
     /// Remembers in node `current` that event `id` steps to node `next` (both nodes of this
     /// tree, below `len`) as its latest cached step, the others moving one place down (the
     /// oldest forgotten): a step is cached only after every cached one missed.

@@ -126,6 +126,7 @@ pub fn set_untimed_costs(untimed: &Untimed) {
     BARE_COUNT.store(untimed.bare, Relaxed);
     DISPATCH.store(untimed.dispatch, Relaxed);
     FLUSH.store(untimed.flush, Relaxed);
+    STEP_MISS.store(untimed.step_miss, Relaxed);
 }
 
 /// The untimed modes' costs in use (`set_untimed_costs`).
@@ -139,6 +140,7 @@ pub fn untimed_costs() -> Untimed {
         bare: BARE_COUNT.load(Relaxed),
         dispatch: DISPATCH.load(Relaxed),
         flush: FLUSH.load(Relaxed),
+        step_miss: STEP_MISS.load(Relaxed),
     }
 }
 
@@ -166,6 +168,17 @@ pub fn flush_cost() -> u64 {
 
 /// The calibrated flush of a bare window's calls (scaled, flushes.rs).
 static FLUSH: AtomicU64 = AtomicU64::new(0);
+
+/// What a step that misses its caller's node cache costs at least (scaled): the calibrated
+/// trip into the probes' Rust bodies and past the cache (`overhead::Untimed::step_miss`), which
+/// the misses' in-place sample does not see (misses.rs charges the larger of the two).
+#[inline(always)]
+pub fn step_miss_cost() -> u64 {
+    STEP_MISS.load(Relaxed)
+}
+
+/// The calibrated missed step (scaled, `step_miss_cost`).
+static STEP_MISS: AtomicU64 = AtomicU64::new(0);
 
 /// The calibrated bare count (scaled), and what the inline count costs over its calibration in
 /// place (scaled, pooled over the events the double windows measured: inplace's excess.rs).

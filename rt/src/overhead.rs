@@ -201,6 +201,11 @@ pub struct Untimed {
     pub dispatch: u64,
     /// One flush of a bare window's pending calls (flushes.rs), where compensation is on.
     pub flush: u64,
+    /// What a pathed entry whose step misses its caller's node cache costs over one that finds
+    /// it there, where callpaths are recorded and compensation is on (0 else): the trip out of
+    /// the assembly path into the probes' Rust bodies and the step past the cache
+    /// (`step_miss_round`). The misses' sample (misses.rs) times only the step itself.
+    pub step_miss: u64,
 }
 
 /// The untimed modes of both kinds with `budget`, less `baseline` (the empty loop's, scaled):
@@ -215,6 +220,7 @@ pub struct Untimed {
 pub unsafe fn untimed_round(state: &mut ThreadState, budget: Budget, baseline: u64, pathed: bool) -> Untimed {
     let child_id = CHILD.load(Relaxed);
     let mut untimed = Untimed::default();
+    let with_paths = pathed;
     let pathed = if pathed { Some((switch::PATHED, &mut untimed.pathed)) } else { None };
     let mut modes =
         [Some((switch::COUNTED, &mut untimed.counted)), Some((switch::OFF, &mut untimed.off)), pathed];
@@ -225,6 +231,10 @@ pub unsafe fn untimed_round(state: &mut ThreadState, budget: Budget, baseline: u
             cost[kind] = min_pair(budget, || unsafe { pair(kind) }, || 0).0.saturating_sub(baseline);
             switch::set(child_id, switch::MEASURED);
         }
+    }
+    if with_paths && compensate::enabled() {
+        // SAFETY: the caller's contract is `step_miss_round`'s.
+        untimed.step_miss = unsafe { step_miss_round(state, budget, baseline, untimed.pathed[STANDARD]) };
     }
     #[cfg(target_arch = "x86_64")]
     if std::ptr::eq(crate::current::get(), state) {
@@ -270,6 +280,43 @@ pub unsafe fn untimed_round(state: &mut ThreadState, budget: Budget, baseline: u
         }
     }
     untimed
+}
+
+/// `Untimed::step_miss`: the hidden child's pathed pair with its step forgotten from the hidden
+/// parent's node before every pair (so that each one misses, as a child of a caller that cycles
+/// through more children than its node caches does), less the forgetting alone and the pathed
+/// pair that finds its step (`pathed`, scaled). 0 without a callpath tree. The thread's misses
+/// sample is set aside meanwhile, so that these misses change neither it nor the count.
+///
+/// # Safety
+/// As `pair`'s: on the measuring thread, inside the hidden parent's activation.
+unsafe fn step_miss_round(state: &mut ThreadState, budget: Budget, baseline: u64, pathed: u64) -> u64 {
+    // SAFETY: this thread's state; the tree is only used by this thread, and no reference to
+    // it outlives a statement below (the probes take their own).
+    let Some(tree) = (unsafe { state.tree() }).map(|t| t as *mut crate::callpath::Tree) else { return 0 };
+    // SAFETY: the frame on top is the hidden parent's (the contract), below frame_cap.
+    let node = unsafe { state.frame(state.depth).node };
+    // SAFETY: as above; `node` is a node of this tree.
+    let forget = move || unsafe { (*tree).forget_steps(node) };
+    // SAFETY: as above.
+    let saved = unsafe { std::mem::take(&mut (*tree).misses) };
+    let child_id = CHILD.load(Relaxed);
+    switch::set(child_id, switch::PATHED);
+    let missed = min_pair(
+        budget,
+        || {
+            forget();
+            // SAFETY: the caller's contract is `pair`'s.
+            unsafe { pair(STANDARD) }
+        },
+        || 0,
+    )
+    .0;
+    switch::set(child_id, switch::MEASURED);
+    let forgetting = min_pair(budget, forget, || 0).0;
+    // SAFETY: as above.
+    unsafe { (*tree).misses = saved };
+    missed.saturating_sub(forgetting.max(baseline)).saturating_sub(pathed)
 }
 
 /// The inside part of a routine's timed pair whose entry fences (`Costs::fenced_own`), scaled:

@@ -63,7 +63,7 @@ static PREVIOUS: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU
 static PREVIOUS_FENCED: AtomicU64 = AtomicU64::new(0);
 /// The previous round's untimed costs (scaled; `untimed_values`' order); at first the start-up
 /// ones.
-const UNTIMED_VALUES: usize = 10;
+const UNTIMED_VALUES: usize = 11;
 type UntimedValues = [u64; UNTIMED_VALUES];
 static PREVIOUS_UNTIMED: [AtomicU64; UNTIMED_VALUES] = [const { AtomicU64::new(0) }; UNTIMED_VALUES];
 /// Whether rounds measure the pathed pair: with callpaths (compensation is on in every round),
@@ -224,7 +224,7 @@ fn record_untimed(untimed: &overhead::Untimed, start: &overhead::Costs) {
     for (slot, value) in PREVIOUS_UNTIMED.iter().zip(kept) {
         slot.store(value, Relaxed);
     }
-    let [c0, c1, o0, o1, p0, p1, inline, bare, dispatch, flush] = used;
+    let [c0, c1, o0, o1, p0, p1, inline, bare, dispatch, flush, step_miss] = used;
     COUNTED_LOW.fetch_min(c0, Relaxed);
     COUNTED_HIGH.fetch_max(c0, Relaxed);
     compensate::set_untimed_costs(&overhead::Untimed {
@@ -235,6 +235,7 @@ fn record_untimed(untimed: &overhead::Untimed, start: &overhead::Costs) {
         bare,
         dispatch,
         flush,
+        step_miss,
     });
 }
 
@@ -269,6 +270,7 @@ fn untimed_values(u: &overhead::Untimed) -> UntimedValues {
         u.bare,
         u.dispatch,
         u.flush,
+        u.step_miss,
     ]
 }
 
@@ -333,17 +335,17 @@ mod tests {
 
     #[test]
     fn an_untimed_cost_is_the_lower_of_two_plausible_rounds() {
-        let starts = [100, 120, 20, 30, 400, 0, 40, 20, 8, 50];
+        let starts = [100, 120, 20, 30, 400, 0, 40, 20, 8, 50, 300];
         let previous = starts;
         // Counted dearer (a slow phase), off cheaper, pathed implausible (a preemption), the
         // loop's pathed pair never measured (0), the inline count dearer, the bare one and the
-        // flush cheaper, the dispatch unmeasurable (0).
-        let round = [170, 130, 15, 30, 5000, 0, 60, 15, 0, 45];
+        // flush cheaper, the dispatch unmeasurable (0), the missed step cheaper.
+        let round = [170, 130, 15, 30, 5000, 0, 60, 15, 0, 45, 280];
         let (kept, used) = next_untimed(round, starts, previous);
-        assert_eq!(kept, [170, 130, 15, 30, 400, 0, 60, 15, 8, 45]);
-        assert_eq!(used, [100, 120, 15, 30, 400, 0, 40, 15, 8, 45], "one dear round moves nothing");
-        let (kept, used) = next_untimed([180, 125, 16, 31, 390, 0, 70, 16, 7, 48], starts, kept);
-        assert_eq!(kept, [180, 125, 16, 31, 390, 0, 70, 16, 7, 48]);
-        assert_eq!(used, [170, 125, 15, 30, 390, 0, 60, 15, 7, 45], "two in a row move it");
+        assert_eq!(kept, [170, 130, 15, 30, 400, 0, 60, 15, 8, 45, 280]);
+        assert_eq!(used, [100, 120, 15, 30, 400, 0, 40, 15, 8, 45, 280], "one dear round moves nothing");
+        let (kept, used) = next_untimed([180, 125, 16, 31, 390, 0, 70, 16, 7, 48, 310], starts, kept);
+        assert_eq!(kept, [180, 125, 16, 31, 390, 0, 70, 16, 7, 48, 310]);
+        assert_eq!(used, [170, 125, 15, 30, 390, 0, 60, 15, 7, 45, 280], "two in a row move it");
     }
 }

@@ -18,7 +18,9 @@
  *   syscall    a routine that makes a system call
  *   nested     three routines each calling the next once (xz's match finder)
  *   siblings   a line routine calling three different block routines in turn at each point
- *              (NPB BT's solve_line: matvec_sub, matmul_sub, binvcrhs) */
+ *              (NPB BT's solve_line: matvec_sub, matmul_sub, binvcrhs)
+ *   dispatch   an interpreter's dispatch: one routine calling seven handler routines in turn,
+ *              each calling a shared helper (SQLite's sqlite3VdbeExec, Lua's luaV_execute) */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -275,4 +277,35 @@ double GT(run_siblings)(long n) {
     for (long i = 0; i < n; i++)
         GT(sib_line)(a, c, r);
     return r[3][2] + c[5][1][2];
+}
+
+/* An interpreter's dispatch: a program of seven operations run by one routine, each operation
+ * a handler routine of its own that calls a shared helper. The dispatcher steps to seven
+ * children in turn, one more than a callpath node caches (rt/src/callpath.rs), as SQLite's
+ * statement loop does in an insert; the handlers are parents of the helper. */
+NOINLINE static unsigned GT(op_helper)(unsigned x) { return x ^ (x >> 7); }
+NOINLINE static unsigned GT(op_add)(unsigned x) { return GT(op_helper)(x) + 0x9e3779b9u; }
+NOINLINE static unsigned GT(op_mul)(unsigned x) { return GT(op_helper)(x) * 2654435761u; }
+NOINLINE static unsigned GT(op_xor)(unsigned x) { return GT(op_helper)(x) ^ 0x5bd1e995u; }
+NOINLINE static unsigned GT(op_rot)(unsigned x) { return GT(op_helper)((x << 5) | (x >> 27)); }
+NOINLINE static unsigned GT(op_neg)(unsigned x) { return ~GT(op_helper)(x); }
+NOINLINE static unsigned GT(op_shl)(unsigned x) { return GT(op_helper)(x) + (x << 3); }
+NOINLINE static unsigned GT(op_sub)(unsigned x) { return GT(op_helper)(x) - 0x7f4a7c15u; }
+
+NOINLINE static unsigned GT(dispatch_run)(unsigned x) {
+    x = GT(op_add)(x);
+    x = GT(op_mul)(x);
+    x = GT(op_xor)(x);
+    x = GT(op_rot)(x);
+    x = GT(op_neg)(x);
+    x = GT(op_shl)(x);
+    return GT(op_sub)(x);
+}
+
+/* n programs: 15 calls each. */
+double GT(run_dispatch)(long n) {
+    unsigned x = 1;
+    for (long i = 0; i < n; i++)
+        x = GT(dispatch_run)(x);
+    return (double)x;
 }

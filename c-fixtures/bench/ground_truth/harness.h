@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#define CONTEXTS(X) X(chain) X(madd) X(misses) X(inlined) X(branchy) X(recursion) X(in_chain) X(block) X(syscall) X(nested) X(siblings)
+#define CONTEXTS(X) X(chain) X(madd) X(misses) X(inlined) X(branchy) X(recursion) X(in_chain) X(block) X(syscall) X(nested) X(siblings) X(dispatch)
 #define DECLARE(name) double run_##name##_plain(long n); double run_##name##_inst(long n);
 CONTEXTS(DECLARE)
 

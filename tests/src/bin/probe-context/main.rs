@@ -90,7 +90,7 @@ fn parse_env(text: &str) -> Result<(String, String), String> {
     Ok((name.to_string(), value.to_string()))
 }
 
-const CONTEXTS: [&str; 11] = [
+const CONTEXTS: [&str; 12] = [
     "chain",
     "madd",
     "misses",
@@ -102,6 +102,7 @@ const CONTEXTS: [&str; 11] = [
     "syscall",
     "nested",
     "siblings",
+    "dispatch",
 ];
 
 #[derive(serde::Serialize)]
