@@ -410,12 +410,12 @@ fn tally_windows_ended_from_another_depth_measure_nothing_and_lose_no_call() {
 /// In a callpath profile, an entry whose parent's node cached steps to other children misses the
 /// node's cache, which the calibration never does (its loop calls one event): each such miss is
 /// charged apart, at a cost timed in place (rt/src/misses.rs). c-fixtures/alternating.c: cycle()
-/// calls seven children in turn, so every timed entry of each misses the node's six cached
-/// steps; a counted one (in its estimation's counted windows) steps as a timed one does, caching
-/// its own step, unless its window pairs with tally ones (`inplace::KEEP_STEP`), which leave the
-/// cache as it was. Unthrottled, so that the children's entries are timed but for their
-/// estimations' windows. With six children in turn, all six steps stay cached: no miss but the
-/// first steps.
+/// calls seven children in turn, one more than the node caches. A step that misses a full cache
+/// is let in once in eight such misses (`callpath::admits`), so six of the seven stay cached and
+/// about one child a cycle misses (the one left out; each one let in leaves another out for a
+/// turn), where caching every miss made every entry of each miss. Unthrottled, so that the
+/// children's entries are timed but for their estimations' windows. With six children in turn,
+/// all six steps stay cached: no miss but the first steps.
 #[test]
 fn callpath_steps_that_miss_the_nodes_cache_are_counted_and_charged() {
     let dir = scratch();
@@ -428,22 +428,11 @@ fn callpath_steps_that_miss_the_nodes_cache_are_counted_and_charged() {
     // calibration's two hidden events.
     assert!(thread.step_misses <= 10, "{} misses with six children in turn", thread.step_misses);
 
-    let (profile, children) = profile(7);
-    let untimed: u64 = children.iter().map(|child| child.stats.untimed_calls).sum();
-    let timed_children = 7 * n - untimed;
+    let (profile, _) = profile(7);
     let thread = &profile.callpaths.as_ref().expect("callpaths").threads[0];
-    // Besides the children's, the first steps miss; a counted call that keeps the step makes
-    // the next timed entry of that child hit. A call in a leaf's pathed windows (kept on the
-    // stack untimed, counted on its path) steps as a timed one does.
-    let pathed: u64 = thread
-        .paths
-        .iter()
-        .filter(|p| p.path.last().is_some_and(|&id| children.iter().any(|child| child.id == id)))
-        .map(|p| p.stats.untimed_calls)
-        .sum();
     assert!(
-        (timed_children - untimed..=timed_children + pathed + 10).contains(&thread.step_misses),
-        "{} misses for {timed_children} timed and {pathed} pathed entries of the children",
+        (n / 2..=2 * n).contains(&thread.step_misses),
+        "{} misses in {n} cycles of seven children: about one a cycle",
         thread.step_misses
     );
     assert!(thread.step_miss_ns > 0.0 && thread.step_miss_ns < 1000.0, "{} ns a miss", thread.step_miss_ns);
