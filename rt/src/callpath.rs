@@ -201,7 +201,7 @@ fn admits(full: bool, full_misses: &mut u32) -> bool {
         return true;
     }
     *full_misses = full_misses.wrapping_add(1);
-    *full_misses % INSERT_EVERY == 0
+    full_misses.is_multiple_of(INSERT_EVERY)
 }
 
 /// A step a node remembers: the event that entered under it and the node that event stepped to
