@@ -96,6 +96,9 @@ impl Matrix {
     /// The bench-nas kernels at `class`, the default suite; with more than one rank, its MPI
     /// kernels.
     pub fn bench_nas(bench_nas: &Path, class: &str, ranks: u32) -> Result<Matrix> {
+        // The builds run in their own directories: a relative path would not reach the kernels.
+        let bench_nas =
+            &std::path::absolute(bench_nas).with_context(|| format!("cannot resolve {}", bench_nas.display()))?;
         if !bench_nas.join("Makefile").is_file() {
             bail!(
                 "bench-nas not found at {} (set INSTRUMENT_BENCH_NAS or give a matrix file)",
@@ -182,6 +185,15 @@ impl Matrix {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_bench_nas_matrix_builds_in_its_kernels_directory_given_a_relative_path() {
+        // Unit tests run in the crate's directory: the repository's bench-nas is one up.
+        let m = Matrix::bench_nas(Path::new("../bench-nas"), "S", 1).unwrap();
+        let directory = m.programs[0].directory.as_ref().unwrap();
+        assert!(directory.is_absolute() && directory.join("Makefile").is_file(), "{}", directory.display());
+        assert!(m.base.is_absolute());
+    }
 
     #[test]
     fn parses_a_matrix_and_rejects_mistakes() {
