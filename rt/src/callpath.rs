@@ -189,11 +189,11 @@ const INSERT_EVERY: u32 = 8;
 /// statement loop in an insert: seven hot routines in turn) each left the cache just before
 /// their turn came again, so that every step missed and took its probe out of the assembly
 /// paths into the Rust bodies: 2.1 M misses in the shell's 6.6 M calls of one insert, its
-/// callpath probes costing 20 ns a call where the dispatcher's node held the steps
-/// (`probe-context`'s dispatch context, callpaths throttled: 16.5 ns a call against 9.7 with six
-/// children). Admitting one in eight, six of the seven stay: 0.34 M misses, the insert's
-/// probes 23 % cheaper (and its compensated time 3.5 ns a call short instead of 4.1), the
-/// dispatch context's 10.8 ns. A parent whose children change (a new phase) refills its six
+/// callpath probes costing 20 ns a call; a parent calling seven children that each call a leaf
+/// (the shape of `probe-context`'s dispatch context), callpaths throttled, 16.5 ns a call
+/// against 9.7 with six children. Admitting one in eight, six of the seven stay: 0.34 M
+/// misses, the insert's probes 23 % cheaper (and its compensated time 3.5 ns a call short
+/// instead of 4.1), the seven children's shape 10.8 ns a call. A parent whose children change (a new phase) refills its six
 /// within about fifty misses.
 #[inline(always)]
 fn admits(full: bool, full_misses: &mut u32) -> bool {

@@ -97,8 +97,8 @@ impl Matrix {
     /// kernels.
     pub fn bench_nas(bench_nas: &Path, class: &str, ranks: u32) -> Result<Matrix> {
         // The builds run in their own directories: a relative path would not reach the kernels.
-        let bench_nas =
-            &std::path::absolute(bench_nas).with_context(|| format!("cannot resolve {}", bench_nas.display()))?;
+        let bench_nas = &std::path::absolute(bench_nas)
+            .with_context(|| format!("cannot resolve {}", bench_nas.display()))?;
         if !bench_nas.join("Makefile").is_file() {
             bail!(
                 "bench-nas not found at {} (set INSTRUMENT_BENCH_NAS or give a matrix file)",
