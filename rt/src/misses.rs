@@ -34,7 +34,8 @@ use crate::overhead::SCALE;
 
 /// One miss in this many is timed.
 const SAMPLE_EVERY: u32 = 16;
-/// Samples before the mean is charged: until then a miss is charged nothing.
+/// Samples before the mean is charged: until then a miss is charged the calibrated missed step
+/// alone (nothing without one).
 const MIN_SAMPLES: u64 = 16;
 
 /// A thread's sampled misses (in its callpath tree).
@@ -45,8 +46,9 @@ pub struct Misses {
     /// Ticks of the sampled misses, each with one clock read, and of as many lone clock reads.
     full: u64,
     empty: u64,
-    /// What a miss is charged, scaled ticks (`charge`), and the misses charged (`charged`).
-    charge: u64,
+    /// The sampled misses' mean, scaled ticks (the sample's part of what a miss is charged,
+    /// `charge_of`), and the misses charged (`charged`).
+    sampled: u64,
     count: u64,
 }
 
@@ -80,7 +82,7 @@ impl Misses {
         self.full += full;
         self.empty += empty;
         if self.samples >= MIN_SAMPLES {
-            self.charge = charge(self.full, self.empty, self.samples);
+            self.sampled = charge(self.full, self.empty, self.samples);
         }
     }
 
@@ -92,7 +94,7 @@ impl Misses {
 
     /// The sampled misses' mean (scaled ticks; 0 before `MIN_SAMPLES`).
     pub fn sampled(&self) -> u64 {
-        self.charge
+        self.sampled
     }
 
     /// A miss to charge: what it is charged (scaled ticks), counted.
