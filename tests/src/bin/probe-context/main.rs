@@ -137,7 +137,7 @@ struct Row {
 fn main() {
     let args = Args::parse();
     let dir = tempfile::tempdir().expect("a scratch directory");
-    let programs: Vec<PathBuf> = (0..args.layouts).map(|k| build(dir.path(), &args.placement, k)).collect();
+    let programs = build(dir.path(), &args.placement, args.layouts);
     let (mut rows, mut summaries) = (Vec::new(), Vec::new());
     for context in &args.contexts {
         for strategy in &args.strategies {
@@ -288,17 +288,19 @@ fn print_table(rows: &[Row], args: &Args) {
 /// other offsets within their 64-byte cache lines as well as to other addresses.
 const LAYOUT_STEP: u32 = 40;
 
-/// The harness with both variants of the contexts, the instrumented kernels of layout `layout`
-/// (`LAYOUT_STEP` bytes a layout further; 0 is where they lie unpadded).
-fn build(dir: &Path, placement: &str, layout: u32) -> PathBuf {
-    let source = fixtures().join("bench/ground_truth");
-    let compile = |compiler: PathBuf, extra: &[String], input: &str, out: &str| {
-        let mut cc = Command::new(compiler);
-        cc.args(["-O2", "-c"]).args(extra).arg(source.join(input)).arg("-o").arg(dir.join(out));
-        assert_success(&run(&mut cc), out);
-    };
+/// The harness with both variants of the contexts, once per layout (`--layouts`): the plain
+/// kernels and the harness compiled once, the instrumented kernels of layout k `LAYOUT_STEP`
+/// bytes a layout further (0: where they lie unpadded).
+fn build(dir: &Path, placement: &str, layouts: u32) -> Vec<PathBuf> {
     let clang = PathBuf::from("clang-22");
-    compile(clang.clone(), &["-DGT_SUFFIX=_plain".into()], "contexts.c", "plain.o");
+    compile(dir, clang.clone(), &["-DGT_SUFFIX=_plain".into()], "contexts.c", "plain.o");
+    compile(dir, clang, &[], "ground_truth.c", "harness.o");
+    (0..layouts).map(|layout| build_layout(dir, placement, layout)).collect()
+}
+
+/// `build`'s program of layout `layout`: its instrumented kernels, linked with the plain ones
+/// and the harness.
+fn build_layout(dir: &Path, placement: &str, layout: u32) -> PathBuf {
     // Every kernel gets its events at late placement too: the small-routine rule would leave
     // most of them without any (then nothing is measured per event).
     let mut inst = vec![
@@ -310,13 +312,19 @@ fn build(dir: &Path, placement: &str, layout: u32) -> PathBuf {
         inst.push(format!("-DGT_PAD={}", layout * LAYOUT_STEP));
     }
     let inst_object = format!("inst{layout}.o");
-    compile(bin("instrument-cc"), &inst, "contexts.c", &inst_object);
-    compile(clang, &[], "ground_truth.c", "harness.o");
+    compile(dir, bin("instrument-cc"), &inst, "contexts.c", &inst_object);
     let program = dir.join(format!("ground-truth{layout}"));
     let mut link = Command::new(bin("instrument-cc"));
     link.current_dir(dir).args(["harness.o", "plain.o", &inst_object, "-o"]).arg(&program);
     assert_success(&run(&mut link), "link");
     program
+}
+
+/// The ground truth's source `input` compiled at -O2 by `compiler` with `extra` into `dir/out`.
+fn compile(dir: &Path, compiler: PathBuf, extra: &[String], input: &str, out: &str) {
+    let mut cc = Command::new(compiler);
+    cc.args(["-O2", "-c"]).args(extra).arg(fixtures().join("bench/ground_truth").join(input));
+    assert_success(&run(cc.arg("-o").arg(dir.join(out))), out);
 }
 
 /// What the harness printed: n, the repetitions' (plain, instrumented) ns, and the
