@@ -340,12 +340,30 @@ pub(super) fn weighed_toward(mean: f64, se: f64, prior: f64, spread: f64) -> f64
 /// 29; their differences, 106 and 116 ns against 71 calibrated, put them at 31 and 34.
 /// With `dispatch` (scaled, 0 where the parent runs none), the dispatch its calls run in
 /// both windows is part of both pairs, scaled with them.
+///
+/// At least what the run's leaves measured the pathed pair at (`population::PATHED`'s scale of
+/// its calibration, as a parent without an estimate is charged): the model holds where the
+/// pathed pair's work grows as the clock reads' pair does, not where the tree's lines cost
+/// more than the clock (a call-dense program whose nodes the program's own data evicts). In
+/// Lua's string kernel (`words`, callpaths throttled: `scripts/nas-paired --program lua
+/// --truth EVENT` with lua_steps.lua's step that kernel alone) `match` cost 13.5 ns a pathed
+/// call in place and `luaS_newlstr` 16.2, where the model charged 10.8 and 14.0 and the leaves'
+/// scale put the pair at 13.4: compensated steps 1.37 ns a probed call above the plain copy's
+/// with the model alone, 0.56 with the larger of the two (4 processes each, interleaved).
 fn pathed_under(difference: i64, kind: usize, dispatch: i64) -> u64 {
-    match calibrated_untimed(kind) {
-        Some((timed, _, pathed)) if timed > pathed && pathed > 0 && difference > 0 => {
-            tally_path(difference, timed + dispatch, pathed + dispatch)
+    let pooled = counted_calibrated(kind, true) + dispatch.max(0) as u64;
+    let calibrated = calibrated_untimed(kind).map(|(timed, _, pathed)| (timed, pathed));
+    pathed_pair(difference, calibrated, dispatch, pooled)
+}
+
+/// `pathed_under` from the calibrated timed and pathed pairs and the leaves' pooled pathed pair
+/// (all scaled): the difference's model where the calibration allows it, at least the pool.
+fn pathed_pair(difference: i64, calibrated: Option<(i64, i64)>, dispatch: i64, pooled: u64) -> u64 {
+    match calibrated {
+        Some((timed, pathed)) if timed > pathed && pathed > 0 && difference > 0 => {
+            tally_path(difference, timed + dispatch, pathed + dispatch).max(pooled)
         }
-        _ => counted_calibrated(kind, true) + dispatch.max(0) as u64,
+        _ => pooled,
     }
 }
 
@@ -394,6 +412,20 @@ mod tests {
         assert_eq!(tally_path(-40, 700, 200), 0, "a noisy negative measurement");
         assert_eq!(tally_path(500, 200, 200), 0, "no calibration to scale");
         assert_eq!(tally_path(100, 700, 650), 100, "at most the measured part");
+    }
+
+    #[test]
+    fn a_parents_pathed_pair_is_the_larger_of_its_differences_model_and_the_leaves_pool() {
+        // Lua's `match` (tenths of a ns): calibrated timed 402, pathed 99; its difference in
+        // place 363 puts the pair at 118, the leaves' pool at 134.
+        assert_eq!(pathed_pair(363, Some((402, 99)), 0, 134), 134);
+        // A difference half again its calibration: the model's 148 stands over the pool.
+        assert_eq!(pathed_pair(454, Some((402, 99)), 0, 134), 148);
+        // The dispatch is part of both calibrated pairs.
+        assert_eq!(pathed_pair(454, Some((402, 99)), 4, 0), 103 * 454 / 303);
+        // Without a calibration, or a difference, the pool.
+        assert_eq!(pathed_pair(363, None, 0, 134), 134);
+        assert_eq!(pathed_pair(0, Some((402, 99)), 0, 134), 134);
     }
 
     #[test]
