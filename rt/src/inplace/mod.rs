@@ -648,6 +648,7 @@ fn pathed_in_place(w: &mut Windows, counted: Option<u64>, now: u64) -> Option<(u
     let base = counted.map_or(counted_calibrated as f64, |c| c as f64);
     let pathed = (base + over).max(0.0).round() as u64;
     crate::population::PATHED.add(w.id, w.budget, pathed, calibrated.max(0) as u64);
+    crate::population::PATHED_LATEST.add(pathed, calibrated.max(0) as u64);
     Some((pathed, this))
 }
 

@@ -341,27 +341,39 @@ pub(super) fn weighed_toward(mean: f64, se: f64, prior: f64, spread: f64) -> f64
 /// With `dispatch` (scaled, 0 where the parent runs none), the dispatch its calls run in
 /// both windows is part of both pairs, scaled with them.
 ///
-/// At least what the run's leaves measured the pathed pair at (`population::PATHED`'s scale of
-/// its calibration, as a parent without an estimate is charged): the model holds where the
+/// At least what the run's latest leaves measured the pathed pair at (the median of their ratios
+/// to its calibration, `population::PATHED_LATEST`, with three or more): the model holds where the
 /// pathed pair's work grows as the clock reads' pair does, not where the tree's lines cost
 /// more than the clock (a call-dense program whose nodes the program's own data evicts). In
 /// Lua's string kernel (`words`, callpaths throttled: `scripts/nas-paired --program lua
 /// --truth EVENT` with lua_steps.lua's step that kernel alone) `match` cost 13.5 ns a pathed
 /// call in place and `luaS_newlstr` 16.2, where the model charged 10.8 and 14.0 and the leaves'
-/// scale put the pair at 13.4: compensated steps 1.37 ns a probed call above the plain copy's
-/// with the model alone, 0.56 with the larger of the two (4 processes each, interleaved).
+/// pool put the pair at 13.4: compensated steps 1.37 ns a probed call above the plain copy's
+/// with the model alone, 0.56 with the larger of the model and the pool (4 processes each,
+/// interleaved). The pool's mean is not robust enough for a floor (`population::Latest`).
 fn pathed_under(difference: i64, kind: usize, dispatch: i64) -> u64 {
-    let pooled = counted_calibrated(kind, true) + dispatch.max(0) as u64;
     let calibrated = calibrated_untimed(kind).map(|(timed, _, pathed)| (timed, pathed));
-    pathed_pair(difference, calibrated, dispatch, pooled)
+    let leaves = calibrated
+        .zip(crate::population::PATHED_LATEST.median())
+        .map(|((_, pathed), ratio)| (pathed.max(0) as f64 * ratio).round() as u64 + dispatch.max(0) as u64);
+    let pooled = counted_calibrated(kind, true) + dispatch.max(0) as u64;
+    pathed_pair(difference, calibrated, dispatch, leaves, pooled)
 }
 
-/// `pathed_under` from the calibrated timed and pathed pairs and the leaves' pooled pathed pair
-/// (all scaled): the difference's model where the calibration allows it, at least the pool.
-fn pathed_pair(difference: i64, calibrated: Option<(i64, i64)>, dispatch: i64, pooled: u64) -> u64 {
+/// `pathed_under` from the calibrated timed and pathed pairs, what the latest leaves measured of
+/// the pathed pair (their median, `leaves`) and the pool all pathed calls without an estimate
+/// take (`pooled`), all scaled: the difference's model where the calibration allows it, at
+/// least the leaves' median; else the pool.
+fn pathed_pair(
+    difference: i64,
+    calibrated: Option<(i64, i64)>,
+    dispatch: i64,
+    leaves: Option<u64>,
+    pooled: u64,
+) -> u64 {
     match calibrated {
         Some((timed, pathed)) if timed > pathed && pathed > 0 && difference > 0 => {
-            tally_path(difference, timed + dispatch, pathed + dispatch).max(pooled)
+            tally_path(difference, timed + dispatch, pathed + dispatch).max(leaves.unwrap_or(0))
         }
         _ => pooled,
     }
@@ -415,17 +427,19 @@ mod tests {
     }
 
     #[test]
-    fn a_parents_pathed_pair_is_the_larger_of_its_differences_model_and_the_leaves_pool() {
+    fn a_parents_pathed_pair_is_the_larger_of_its_differences_model_and_the_leaves_median() {
         // Lua's `match` (tenths of a ns): calibrated timed 402, pathed 99; its difference in
-        // place 363 puts the pair at 118, the leaves' pool at 134.
-        assert_eq!(pathed_pair(363, Some((402, 99)), 0, 134), 134);
-        // A difference half again its calibration: the model's 148 stands over the pool.
-        assert_eq!(pathed_pair(454, Some((402, 99)), 0, 134), 148);
+        // place 363 puts the pair at 118, the leaves' median at 134.
+        assert_eq!(pathed_pair(363, Some((402, 99)), 0, Some(134), 120), 134);
+        // A difference half again its calibration: the model's 148 stands over the leaves.
+        assert_eq!(pathed_pair(454, Some((402, 99)), 0, Some(134), 120), 148);
+        // Fewer than three leaves measured: the model alone.
+        assert_eq!(pathed_pair(363, Some((402, 99)), 0, None, 150), 118);
         // The dispatch is part of both calibrated pairs.
-        assert_eq!(pathed_pair(454, Some((402, 99)), 4, 0), 103 * 454 / 303);
+        assert_eq!(pathed_pair(454, Some((402, 99)), 4, None, 0), 103 * 454 / 303);
         // Without a calibration, or a difference, the pool.
-        assert_eq!(pathed_pair(363, None, 0, 134), 134);
-        assert_eq!(pathed_pair(0, Some((402, 99)), 0, 134), 134);
+        assert_eq!(pathed_pair(363, None, 0, Some(134), 120), 120);
+        assert_eq!(pathed_pair(0, Some((402, 99)), 0, Some(134), 120), 120);
     }
 
     #[test]
