@@ -31,7 +31,8 @@
 //!
 //! Only the thread that owns an estimation writes here (inplace publishes one estimate at a
 //! time); every exit with compensation on reads `UNESTIMATED`'s scale, every pathed call
-//! `PATHED`'s.
+//! `PATHED`'s, and a callpath parent's estimate the median of the latest leaves'
+//! (`PATHED_LATEST`).
 
 use crate::event_table::EventTable;
 use crate::overhead::SCALE;
@@ -151,7 +152,8 @@ impl Latest {
         self.added.store(added + 1, Relaxed);
     }
 
-    /// The median ratio, with three or more; read by the estimation's owner thread.
+    /// The median ratio, with three or more; read where estimates are published (the
+    /// estimation's owner thread, or `finish` once no thread measures).
     pub fn median(&self) -> Option<f64> {
         let held = (self.added.load(Relaxed) as usize).min(LATEST);
         let mut ratios = [0.0f64; LATEST];
