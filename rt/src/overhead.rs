@@ -220,10 +220,9 @@ pub struct Untimed {
 pub unsafe fn untimed_round(state: &mut ThreadState, budget: Budget, baseline: u64, pathed: bool) -> Untimed {
     let child_id = CHILD.load(Relaxed);
     let mut untimed = Untimed::default();
-    let with_paths = pathed;
-    let pathed = if pathed { Some((switch::PATHED, &mut untimed.pathed)) } else { None };
+    let pathed_mode = if pathed { Some((switch::PATHED, &mut untimed.pathed)) } else { None };
     let mut modes =
-        [Some((switch::COUNTED, &mut untimed.counted)), Some((switch::OFF, &mut untimed.off)), pathed];
+        [Some((switch::COUNTED, &mut untimed.counted)), Some((switch::OFF, &mut untimed.off)), pathed_mode];
     for kind in [STANDARD, LOOP] {
         for (mode, cost) in modes.iter_mut().flatten() {
             switch::set(child_id, *mode);
@@ -232,7 +231,7 @@ pub unsafe fn untimed_round(state: &mut ThreadState, budget: Budget, baseline: u
             switch::set(child_id, switch::MEASURED);
         }
     }
-    if with_paths && compensate::enabled() {
+    if pathed && compensate::enabled() {
         // SAFETY: the caller's contract is `step_miss_round`'s.
         untimed.step_miss = unsafe { step_miss_round(state, budget, baseline, untimed.pathed[STANDARD]) };
     }
