@@ -461,17 +461,25 @@ impl Tree {
 
     /// `step` for a call that stays counted: the same node, whose cached step is then what a
     /// timed call leaves (this event's), unless `keep`, which leaves the cache as it was (the
-    /// counted windows paired with paths that step nowhere: `inplace::keeps_step`). A missed
-    /// step is not timed: no time of the call's own is measured to hold it.
+    /// counted windows paired with paths that step nowhere: `inplace::keeps_step`), and whether
+    /// it missed the node's cache (compensation charges such a miss as a timed one's,
+    /// `probes::stays_counted`). A missed step is not timed: no time of the call's own is
+    /// measured to hold it.
     ///
     /// # Safety
     /// As `step`'s.
     #[inline(always)]
-    pub unsafe fn step_counted(&mut self, current: u32, id: u32, open: OpenFrames, keep: bool) -> u32 {
+    pub unsafe fn step_counted(
+        &mut self,
+        current: u32,
+        id: u32,
+        open: OpenFrames,
+        keep: bool,
+    ) -> (u32, bool) {
         // SAFETY: `current` is a node of this tree (the contract).
         let node = unsafe { self.node_ref(current) };
         if let Some(next) = node.cached(id) {
-            return next;
+            return (next, false);
         }
         let cache = node.cache;
         // SAFETY: this fn's contract, which `step_missed` shares.
@@ -481,7 +489,7 @@ impl Tree {
             let node = unsafe { self.node(current) };
             node.cache = cache;
         }
-        next
+        (next, true)
     }
 
     /// `step` past the node's cache: the event's precomputed slot, else the transitions.

@@ -475,9 +475,34 @@ unsafe fn enter_counted(ts: &mut ThreadState, id: u32, sp: usize) -> Opened {
 #[inline(always)]
 unsafe fn stays_counted(ts: &mut ThreadState, depth: usize, id: u32, estimate: u64) -> Opened {
     // SAFETY: the contract.
-    unsafe { count_on_node(ts, depth, id, 1, estimate) };
+    let missed = unsafe { count_on_node(ts, depth, id, 1, estimate) };
+    if missed && compensate::enabled() {
+        // SAFETY: the contract.
+        unsafe { charge_counted_miss(ts, depth, id) };
+    }
     commit(ts, depth);
     NOTHING
+}
+
+/// A counted call of `id` whose step missed its caller's node cache: the trip out of the
+/// assembly path into the body and the step past the cache ran in the time of the frame at
+/// `depth`, which it is charged as a timed call's miss is (misses.rs), and the estimation of
+/// `id` leaves it out of its counted windows (`inplace::note_counted_miss`). Where a parent
+/// cycles through more children than its node caches (an interpreter's dispatch), its
+/// throttled leaves' counted calls miss about once a cycle, and their counted cost, measured
+/// once in windows that may have missed more or less often than the run, was all they were
+/// charged.
+///
+/// # Safety
+/// `ts` is the calling thread's state with the stack marked busy, `depth` below frame_cap.
+#[cold]
+unsafe fn charge_counted_miss(ts: &mut ThreadState, depth: usize, id: u32) {
+    // SAFETY: the tree, when there is one, is this thread's (attach maps it).
+    let Some(tree) = (unsafe { ts.tree() }) else { return };
+    let charge = tree.misses.charged();
+    // SAFETY: depth < frame_cap (the contract).
+    unsafe { ts.frame(depth) }.overhead += charge;
+    inplace::note_counted_miss(ts, id);
 }
 
 /// With callpaths, `calls` counted calls of `id` from the frame at `depth`: on the node their
@@ -490,13 +515,20 @@ unsafe fn stays_counted(ts: &mut ThreadState, depth: usize, id: u32, estimate: u
 /// (the hot_parent fixture's leaf: about one call in twelve).
 ///
 /// A node created here takes time out of every frame open on the thread, which may reach
-/// above `depth` (a tally window ended by a deeper call: `tally::close`).
+/// above `depth` (a tally window ended by a deeper call: `tally::close`). Returns whether the
+/// step missed the caller's node cache (false without a tree).
 ///
 /// # Safety
 /// `ts` is the calling thread's state with the stack marked busy at its top frame (below
 /// frame_cap), `depth` at or below it, `id` below record_cap and inside the mode table.
 #[inline(always)]
-pub(crate) unsafe fn count_on_node(ts: &mut ThreadState, depth: usize, id: u32, calls: u64, estimate: u64) {
+pub(crate) unsafe fn count_on_node(
+    ts: &mut ThreadState,
+    depth: usize,
+    id: u32,
+    calls: u64,
+    estimate: u64,
+) -> bool {
     // SAFETY: depth < frame_cap (the contract); its node is one the tree made (or the root).
     let caller = unsafe { ts.frame(depth) }.node;
     // SAFETY: the contract, which is `count_on_node_from`'s.
@@ -505,7 +537,7 @@ pub(crate) unsafe fn count_on_node(ts: &mut ThreadState, depth: usize, id: u32, 
 
 /// `count_on_node` from the caller's node `caller` (one the thread's tree made, or the root),
 /// which may be the node of a frame that has closed since (tally.rs credits a tally window's
-/// executions to their caller's node at the window's end).
+/// executions to their caller's node at the window's end); whether the step missed.
 ///
 /// # Safety
 /// `ts` is the calling thread's state with the stack marked busy at its top frame (below
@@ -517,19 +549,20 @@ pub(crate) unsafe fn count_on_node_from(
     id: u32,
     calls: u64,
     estimate: u64,
-) {
+) -> bool {
     let (frames, top) = (ts.frames(), ts.depth & !BUSY);
     // SAFETY: the tree, when there is one, is this thread's (attach maps it).
-    let Some(tree) = (unsafe { ts.tree() }) else { return };
+    let Some(tree) = (unsafe { ts.tree() }) else { return false };
     // SAFETY: `caller` is a node the tree made (the contract), and `step_counted` returns
     // another; the open frames are 1..=top, below frame_cap.
     unsafe {
         let open = crate::callpath::OpenFrames { frames, top };
-        let node = tree.step_counted(caller, id, open, inplace::keeps_step(id));
+        let (node, missed) = tree.step_counted(caller, id, open, inplace::keeps_step(id));
         let own = &mut tree.node(node).record;
         own.counted += calls;
         own.untimed_own += estimate;
         tree.node(caller).record.untimed_children += estimate;
+        missed
     }
 }
 
@@ -554,7 +587,8 @@ pub(crate) unsafe fn count_pending_on_node(
     }
     ts.depth = top | BUSY;
     compiler_fence(SeqCst);
-    // SAFETY: the contract, the stack marked busy at its top (below frame_cap, checked).
+    // SAFETY: the contract, the stack marked busy at its top (below frame_cap, checked). Its
+    // misses are bookkeeping's (the calibrated flush's and the tally window's), not a call's.
     unsafe { count_on_node_from(ts, caller, id, calls, estimate) };
     commit(ts, depth);
 }

@@ -347,6 +347,8 @@ struct Windows {
     timed_spent: u64,
     /// Executions in pathed windows (their misses: `PATHED_MISSES`).
     pathed_spent: u64,
+    /// `COUNTED_MISSES` when the current window began.
+    counted_misses_at: u64,
     /// Windows finished; window n is of the kind `window_kind` says (`kind_of`).
     done: u32,
     /// Whether this estimation still opens tally windows (tally.rs): not once `MAX_VOIDED` of
@@ -480,6 +482,7 @@ const IDLE_WINDOWS: Windows = Windows {
     budget: 0,
     timed_spent: 0,
     pathed_spent: 0,
+    counted_misses_at: 0,
     spent: 0,
     done: 0,
     began: 0,
@@ -619,6 +622,26 @@ pub fn note_miss(ts: &ThreadState, id: u32, timed: bool) {
     }
 }
 
+/// The callpath cache misses of the estimated event's counted entries on its owner thread
+/// (`note_counted_miss`), since the estimation started.
+static COUNTED_MISSES: AtomicU64 = AtomicU64::new(0);
+
+/// A counted entry of event `id` on thread `ts` missed its caller's node cache, which
+/// compensation charges apart (`probes::stays_counted`): counted for the event under
+/// estimation on its owner thread, whose counted windows then leave its misses out of the
+/// counted call they measure (`close_window`), as the timed windows' are left out of the pair.
+pub fn note_counted_miss(ts: &ThreadState, id: u32) {
+    if TARGET.load(Relaxed) == id && std::ptr::eq(OWNER.load(Relaxed), ts) {
+        COUNTED_MISSES.store(COUNTED_MISSES.load(Relaxed) + 1, Relaxed);
+    }
+}
+
+/// What a window's `misses` (of its counted entries, `note_counted_miss`) are charged apart, in
+/// all (scaled ticks). Runs on the owner thread.
+fn counted_misses_charged(misses: u64) -> u64 {
+    miss_charge().saturating_mul(misses)
+}
+
 /// A leaf's pathed pair in place (scaled), from its pathed windows (`Window::Pathed`): what they
 /// measured over its counted call, pooled with what its earlier estimations' measured
 /// (`pool_pathed_with`) and weighed with the calibrated difference, as timing's is, plus that
@@ -661,14 +684,23 @@ fn misses_charged(w: &Windows) -> u64 {
 /// What `misses` among `spent` executions are charged apart, per execution (scaled). Runs on
 /// the owner thread.
 fn misses_per_execution(misses: u64, spent: u64) -> u64 {
+    if spent == 0 {
+        return 0;
+    }
+    (u128::from(miss_charge()) * u128::from(misses.min(spent)) / u128::from(spent)) as u64
+}
+
+/// What a miss is charged now on the owner thread (scaled; 0 without one or its tree). Runs on
+/// the owner thread.
+fn miss_charge() -> u64 {
     let owner = OWNER.load(Relaxed);
-    if owner.is_null() || spent == 0 {
+    if owner.is_null() {
         return 0;
     }
     // SAFETY: the owner is the calling thread (the estimation's only writer publishes), whose
     // state and tree live as long as it; the tree is read only.
     let Some(tree) = (unsafe { (*owner).tree() }) else { return 0 };
-    (u128::from(tree.misses.charge()) * u128::from(misses.min(spent)) / u128::from(spent)) as u64
+    tree.misses.charge()
 }
 
 /// The kinds of window.
@@ -1131,7 +1163,13 @@ fn spacer(state: &mut u64, below: u64) -> u64 {
 unsafe fn close_window(w: &mut Windows, now: u64, count: u64) -> bool {
     let executions = count.saturating_sub(w.start_count).max(1);
     let ticks = now.saturating_sub(w.start);
-    let per = ((ticks << SCALE) / executions) as i64;
+    let mut scaled = ticks << SCALE;
+    if matches!(w.kind_of(w.done), Window::Counted | Window::Shadow) {
+        // Its counted entries' misses are charged apart (`note_counted_miss`).
+        let misses = COUNTED_MISSES.load(Relaxed).saturating_sub(w.counted_misses_at);
+        scaled = scaled.saturating_sub(counted_misses_charged(misses));
+    }
+    let per = (scaled / executions) as i64;
     // The first window sized from the mean call, which early calls (page faults, cold caches)
     // can make look long: windows shorter than half the aim grow.
     let ticks_per_ns = clock::ticks_per_ns_estimate().unwrap_or(1.0);
@@ -1246,6 +1284,7 @@ unsafe fn begin(w: &mut Windows, ts: &mut ThreadState, count: u64, id: u32) {
     KEEP_STEP.store(if keeps { id } else { NONE }, Relaxed);
     switch::set(id, mode);
     set_end(end);
+    w.counted_misses_at = COUNTED_MISSES.load(Relaxed);
     (w.start, w.start_count) = (clock::now(), count);
 }
 
