@@ -32,7 +32,7 @@
 //! A counted call (a throttled leaf's) steps to its node too, and one that misses leaves the
 //! counted path in assembly for the probe's body as a timed entry does: it is charged the same,
 //! to the frame on top (`probes::stays_counted`), and its event's counted windows leave their
-//! misses out of the counted call they measure (`inplace::note_counted_miss`). Before, only the
+//! misses out of the counted call they measure (`inplace::note_miss`). Before, only the
 //! counted windows' own misses reached the charge, in every counted call: too much where the
 //! windows that keep the caller's cache (`inplace::keeps_step`) missed at every call, nothing
 //! where the event's phase of misses came after its estimation (SQLite's nas-paired harness,

@@ -183,7 +183,7 @@ unsafe fn step_node(ts: &mut ThreadState, depth: usize, id: u32, timed: bool) ->
         if missed && compensate::enabled() {
             // The miss ran in the parent's time, before this frame's clock read.
             parent.overhead += tree.misses.charged();
-            inplace::note_miss(ts, id, timed);
+            inplace::note_miss(ts, id, if timed { inplace::Missed::Timed } else { inplace::Missed::Pathed });
         }
         tree.node(node).record.active += u32::from(timed);
         (node, tree.address(node))
@@ -487,7 +487,7 @@ unsafe fn stays_counted(ts: &mut ThreadState, depth: usize, id: u32, estimate: u
 /// A counted call of `id` whose step missed its caller's node cache: the trip out of the
 /// assembly path into the body and the step past the cache ran in the time of the frame at
 /// `depth`, which it is charged as a timed call's miss is (misses.rs), and the estimation of
-/// `id` leaves it out of its counted windows (`inplace::note_counted_miss`). Where a parent
+/// `id` leaves it out of its counted windows (`inplace::note_miss`). Where a parent
 /// cycles through more children than its node caches (an interpreter's dispatch), its
 /// throttled leaves' counted calls miss about once a cycle, and their counted cost, measured
 /// once in windows that may have missed more or less often than the run, was all they were
@@ -502,7 +502,7 @@ unsafe fn charge_counted_miss(ts: &mut ThreadState, depth: usize, id: u32) {
     let charge = tree.misses.charged();
     // SAFETY: depth < frame_cap (the contract).
     unsafe { ts.frame(depth) }.overhead += charge;
-    inplace::note_counted_miss(ts, id);
+    inplace::note_miss(ts, id, inplace::Missed::Counted);
 }
 
 /// With callpaths, `calls` counted calls of `id` from the frame at `depth`: on the node their

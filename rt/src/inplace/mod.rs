@@ -606,37 +606,41 @@ static TARGET_MISSES: AtomicU64 = AtomicU64::new(0);
 /// The same of its entries in a leaf's pathed windows (`PATHED_LEAF`).
 static PATHED_MISSES: AtomicU64 = AtomicU64::new(0);
 
+/// The callpath cache misses of the estimated event's counted entries on its owner thread
+/// (`note_miss`), since the estimation started.
+static COUNTED_MISSES: AtomicU64 = AtomicU64::new(0);
+
+/// Which entry's callpath step missed its node's cache (`note_miss`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Missed {
+    /// A timed entry's.
+    Timed,
+    /// An untimed entry kept on the stack (`switch::PATHED`).
+    Pathed,
+    /// A counted entry's (`probes::stays_counted`).
+    Counted,
+}
+
 /// A callpath step of an entry of event `id` on thread `ts` missed its node's cache, which
 /// compensation charges apart (misses.rs): counted for the event under estimation on its owner
-/// thread, whose timed windows (a `timed` entry) or pathed ones (a leaf's untimed entry)
-/// measured the misses with its pairs. A parent's untimed entries step as its timed ones do:
-/// its difference holds no miss.
-pub fn note_miss(ts: &ThreadState, id: u32, timed: bool) {
+/// thread, whose timed windows (a timed entry), pathed ones (a leaf's pathed entry) or counted
+/// ones (a counted entry: `close_window` leaves them out of the counted call) measured the misses
+/// with its pairs. A parent's pathed entries step as its timed ones do: its difference holds no
+/// miss.
+pub fn note_miss(ts: &ThreadState, id: u32, missed: Missed) {
     if TARGET.load(Relaxed) != id || !std::ptr::eq(OWNER.load(Relaxed), ts) {
         return;
     }
-    if timed {
-        TARGET_MISSES.store(TARGET_MISSES.load(Relaxed) + 1, Relaxed);
-    } else if pathed_leaf(id) {
-        PATHED_MISSES.store(PATHED_MISSES.load(Relaxed) + 1, Relaxed);
-    }
+    let count = match missed {
+        Missed::Timed => &TARGET_MISSES,
+        Missed::Pathed if pathed_leaf(id) => &PATHED_MISSES,
+        Missed::Pathed => return,
+        Missed::Counted => &COUNTED_MISSES,
+    };
+    count.store(count.load(Relaxed) + 1, Relaxed);
 }
 
-/// The callpath cache misses of the estimated event's counted entries on its owner thread
-/// (`note_counted_miss`), since the estimation started.
-static COUNTED_MISSES: AtomicU64 = AtomicU64::new(0);
-
-/// A counted entry of event `id` on thread `ts` missed its caller's node cache, which
-/// compensation charges apart (`probes::stays_counted`): counted for the event under
-/// estimation on its owner thread, whose counted windows then leave its misses out of the
-/// counted call they measure (`close_window`), as the timed windows' are left out of the pair.
-pub fn note_counted_miss(ts: &ThreadState, id: u32) {
-    if TARGET.load(Relaxed) == id && std::ptr::eq(OWNER.load(Relaxed), ts) {
-        COUNTED_MISSES.store(COUNTED_MISSES.load(Relaxed) + 1, Relaxed);
-    }
-}
-
-/// What a window's `misses` (of its counted entries, `note_counted_miss`) are charged apart, in
+/// What a window's `misses` (of its counted entries, `note_miss`) are charged apart, in
 /// all (scaled ticks). Runs on the owner thread.
 fn counted_misses_charged(misses: u64) -> u64 {
     miss_charge().saturating_mul(misses)
@@ -1165,7 +1169,7 @@ unsafe fn close_window(w: &mut Windows, now: u64, count: u64) -> bool {
     let ticks = now.saturating_sub(w.start);
     let mut scaled = ticks << SCALE;
     if matches!(w.kind_of(w.done), Window::Counted | Window::Shadow) {
-        // Its counted entries' misses are charged apart (`note_counted_miss`).
+        // Its counted entries' misses are charged apart (`note_miss`).
         let misses = COUNTED_MISSES.load(Relaxed).saturating_sub(w.counted_misses_at);
         scaled = scaled.saturating_sub(counted_misses_charged(misses));
     }
